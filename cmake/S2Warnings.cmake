@@ -1,0 +1,10 @@
+# s2_warnings(target): the project's warning set, applied to every target we build.
+function(s2_warnings target)
+  target_compile_options(${target} PRIVATE
+    -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast
+    -Wcast-align -Wunused -Woverloaded-virtual -Wconversion -Wsign-conversion
+    -Wnull-dereference -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough)
+  if(S2_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+endfunction()

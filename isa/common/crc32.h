@@ -1,0 +1,12 @@
+#pragma once
+// CRC-32 as in zlib, PNG and Ethernet (polynomial 0xEDB88320 reflected, initial and final
+// XOR 0xFFFFFFFF); crc32("123456789") == 0xCBF43926.
+
+#include <cstddef>
+#include <cstdint>
+
+namespace s2 {
+
+uint32_t crc32(const uint8_t* data, size_t size, uint32_t crc = 0);
+
+}  // namespace s2

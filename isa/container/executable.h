@@ -1,0 +1,94 @@
+#pragma once
+// The in-memory form of an S2Train executable (*.bin), the one thing the compiler and the
+// simulator share besides the target description. The file layout is in docs/container.md;
+// writer.h serialises, reader.h parses and validates.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "isa/encoding/instruction.h"
+
+namespace s2::isa {
+
+inline constexpr char kMagic[8] = {'S', '2', 'T', 'R', 'A', 'I', 'N', '\0'};
+inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr size_t kHeaderBytes = 64;
+inline constexpr size_t kSectionEntryBytes = 32;
+inline constexpr size_t kSectionAlignment = 64;
+inline constexpr size_t kMaxTargetName = 31;
+inline constexpr uint32_t kMaxSections = 16;
+
+enum class SectionKind : uint32_t {
+  Instructions = 1,
+  Tensors = 2,
+  Data = 3,
+  MemoryPlan = 4,
+  Debug = 5,
+};
+const char* section_name(SectionKind kind);
+std::optional<SectionKind> section_kind_from_code(uint32_t code);
+
+// What a tensor is for; the memory planner and the reports group by it.
+enum class TensorRole : uint8_t {
+  Weight = 0,
+  Activation = 1,
+  Gradient = 2,
+  WeightGradient = 3,
+  OptimizerState = 4,
+  Input = 5,
+  Label = 6,
+  Scratch = 7,
+  State = 8,  // persistent non-trainable state, e.g. batch-norm running statistics
+};
+const char* role_name(TensorRole role);
+std::optional<TensorRole> role_from_code(uint32_t code);
+std::optional<TensorRole> role_from_name(const std::string& name);
+const std::vector<TensorRole>& all_roles();
+
+inline constexpr uint64_t kNoData = ~uint64_t{0};
+
+struct TensorEntry {
+  std::string name;
+  TensorRole role = TensorRole::Scratch;
+  DType dtype = DType::F32;
+  std::vector<uint32_t> shape;  // 1..4 dimensions
+  uint64_t addr = 0;
+  uint64_t size = 0;  // bytes reserved at addr (at least the dense size of shape)
+  // Planned lifetime: the tensor is live from instruction `first` to instruction `last`,
+  // inclusive.
+  uint32_t first = 0;
+  uint32_t last = 0;
+  // Initial contents: `size` bytes at this offset of the data section, or kNoData.
+  uint64_t data_offset = kNoData;
+
+  uint64_t dense_bytes() const;
+  bool has_data() const { return data_offset != kNoData; }
+  bool operator==(const TensorEntry& other) const;
+};
+
+struct MemoryPlanSummary {
+  uint64_t dram_size = 0;    // bytes of DRAM address space the program uses, from address 0
+  uint64_t arena_base = 0;   // the planned region for tensors that are not persistent
+  uint64_t arena_size = 0;
+  uint64_t lower_bound = 0;  // max over time of live arena bytes for the chosen order
+  uint32_t alignment = 64;
+  std::string planner;
+
+  bool operator==(const MemoryPlanSummary& other) const;
+};
+
+struct Executable {
+  std::string target;
+  std::vector<Instruction> instructions;
+  std::vector<TensorEntry> tensors;
+  std::vector<uint8_t> data;
+  MemoryPlanSummary plan;
+  // Source op names per instruction; empty, or one entry per instruction.
+  std::vector<std::vector<std::string>> debug;
+
+  const TensorEntry* find_tensor(const std::string& name) const;
+};
+
+}  // namespace s2::isa

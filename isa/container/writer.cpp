@@ -1,0 +1,127 @@
+#include "isa/container/writer.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "isa/common/crc32.h"
+#include "isa/container/byte_io.h"
+#include "isa/encoding/codec.h"
+
+namespace s2::isa {
+namespace {
+
+std::vector<uint8_t> instructions_section(const Executable& exe) {
+  std::vector<uint32_t> words;
+  for (const Instruction& inst : exe.instructions) encode(inst, &words);
+  ByteWriter w;
+  w.u32(static_cast<uint32_t>(exe.instructions.size()));
+  for (uint32_t word : words) w.u32(word);
+  return std::move(w.bytes());
+}
+
+std::vector<uint8_t> tensors_section(const Executable& exe) {
+  ByteWriter w;
+  w.u32(static_cast<uint32_t>(exe.tensors.size()));
+  for (const TensorEntry& t : exe.tensors) {
+    w.str(t.name);
+    w.u8(static_cast<uint8_t>(t.role));
+    w.u8(static_cast<uint8_t>(t.dtype));
+    w.u8(static_cast<uint8_t>(t.shape.size()));
+    w.u8(0);
+    for (size_t i = 0; i < kMaxRank; ++i) w.u32(i < t.shape.size() ? t.shape[i] : 0);
+    w.u64(t.addr);
+    w.u64(t.size);
+    w.u32(t.first);
+    w.u32(t.last);
+    w.u64(t.data_offset);
+  }
+  return std::move(w.bytes());
+}
+
+std::vector<uint8_t> plan_section(const MemoryPlanSummary& plan) {
+  ByteWriter w;
+  w.u64(plan.dram_size);
+  w.u64(plan.arena_base);
+  w.u64(plan.arena_size);
+  w.u64(plan.lower_bound);
+  w.u32(plan.alignment);
+  w.str(plan.planner);
+  return std::move(w.bytes());
+}
+
+std::vector<uint8_t> debug_section(const Executable& exe) {
+  ByteWriter w;
+  w.u32(static_cast<uint32_t>(exe.debug.size()));
+  for (const auto& names : exe.debug) {
+    w.u16(static_cast<uint16_t>(names.size()));
+    for (const std::string& n : names) w.str(n);
+  }
+  return std::move(w.bytes());
+}
+
+}  // namespace
+
+std::vector<uint8_t> serialize(const Executable& exe) {
+  struct Section {
+    SectionKind kind;
+    std::vector<uint8_t> bytes;
+  };
+  std::vector<Section> sections;
+  sections.push_back({SectionKind::Instructions, instructions_section(exe)});
+  sections.push_back({SectionKind::Tensors, tensors_section(exe)});
+  sections.push_back({SectionKind::Data, exe.data});
+  sections.push_back({SectionKind::MemoryPlan, plan_section(exe.plan)});
+  if (!exe.debug.empty()) sections.push_back({SectionKind::Debug, debug_section(exe)});
+
+  internal_check(exe.target.size() <= kMaxTargetName,
+                 "serialize: target name '" + exe.target + "' is longer than " +
+                     std::to_string(kMaxTargetName) + " bytes");
+  ByteWriter w;
+  w.raw(kMagic, sizeof kMagic);
+  w.u32(kFormatVersion);
+  const size_t table_bytes = sections.size() * kSectionEntryBytes;
+  w.u32(static_cast<uint32_t>(kHeaderBytes + table_bytes));
+  w.u32(static_cast<uint32_t>(sections.size()));
+  w.u32(0);  // header CRC, filled in below
+  char target[kMaxTargetName + 1] = {};
+  std::memcpy(target, exe.target.data(), exe.target.size());
+  w.raw(target, sizeof target);
+  w.u64(0);  // reserved
+
+  // Section table, then the sections, each starting on a kSectionAlignment boundary.
+  size_t offset = kHeaderBytes + table_bytes;
+  for (const Section& s : sections) {
+    offset = (offset + kSectionAlignment - 1) / kSectionAlignment * kSectionAlignment;
+    w.u32(static_cast<uint32_t>(s.kind));
+    w.u32(0);
+    w.u64(offset);
+    w.u64(s.bytes.size());
+    w.u32(crc32(s.bytes.data(), s.bytes.size()));
+    w.u32(0);
+    offset += s.bytes.size();
+  }
+  const uint32_t header_crc = crc32(w.bytes().data(), w.size());
+  store_u32(w.bytes().data() + 20, header_crc);
+  for (const Section& s : sections) {
+    w.pad_to(kSectionAlignment);
+    w.raw(s.bytes.data(), s.bytes.size());
+  }
+  return std::move(w.bytes());
+}
+
+void write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
+  const std::string tmp = path + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (f == nullptr) throw UserError(path + ": cannot write: " + std::strerror(errno));
+  const size_t written = std::fwrite(bytes.data(), 1, bytes.size(), f);
+  const bool ok = written == bytes.size() && std::fflush(f) == 0;
+  const int err = errno;
+  std::fclose(f);
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw UserError(path + ": cannot write: " + std::strerror(ok ? errno : err));
+  }
+}
+
+}  // namespace s2::isa

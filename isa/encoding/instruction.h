@@ -1,0 +1,82 @@
+#pragma once
+// One decoded S2Train instruction: its opcode, scalar fields, tensor operands (DRAM
+// descriptors) and explicit dependencies. Which fields and operands an opcode has comes from
+// the table (isa.def); accessors refuse the ones it does not have.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "isa/encoding/isa_table.h"
+
+namespace s2::isa {
+
+// A tensor in DRAM: base address, element type, shape and strides (in elements, outermost
+// dimension first). Entries of shape and strides past `rank` are zero.
+struct TensorDesc {
+  uint64_t addr = 0;
+  DType dtype = DType::F32;
+  uint8_t rank = 0;
+  std::array<uint32_t, kMaxRank> shape{};
+  std::array<uint32_t, kMaxRank> strides{};
+
+  // A densely packed row-major tensor.
+  static TensorDesc contiguous(uint64_t addr, DType dtype, const std::vector<uint32_t>& shape);
+
+  uint64_t elements() const;
+  // Bytes from addr to one past the last byte of the element farthest from addr; the range
+  // [addr, addr + span_bytes()) holds every element.
+  uint64_t span_bytes() const;
+  bool is_contiguous() const;
+  std::vector<uint32_t> dims() const { return {shape.begin(), shape.begin() + rank}; }
+
+  bool operator==(const TensorDesc& other) const;
+  bool operator!=(const TensorDesc& other) const { return !(*this == other); }
+};
+
+class Instruction {
+ public:
+  // Every field starts at its table default (required fields at 0); no operands, no deps.
+  explicit Instruction(Opcode opcode);
+
+  Opcode opcode() const { return opcode_; }
+  const OpcodeInfo& info() const { return *info_; }
+  bool has_field(Field field) const;
+  bool has_slot(Slot slot) const;
+
+  // Raw encoded value of a field of this opcode.
+  uint32_t raw(Field field) const;
+  void set_raw(Field field, uint32_t value);
+
+  uint32_t u(Field field) const { return raw(field); }
+  bool flag(Field field) const { return raw(field) != 0; }
+  float f32(Field field) const;
+  void set_f32(Field field, float value);
+  template <typename E>
+  E as(Field field) const {
+    return static_cast<E>(raw(field));
+  }
+
+  const std::optional<TensorDesc>& operand(Slot slot) const;
+  // The operand, which must be present (an internal error otherwise).
+  const TensorDesc& get(Slot slot) const;
+  void set_operand(Slot slot, const TensorDesc& desc);
+  void clear_operand(Slot slot);
+
+  std::vector<uint32_t> deps;
+
+  bool operator==(const Instruction& other) const;
+  bool operator!=(const Instruction& other) const { return !(*this == other); }
+
+ private:
+  Opcode opcode_;
+  const OpcodeInfo* info_;
+  std::array<uint32_t, kNumFields> fields_{};
+  std::array<std::optional<TensorDesc>, kNumSlots> operands_{};
+};
+
+uint32_t f32_bits(float value);
+float f32_from_bits(uint32_t bits);
+
+}  // namespace s2::isa

@@ -1,0 +1,190 @@
+#pragma once
+// Typed view of the instruction-set table in isa.def: the enums (generated from it) and the
+// per-opcode signatures that the codec, the assembler, the validator and the docs walk.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace s2::isa {
+
+enum class DType : uint8_t {
+#define S2_DTYPE(Id, code, name, bytes) Id = code,
+#include "isa/encoding/isa.def"
+};
+
+enum class Field : uint8_t {
+#define S2_FIELD(Id, name, bits, Kind, EnumSet, default_value, min_value, meaning) Id,
+#include "isa/encoding/isa.def"
+  kCount
+};
+inline constexpr size_t kNumFields = static_cast<size_t>(Field::kCount);
+
+enum class Slot : uint8_t {
+#define S2_SLOT(Id, name, meaning) Id,
+#include "isa/encoding/isa.def"
+  kCount
+};
+inline constexpr size_t kNumSlots = static_cast<size_t>(Slot::kCount);
+
+enum class Opcode : uint8_t {
+#define S2_OPCODE(Id, code, mnemonic, Unit, summary, operands, fields) Id = code,
+#include "isa/encoding/isa.def"
+};
+
+// The set an enumerated field draws its names from.
+enum class EnumSet : uint8_t { None, Activation, EltwiseOp, ReduceOp, LossReduction };
+
+// Each enumerated set becomes an enum class of its own: S2_ONLY_<Set> keeps the entries of the
+// set being declared and drops the others.
+#define S2_ENUM(Set, Id, value, name, meaning) S2_ONLY_##Set(Id = value, )
+#define S2_ONLY_Activation(...) __VA_ARGS__
+#define S2_ONLY_EltwiseOp(...)
+#define S2_ONLY_ReduceOp(...)
+#define S2_ONLY_LossReduction(...)
+enum class Activation : uint8_t {
+#include "isa/encoding/isa.def"
+};
+#undef S2_ONLY_Activation
+#undef S2_ONLY_EltwiseOp
+#undef S2_ONLY_ReduceOp
+#undef S2_ONLY_LossReduction
+#define S2_ENUM(Set, Id, value, name, meaning) S2_ONLY_##Set(Id = value, )
+#define S2_ONLY_Activation(...)
+#define S2_ONLY_EltwiseOp(...) __VA_ARGS__
+#define S2_ONLY_ReduceOp(...)
+#define S2_ONLY_LossReduction(...)
+enum class EltwiseOp : uint8_t {
+#include "isa/encoding/isa.def"
+};
+#undef S2_ONLY_Activation
+#undef S2_ONLY_EltwiseOp
+#undef S2_ONLY_ReduceOp
+#undef S2_ONLY_LossReduction
+#define S2_ENUM(Set, Id, value, name, meaning) S2_ONLY_##Set(Id = value, )
+#define S2_ONLY_Activation(...)
+#define S2_ONLY_EltwiseOp(...)
+#define S2_ONLY_ReduceOp(...) __VA_ARGS__
+#define S2_ONLY_LossReduction(...)
+enum class ReduceOp : uint8_t {
+#include "isa/encoding/isa.def"
+};
+#undef S2_ONLY_Activation
+#undef S2_ONLY_EltwiseOp
+#undef S2_ONLY_ReduceOp
+#undef S2_ONLY_LossReduction
+#define S2_ENUM(Set, Id, value, name, meaning) S2_ONLY_##Set(Id = value, )
+#define S2_ONLY_Activation(...)
+#define S2_ONLY_EltwiseOp(...)
+#define S2_ONLY_ReduceOp(...)
+#define S2_ONLY_LossReduction(...) __VA_ARGS__
+enum class LossReduction : uint8_t {
+#include "isa/encoding/isa.def"
+};
+#undef S2_ONLY_Activation
+#undef S2_ONLY_EltwiseOp
+#undef S2_ONLY_ReduceOp
+#undef S2_ONLY_LossReduction
+
+// Which hardware unit executes an instruction.
+enum class Unit : uint8_t { Control, Dma, Pe, Ppu };
+
+enum class FieldKind : uint8_t { UInt, Flag, Float, Enum };
+
+// How an instruction uses an operand.
+enum class Access : uint8_t { In, Out, InOut };
+
+// Element-type requirement of an operand slot.
+enum class DTypeReq : uint8_t { F32, I32, U8, Any };
+
+struct EnumValue {
+  uint32_t value;
+  std::string_view name;
+  std::string_view meaning;
+};
+
+struct FieldInfo {
+  Field id;
+  std::string_view name;
+  unsigned bits;
+  FieldKind kind;
+  EnumSet enum_set;
+  std::optional<uint32_t> default_value;  // encoded value; nullopt: the field is required
+  uint32_t min_value;                     // UInt fields only
+  std::string_view meaning;
+};
+
+struct SlotInfo {
+  Slot id;
+  std::string_view name;
+  std::string_view meaning;
+};
+
+struct OperandSig {
+  Slot slot;
+  Access access;
+  bool optional;
+  unsigned rank;  // 0: any rank from 1 to 4
+  DTypeReq dtype;
+};
+
+// Where a field sits in an encoded instruction, derived from the field order.
+struct FieldPlacement {
+  Field field;
+  unsigned word;  // index of the 32-bit word, counted from the start of the instruction
+  unsigned bit;   // lowest bit inside that word
+};
+
+struct OpcodeInfo {
+  Opcode id;
+  uint8_t code;
+  std::string_view mnemonic;
+  Unit unit;
+  std::string_view summary;
+  std::vector<OperandSig> operands;
+  std::vector<Field> fields;
+  std::vector<FieldPlacement> placement;  // one per field, same order
+  unsigned field_words;                   // words taken by the packed fields
+};
+
+inline constexpr unsigned kHeaderWords = 2;
+inline constexpr unsigned kDescriptorWords = 11;
+inline constexpr unsigned kMaxRank = 4;
+inline constexpr unsigned kMaxDeps = 255;
+inline constexpr unsigned kMaxInstructionWords = 0xffff;
+
+// The whole table, in isa.def order.
+const std::vector<OpcodeInfo>& opcode_table();
+// nullptr when `code` is not an opcode.
+const OpcodeInfo* find_opcode(uint8_t code);
+const OpcodeInfo* find_opcode(std::string_view mnemonic);
+const OpcodeInfo& opcode_info(Opcode op);
+
+const std::vector<FieldInfo>& field_table();
+const FieldInfo& field_info(Field field);
+const std::vector<SlotInfo>& slot_table();
+const SlotInfo& slot_info(Slot slot);
+
+// Named values of an enumerated field's set, in value order.
+const std::vector<EnumValue>& enum_values(EnumSet set);
+std::string_view enum_set_name(EnumSet set);
+
+std::string_view dtype_name(DType dtype);
+unsigned dtype_bytes(DType dtype);
+std::optional<DType> dtype_from_code(uint32_t code);
+std::optional<DType> dtype_from_name(std::string_view name);
+bool dtype_allowed(DTypeReq requirement, DType dtype);
+std::string_view dtype_req_name(DTypeReq requirement);
+
+std::string_view unit_name(Unit unit);
+std::string_view access_name(Access access);
+std::string_view field_kind_name(FieldKind kind);
+
+// Index of `slot` in the opcode's operand list, or -1.
+int operand_index(const OpcodeInfo& info, Slot slot);
+// Index of `field` in the opcode's field list, or -1.
+int field_index(const OpcodeInfo& info, Field field);
+
+}  // namespace s2::isa

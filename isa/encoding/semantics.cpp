@@ -1,0 +1,284 @@
+#include "isa/encoding/semantics.h"
+
+#include <sstream>
+
+namespace s2::isa {
+namespace {
+
+std::string shape_text(const std::vector<uint32_t>& dims) {
+  std::ostringstream os;
+  os << '[';
+  for (size_t i = 0; i < dims.size(); ++i) os << (i ? "," : "") << dims[i];
+  os << ']';
+  return os.str();
+}
+
+// Collects problems for one instruction; the helpers quietly skip absent optional operands.
+class Checker {
+ public:
+  explicit Checker(const Instruction& inst) : inst_(inst) {}
+
+  std::vector<std::string>& problems() { return problems_; }
+  const Instruction& inst() const { return inst_; }
+
+  bool has(Slot s) const { return inst_.operand(s).has_value(); }
+  std::vector<uint32_t> dims(Slot s) const { return inst_.get(s).dims(); }
+
+  void fail(const std::string& message) { problems_.push_back(message); }
+
+  void expect_shape(Slot s, const std::vector<uint32_t>& want, const std::string& why) {
+    if (!has(s)) return;
+    if (dims(s) != want)
+      fail("operand '" + name(s) + "' has shape " + shape_text(dims(s)) + ", expected " +
+           shape_text(want) + " (" + why + ")");
+  }
+
+  void expect_same_elements(Slot s, Slot like) {
+    if (!has(s) || !has(like)) return;
+    if (inst_.get(s).elements() != inst_.get(like).elements())
+      fail("operand '" + name(s) + "' has " + std::to_string(inst_.get(s).elements()) +
+           " elements, '" + name(like) + "' has " + std::to_string(inst_.get(like).elements()));
+  }
+
+  static std::string name(Slot s) { return std::string(slot_info(s).name); }
+
+ private:
+  const Instruction& inst_;
+  std::vector<std::string> problems_;
+};
+
+void check_signature(Checker& c) {
+  const Instruction& inst = c.inst();
+  for (const OperandSig& sig : inst.info().operands) {
+    const auto& d = inst.operand(sig.slot);
+    const std::string name = Checker::name(sig.slot);
+    if (!d) {
+      if (!sig.optional) c.fail("required operand '" + name + "' is missing");
+      continue;
+    }
+    if (sig.rank != 0 && d->rank != sig.rank)
+      c.fail("operand '" + name + "' has rank " + std::to_string(d->rank) + ", expected " +
+             std::to_string(sig.rank));
+    if (!dtype_allowed(sig.dtype, d->dtype))
+      c.fail("operand '" + name + "' has element type " + std::string(dtype_name(d->dtype)) +
+             ", expected " + std::string(dtype_req_name(sig.dtype)));
+  }
+  for (Field f : inst.info().fields) {
+    const FieldInfo& fi = field_info(f);
+    const uint32_t v = inst.raw(f);
+    if (fi.kind == FieldKind::UInt && v < fi.min_value)
+      c.fail("field '" + std::string(fi.name) + "' is " + std::to_string(v) + ", minimum " +
+             std::to_string(fi.min_value));
+    if (fi.kind == FieldKind::Enum) {
+      bool known = false;
+      for (const EnumValue& e : enum_values(fi.enum_set)) known = known || e.value == v;
+      if (!known)
+        c.fail("field '" + std::string(fi.name) + "' has no " +
+               std::string(enum_set_name(fi.enum_set)) + " with value " + std::to_string(v));
+    }
+  }
+}
+
+struct Window {
+  uint32_t kh, kw, sh, sw, pt, pl, pb, pr, dh, dw;
+  bool ceil;
+};
+
+Window window_of(const Instruction& inst, uint32_t kh, uint32_t kw) {
+  const bool has_dil = inst.has_field(Field::DilationH);
+  const bool has_ceil = inst.has_field(Field::CeilMode);
+  return {kh,
+          kw,
+          inst.u(Field::StrideH),
+          inst.u(Field::StrideW),
+          inst.u(Field::PadTop),
+          inst.u(Field::PadLeft),
+          inst.u(Field::PadBottom),
+          inst.u(Field::PadRight),
+          has_dil ? inst.u(Field::DilationH) : 1,
+          has_dil ? inst.u(Field::DilationW) : 1,
+          has_ceil && inst.flag(Field::CeilMode)};
+}
+
+// Output [N, K, P, Q] of a sweep over input [N, C, H, W]; reports a window that does not fit.
+std::vector<uint32_t> swept(Checker& c, const std::vector<uint32_t>& in, uint32_t k,
+                            const Window& w) {
+  const uint64_t p = window_output_size(in[2], w.pt, w.pb, w.kh, w.sh, w.dh, w.ceil);
+  const uint64_t q = window_output_size(in[3], w.pl, w.pr, w.kw, w.sw, w.dw, w.ceil);
+  if (p == 0 || q == 0)
+    c.fail("window " + std::to_string(w.kh) + "x" + std::to_string(w.kw) +
+           " does not fit the padded input " + shape_text(in));
+  return {in[0], k, static_cast<uint32_t>(p), static_cast<uint32_t>(q)};
+}
+
+void check_epilogue(Checker& c, const std::vector<uint32_t>& out, Slot out_slot,
+                    uint32_t channels) {
+  c.expect_shape(Slot::Bias, {channels}, "one bias per output channel");
+  c.expect_shape(Slot::Residual, out, "shape of '" + Checker::name(out_slot) + "'");
+  c.expect_shape(Slot::Gate, out, "shape of '" + Checker::name(out_slot) + "'");
+  c.expect_shape(Slot::Stats, {2, channels}, "sum and sum of squares per output channel");
+}
+
+// Convolution geometry shared by the forward and both backward instructions: x is the
+// forward input, w the weights, returns the forward output shape (empty on failure).
+std::vector<uint32_t> conv_output(Checker& c, const std::vector<uint32_t>& x,
+                                  const std::vector<uint32_t>& w) {
+  const uint32_t groups = c.inst().u(Field::Groups);
+  if (groups == 0 || x[1] % groups != 0 || w[0] % groups != 0) {
+    c.fail("groups " + std::to_string(groups) + " must divide the input channels " +
+           std::to_string(x[1]) + " and the output channels " + std::to_string(w[0]));
+    return {};
+  }
+  if (w[1] * groups != x[1]) {
+    c.fail("weights " + shape_text(w) + " take " + std::to_string(w[1]) +
+           " channels per group, the input " + shape_text(x) + " has " + std::to_string(x[1]) +
+           " channels in " + std::to_string(groups) + " groups");
+    return {};
+  }
+  return swept(c, x, w[0], window_of(c.inst(), w[2], w[3]));
+}
+
+void check_shapes(Checker& c) {
+  const Instruction& inst = c.inst();
+  switch (inst.opcode()) {
+    case Opcode::End:
+    case Opcode::Barrier:
+    case Opcode::Fill: return;
+    case Opcode::Copy:
+      c.expect_same_elements(Slot::Dst, Slot::Src);
+      if (inst.get(Slot::Src).dtype != inst.get(Slot::Dst).dtype)
+        c.fail("copy converts no element types: 'src' is " +
+               std::string(dtype_name(inst.get(Slot::Src).dtype)) + ", 'dst' is " +
+               std::string(dtype_name(inst.get(Slot::Dst).dtype)));
+      return;
+    case Opcode::Conv2d: {
+      const auto y = conv_output(c, c.dims(Slot::X), c.dims(Slot::W));
+      if (y.empty()) return;
+      c.expect_shape(Slot::Y, y, "conv2d output of the input and window");
+      check_epilogue(c, y, Slot::Y, y[1]);
+      return;
+    }
+    case Opcode::Conv2dBwdData: {
+      const auto x = c.dims(Slot::Dx);
+      const auto y = conv_output(c, x, c.dims(Slot::W));
+      if (y.empty()) return;
+      c.expect_shape(Slot::Dy, y, "forward output of 'dx' and 'w'");
+      check_epilogue(c, x, Slot::Dx, x[1]);
+      return;
+    }
+    case Opcode::Conv2dBwdWeight: {
+      const auto y = conv_output(c, c.dims(Slot::X), c.dims(Slot::Dw));
+      if (y.empty()) return;
+      c.expect_shape(Slot::Dy, y, "forward output of 'x' and 'dw'");
+      c.expect_shape(Slot::Residual, c.dims(Slot::Dw), "shape of 'dw'");
+      return;
+    }
+    case Opcode::Gemm: {
+      const auto a = c.dims(Slot::A), b = c.dims(Slot::B);
+      const bool ta = inst.flag(Field::TransA), tb = inst.flag(Field::TransB);
+      const uint32_t m = ta ? a[1] : a[0], ka = ta ? a[0] : a[1];
+      const uint32_t kb = tb ? b[1] : b[0], n = tb ? b[0] : b[1];
+      if (ka != kb) {
+        c.fail("inner dimensions differ: 'a' " + shape_text(a) + (ta ? " (transposed)" : "") +
+               " gives K=" + std::to_string(ka) + ", 'b' " + shape_text(b) +
+               (tb ? " (transposed)" : "") + " gives K=" + std::to_string(kb));
+        return;
+      }
+      c.expect_shape(Slot::Y, {m, n}, "M x N of a and b");
+      check_epilogue(c, {m, n}, Slot::Y, n);
+      return;
+    }
+    case Opcode::BnFwd: {
+      const auto x = c.dims(Slot::X);
+      c.expect_shape(Slot::Y, x, "shape of 'x'");
+      for (Slot s : {Slot::Gamma, Slot::Beta, Slot::Mean, Slot::InvStd, Slot::RunningMean,
+                     Slot::RunningVar})
+        c.expect_shape(s, {x[1]}, "one per channel of 'x'");
+      c.expect_shape(Slot::Stats, {2, x[1]}, "sum and sum of squares per channel");
+      return;
+    }
+    case Opcode::BnBwd: {
+      const auto x = c.dims(Slot::X);
+      for (Slot s : {Slot::Dy, Slot::Dx, Slot::Gate}) c.expect_shape(s, x, "shape of 'x'");
+      for (Slot s : {Slot::Gamma, Slot::Mean, Slot::InvStd, Slot::DGamma, Slot::DBeta})
+        c.expect_shape(s, {x[1]}, "one per channel of 'x'");
+      return;
+    }
+    case Opcode::MaxPoolFwd:
+    case Opcode::AvgPoolFwd:
+    case Opcode::MaxPoolBwd:
+    case Opcode::AvgPoolBwd: {
+      const bool fwd = inst.opcode() == Opcode::MaxPoolFwd || inst.opcode() == Opcode::AvgPoolFwd;
+      const auto x = c.dims(fwd ? Slot::X : Slot::Dx);
+      const Window w = window_of(inst, inst.u(Field::KernelH), inst.u(Field::KernelW));
+      if (2 * w.pt > w.kh || 2 * w.pb > w.kh || 2 * w.pl > w.kw || 2 * w.pr > w.kw)
+        c.fail("padding must be at most half the pooling window");
+      const auto y = swept(c, x, x[1], w);
+      const std::string why = "pooling output of the input and window";
+      c.expect_shape(fwd ? Slot::Y : Slot::Dy, y, why);
+      if (inst.has_slot(Slot::Idx)) c.expect_shape(Slot::Idx, y, why);
+      return;
+    }
+    case Opcode::Eltwise: {
+      const auto op = inst.as<EltwiseOp>(Field::Op);
+      const bool unary = op == EltwiseOp::Relu || op == EltwiseOp::Scale;
+      if (unary && c.has(Slot::B)) c.fail("eltwise op takes no operand 'b'");
+      if (!unary && !c.has(Slot::B)) c.fail("eltwise op needs operand 'b'");
+      c.expect_same_elements(Slot::B, Slot::A);
+      c.expect_same_elements(Slot::Y, Slot::A);
+      return;
+    }
+    case Opcode::SoftmaxCe: {
+      const auto logits = c.dims(Slot::Logits);
+      c.expect_shape(Slot::Labels, {logits[0]}, "one label per row of 'logits'");
+      c.expect_shape(Slot::Loss, {1}, "a scalar");
+      c.expect_shape(Slot::DLogits, logits, "shape of 'logits'");
+      return;
+    }
+    case Opcode::Sgd:
+      c.expect_same_elements(Slot::Grad, Slot::Weight);
+      c.expect_same_elements(Slot::Velocity, Slot::Weight);
+      if (inst.f32(Field::Momentum) != 0.0f && !c.has(Slot::Velocity))
+        c.fail("momentum is not zero but operand 'velocity' is missing");
+      return;
+    case Opcode::Reduce: {
+      const TensorDesc& x = inst.get(Slot::X);
+      const uint32_t axes = inst.u(Field::Axes);
+      if ((axes >> x.rank) != 0) {
+        c.fail("axes mask " + std::to_string(axes) + " names dimensions past the rank " +
+               std::to_string(x.rank) + " of 'x'");
+        return;
+      }
+      uint64_t kept = 1;
+      for (unsigned i = 0; i < x.rank; ++i)
+        if ((axes & (1u << i)) == 0) kept *= x.shape[i];
+      if (inst.get(Slot::Y).elements() != kept)
+        c.fail("operand 'y' has " + std::to_string(inst.get(Slot::Y).elements()) +
+               " elements, the kept dimensions of 'x' have " + std::to_string(kept));
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+uint64_t window_output_size(uint64_t input, uint64_t pad_before, uint64_t pad_after,
+                            uint64_t kernel, uint64_t stride, uint64_t dilation, bool ceil_mode) {
+  const uint64_t padded = input + pad_before + pad_after;
+  const uint64_t extent = dilation * (kernel - 1) + 1;
+  if (kernel == 0 || stride == 0 || padded < extent) return 0;
+  uint64_t out = (padded - extent + (ceil_mode ? stride - 1 : 0)) / stride + 1;
+  // PyTorch: with ceil_mode the last window must start inside the input or left padding.
+  if (ceil_mode && (out - 1) * stride >= input + pad_before) --out;
+  return out;
+}
+
+std::vector<std::string> check_instruction(const Instruction& inst) {
+  Checker c(inst);
+  check_signature(c);
+  // Shape rules assume the signature holds (operands present, right ranks).
+  if (c.problems().empty()) check_shapes(c);
+  return std::move(c.problems());
+}
+
+}  // namespace s2::isa

@@ -1,0 +1,186 @@
+#pragma once
+// ParamReader: the one typed reader of YAML parameters (STYLE.md, "One typed parameter reader").
+//
+// A reader wraps one YAML mapping together with the file it came from and its key path
+// (`dram.timing`). Every value is read through it, so every mistake in a configuration is
+// reported the same way, as an s2::UserError whose message is exactly
+//
+//     FILE:LINE: KEY.PATH: problem
+//
+// with LINE 1-based. Where the line points:
+//   * a bad value (wrong type, out of range, unknown enum name): the line of its key;
+//   * a bad list item: the line of the item;
+//   * a missing required key: the line of the key that opened the enclosing mapping (for the
+//     top level, the line of its first key);
+//   * an unknown or duplicated key: the line of that key.
+// KEY.PATH is relative to the top of FILE. Problems with the document as a whole use the path
+// "(top level)"; YAML syntax errors read `FILE:LINE: syntax error: ...` and unreadable files
+// `FILE: cannot open: reason`.
+//
+// Unknown keys: the reader records every key the schema asks about (present or not). After
+// reading, finish() on the top-level reader reports the first key, in file order, of this mapping
+// or of any mapping opened through child(), that nobody asked about, listing the known keys.
+//
+// Readers are cheap handles: copies share the mapping and its record of consumed keys.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+namespace s2::target {
+
+// A number of bytes, written in YAML either as a plain integer (`1024`) or as a whole number
+// with a binary unit: B, KiB, MiB, GiB, TiB (`64KiB`, `256 KiB`, `8GiB`). Decimal units (KB, MB)
+// are rejected because they are ambiguous.
+struct ByteSize {
+  uint64_t bytes = 0;
+};
+inline bool operator==(ByteSize a, ByteSize b) { return a.bytes == b.bytes; }
+inline bool operator<(ByteSize a, ByteSize b) { return a.bytes < b.bytes; }
+
+// "256 KiB" when `bytes` is a whole number of the largest binary unit that divides it,
+// otherwise "1000 B".
+std::string format_bytes(uint64_t bytes);
+
+// Throws the UserError `FILE:LINE: KEY.PATH: problem`. For checks made after reading, such as
+// relations between values that may come from different files.
+[[noreturn]] void throw_at(const std::string& file, int line, const std::string& key_path,
+                           const std::string& problem);
+
+// The value types a ParamReader can produce.
+template <typename T>
+inline constexpr bool kIsParamType =
+    std::is_same_v<T, int64_t> || std::is_same_v<T, uint32_t> || std::is_same_v<T, uint64_t> ||
+    std::is_same_v<T, double> || std::is_same_v<T, std::string> || std::is_same_v<T, ByteSize>;
+template <typename T>
+inline constexpr bool kIsBoundedParamType = kIsParamType<T> && !std::is_same_v<T, std::string>;
+
+class ParamReader {
+ public:
+  // The top-level mapping of `yaml_text`; `file_name` is used in messages only.
+  static ParamReader parse(const std::string& yaml_text, const std::string& file_name);
+  // Reads and parses the file at `path`.
+  static ParamReader load(const std::string& path);
+
+  const std::string& file() const;
+  // Dotted key path of this mapping, "" at the top level.
+  const std::string& path() const;
+  // Line of the key that opened this mapping (or of the top-level mapping).
+  int line() const;
+
+  // Whether `key` is written in this mapping. Does not count as reading it.
+  bool has(const std::string& key) const;
+
+  // Typed reads. `min`/`max` bound numbers and byte sizes (inclusive); the forms without them
+  // accept the type's whole range. get() returns `fallback` and optional() std::nullopt when
+  // the key is absent; a key that is present must be valid in every form.
+  template <typename T>
+  T required(const std::string& key) {
+    static_assert(kIsParamType<T>, "ParamReader cannot read this type");
+    std::optional<T> value = read<T>(key, nullptr, nullptr);
+    if (!value) fail_missing(key);
+    return *value;
+  }
+  template <typename T>
+  T required(const std::string& key, T min, T max) {
+    static_assert(kIsBoundedParamType<T>, "only numbers and byte sizes have a range");
+    std::optional<T> value = read<T>(key, &min, &max);
+    if (!value) fail_missing(key);
+    return *value;
+  }
+  template <typename T>
+  T get(const std::string& key, T fallback) {
+    static_assert(kIsParamType<T>, "ParamReader cannot read this type");
+    return read<T>(key, nullptr, nullptr).value_or(fallback);
+  }
+  template <typename T>
+  T get(const std::string& key, T fallback, T min, T max) {
+    static_assert(kIsBoundedParamType<T>, "only numbers and byte sizes have a range");
+    return read<T>(key, &min, &max).value_or(fallback);
+  }
+  template <typename T>
+  std::optional<T> optional(const std::string& key) {
+    static_assert(kIsParamType<T>, "ParamReader cannot read this type");
+    return read<T>(key, nullptr, nullptr);
+  }
+  template <typename T>
+  std::optional<T> optional(const std::string& key, T min, T max) {
+    static_assert(kIsBoundedParamType<T>, "only numbers and byte sizes have a range");
+    return read<T>(key, &min, &max);
+  }
+
+  // Enumerations written by name. `names[i]` is the spelling of the enumerator with value i,
+  // so E must number its enumerators 0..N-1 in the order of `names`. A wrong name is reported
+  // with the list of allowed ones.
+  template <typename E, std::size_t N>
+  E required_enum(const std::string& key, const std::array<std::string_view, N>& names) {
+    return static_cast<E>(choose_required(key, names.data(), N));
+  }
+  template <typename E, std::size_t N>
+  E get_enum(const std::string& key, E fallback, const std::array<std::string_view, N>& names) {
+    std::optional<std::size_t> index = choose_optional(key, names.data(), N);
+    return index ? static_cast<E>(*index) : fallback;
+  }
+  // A YAML list of names (`[bias, activation]`), read as a set; a name listed twice is an error.
+  template <typename E, std::size_t N>
+  std::set<E> get_enum_set(const std::string& key, std::set<E> fallback,
+                           const std::array<std::string_view, N>& names) {
+    std::optional<std::vector<std::size_t>> indices = choose_list(key, names.data(), N);
+    if (!indices) return fallback;
+    std::set<E> result;
+    for (std::size_t index : *indices) result.insert(static_cast<E>(index));
+    return result;
+  }
+
+  // A nested mapping. An empty value (`key:` with nothing after it) reads as an empty mapping.
+  ParamReader child(const std::string& key);
+  std::optional<ParamReader> optional_child(const std::string& key);
+  // Like optional_child, but an absent key gives an empty mapping, so that get() on it returns
+  // the fallbacks. Useful for a section of overrides.
+  ParamReader child_or_empty(const std::string& key);
+
+  // Throws `FILE:LINE: PATH.key: problem`, LINE being the key's line when it is present and
+  // this mapping's line otherwise.
+  [[noreturn]] void fail(const std::string& key, const std::string& problem) const;
+
+  // Reports the first key, in file order, that was never asked for, in this mapping or in any
+  // mapping opened from it.
+  void finish() const;
+
+ private:
+  struct State;
+  struct Entry;
+  explicit ParamReader(std::shared_ptr<State> state);
+
+  static ParamReader from_node(const YAML::Node& node, const std::string& file_name, int line);
+  // Records `key` as known and returns its entry (marked consumed) or nullptr when absent.
+  Entry* take(const std::string& key);
+  std::string key_path(const std::string& key) const;
+  [[noreturn]] void fail_missing(const std::string& key) const;
+
+  // Reads `key` when present; null bounds mean the whole range of T. Defined for the
+  // kIsParamType types only.
+  template <typename T>
+  std::optional<T> read(const std::string& key, const T* min, const T* max);
+
+  std::size_t choose_required(const std::string& key, const std::string_view* names,
+                              std::size_t count);
+  std::optional<std::size_t> choose_optional(const std::string& key,
+                                             const std::string_view* names, std::size_t count);
+  std::optional<std::vector<std::size_t>> choose_list(const std::string& key,
+                                                      const std::string_view* names,
+                                                      std::size_t count);
+
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace s2::target

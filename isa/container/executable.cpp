@@ -55,7 +55,7 @@ std::optional<TensorRole> role_from_name(const std::string& name) {
 
 uint64_t TensorEntry::dense_bytes() const {
   uint64_t n = dtype_bytes(dtype);
-  for (uint32_t d : shape) n *= d;
+  for (uint32_t d : shape) n = saturating_mul(n, d);
   return n;
 }
 

@@ -63,7 +63,7 @@ struct TensorEntry {
   // Initial contents: `size` bytes at this offset of the data section, or kNoData.
   uint64_t data_offset = kNoData;
 
-  uint64_t dense_bytes() const;
+  uint64_t dense_bytes() const;  // saturates at UINT64_MAX
   bool has_data() const { return data_offset != kNoData; }
   bool operator==(const TensorEntry& other) const;
 };

@@ -76,11 +76,12 @@ class Parser {
     for (char c : exe_.target)
       if (c < 0x21 || c > 0x7e) fail_header(24, "target name has a non-printable character");
 
-    for (uint32_t i = 0; i < count; ++i) parse_section_entry(kHeaderBytes + i * kSectionEntryBytes);
+    for (uint32_t i = 0; i < count; ++i)
+      parse_section_entry(kHeaderBytes + i * kSectionEntryBytes, table_end);
     check_overlaps();
   }
 
-  void parse_section_entry(size_t at) {
+  void parse_section_entry(size_t at, uint64_t table_end) {
     const uint32_t code = load_u32(&bytes_[at]);
     const std::optional<SectionKind> kind = section_kind_from_code(code);
     if (!kind) fail_header(at, "unknown section kind " + std::to_string(code));
@@ -96,7 +97,6 @@ class Parser {
                         "section out of range: " + std::to_string(s.size) + " bytes at offset " +
                             hex(s.offset) + " run past the end of the " + std::to_string(n) +
                             "-byte file");
-    const uint64_t table_end = kHeaderBytes + layout_.sections.size() * kSectionEntryBytes;
     if (s.offset < table_end && s.size > 0)
       throw FormatError(file_, section_name(s.kind), s.offset,
                         "section overlaps the header and section table");
@@ -107,17 +107,21 @@ class Parser {
     layout_.sections.push_back(s);
   }
 
+  // Sorted by offset, each non-empty section must start at or after the furthest end of all
+  // sections before it (not only its neighbour: an empty section may sit in between).
   void check_overlaps() {
     std::vector<SectionInfo> sorted = layout_.sections;
     std::sort(sorted.begin(), sorted.end(),
               [](const SectionInfo& a, const SectionInfo& b) { return a.offset < b.offset; });
-    for (size_t i = 1; i < sorted.size(); ++i) {
-      const SectionInfo& a = sorted[i - 1];
-      const SectionInfo& b = sorted[i];
-      if (b.size > 0 && a.offset + a.size > b.offset)
-        throw FormatError(file_, section_name(b.kind), b.offset,
-                          std::string("section overlaps section '") + section_name(a.kind) +
-                              "' (" + hex(a.offset) + ".." + hex(a.offset + a.size) + ")");
+    const SectionInfo* furthest = nullptr;
+    for (const SectionInfo& s : sorted) {
+      if (s.size == 0) continue;
+      if (furthest != nullptr && furthest->offset + furthest->size > s.offset)
+        throw FormatError(file_, section_name(s.kind), s.offset,
+                          std::string("section overlaps section '") + section_name(furthest->kind) +
+                              "' (" + hex(furthest->offset) + ".." +
+                              hex(furthest->offset + furthest->size) + ")");
+      if (furthest == nullptr || s.offset + s.size > furthest->offset + furthest->size) furthest = &s;
     }
   }
 

@@ -7,6 +7,16 @@
 
 namespace s2::isa {
 
+uint64_t saturating_mul(uint64_t a, uint64_t b) {
+  uint64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+uint64_t saturating_add(uint64_t a, uint64_t b) {
+  uint64_t r;
+  return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
 uint32_t f32_bits(float value) {
   uint32_t bits;
   std::memcpy(&bits, &value, sizeof bits);
@@ -39,7 +49,7 @@ TensorDesc TensorDesc::contiguous(uint64_t addr, DType dtype, const std::vector<
 
 uint64_t TensorDesc::elements() const {
   uint64_t n = 1;
-  for (unsigned i = 0; i < rank; ++i) n *= shape[i];
+  for (unsigned i = 0; i < rank; ++i) n = saturating_mul(n, shape[i]);
   return n;
 }
 
@@ -47,9 +57,9 @@ uint64_t TensorDesc::span_bytes() const {
   uint64_t last = 0;
   for (unsigned i = 0; i < rank; ++i) {
     if (shape[i] == 0) return 0;
-    last += static_cast<uint64_t>(shape[i] - 1) * strides[i];
+    last = saturating_add(last, saturating_mul(shape[i] - 1, strides[i]));
   }
-  return (last + 1) * dtype_bytes(dtype);
+  return saturating_mul(saturating_add(last, 1), dtype_bytes(dtype));
 }
 
 bool TensorDesc::is_contiguous() const {

@@ -24,8 +24,9 @@ struct TensorDesc {
   // A densely packed row-major tensor.
   static TensorDesc contiguous(uint64_t addr, DType dtype, const std::vector<uint32_t>& shape);
 
+  // Saturates at UINT64_MAX.
   uint64_t elements() const;
-  // Bytes from addr to one past the last byte of the element farthest from addr; the range
+  // Saturates at UINT64_MAX. Bytes from addr to one past the last byte of the element farthest from addr; the range
   // [addr, addr + span_bytes()) holds every element.
   uint64_t span_bytes() const;
   bool is_contiguous() const;
@@ -77,6 +78,10 @@ class Instruction {
 };
 
 uint32_t f32_bits(float value);
+// Byte and element counts saturate at UINT64_MAX instead of wrapping, so a hostile shape can
+// never look small.
+uint64_t saturating_mul(uint64_t a, uint64_t b);
+uint64_t saturating_add(uint64_t a, uint64_t b);
 float f32_from_bits(uint32_t bits);
 
 }  // namespace s2::isa

@@ -21,7 +21,8 @@ class Checker {
   std::vector<std::string>& problems() { return problems_; }
   const Instruction& inst() const { return inst_; }
 
-  bool has(Slot s) const { return inst_.operand(s).has_value(); }
+  // False also for slots the opcode does not have, so shared rules can name them freely.
+  bool has(Slot s) const { return inst_.has_slot(s) && inst_.operand(s).has_value(); }
   std::vector<uint32_t> dims(Slot s) const { return inst_.get(s).dims(); }
 
   void fail(const std::string& message) { problems_.push_back(message); }

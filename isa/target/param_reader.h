@@ -23,6 +23,8 @@
 //
 // Readers are cheap handles: copies share the mapping and its record of consumed keys.
 
+#include <yaml-cpp/yaml.h>
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -34,8 +36,6 @@
 #include <type_traits>
 #include <vector>
 
-#include <yaml-cpp/yaml.h>
-
 namespace s2::target {
 
 // A number of bytes, written in YAML either as a plain integer (`1024`) or as a whole number
@@ -44,8 +44,12 @@ namespace s2::target {
 struct ByteSize {
   uint64_t bytes = 0;
 };
-inline bool operator==(ByteSize a, ByteSize b) { return a.bytes == b.bytes; }
-inline bool operator<(ByteSize a, ByteSize b) { return a.bytes < b.bytes; }
+inline bool operator==(ByteSize a, ByteSize b) {
+  return a.bytes == b.bytes;
+}
+inline bool operator<(ByteSize a, ByteSize b) {
+  return a.bytes < b.bytes;
+}
 
 // "256 KiB" when `bytes` is a whole number of the largest binary unit that divides it,
 // otherwise "1000 B".
@@ -137,7 +141,8 @@ class ParamReader {
     std::optional<std::vector<std::size_t>> indices = choose_list(key, names.data(), N);
     if (!indices) return fallback;
     std::set<E> result;
-    for (std::size_t index : *indices) result.insert(static_cast<E>(index));
+    for (std::size_t index : *indices)
+      result.insert(static_cast<E>(index));
     return result;
   }
 
@@ -161,7 +166,8 @@ class ParamReader {
   struct Entry;
   explicit ParamReader(std::shared_ptr<State> state);
 
-  static ParamReader from_node(const YAML::Node& node, const std::string& file_name, int line);
+  static ParamReader from_node(const YAML::Node& node, const std::string& file_name,
+                               const std::string& path, int line);
   // Records `key` as known and returns its entry (marked consumed) or nullptr when absent.
   Entry* take(const std::string& key);
   std::string key_path(const std::string& key) const;
@@ -174,8 +180,8 @@ class ParamReader {
 
   std::size_t choose_required(const std::string& key, const std::string_view* names,
                               std::size_t count);
-  std::optional<std::size_t> choose_optional(const std::string& key,
-                                             const std::string_view* names, std::size_t count);
+  std::optional<std::size_t> choose_optional(const std::string& key, const std::string_view* names,
+                                             std::size_t count);
   std::optional<std::vector<std::size_t>> choose_list(const std::string& key,
                                                       const std::string_view* names,
                                                       std::size_t count);

@@ -1,0 +1,33 @@
+#include "compiler/driver/commands.h"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "isa/asm/assembler.h"
+#include "isa/asm/isa_doc.h"
+#include "isa/common/errors.h"
+#include "isa/container/output_guard.h"
+#include "isa/container/reader.h"
+#include "isa/container/writer.h"
+
+namespace s2::compiler {
+
+void run_asm(const AsmOptions& options) {
+  const std::vector<uint8_t> bytes = isa::read_file_bytes(options.input);
+  const std::string text(bytes.begin(), bytes.end());
+  const isa::Executable exe = isa::assemble(text, options.input);
+  isa::guard_executable_output(options.output, {options.input}, options.force);
+  isa::write_file(options.output, isa::serialize(exe));
+}
+
+void run_isa_doc(const std::string& output) {
+  const std::string doc = isa::isa_reference_markdown();
+  if (output.empty() || output == "-") {
+    std::cout << doc;
+    return;
+  }
+  isa::write_file(output, std::vector<uint8_t>(doc.begin(), doc.end()));
+}
+
+}  // namespace s2::compiler

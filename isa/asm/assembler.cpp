@@ -1,0 +1,477 @@
+#include "isa/asm/assembler.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <optional>
+
+#include "isa/asm/lexer.h"
+#include "isa/common/errors.h"
+#include "isa/common/float_text.h"
+#include "isa/container/byte_io.h"
+#include "isa/container/validator.h"
+#include "isa/encoding/semantics.h"
+
+namespace s2::isa {
+namespace {
+
+using asm_text::Statement;
+using asm_text::Token;
+
+constexpr size_t kMaxReported = 20;
+
+// Thrown to abandon the current statement after its error has been recorded.
+struct StatementFailed {};
+
+struct KeyValue {
+  std::string key;
+  std::string value;
+  const Token* token;
+};
+
+std::optional<uint64_t> parse_u64(const std::string& s) {
+  uint64_t v = 0;
+  const bool is_hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+  const char* begin = s.data() + (is_hex ? 2 : 0);
+  const char* end = s.data() + s.size();
+  const auto r = std::from_chars(begin, end, v, is_hex ? 16 : 10);
+  if (s.empty() || r.ec != std::errc() || r.ptr != end) return std::nullopt;
+  return v;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t i = 0; i <= s.size(); ++i)
+    if (i == s.size() || s[i] == sep) {
+      parts.push_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  return parts;
+}
+
+class Assembler {
+ public:
+  Assembler(const std::string& text, const std::string& file) : text_(text), file_(file) {}
+
+  Executable run() {
+    const std::vector<Statement> statements = asm_text::lex(text_, file_);
+    std::vector<const Statement*> code;
+    for (const Statement& st : statements) {
+      try {
+        const std::string& head = st.tokens.front().text;
+        if (head == ".target") directive_target(st);
+        else if (head == ".dram") directive_dram(st);
+        else if (head == ".plan") directive_plan(st);
+        else if (head == ".tensor") directive_tensor(st);
+        else if (head[0] == '.') fail(st.tokens.front(), "unknown directive '" + head +
+                                                              "' (known: .target .dram .plan .tensor)");
+        else code.push_back(&st);
+      } catch (const StatementFailed&) {
+      }
+    }
+    if (!target_seen_ && errors_.empty())
+      errors_.push_back(file_ + ":1:1: missing '.target NAME' directive");
+    for (const Statement* st : code) {
+      try {
+        instruction(*st);
+      } catch (const StatementFailed&) {
+      }
+    }
+    if (exe_.instructions.empty() && errors_.empty())
+      errors_.push_back(file_ + ":1:1: the program has no instructions (it must end with 'end')");
+    report();
+    finish();
+    validate(exe_, file_);
+    return std::move(exe_);
+  }
+
+ private:
+  [[noreturn]] void fail(const Token& at, const std::string& problem) {
+    errors_.push_back(file_ + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) +
+                      ": " + problem);
+    throw StatementFailed{};
+  }
+
+  void report() const {
+    if (errors_.empty()) return;
+    std::string message;
+    for (size_t i = 0; i < errors_.size() && i < kMaxReported; ++i)
+      message += (i ? "\n" : "") + errors_[i];
+    if (errors_.size() > kMaxReported)
+      message += "\n(" + std::to_string(errors_.size() - kMaxReported) + " more errors)";
+    throw UserError(message);
+  }
+
+  KeyValue key_value(const Token& t) {
+    const size_t eq = t.text.find('=');
+    if (eq == std::string::npos || eq == 0) fail(t, "expected KEY=VALUE, got '" + t.text + "'");
+    return {t.text.substr(0, eq), t.text.substr(eq + 1), &t};
+  }
+
+  uint64_t number(const Token& t, const std::string& text, const std::string& what) {
+    const std::optional<uint64_t> v = parse_u64(text);
+    if (!v) fail(t, what + ": expected a non-negative integer (decimal or 0x hex), got '" + text + "'");
+    return *v;
+  }
+
+  uint32_t number32(const Token& t, const std::string& text, const std::string& what) {
+    const uint64_t v = number(t, text, what);
+    if (v > UINT32_MAX) fail(t, what + ": " + text + " does not fit in 32 bits");
+    return static_cast<uint32_t>(v);
+  }
+
+  void expect_count(const Statement& st, size_t n, const std::string& usage) {
+    if (st.tokens.size() != n) fail(st.tokens.front(), "usage: " + usage);
+  }
+
+  void directive_target(const Statement& st) {
+    expect_count(st, 2, ".target NAME");
+    const std::string& name = st.tokens[1].text;
+    if (name.size() > kMaxTargetName)
+      fail(st.tokens[1], "target name longer than " + std::to_string(kMaxTargetName) + " bytes");
+    exe_.target = name;
+    target_seen_ = true;
+  }
+
+  void directive_dram(const Statement& st) {
+    expect_count(st, 2, ".dram BYTES");
+    dram_ = number(st.tokens[1], st.tokens[1].text, ".dram");
+    if (*dram_ == 0) fail(st.tokens[1], ".dram: the DRAM size must be positive");
+  }
+
+  void directive_plan(const Statement& st) {
+    plan_seen_ = true;
+    for (size_t i = 1; i < st.tokens.size(); ++i) {
+      const KeyValue kv = key_value(st.tokens[i]);
+      MemoryPlanSummary& p = exe_.plan;
+      if (kv.key == "planner") {
+        p.planner = kv.value;
+      } else if (kv.key == "arena") {
+        const std::vector<std::string> parts = split(kv.value, '+');
+        if (parts.size() != 2) fail(*kv.token, "arena: expected BASE+SIZE, got '" + kv.value + "'");
+        p.arena_base = number(*kv.token, parts[0], "arena base");
+        p.arena_size = number(*kv.token, parts[1], "arena size");
+      } else if (kv.key == "lower_bound") {
+        p.lower_bound = number(*kv.token, kv.value, "lower_bound");
+      } else if (kv.key == "alignment") {
+        p.alignment = number32(*kv.token, kv.value, "alignment");
+      } else {
+        fail(*kv.token, "unknown .plan key '" + kv.key +
+                            "' (known: planner, arena, lower_bound, alignment)");
+      }
+    }
+  }
+
+  // "f32[4,3,8,8]" -> dtype and shape.
+  void parse_type(const Token& t, const std::string& text, DType* dtype,
+                  std::vector<uint32_t>* shape) {
+    const size_t open = text.find('[');
+    if (open == std::string::npos || text.back() != ']')
+      fail(t, "expected TYPE[D0,D1,...], got '" + text + "'");
+    const std::optional<DType> dt = dtype_from_name(text.substr(0, open));
+    if (!dt) fail(t, "unknown element type '" + text.substr(0, open) + "' (known: f32, i32, u8)");
+    *dtype = *dt;
+    shape->clear();
+    for (const std::string& d : split(text.substr(open + 1, text.size() - open - 2), ','))
+      shape->push_back(number32(t, d, "dimension"));
+    if (shape->empty() || shape->size() > kMaxRank)
+      fail(t, "rank " + std::to_string(shape->size()) + " outside 1.." + std::to_string(kMaxRank));
+    for (uint32_t d : *shape)
+      if (d == 0) fail(t, "dimension of size zero in '" + text + "'");
+  }
+
+  void directive_tensor(const Statement& st) {
+    if (st.tokens.size() < 5)
+      fail(st.tokens.front(), "usage: .tensor NAME ROLE TYPE[SHAPE] @ADDR [size=BYTES] "
+                              "[life=FIRST..LAST] [data=[...]|fill(V)]");
+    TensorEntry t;
+    PendingTensor pending;
+    t.name = st.tokens[1].text;
+    if (tensor_index_.count(t.name)) fail(st.tokens[1], "tensor '" + t.name + "' declared twice");
+    const std::optional<TensorRole> role = role_from_name(st.tokens[2].text);
+    if (!role) {
+      std::string known;
+      for (TensorRole r : all_roles()) known += std::string(known.empty() ? "" : ", ") + role_name(r);
+      fail(st.tokens[2], "unknown role '" + st.tokens[2].text + "' (known: " + known + ")");
+    }
+    t.role = *role;
+    parse_type(st.tokens[3], st.tokens[3].text, &t.dtype, &t.shape);
+    if (st.tokens[4].text[0] != '@') fail(st.tokens[4], "expected @ADDRESS");
+    t.addr = number(st.tokens[4], st.tokens[4].text.substr(1), "address");
+    t.size = t.dense_bytes();
+    for (size_t i = 5; i < st.tokens.size(); ++i) {
+      const KeyValue kv = key_value(st.tokens[i]);
+      if (kv.key == "size") {
+        t.size = number(*kv.token, kv.value, "size");
+      } else if (kv.key == "life") {
+        const size_t dots = kv.value.find("..");
+        if (dots == std::string::npos) fail(*kv.token, "life: expected FIRST..LAST");
+        t.first = number32(*kv.token, kv.value.substr(0, dots), "life");
+        t.last = number32(*kv.token, kv.value.substr(dots + 2), "life");
+        pending.explicit_life = true;
+      } else if (kv.key == "data") {
+        pending.data = parse_data(*kv.token, kv.value, t);
+        pending.has_data = true;
+      } else {
+        fail(*kv.token, "unknown .tensor key '" + kv.key + "' (known: size, life, data)");
+      }
+    }
+    tensor_index_[t.name] = exe_.tensors.size();
+    exe_.tensors.push_back(std::move(t));
+    pending_.push_back(std::move(pending));
+  }
+
+  std::vector<uint8_t> parse_data(const Token& tok, const std::string& text, const TensorEntry& t) {
+    if (!text.empty() && text[0] == '<')
+      fail(tok, "data was elided by the disassembler; disassemble with --data to get "
+                "text the assembler can read back");
+    const uint64_t n = t.dense_bytes() / dtype_bytes(t.dtype);
+    std::vector<std::string> items;
+    if (text.rfind("fill(", 0) == 0 && text.back() == ')') {
+      items.assign(n, text.substr(5, text.size() - 6));
+    } else if (text.size() >= 2 && text.front() == '[' && text.back() == ']') {
+      items = split(text.substr(1, text.size() - 2), ',');
+      if (items.size() != n)
+        fail(tok, "data has " + std::to_string(items.size()) + " values, tensor '" + t.name +
+                      "' has " + std::to_string(n) + " elements");
+    } else {
+      fail(tok, "data: expected [v, v, ...] or fill(v)");
+    }
+    ByteWriter w;
+    for (const std::string& item : items) element(tok, item, t.dtype, &w);
+    return std::move(w.bytes());
+  }
+
+  void element(const Token& tok, const std::string& item, DType dtype, ByteWriter* w) {
+    if (dtype == DType::F32) {
+      const std::optional<float> v = parse_f32(item);
+      if (!v) fail(tok, "data: '" + item + "' is not an f32 value");
+      w->u32(f32_bits(*v));
+      return;
+    }
+    int64_t v = 0;
+    const auto r = std::from_chars(item.data(), item.data() + item.size(), v);
+    const bool ok = !item.empty() && r.ec == std::errc() && r.ptr == item.data() + item.size();
+    if (dtype == DType::I32) {
+      if (!ok || v < INT32_MIN || v > INT32_MAX) fail(tok, "data: '" + item + "' is not an i32");
+      w->u32(static_cast<uint32_t>(static_cast<int32_t>(v)));
+    } else {
+      if (!ok || v < 0 || v > 255) fail(tok, "data: '" + item + "' is not a u8");
+      w->u8(static_cast<uint8_t>(v));
+    }
+  }
+
+  TensorDesc operand(const Token& tok, const std::string& text) {
+    const auto it = tensor_index_.find(text);
+    if (it != tensor_index_.end()) {
+      const TensorEntry& t = exe_.tensors[it->second];
+      return TensorDesc::contiguous(t.addr, t.dtype, t.shape);
+    }
+    const size_t at = text.find('@');
+    if (at == std::string::npos)
+      fail(tok, "'" + text + "' is neither a declared tensor nor a descriptor TYPE[SHAPE]@ADDR");
+    std::string type = text.substr(0, at);
+    std::optional<std::vector<uint32_t>> strides;
+    if (const size_t brace = type.find('{'); brace != std::string::npos) {
+      if (type.back() != '}') fail(tok, "strides: expected {S0,S1,...}");
+      strides.emplace();
+      for (const std::string& s : split(type.substr(brace + 1, type.size() - brace - 2), ','))
+        strides->push_back(number32(tok, s, "stride"));
+      type = type.substr(0, brace);
+    }
+    DType dtype;
+    std::vector<uint32_t> shape;
+    parse_type(tok, type, &dtype, &shape);
+    TensorDesc d = TensorDesc::contiguous(number(tok, text.substr(at + 1), "address"), dtype, shape);
+    if (strides) {
+      if (strides->size() != shape.size())
+        fail(tok, std::to_string(strides->size()) + " strides for rank " + std::to_string(shape.size()));
+      std::copy(strides->begin(), strides->end(), d.strides.begin());
+    }
+    return d;
+  }
+
+  void set_field(Instruction* inst, const KeyValue& kv, const FieldInfo& fi) {
+    const Token& tok = *kv.token;
+    uint32_t v = 0;
+    switch (fi.kind) {
+      case FieldKind::UInt:
+      case FieldKind::Flag:
+        v = number32(tok, kv.value, std::string(fi.name));
+        if (fi.bits < 32 && v >= (1u << fi.bits))
+          fail(tok, std::string(fi.name) + ": " + kv.value + " does not fit in " +
+                        std::to_string(fi.bits) + " bits");
+        break;
+      case FieldKind::Float: {
+        const std::optional<float> f = parse_f32(kv.value);
+        if (!f) fail(tok, std::string(fi.name) + ": '" + kv.value + "' is not an f32 value");
+        v = f32_bits(*f);
+        break;
+      }
+      case FieldKind::Enum: {
+        bool found = false;
+        std::string known;
+        for (const EnumValue& e : enum_values(fi.enum_set)) {
+          known += std::string(known.empty() ? "" : ", ") + std::string(e.name);
+          if (e.name == kv.value) {
+            v = e.value;
+            found = true;
+          }
+        }
+        if (!found)
+          fail(tok, std::string(fi.name) + ": unknown value '" + kv.value + "' (known: " + known + ")");
+        break;
+      }
+    }
+    inst->set_raw(fi.id, v);
+  }
+
+  void instruction(const Statement& st) {
+    size_t next = 0;
+    const uint32_t index = static_cast<uint32_t>(exe_.instructions.size());
+    const Token& first = st.tokens[0];
+    if (first.text.back() == ':') {
+      const uint64_t given = number(first, first.text.substr(0, first.text.size() - 1), "index");
+      if (given != index)
+        fail(first, "index " + std::to_string(given) + " but this is instruction " +
+                        std::to_string(index));
+      next = 1;
+    }
+    if (next >= st.tokens.size()) fail(first, "expected a mnemonic after the index");
+    const Token& mn = st.tokens[next++];
+    const OpcodeInfo* info = find_opcode(mn.text);
+    if (info == nullptr) fail(mn, "unknown mnemonic '" + mn.text + "'");
+    Instruction inst(info->id);
+    std::vector<std::string> from;
+    std::vector<std::string> seen;
+    for (; next < st.tokens.size(); ++next) {
+      const KeyValue kv = key_value(st.tokens[next]);
+      if (std::find(seen.begin(), seen.end(), kv.key) != seen.end())
+        fail(*kv.token, "'" + kv.key + "' given twice");
+      seen.push_back(kv.key);
+      if (kv.key == "deps") {
+        for (const std::string& d : split(kv.value, ',')) {
+          const uint32_t dep = number32(*kv.token, d, "deps");
+          if (dep >= index)
+            fail(*kv.token, "dependency on instruction " + std::to_string(dep) +
+                                ", which is not earlier than " + std::to_string(index));
+          inst.deps.push_back(dep);
+        }
+        if (inst.deps.size() > kMaxDeps)
+          fail(*kv.token, "more than " + std::to_string(kMaxDeps) + " dependencies");
+      } else if (kv.key == "from") {
+        from = split(kv.value, ',');
+      } else if (const int slot = slot_named(*info, kv.key); slot >= 0) {
+        inst.set_operand(info->operands[static_cast<size_t>(slot)].slot, operand(*kv.token, kv.value));
+      } else if (const FieldInfo* fi = field_named(*info, kv.key)) {
+        set_field(&inst, kv, *fi);
+      } else {
+        fail(*kv.token, "'" + info_name(*info) + "' has no operand or field '" + kv.key +
+                            "' (it has: " + known_keys(*info) + ")");
+      }
+    }
+    for (Field f : info->fields) {
+      const FieldInfo& fi = field_info(f);
+      if (!fi.default_value && std::find(seen.begin(), seen.end(), std::string(fi.name)) == seen.end())
+        fail(mn, "required field '" + std::string(fi.name) + "' is missing");
+    }
+    const std::vector<std::string> problems = check_instruction(inst);
+    if (!problems.empty()) fail(mn, info_name(*info) + ": " + problems.front());
+    exe_.instructions.push_back(std::move(inst));
+    debug_.push_back(std::move(from));
+  }
+
+  static std::string info_name(const OpcodeInfo& info) { return std::string(info.mnemonic); }
+
+  static int slot_named(const OpcodeInfo& info, const std::string& name) {
+    for (size_t i = 0; i < info.operands.size(); ++i)
+      if (slot_info(info.operands[i].slot).name == name) return static_cast<int>(i);
+    return -1;
+  }
+
+  static const FieldInfo* field_named(const OpcodeInfo& info, const std::string& name) {
+    for (Field f : info.fields)
+      if (field_info(f).name == name) return &field_info(f);
+    return nullptr;
+  }
+
+  static std::string known_keys(const OpcodeInfo& info) {
+    std::string s;
+    for (const OperandSig& o : info.operands) s += std::string(slot_info(o.slot).name) + ", ";
+    for (Field f : info.fields) s += std::string(field_info(f).name) + ", ";
+    return s + "deps, from";
+  }
+
+  // Lays out the data section, fills defaults for lifetimes and the plan summary.
+  void finish() {
+    const uint32_t last = static_cast<uint32_t>(exe_.instructions.size() - 1);
+    uint64_t end = 0;
+    for (size_t i = 0; i < exe_.tensors.size(); ++i) {
+      TensorEntry& t = exe_.tensors[i];
+      PendingTensor& p = pending_[i];
+      if (!p.explicit_life) t.last = last;
+      end = std::max(end, t.addr + t.size);
+      if (!p.has_data) continue;
+      while (exe_.data.size() % kSectionAlignment != 0) exe_.data.push_back(0);
+      t.data_offset = exe_.data.size();
+      exe_.data.insert(exe_.data.end(), p.data.begin(), p.data.end());
+    }
+    for (const Instruction& inst : exe_.instructions)
+      for (const OperandSig& sig : inst.info().operands)
+        if (const auto& d = inst.operand(sig.slot)) end = std::max(end, d->addr + d->span_bytes());
+    exe_.plan.dram_size = dram_.value_or(end == 0 ? exe_.plan.alignment : end);
+    if (!plan_seen_) default_plan();
+    if (std::any_of(debug_.begin(), debug_.end(), [](const auto& d) { return !d.empty(); }))
+      exe_.debug = std::move(debug_);
+  }
+
+  // Without a .plan directive: tensors live for the whole program are persistent; the
+  // others form the arena, whose lower bound is the largest sum of live arena bytes at any
+  // instruction.
+  void default_plan() {
+    MemoryPlanSummary& p = exe_.plan;
+    const uint32_t last = static_cast<uint32_t>(exe_.instructions.size() - 1);
+    auto in_arena = [last](const TensorEntry& t) { return t.first != 0 || t.last != last; };
+    uint64_t begin = UINT64_MAX, end = 0;
+    for (const TensorEntry& t : exe_.tensors)
+      if (in_arena(t)) {
+        begin = std::min(begin, t.addr);
+        end = std::max(end, t.addr + t.size);
+      }
+    p.planner = "asm";
+    p.arena_base = end == 0 ? 0 : begin;
+    p.arena_size = end - p.arena_base;
+    for (uint32_t i = 0; i <= last; ++i) {
+      uint64_t live = 0;
+      for (const TensorEntry& t : exe_.tensors)
+        if (in_arena(t) && t.first <= i && i <= t.last) live += t.size;
+      p.lower_bound = std::max(p.lower_bound, std::min(live, p.arena_size));
+    }
+  }
+
+  struct PendingTensor {
+    bool explicit_life = false;
+    bool has_data = false;
+    std::vector<uint8_t> data;
+  };
+
+  const std::string& text_;
+  const std::string& file_;
+  Executable exe_;
+  std::vector<PendingTensor> pending_;
+  std::map<std::string, size_t> tensor_index_;
+  std::vector<std::vector<std::string>> debug_;
+  std::optional<uint64_t> dram_;
+  bool target_seen_ = false;
+  bool plan_seen_ = false;
+  std::vector<std::string> errors_;
+};
+
+}  // namespace
+
+Executable assemble(const std::string& text, const std::string& file_name) {
+  return Assembler(text, file_name).run();
+}
+
+}  // namespace s2::isa

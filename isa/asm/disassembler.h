@@ -1,0 +1,24 @@
+#pragma once
+// Prints an Executable as S2Train assembly text (docs/assembly.md) that the assembler reads
+// back to the same executable.
+
+#include <cstdint>
+#include <string>
+
+#include "isa/container/executable.h"
+
+namespace s2::isa {
+
+struct DisasmOptions {
+  // Tensors with more elements than this print their initial data as a summary comment-like
+  // marker `data=<N bytes crc32=0x...>` that the assembler refuses; 0 prints everything.
+  uint64_t data_limit = 64;
+};
+
+std::string disassemble(const Executable& exe, const DisasmOptions& options = {});
+
+// One instruction as it appears in the listing (without the index prefix), resolving operand
+// descriptors to tensor names where they match a tensor exactly.
+std::string format_instruction(const Executable& exe, size_t index);
+
+}  // namespace s2::isa

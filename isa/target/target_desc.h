@@ -1,0 +1,198 @@
+#pragma once
+// TargetDesc: one S2Train accelerator configuration, as loaded from YAML by target_loader.h.
+//
+// Plain values only, shared by the compiler (fusion consults the epilogue features, tiling
+// hints consult buffer sizes) and the simulator (which builds its units from it). Every value
+// has been range-checked by the loader; docs/target.md gives the YAML keys, units and ranges.
+//
+// The enumerations below are written in YAML by the names in the matching k...Names array;
+// enumerator i is spelled names[i].
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+
+namespace s2::target {
+
+// ---- PE array ----------------------------------------------------------------------------
+
+enum class Dataflow : uint8_t { WeightStationary, OutputStationary };
+inline constexpr std::array<std::string_view, 2> kDataflowNames{"weight_stationary",
+                                                                "output_stationary"};
+
+// What the PE array's results can flow through on their way to the PPU without a round trip
+// to DRAM. The compiler's fusion pass fuses an epilogue op into a PE instruction only when the
+// target lists its feature.
+enum class EpilogueFeature : uint8_t {
+  Bias,        // per-output-channel bias add
+  Activation,  // element-wise activation (ReLU and friends)
+  Residual,    // element-wise add of a second tensor (skip connection)
+  Gate,        // activation-backward mask: multiply by the saved activation's derivative
+  Stats,       // per-channel sum and sum of squares, for batch-norm statistics
+};
+inline constexpr std::array<std::string_view, 5> kEpilogueFeatureNames{"bias", "activation",
+                                                                       "residual", "gate", "stats"};
+
+struct PeArrayDesc {
+  uint32_t rows = 0;  // 1..1024
+  uint32_t cols = 0;  // 1..1024
+  Dataflow dataflow = Dataflow::WeightStationary;
+  std::set<EpilogueFeature> epilogue;
+
+  uint64_t macs() const { return uint64_t{rows} * cols; }
+  bool supports(EpilogueFeature feature) const { return epilogue.count(feature) != 0; }
+};
+
+// ---- on-chip SRAM ------------------------------------------------------------------------
+
+// A buffer is `banks` banks side by side, each `bank_width_bytes` wide and bank_depth() deep.
+struct SramBufferDesc {
+  uint64_t size_bytes = 0;        // 1 B .. 1 GiB, a multiple of banks * bank_width_bytes
+  uint32_t banks = 0;             // power of two, 1..64
+  uint32_t bank_width_bytes = 0;  // bytes one bank reads or writes per cycle, 1..4096
+
+  uint64_t bank_depth() const { return size_bytes / (uint64_t{banks} * bank_width_bytes); }
+};
+
+struct SramDesc {
+  SramBufferDesc input;        // activations streamed into the array
+  SramBufferDesc weight;       // weights held in (or streamed through) the array
+  SramBufferDesc accumulator;  // partial sums across K tiles
+  SramBufferDesc output;       // PPU input/output staging before DMA to DRAM
+};
+
+// ---- PPU ---------------------------------------------------------------------------------
+
+// The PPU operations that have a cost: the epilogue a PE instruction streams through the PPU,
+// then every PPU instruction of the ISA in table order (isa/encoding/isa.def, Unit Ppu), so
+// PpuOp::BnFwd mirrors Opcode::BnFwd and a new PPU instruction needs a cost in every config.
+// An instruction unit missing from the list below fails to compile here, deliberately.
+#define S2_TARGET_PPU_Ppu(...) __VA_ARGS__
+#define S2_TARGET_PPU_Pe(...)
+#define S2_TARGET_PPU_Dma(...)
+#define S2_TARGET_PPU_Control(...)
+
+enum class PpuOp : uint8_t {
+  Epilogue,
+#define S2_OPCODE(Id, code, mnemonic, Unit, summary, operands, fields) S2_TARGET_PPU_##Unit(Id, )
+#include "isa/encoding/isa.def"
+};
+
+inline constexpr std::size_t kPpuOpCount = 1
+#define S2_OPCODE(Id, code, mnemonic, Unit, summary, operands, fields) S2_TARGET_PPU_##Unit(+1)
+#include "isa/encoding/isa.def"
+    ;
+
+// YAML spellings: "epilogue", then the instructions' mnemonics.
+inline constexpr std::array<std::string_view, kPpuOpCount> kPpuOpNames{
+    "epilogue",
+#define S2_OPCODE(Id, code, mnemonic, Unit, summary, operands, fields) \
+  S2_TARGET_PPU_##Unit(mnemonic, )
+#include "isa/encoding/isa.def"
+};
+
+#undef S2_TARGET_PPU_Ppu
+#undef S2_TARGET_PPU_Pe
+#undef S2_TARGET_PPU_Dma
+#undef S2_TARGET_PPU_Control
+
+struct PpuOpCost {
+  double throughput = 0;  // output elements per lane per cycle, > 0 (0.5: two cycles each)
+  uint32_t latency = 0;   // cycles from the first input to the first output
+};
+
+struct PpuDesc {
+  uint32_t lanes = 0;  // 1..4096
+  std::array<PpuOpCost, kPpuOpCount> ops{};
+
+  const PpuOpCost& cost(PpuOp op) const { return ops[static_cast<std::size_t>(op)]; }
+};
+
+// ---- DMA ---------------------------------------------------------------------------------
+
+struct DmaDesc {
+  uint32_t engines = 0;          // 1..16, each moves one transfer at a time
+  uint32_t width_bytes = 0;      // bytes per accelerator cycle per engine, power of two
+  uint32_t max_outstanding = 0;  // DRAM bursts in flight per engine, 1..1024
+};
+
+// ---- DRAM --------------------------------------------------------------------------------
+
+// JEDEC timing parameters, in DRAM clock cycles (nCK). The names are the JEDEC ones; _S is
+// between bank groups, _L within one bank group (equal on devices without bank groups).
+struct DramTiming {
+  uint32_t tRCD = 0;    // ACT to RD/WR, same bank
+  uint32_t tCL = 0;     // RD to first data (read latency)
+  uint32_t tCWL = 0;    // WR to first data (write latency)
+  uint32_t tRP = 0;     // PRE to ACT, same bank
+  uint32_t tRAS = 0;    // ACT to PRE, same bank
+  uint32_t tRC = 0;     // ACT to ACT, same bank
+  uint32_t tCCD_S = 0;  // column command to column command
+  uint32_t tCCD_L = 0;
+  uint32_t tRRD_S = 0;  // ACT to ACT, different banks
+  uint32_t tRRD_L = 0;
+  uint32_t tFAW = 0;    // window in which at most four ACTs may issue
+  uint32_t tWR = 0;     // end of write data to PRE
+  uint32_t tWTR_S = 0;  // end of write data to RD
+  uint32_t tWTR_L = 0;
+  uint32_t tRTP = 0;   // RD to PRE
+  uint32_t tREFI = 0;  // average interval between REF commands
+  uint32_t tRFC = 0;   // REF to ACT or REF
+};
+
+struct DramDesc {
+  std::string preset;     // name of the preset file it started from; empty when fully explicit
+  uint32_t channels = 0;  // independent channels, 1..64
+  uint32_t ranks = 0;     // ranks per channel, 1..16
+  uint64_t capacity_bytes = 0;  // total over all channels, <= addressable_bytes()
+  double clock_mhz = 0;         // DRAM command clock (not the accelerator clock)
+  uint32_t data_rate = 0;       // transfers per clock: 2 for DDR
+  uint32_t bus_width_bits = 0;  // data bus of one channel
+  uint32_t burst_length = 0;    // transfers per burst (BL)
+  uint32_t bank_groups = 0;     // per rank; 1 when the device has none
+  uint32_t banks_per_group = 0;
+  uint64_t row_size_bytes = 0;  // row (page) of one bank across the channel's bus width
+  uint32_t rows_per_bank = 0;
+  DramTiming timing;
+
+  uint32_t bus_bytes() const { return bus_width_bits / 8; }
+  uint32_t burst_bytes() const { return bus_bytes() * burst_length; }
+  uint32_t banks_per_rank() const { return bank_groups * banks_per_group; }
+  double tck_ns() const { return 1000.0 / clock_mhz; }
+  // What the organisation can address: channels x ranks x banks x rows x row size.
+  uint64_t addressable_bytes() const {
+    return uint64_t{channels} * ranks * banks_per_rank() * rows_per_bank * row_size_bytes;
+  }
+  // All channels transferring every beat: channels x bus bytes x data rate x clock.
+  double peak_bandwidth_bytes_per_s() const {
+    return static_cast<double>(channels) * bus_bytes() * data_rate * clock_mhz * 1e6;
+  }
+};
+
+// ---- the whole target --------------------------------------------------------------------
+
+struct TargetDesc {
+  std::string name;
+  double clock_mhz = 0;  // accelerator clock: PE array, SRAM, PPU, DMA
+  PeArrayDesc pe_array;
+  SramDesc sram;
+  PpuDesc ppu;
+  DmaDesc dma;
+  DramDesc dram;
+  std::string source_file;  // the YAML it was loaded from
+};
+
+inline std::string_view name(Dataflow value) {
+  return kDataflowNames[static_cast<std::size_t>(value)];
+}
+inline std::string_view name(EpilogueFeature value) {
+  return kEpilogueFeatureNames[static_cast<std::size_t>(value)];
+}
+inline std::string_view name(PpuOp value) {
+  return kPpuOpNames[static_cast<std::size_t>(value)];
+}
+
+}  // namespace s2::target

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs exactly the Debian 12 packages the S2Train toolchain builds and tests with.
+# Idempotent: when everything is present it prints nothing and exits 0.
+set -euo pipefail
+
+packages=(
+  build-essential   # g++ 12, make
+  cmake             # >= 3.25
+  pkg-config        # finds SystemC
+  libsystemc-dev    # SystemC 2.3.4 (built for C++17)
+  verilator         # Verilator 5
+  libyaml-cpp-dev   # target descriptions
+  libcli11-dev      # command lines of s2c and s2sim
+  libgtest-dev      # GoogleTest
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  p=${p%% *}
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then sudo=sudo; else
+    echo "install-deps: need root (or sudo) to install: ${missing[*]}" >&2
+    exit 1
+  fi
+else
+  sudo=
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,57 @@
+// s2sim: the S2Train simulator front end.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "isa/common/tool_main.h"
+#include "s2/version.h"
+#include "simulator/cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"s2sim - the S2Train simulator: inspect and run S2Train executables (*.bin)"};
+  app.set_version_flag("--version", std::string("s2sim ") + s2::kVersion);
+  app.require_subcommand(1);
+  app.footer(
+      "Exit status: 0 success, 1 bad input (the message names the file and place), 2 internal "
+      "error.\n"
+      "Planned: `s2sim run PROG.bin --config CFG.yaml` simulates a training step; it is not part "
+      "of this build yet.");
+
+  std::string disasm_path;
+  bool all_data = false;
+  uint64_t data_limit = 64;
+  CLI::App* disasm = app.add_subcommand(
+      "disasm", "Print an executable as assembly text that `s2c asm` reads back");
+  disasm->add_option("executable", disasm_path, "S2Train executable (.bin)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  disasm->add_flag("--data", all_data, "print the initial data of every tensor");
+  disasm->add_option("--data-limit", data_limit,
+                     "print initial data of tensors up to this many elements; larger ones as a "
+                     "size and CRC (default 64)");
+
+  std::string info_path;
+  CLI::App* info = app.add_subcommand(
+      "info", "Print sections, instruction mix, tensor table and memory-plan summary");
+  info->add_option("executable", info_path, "S2Train executable (.bin)")
+      ->required()
+      ->check(CLI::ExistingFile);
+
+  std::string config_path;
+  CLI::App* validate = app.add_subcommand(
+      "validate-config", "Check an accelerator configuration (YAML) and print what it describes");
+  validate->add_option("config", config_path, "target description (.yaml)")
+      ->required()
+      ->check(CLI::ExistingFile);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? s2::kExitOk : s2::kExitUserError;
+  }
+  return s2::run_tool("s2sim", [&] {
+    if (*disasm) std::cout << s2::sim::run_disasm(disasm_path, all_data ? 0 : data_limit);
+    if (*info) std::cout << s2::sim::run_info(info_path);
+    if (*validate) std::cout << s2::sim::run_validate_config(config_path);
+    return s2::kExitOk;
+  });
+}

@@ -1,0 +1,181 @@
+// Runs s2c and s2sim as a user would and checks exit codes, output and messages.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int status = -1;
+  std::string out;  // stdout and stderr together
+};
+
+Result run(const std::string& command) {
+  Result r;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return r;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) r.out.append(buffer, n);
+  const int raw = pclose(pipe);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return r;
+}
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+const std::string kS2c = quoted(S2C_PATH);
+const std::string kS2sim = quoted(S2SIM_PATH);
+const std::string kSource = S2_SOURCE_DIR;
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+class Cli : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("s2cli_" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  fs::path dir_;
+};
+
+TEST_F(Cli, VersionAndHelp) {
+  Result r = run(kS2c + " --version");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("s2c "), std::string::npos) << r.out;
+  r = run(kS2sim + " --version");
+  EXPECT_EQ(r.status, 0);
+  r = run(kS2c + " --help");
+  EXPECT_EQ(r.status, 0);
+  for (const char* word : {"asm", "isa-doc", "compile"})
+    EXPECT_NE(r.out.find(word), std::string::npos) << word << " missing from:\n" << r.out;
+  r = run(kS2sim + " --help");
+  EXPECT_EQ(r.status, 0);
+  for (const char* word : {"disasm", "info", "validate-config"})
+    EXPECT_NE(r.out.find(word), std::string::npos) << word << " missing from:\n" << r.out;
+}
+
+TEST_F(Cli, BadFlagsAreUserErrors) {
+  EXPECT_EQ(run(kS2c).status, 1);
+  EXPECT_EQ(run(kS2c + " asm").status, 1);
+  EXPECT_EQ(run(kS2c + " --frobnicate").status, 1);
+  EXPECT_EQ(run(kS2sim + " disasm " + quoted(path("missing.bin"))).status, 1);
+  EXPECT_EQ(run(kS2sim + " info").status, 1);
+}
+
+TEST_F(Cli, AssembleDisassembleRoundTrip) {
+  const std::string bin = path("mlp.bin");
+  Result r = run(kS2c + " asm " + quoted(kSource + "/docs/examples/mlp_step.s2asm") + " -o " + quoted(bin));
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = run(kS2sim + " disasm --data " + quoted(bin));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out, read_text(kSource + "/tests/isa/golden/mlp_step.s2asm"));
+  // The listing assembles back to the same bytes.
+  write_text(path("listing.s2asm"), r.out);
+  r = run(kS2c + " asm " + quoted(path("listing.s2asm")) + " -o " + quoted(path("again.bin")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(read_text(bin), read_text(path("again.bin")));
+}
+
+TEST_F(Cli, InfoDescribesTheExecutable) {
+  const std::string bin = path("mlp.bin");
+  ASSERT_EQ(run(kS2c + " asm " + quoted(kSource + "/docs/examples/mlp_step.s2asm") + " -o " + quoted(bin)).status, 0);
+  const Result r = run(kS2sim + " info " + quoted(bin));
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (const char* want : {"target s2train_base", "instructions", "tensors", "memory-plan",
+                           "Instructions: 11", "weight_gradient", "lower bound", "arena"})
+    EXPECT_NE(r.out.find(want), std::string::npos) << want << " missing from:\n" << r.out;
+}
+
+TEST_F(Cli, CorruptExecutableIsRejectedWithPlace) {
+  const std::string bin = path("mlp.bin");
+  ASSERT_EQ(run(kS2c + " asm " + quoted(kSource + "/docs/examples/mlp_step.s2asm") + " -o " + quoted(bin)).status, 0);
+  std::string bytes = read_text(bin);
+  bytes[bytes.size() - 3] = static_cast<char>(bytes[bytes.size() - 3] ^ 0x5a);
+  write_text(path("corrupt.bin"), bytes);
+  const Result r = run(kS2sim + " disasm " + quoted(path("corrupt.bin")));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("corrupt.bin: section '"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("bad CRC"), std::string::npos) << r.out;
+  write_text(path("text.bin"), "hello");
+  const Result t = run(kS2sim + " info " + quoted(path("text.bin")));
+  EXPECT_EQ(t.status, 1);
+  EXPECT_NE(t.out.find("truncated"), std::string::npos) << t.out;
+}
+
+TEST_F(Cli, AssemblyErrorsNameTheLine) {
+  write_text(path("bad.s2asm"), ".target t\nfrob\n");
+  const Result r = run(kS2c + " asm " + quoted(path("bad.s2asm")) + " -o " + quoted(path("bad.bin")));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("bad.s2asm:2:1: unknown mnemonic 'frob'"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(path("bad.bin")));
+}
+
+TEST_F(Cli, NeverOverwritesWhatTheUserGave) {
+  const std::string src = path("prog.s2asm");
+  write_text(src, read_text(kSource + "/docs/examples/mlp_step.s2asm"));
+  // The input as the output.
+  Result r = run(kS2c + " asm " + quoted(src) + " -o " + quoted(src));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("refusing to overwrite the input"), std::string::npos) << r.out;
+  // Some other file that is not an executable.
+  write_text(path("notes.txt"), "keep me");
+  r = run(kS2c + " asm " + quoted(src) + " -o " + quoted(path("notes.txt")));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("--force"), std::string::npos) << r.out;
+  EXPECT_EQ(read_text(path("notes.txt")), "keep me");
+  r = run(kS2c + " asm " + quoted(src) + " -o " + quoted(path("notes.txt")) + " --force");
+  EXPECT_EQ(r.status, 0) << r.out;
+  // An earlier executable is rebuilt in place.
+  r = run(kS2c + " asm " + quoted(src) + " -o " + quoted(path("notes.txt")));
+  EXPECT_EQ(r.status, 0) << r.out;
+}
+
+TEST_F(Cli, ValidateConfig) {
+  Result r = run(kS2sim + " validate-config " + quoted(kSource + "/configs/s2train_base.yaml"));
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("32"), std::string::npos) << r.out;
+  // The base configuration with one bad value: the message names the line and the key.
+  std::string text = read_text(kSource + "/configs/s2train_base.yaml");
+  const size_t at = text.find("rows: 32");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 8, "rows: many");
+  const long line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n');
+  fs::create_directories(path("cfg"));
+  fs::copy(kSource + "/configs/dram", path("cfg/dram"));
+  write_text(path("cfg/bad.yaml"), text);
+  r = run(kS2sim + " validate-config " + quoted(path("cfg/bad.yaml")));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("bad.yaml:" + std::to_string(line) + ": pe_array.rows:"), std::string::npos)
+      << r.out;
+}
+
+TEST_F(Cli, IsaDocMatchesCheckedInReference) {
+  const Result r = run(kS2c + " isa-doc");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out, read_text(kSource + "/docs/isa.md"))
+      << "docs/isa.md is stale; regenerate with: build/compiler/s2c isa-doc -o docs/isa.md";
+}
+
+}  // namespace

@@ -1,0 +1,173 @@
+// The assembler and disassembler: canonical text round-trips exactly through the binary, and
+// every malformed input is reported at its file, line and column.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "isa/asm/assembler.h"
+#include "isa/asm/disassembler.h"
+#include "isa/common/errors.h"
+#include "isa/container/reader.h"
+#include "isa/container/writer.h"
+
+namespace s2::isa {
+namespace {
+
+std::string read_text(const std::string& relative) {
+  std::ifstream in(std::string(S2_SOURCE_DIR) + "/" + relative);
+  EXPECT_TRUE(in) << "cannot open " << relative;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+DisasmOptions all_data() {
+  DisasmOptions o;
+  o.data_limit = 0;
+  return o;
+}
+
+// assemble -> write -> read -> disassemble.
+std::string through_binary(const std::string& text, const std::string& name) {
+  const Executable exe = assemble(text, name);
+  const Executable back = read_executable(serialize(exe), name + ".bin");
+  return disassemble(back, all_data());
+}
+
+TEST(Asm, CanonicalGoldensRoundTripExactly) {
+  for (const char* golden : {"tests/isa/golden/all_opcodes.s2asm", "tests/isa/golden/mlp_step.s2asm"}) {
+    const std::string text = read_text(golden);
+    EXPECT_EQ(through_binary(text, golden), text) << golden;
+  }
+}
+
+TEST(Asm, ExampleAssemblesToItsCanonicalForm) {
+  const std::string source = read_text("docs/examples/mlp_step.s2asm");
+  EXPECT_EQ(through_binary(source, "mlp_step.s2asm"), read_text("tests/isa/golden/mlp_step.s2asm"));
+}
+
+TEST(Asm, BinaryRoundTripsThroughText) {
+  const Executable exe = assemble(read_text("docs/examples/mlp_step.s2asm"), "mlp_step.s2asm");
+  const std::vector<uint8_t> bytes = serialize(exe);
+  const Executable again = assemble(disassemble(exe, all_data()), "listing");
+  EXPECT_EQ(serialize(again), bytes);
+}
+
+TEST(Asm, GoldenCoversEveryOpcode) {
+  const Executable exe = assemble(read_text("tests/isa/golden/all_opcodes.s2asm"), "all_opcodes");
+  std::set<Opcode> used;
+  for (const Instruction& inst : exe.instructions) used.insert(inst.opcode());
+  for (const OpcodeInfo& info : opcode_table())
+    EXPECT_TRUE(used.count(info.id)) << "tests/isa/golden/all_opcodes.s2asm does not use '"
+                                     << info.mnemonic << "'; add it";
+}
+
+TEST(Asm, LargeDataIsElidedUnlessAsked) {
+  const Executable exe = assemble(read_text("docs/examples/mlp_step.s2asm"), "mlp_step.s2asm");
+  const std::string listing = disassemble(exe);  // default limit: 64 elements
+  EXPECT_NE(listing.find("data=<512 bytes crc32=0x"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("data=[0, 2, 1, 2]"), std::string::npos);
+  try {
+    assemble(listing, "elided.s2asm");
+    FAIL() << "elided data was accepted";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("disassemble with --data"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Asm, SpecialFloatsSurvive) {
+  const std::string text =
+      ".target t\n.tensor v weight f32[6] @0x0 data=[-0, inf, -inf, nan, nan:0x7fc00001, 1e-45]\n"
+      "fill dst=v value=-0\nend deps=0\n";
+  const Executable exe = assemble(text, "f.s2asm");
+  const std::string listing = disassemble(exe, all_data());
+  EXPECT_NE(listing.find("data=[-0, inf, -inf, nan, nan:0x7fc00001, 1e-45]"), std::string::npos)
+      << listing;
+  EXPECT_NE(listing.find("fill dst=v value=-0"), std::string::npos) << listing;
+}
+
+// Each bad input: the source, then the expected start of the first message line.
+struct BadCase {
+  const char* name;
+  const char* source;
+  const char* message;
+};
+
+class AsmErrors : public testing::TestWithParam<BadCase> {};
+
+TEST_P(AsmErrors, NamesFileLineAndColumn) {
+  const BadCase& c = GetParam();
+  try {
+    assemble(c.source, "bad.s2asm");
+    FAIL() << "accepted: " << c.source;
+  } catch (const UserError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(c.message, 0), 0u)
+        << "got:      " << e.what() << "\nexpected: " << c.message;
+  }
+}
+
+constexpr const char* kHead = ".target t\n.tensor a weight f32[2,3] @0x0\n";
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, AsmErrors,
+    testing::Values(
+        BadCase{"MissingTarget", "end\n", "bad.s2asm:1:1: missing '.target NAME' directive"},
+        BadCase{"UnknownDirective", ".target t\n.bogus 1\nend\n",
+                "bad.s2asm:2:1: unknown directive '.bogus'"},
+        BadCase{"UnknownMnemonic", ".target t\n  frob x=1\n", "bad.s2asm:2:3: unknown mnemonic 'frob'"},
+        BadCase{"UnknownKey", ".target t\n.tensor a weight f32[2,3] @0x0\nfill dst=a colour=red\nend\n",
+                "bad.s2asm:3:12: 'fill' has no operand or field 'colour'"},
+        BadCase{"BadEnum",
+                ".target t\n.tensor a weight f32[2,3] @0x0\neltwise a=a y=a op=frob\nend\n",
+                "bad.s2asm:3:17: op: unknown value 'frob' (known: add, sub, mul"},
+        BadCase{"MissingRequiredField", ".target t\n.tensor a weight f32[2,3] @0x0\nsgd weight=a grad=a\nend\n",
+                "bad.s2asm:3:1: required field 'lr' is missing"},
+        BadCase{"MissingOperand", ".target t\n.tensor a weight f32[2,3] @0x0\ncopy src=a\nend\n",
+                "bad.s2asm:3:1: copy: required operand 'dst' is missing"},
+        BadCase{"UndeclaredTensor", ".target t\nfill dst=nothing\nend\n",
+                "bad.s2asm:2:6: 'nothing' is neither a declared tensor nor a descriptor"},
+        BadCase{"ShapeMismatch",
+                ".target t\n.tensor x input f32[1,1,4,4] @0x0\n.tensor w weight f32[2,1,3,3] @0x100\n"
+                ".tensor y activation f32[1,2,4,4] @0x200\nconv2d x=x w=w y=y\nend\n",
+                "bad.s2asm:5:1: conv2d: operand 'y' has shape [1,2,4,4], expected [1,2,2,2]"},
+        BadCase{"LaterDependency", ".target t\n.tensor a weight f32[2,3] @0x0\nfill dst=a deps=0\nend\n",
+                "bad.s2asm:3:12: dependency on instruction 0, which is not earlier than 0"},
+        BadCase{"IndexMismatch", ".target t\n.tensor a weight f32[2,3] @0x0\n 5: fill dst=a\nend\n",
+                "bad.s2asm:3:2: index 5 but this is instruction 0"},
+        BadCase{"BadNumber", ".target t\n.tensor a weight f32[2,x] @0x0\nend\n",
+                "bad.s2asm:2:18: dimension: expected a non-negative integer"},
+        BadCase{"DataCount", ".target t\n.tensor a weight f32[2,3] @0x0 data=[1,2]\nend\n",
+                "bad.s2asm:2:32: data has 2 values, tensor 'a' has 6 elements"},
+        BadCase{"BadFloat", ".target t\n.tensor a weight f32[2] @0x0 data=[1,zz]\nend\n",
+                "bad.s2asm:2:30: data: 'zz' is not an f32 value"},
+        BadCase{"UnclosedBracket", ".target t\n.tensor a weight f32[2] @0x0 data=[1,\n",
+                "bad.s2asm:2:35: bracket opened here is never closed"},
+        BadCase{"DuplicateTensor", ".target t\n.tensor a weight f32[2] @0x0\n.tensor a weight f32[2] @0x40\nend\n",
+                "bad.s2asm:3:9: tensor 'a' declared twice"},
+        BadCase{"UnknownRole", ".target t\n.tensor a wieght f32[2] @0x0\nend\n",
+                "bad.s2asm:2:11: unknown role 'wieght' (known: weight, activation"},
+        BadCase{"FieldTooWide", ".target t\n.tensor a weight f32[2] @0x0\nmaxpool_fwd x=a y=a kernel_h=300 kernel_w=1\nend\n",
+                "bad.s2asm:3:21: kernel_h: 300 does not fit in 8 bits"},
+        BadCase{"NoEnd", ".target t\n.tensor a weight f32[2] @0x0\nfill dst=a\n",
+                "bad.s2asm: instruction 0 (fill): the last instruction must be 'end'"},
+        BadCase{"EndInMiddle", ".target t\nend\nend\n",
+                "bad.s2asm: instruction 0 (end): 'end' before the last instruction"},
+        BadCase{"OutsideDram", ".target t\n.dram 0x10\n.tensor a weight f32[8] @0x0\nfill dst=a\nend\n",
+                "bad.s2asm: instruction 0 (fill): operand 'dst' descriptor outside DRAM"}),
+    [](const testing::TestParamInfo<BadCase>& p) { return std::string(p.param.name); });
+
+TEST(Asm, ReportsEveryBadLineAtOnce) {
+  try {
+    assemble(".target t\nfrob\nfill dst=nothing\nend\n", "bad.s2asm");
+    FAIL();
+  } catch (const UserError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("bad.s2asm:2:1: unknown mnemonic 'frob'"), std::string::npos) << m;
+    EXPECT_NE(m.find("bad.s2asm:3:6: 'nothing' is neither"), std::string::npos) << m;
+  }
+}
+
+}  // namespace
+}  // namespace s2::isa

@@ -1,0 +1,343 @@
+// ParamReader: typed reads, and the exact `FILE:LINE: KEY.PATH: problem` of every error kind.
+// The YAML is written inline; line numbers in expectations count from the raw string's first
+// line.
+
+#include "isa/target/param_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "isa/common/errors.h"
+
+namespace s2::target {
+namespace {
+
+// The message of the UserError `action` throws, or a marker when it throws none.
+std::string error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+enum class Color { Red, Green, Blue };
+constexpr std::array<std::string_view, 3> kColors{"red", "green", "blue"};
+
+TEST(ParamReader, ReadsEveryType) {
+  ParamReader r = ParamReader::parse(R"(count: 42
+offset: -7
+big: 0x10000000000
+ratio: 0.25
+label: hello world
+size: 64KiB
+sizes:
+  a: 256 KiB
+  b: 2MiB
+  c: 8GiB
+  d: 1024B
+  e: 4096
+)",
+                                     "t.yaml");
+  EXPECT_EQ(r.required<uint32_t>("count"), 42u);
+  EXPECT_EQ(r.required<int64_t>("offset"), -7);
+  EXPECT_EQ(r.required<uint64_t>("big"), uint64_t{1} << 40);
+  EXPECT_EQ(r.required<double>("ratio"), 0.25);
+  EXPECT_EQ(r.required<std::string>("label"), "hello world");
+  EXPECT_EQ(r.required<ByteSize>("size").bytes, 64u * 1024);
+  ParamReader sizes = r.child("sizes");
+  EXPECT_EQ(sizes.required<ByteSize>("a").bytes, 256u * 1024);
+  EXPECT_EQ(sizes.required<ByteSize>("b").bytes, 2u * 1024 * 1024);
+  EXPECT_EQ(sizes.required<ByteSize>("c").bytes, uint64_t{8} << 30);
+  EXPECT_EQ(sizes.required<ByteSize>("d").bytes, 1024u);
+  EXPECT_EQ(sizes.required<ByteSize>("e").bytes, 4096u);
+  EXPECT_NO_THROW(r.finish());
+}
+
+TEST(ParamReader, DefaultsAndOptionals) {
+  ParamReader r = ParamReader::parse("present: 5\n", "t.yaml");
+  EXPECT_EQ(r.get<uint32_t>("present", 9), 5u);
+  EXPECT_EQ(r.get<uint32_t>("absent", 9), 9u);
+  EXPECT_EQ(r.get<uint32_t>("absent2", 9, 1, 10), 9u);
+  EXPECT_FALSE(r.optional<std::string>("absent3").has_value());
+  EXPECT_TRUE(r.has("present"));
+  EXPECT_FALSE(r.has("absent"));
+  EXPECT_NO_THROW(r.finish());
+}
+
+TEST(ParamReader, WrongTypesNameFileLineAndKey) {
+  const std::string text = R"(pe_array:
+  rows: abc
+  cols: {a: 1}
+  depth: -3
+  width: 1.5
+  name: [x, y]
+  ratio: fast
+  empty:
+)";
+  const auto key = [&](const std::function<void(ParamReader&)>& read) {
+    return error_of([&] {
+      ParamReader pe = ParamReader::parse(text, "configs/x.yaml").child("pe_array");
+      read(pe);
+    });
+  };
+  EXPECT_EQ(key([](ParamReader& pe) { pe.required<uint32_t>("rows", 1, 1024); }),
+            "configs/x.yaml:2: pe_array.rows: expected a positive integer, got \"abc\"");
+  EXPECT_EQ(key([](ParamReader& pe) { pe.required<uint32_t>("cols"); }),
+            "configs/x.yaml:3: pe_array.cols: expected a non-negative integer, got a mapping");
+  EXPECT_EQ(key([](ParamReader& pe) { pe.required<uint64_t>("depth"); }),
+            "configs/x.yaml:4: pe_array.depth: expected a non-negative integer, got \"-3\"");
+  EXPECT_EQ(key([](ParamReader& pe) { pe.required<int64_t>("width"); }),
+            "configs/x.yaml:5: pe_array.width: expected an integer, got \"1.5\"");
+  EXPECT_EQ(key([](ParamReader& pe) { pe.required<std::string>("name"); }),
+            "configs/x.yaml:6: pe_array.name: expected a string, got a list");
+  EXPECT_EQ(key([](ParamReader& pe) { pe.required<double>("ratio"); }),
+            "configs/x.yaml:7: pe_array.ratio: expected a number, got \"fast\"");
+  // An empty value is reported at its key's line, not at the next line where yaml-cpp puts it.
+  EXPECT_EQ(key([](ParamReader& pe) { pe.required<uint32_t>("empty"); }),
+            "configs/x.yaml:8: pe_array.empty: expected a non-negative integer, got an empty "
+            "value");
+}
+
+TEST(ParamReader, RangesAndOverflow) {
+  const std::string text = R"(rows: 2048
+small: 4294967296
+huge: 99999999999999999999999
+ratio: 1e9
+offset: -12
+nan: nan
+)";
+  EXPECT_EQ(
+      error_of([&] { ParamReader::parse(text, "x.yaml").required<uint32_t>("rows", 1, 1024); }),
+      "x.yaml:1: rows: must be between 1 and 1024, got 2048");
+  EXPECT_EQ(error_of([&] { ParamReader::parse(text, "x.yaml").required<uint32_t>("small"); }),
+            "x.yaml:2: small: must be between 0 and 4294967295, got 4294967296");
+  EXPECT_EQ(error_of([&] { ParamReader::parse(text, "x.yaml").required<uint64_t>("huge"); }),
+            "x.yaml:3: huge: must be between 0 and 18446744073709551615, got "
+            "99999999999999999999999");
+  EXPECT_EQ(
+      error_of([&] { ParamReader::parse(text, "x.yaml").get<double>("ratio", 1.0, 0.0, 1000.0); }),
+      "x.yaml:4: ratio: must be between 0 and 1000, got 1000000000");
+  EXPECT_EQ(
+      error_of([&] { ParamReader::parse(text, "x.yaml").optional<int64_t>("offset", -10, 10); }),
+      "x.yaml:5: offset: must be between -10 and 10, got -12");
+  EXPECT_EQ(error_of([&] { ParamReader::parse(text, "x.yaml").required<double>("nan"); }),
+            "x.yaml:6: nan: expected a number, got \"nan\"");
+}
+
+TEST(ParamReader, MissingRequiredKeyPointsAtTheEnclosingMapping) {
+  const std::string text = R"(# a comment first
+name: test
+pe_array:
+  cols: 32
+)";
+  EXPECT_EQ(error_of([&] { ParamReader::parse(text, "x.yaml").required<uint32_t>("clock"); }),
+            "x.yaml:2: clock: missing required key");
+  EXPECT_EQ(error_of([&] {
+              ParamReader::parse(text, "x.yaml").child("pe_array").required<uint32_t>("rows");
+            }),
+            "x.yaml:3: pe_array.rows: missing required key");
+  EXPECT_EQ(error_of([&] { ParamReader::parse(text, "x.yaml").child("sram"); }),
+            "x.yaml:2: sram: missing required key");
+  // An empty document has no keys at all.
+  EXPECT_EQ(error_of([] { ParamReader::parse("", "x.yaml").required<std::string>("name"); }),
+            "x.yaml:1: name: missing required key");
+}
+
+TEST(ParamReader, MissingKeySuggestsAMisspelling) {
+  const std::string text = "pe_array:\n  rowz: 32\n";
+  EXPECT_EQ(error_of([&] {
+              ParamReader::parse(text, "x.yaml").child("pe_array").required<uint32_t>("rows");
+            }),
+            "x.yaml:1: pe_array.rows: missing required key (is \"rowz\" at line 2 a "
+            "misspelling of \"rows\"?)");
+}
+
+TEST(ParamReader, UnknownKeyListsKnownKeys) {
+  const std::string text = R"(name: t
+pe_array:
+  rows: 32
+  colls: 32
+  dataflow: weight_stationary
+extra: 1
+)";
+  ParamReader r = ParamReader::parse(text, "x.yaml");
+  r.required<std::string>("name");
+  ParamReader pe = r.child("pe_array");
+  pe.required<uint32_t>("rows");
+  pe.get<uint32_t>("cols", 1);
+  pe.get<std::string>("dataflow", "");
+  // Both `colls` (line 4) and `extra` (line 6) are unknown: the first in the file is reported.
+  EXPECT_EQ(error_of([&] { r.finish(); }),
+            "x.yaml:4: pe_array.colls: unknown key; did you mean \"cols\"?; known keys: rows, "
+            "cols, dataflow");
+}
+
+TEST(ParamReader, UnknownTopLevelKey) {
+  ParamReader r = ParamReader::parse("name: t\nclock: 3\n", "x.yaml");
+  r.required<std::string>("name");
+  r.optional<double>("clock_mhz");
+  EXPECT_EQ(error_of([&] { r.finish(); }),
+            "x.yaml:2: clock: unknown key; did you mean \"clock_mhz\"?; known keys: name, "
+            "clock_mhz");
+}
+
+TEST(ParamReader, DuplicateKey) {
+  const std::string text = R"(pe_array:
+  rows: 32
+  cols: 32
+  rows: 16
+)";
+  EXPECT_EQ(error_of([&] { ParamReader::parse(text, "x.yaml").child("pe_array"); }),
+            "x.yaml:4: pe_array.rows: duplicate key (first given at line 2)");
+  EXPECT_EQ(error_of([] { ParamReader::parse("a: 1\nb: 2\na: 3\n", "x.yaml"); }),
+            "x.yaml:3: a: duplicate key (first given at line 1)");
+}
+
+TEST(ParamReader, Enumerations) {
+  const std::string text = R"(good: green
+bad: purple
+close: bleu
+)";
+  ParamReader r = ParamReader::parse(text, "x.yaml");
+  EXPECT_EQ(r.required_enum<Color>("good", kColors), Color::Green);
+  EXPECT_EQ(r.get_enum("absent", Color::Blue, kColors), Color::Blue);
+  EXPECT_EQ(error_of([&] { r.required_enum<Color>("bad", kColors); }),
+            "x.yaml:2: bad: unknown value \"purple\"; allowed: red, green, blue");
+  EXPECT_EQ(error_of([&] { r.required_enum<Color>("close", kColors); }),
+            "x.yaml:3: close: unknown value \"bleu\"; did you mean \"blue\"?; allowed: red, "
+            "green, blue");
+  EXPECT_EQ(error_of([&] { r.required_enum<Color>("missing", kColors); }),
+            "x.yaml:1: missing: missing required key");
+}
+
+TEST(ParamReader, EnumerationSets) {
+  const std::string text = R"(flow: [red, blue]
+block:
+  - green
+  - purple
+twice: [red, red]
+scalar: red
+empty: []
+)";
+  ParamReader r = ParamReader::parse(text, "x.yaml");
+  EXPECT_EQ(r.get_enum_set<Color>("flow", {}, kColors), (std::set<Color>{Color::Red, Color::Blue}));
+  EXPECT_EQ(r.get_enum_set<Color>("absent", {Color::Green}, kColors),
+            (std::set<Color>{Color::Green}));
+  EXPECT_TRUE(r.get_enum_set<Color>("empty", {Color::Green}, kColors).empty());
+  EXPECT_EQ(error_of([&] { r.get_enum_set<Color>("block", {}, kColors); }),
+            "x.yaml:4: block[1]: unknown value \"purple\"; allowed: red, green, blue");
+  EXPECT_EQ(error_of([&] { r.get_enum_set<Color>("twice", {}, kColors); }),
+            "x.yaml:5: twice[1]: \"red\" is listed twice");
+  EXPECT_EQ(error_of([&] { r.get_enum_set<Color>("scalar", {}, kColors); }),
+            "x.yaml:6: scalar: expected a list such as [red], got \"red\"");
+}
+
+TEST(ParamReader, ByteSizesRejectGarbage) {
+  const std::string text = R"(decimal: 64KB
+word: lots
+fraction: 1.5MiB
+negative: -1
+unit: 64 XiB
+map: {a: 1}
+overflow: 99999999999TiB
+toobig: 2GiB
+)";
+  const auto error = [&](const std::string& key) {
+    return error_of([&] {
+      ParamReader::parse(text, "x.yaml")
+          .required<ByteSize>(key, ByteSize{1}, ByteSize{uint64_t{1} << 30});
+    });
+  };
+  EXPECT_EQ(error("decimal"),
+            "x.yaml:1: decimal: expected a byte size such as 1024, 64KiB or 2 MiB, got \"64KB\" "
+            "(\"KB\" is ambiguous; write binary units: B, KiB, MiB, GiB, TiB)");
+  EXPECT_EQ(error("word"),
+            "x.yaml:2: word: expected a byte size such as 1024, 64KiB or 2 MiB, got \"lots\"");
+  EXPECT_EQ(error("fraction"),
+            "x.yaml:3: fraction: expected a byte size such as 1024, 64KiB or 2 MiB, got "
+            "\"1.5MiB\" (the count must be a whole number; use a smaller unit)");
+  EXPECT_EQ(error("negative"),
+            "x.yaml:4: negative: expected a byte size such as 1024, 64KiB or 2 MiB, got \"-1\"");
+  EXPECT_EQ(error("unit"),
+            "x.yaml:5: unit: expected a byte size such as 1024, 64KiB or 2 MiB, got \"64 XiB\" "
+            "(units are B, KiB, MiB, GiB, TiB)");
+  EXPECT_EQ(error("map"),
+            "x.yaml:6: map: expected a byte size such as 1024, 64KiB or 2 MiB, got a mapping");
+  EXPECT_EQ(error("overflow"), "x.yaml:7: overflow: byte size \"99999999999TiB\" is too large");
+  EXPECT_EQ(error("toobig"), "x.yaml:8: toobig: must be between 1 B and 1 GiB, got 2 GiB");
+}
+
+TEST(ParamReader, FormatsByteSizes) {
+  EXPECT_EQ(format_bytes(0), "0 B");
+  EXPECT_EQ(format_bytes(1000), "1000 B");
+  EXPECT_EQ(format_bytes(1024), "1 KiB");
+  EXPECT_EQ(format_bytes(1536), "1536 B");
+  EXPECT_EQ(format_bytes(256 * 1024), "256 KiB");
+  EXPECT_EQ(format_bytes(uint64_t{8} << 30), "8 GiB");
+  EXPECT_EQ(format_bytes(uint64_t{3} << 40), "3 TiB");
+}
+
+TEST(ParamReader, NestedMappings) {
+  const std::string text = R"(dram:
+  timing:
+  other: 3
+  nested:
+    deep:
+      value: 7
+)";
+  ParamReader dram = ParamReader::parse(text, "x.yaml").child("dram");
+  // `timing:` with nothing after it is an empty mapping.
+  EXPECT_EQ(dram.child("timing").get<uint32_t>("tCL", 11), 11u);
+  EXPECT_EQ(dram.child_or_empty("absent").get<uint32_t>("tCL", 12), 12u);
+  EXPECT_FALSE(dram.optional_child("absent2").has_value());
+  ParamReader deep = dram.child("nested").child("deep");
+  EXPECT_EQ(deep.path(), "dram.nested.deep");
+  EXPECT_EQ(deep.line(), 5);
+  EXPECT_EQ(deep.required<uint32_t>("value"), 7u);
+  EXPECT_EQ(error_of([&] { dram.child("other"); }),
+            "x.yaml:3: dram.other: expected a mapping of keys, got \"3\"");
+}
+
+TEST(ParamReader, FinishCoversChildren) {
+  ParamReader r = ParamReader::parse("a:\n  b:\n    c: 1\n    d: 2\n", "x.yaml");
+  r.child("a").child("b").required<uint32_t>("c");
+  EXPECT_EQ(error_of([&] { r.finish(); }), "x.yaml:4: a.b.d: unknown key; known keys: c");
+}
+
+TEST(ParamReader, FailNamesTheKeyOrTheMapping) {
+  ParamReader r = ParamReader::parse("top:\n  x: 1\n", "x.yaml").child("top");
+  EXPECT_EQ(error_of([&] { r.fail("x", "is odd"); }), "x.yaml:2: top.x: is odd");
+  EXPECT_EQ(error_of([&] { r.fail("y", "is absent"); }), "x.yaml:1: top.y: is absent");
+}
+
+TEST(ParamReader, SyntaxErrors) {
+  const std::string message =
+      error_of([] { ParamReader::parse("a: 1\nb: [1, 2\nc: 3\n", "x.yaml"); });
+  EXPECT_EQ(message.rfind("x.yaml:", 0), 0u) << message;
+  EXPECT_NE(message.find(": syntax error: "), std::string::npos) << message;
+  EXPECT_EQ(error_of([] {
+              ParamReader::parse("a: 1\n  b: 2\n", "x.yaml");
+            }).rfind("x.yaml:2: syntax error: ", 0),
+            0u);
+}
+
+TEST(ParamReader, TopLevelMustBeAMapping) {
+  EXPECT_EQ(error_of([] { ParamReader::parse("- a\n- b\n", "x.yaml"); }),
+            "x.yaml:1: (top level): expected a mapping of keys, got a list");
+  EXPECT_EQ(error_of([] { ParamReader::parse("just text\n", "x.yaml"); }),
+            "x.yaml:1: (top level): expected a mapping of keys, got \"just text\"");
+}
+
+TEST(ParamReader, MissingFile) {
+  EXPECT_EQ(error_of([] { ParamReader::load("/nonexistent/s2/config.yaml"); }),
+            "/nonexistent/s2/config.yaml: cannot open: No such file or directory");
+}
+
+}  // namespace
+}  // namespace s2::target

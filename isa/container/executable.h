@@ -60,7 +60,8 @@ struct TensorEntry {
   // inclusive.
   uint32_t first = 0;
   uint32_t last = 0;
-  // Initial contents: `size` bytes at this offset of the data section, or kNoData.
+  // Initial contents: dense_bytes() bytes (row-major) at this offset of the data section, or
+  // kNoData.
   uint64_t data_offset = kNoData;
 
   uint64_t dense_bytes() const;  // saturates at UINT64_MAX

@@ -47,6 +47,13 @@ class Validator {
     fail(SectionKind::MemoryPlan, nullptr, 0, layout_ ? layout_->plan_offset : 0, problem);
   }
 
+  uint64_t section_offset(SectionKind kind) const {
+    if (layout_ != nullptr)
+      for (const SectionInfo& s : layout_->sections)
+        if (s.kind == kind) return s.offset;
+    return 0;
+  }
+
   bool inside_dram(uint64_t addr, uint64_t bytes) const {
     return addr <= exe_.plan.dram_size && bytes <= exe_.plan.dram_size - addr;
   }
@@ -67,7 +74,8 @@ class Validator {
   void check_instructions() const {
     const size_t n = exe_.instructions.size();
     if (n == 0)
-      fail(SectionKind::Instructions, nullptr, 0, 0, "the program has no instructions");
+      fail(SectionKind::Instructions, nullptr, 0, section_offset(SectionKind::Instructions),
+           "the program has no instructions");
     for (size_t i = 0; i < n; ++i) {
       const Instruction& inst = exe_.instructions[i];
       const std::vector<std::string> problems = check_instruction(inst);

@@ -130,7 +130,7 @@ std::vector<uint32_t> conv_output(Checker& c, const std::vector<uint32_t>& x,
            std::to_string(x[1]) + " and the output channels " + std::to_string(w[0]));
     return {};
   }
-  if (w[1] * groups != x[1]) {
+  if (uint64_t{w[1]} * groups != x[1]) {
     c.fail("weights " + shape_text(w) + " take " + std::to_string(w[1]) +
            " channels per group, the input " + shape_text(x) + " has " + std::to_string(x[1]) +
            " channels in " + std::to_string(groups) + " groups");

@@ -230,6 +230,56 @@ std::optional<uint64_t> parse_byte_size(const std::string& text, std::string& pr
   return std::nullopt;
 }
 
+// Rejects duplicate keys anywhere in the document, before any value is read: yaml-cpp keeps
+// both entries, and which one a lookup finds is an accident. Aliases can make the node graph
+// cyclic (`&a [*a]`) or exponentially large when unfolded, so the walk skips a node that is
+// one of its own ancestors and gives up after a fixed number of nodes.
+class KeyChecker {
+ public:
+  explicit KeyChecker(const std::string& file) : file_(file) {}
+
+  void check(const YAML::Node& node, const std::string& path, int line) {
+    for (const YAML::Node& ancestor : ancestors_) {
+      if (ancestor.is(node)) return;
+    }
+    constexpr std::size_t kMaxNodes = 100000;
+    if (++visited_ > kMaxNodes) {
+      throw_at(file_, 1, kTopLevel,
+               "more than " + std::to_string(kMaxNodes) +
+                   " values; is an alias repeating a large part of the document?");
+    }
+    ancestors_.push_back(node);
+    if (node.IsSequence()) {
+      std::size_t index = 0;
+      for (const YAML::Node& item : node) {
+        check(item, path + "[" + std::to_string(index++) + "]", line_of(item.Mark(), line));
+      }
+    } else if (node.IsMap()) {
+      std::vector<std::pair<std::string, int>> seen;  // key, line
+      for (auto it = node.begin(); it != node.end(); ++it) {
+        const int key_line = line_of(it->first.Mark(), line);
+        if (!it->first.IsScalar()) continue;  // reported when the mapping is read
+        const std::string& key = it->first.Scalar();
+        const std::string key_path = path.empty() ? key : path + "." + key;
+        for (const auto& [earlier, earlier_line] : seen) {
+          if (earlier == key) {
+            throw_at(file_, key_line, key_path,
+                     "duplicate key (first given at line " + std::to_string(earlier_line) + ")");
+          }
+        }
+        seen.emplace_back(key, key_line);
+        check(it->second, key_path, key_line);
+      }
+    }
+    ancestors_.pop_back();
+  }
+
+ private:
+  const std::string& file_;
+  std::vector<YAML::Node> ancestors_;
+  std::size_t visited_ = 0;
+};
+
 }  // namespace
 
 std::string format_bytes(uint64_t bytes) {
@@ -265,14 +315,8 @@ ParamReader ParamReader::from_node(const YAML::Node& node, const std::string& fi
       throw_at(file_name, key_line, reader.key_path("?"),
                "keys must be plain names, got " + describe(it->first));
     }
-    const std::string& key = it->first.Scalar();
-    for (const Entry& earlier : state->entries) {
-      if (earlier.key == key) {
-        throw_at(file_name, key_line, reader.key_path(key),
-                 "duplicate key (first given at line " + std::to_string(earlier.line) + ")");
-      }
-    }
-    state->entries.push_back(Entry{key, key_line, it->second, false});
+    // Duplicates were rejected when the document was parsed (check_keys).
+    state->entries.push_back(Entry{it->first.Scalar(), key_line, it->second, false});
   }
   return reader;
 }
@@ -290,16 +334,22 @@ ParamReader ParamReader::parse(const std::string& yaml_text, const std::string& 
     throw_at(file_name, line_of(root.Mark(), 1), kTopLevel,
              "expected a mapping of keys, got " + describe(root));
   }
-  return from_node(root, file_name, "", line_of(root.Mark(), 1));
+  const int line = line_of(root.Mark(), 1);
+  KeyChecker(file_name).check(root, "", line);
+  return from_node(root, file_name, "", line);
 }
 
-ParamReader ParamReader::load(const std::string& path) {
+std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UserError(path + ": cannot open: " + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw UserError(path + ": cannot open: read failed");
-  return parse(text.str(), path);
+  return text.str();
+}
+
+ParamReader ParamReader::load(const std::string& path) {
+  return parse(read_text_file(path), path);
 }
 
 // ---- lookup ------------------------------------------------------------------------------

@@ -60,6 +60,9 @@ std::string format_bytes(uint64_t bytes);
 [[noreturn]] void throw_at(const std::string& file, int line, const std::string& key_path,
                            const std::string& problem);
 
+// The whole file at `path`, or the UserError `PATH: cannot open: reason`.
+std::string read_text_file(const std::string& path);
+
 // The value types a ParamReader can produce.
 template <typename T>
 inline constexpr bool kIsParamType =

@@ -2,11 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <initializer_list>
 #include <optional>
 #include <sstream>
@@ -207,9 +204,8 @@ DramSource read_dram(ParamReader reader, const DramDesc* base) {
   d.bank_groups = power_of_two_field(reader, "bank_groups", from(&DramDesc::bank_groups), 1, 16);
   d.banks_per_group =
       power_of_two_field(reader, "banks_per_group", from(&DramDesc::banks_per_group), 1, 64);
-  const std::optional<ByteSize> base_row =
-      base ? std::optional<ByteSize>(ByteSize{base->row_size_bytes}) : std::nullopt;
-  d.row_size_bytes = field<ByteSize>(reader, "row_size", base_row ? &*base_row : nullptr,
+  const ByteSize base_row{base != nullptr ? base->row_size_bytes : 0};
+  d.row_size_bytes = field<ByteSize>(reader, "row_size", base != nullptr ? &base_row : nullptr,
                                      ByteSize{64}, ByteSize{64 * kKiB})
                          .bytes;
   if (!is_power_of_two(d.row_size_bytes)) {
@@ -360,6 +356,7 @@ void check_dram(const DramDesc& d, const DramOrigin& origin) {
                     "burst_length = " +
                     str(d.burst_bytes()) + " bytes");
   }
+  // Every address must map to a channel, rank, bank, row and column.
   if (d.capacity_bytes > d.addressable_bytes()) {
     origin.fail({"capacity", "channels", "ranks", "bank_groups", "banks_per_group", "rows_per_bank",
                  "row_size"},
@@ -381,14 +378,6 @@ DramOrigin read_dram_section(ParamReader dram, const std::string& preset_dir) {
   DramSource merged = read_dram(dram, &from_preset.desc);
   merged.desc.preset = *preset;
   return DramOrigin{merged, from_preset};
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 }  // namespace
@@ -416,7 +405,7 @@ TargetDesc parse_target(const std::string& yaml_text, const std::string& file_na
 
 TargetDesc load_target(const std::string& path) {
   fs::path preset_dir = fs::path(path).parent_path() / "dram";
-  return parse_target(read_file(path), path, preset_dir.string());
+  return parse_target(read_text_file(path), path, preset_dir.string());
 }
 
 // ---- summary -----------------------------------------------------------------------------

@@ -512,11 +512,10 @@ TEST(BadContainer, TrailingGarbageInASection) {
                        code.offset + 4, "not a whole number of 32-bit words"));
 }
 
-// ---- known gaps, reported to the owners of reader.cpp, instruction.cpp and executable.cpp.
-// Each file below is accepted today; enable the test when the fix lands.
+// ---- regressions: each of these files used to be accepted --------------------------------
 
-// reader.cpp checks "overlaps the header and section table" against the table entries parsed
-// so far instead of the whole table, so a section may start inside a later entry.
+// The "overlaps the header and section table" check once used only the table entries parsed
+// so far, so a section could start inside a later entry.
 TEST(BadContainer, SectionInsideALaterTableEntry) {
   Executable exe = valid_program();
   exe.tensors[1].data_offset = kNoData;
@@ -528,8 +527,8 @@ TEST(BadContainer, SectionInsideALaterTableEntry) {
   EXPECT_TRUE(rejected(f, "data", inside, "section overlaps the header and section table"));
 }
 
-// reader.cpp compares only neighbours in offset order, so an empty section between two
-// overlapping ones hides the overlap.
+// Comparing only neighbours in offset order let an empty section between two overlapping
+// ones hide the overlap.
 TEST(BadContainer, OverlapBehindAnEmptySection) {
   Executable exe = valid_program();
   for (TensorEntry& t : exe.tensors) t.data_offset = kNoData;
@@ -542,8 +541,8 @@ TEST(BadContainer, OverlapBehindAnEmptySection) {
   EXPECT_TRUE(rejected(f, "debug", tensors.offset + 2, "section overlaps section 'tensors'"));
 }
 
-// TensorDesc::span_bytes() wraps around 64 bits: (2^31 * 2^31 + 15 + 1) * 4 = 2^64 + 64 bytes
-// reads as 64, so the descriptor passes the DRAM bounds check.
+// If TensorDesc::span_bytes() wrapped around 64 bits, (2^31 * 2^31 + 15 + 1) * 4 = 2^64 + 64
+// bytes would read as 64 and pass the DRAM bounds check.
 TEST(BadContainer, DescriptorWhoseSpanWrapsAround) {
   Executable exe = valid_program();
   TensorDesc d = TensorDesc::contiguous(0x300, DType::F32, {2, 16});
@@ -555,8 +554,8 @@ TEST(BadContainer, DescriptorWhoseSpanWrapsAround) {
                        "instruction 0 (fill): operand 'dst' descriptor outside DRAM"));
 }
 
-// TensorEntry::dense_bytes() wraps around 64 bits: 2^31 * 2^31 * 16 f32 elements read as 0
-// bytes, so a 64-byte reservation "holds" the shape.
+// If TensorEntry::dense_bytes() wrapped around 64 bits, 2^31 * 2^31 * 16 f32 elements would
+// read as 0 bytes and a 64-byte reservation would "hold" the shape.
 TEST(BadContainer, TensorWhoseSizeWrapsAround) {
   Executable exe = valid_program();
   exe.tensors[4].shape = {0x80000000u, 0x80000000u, 16, 1};

@@ -193,10 +193,32 @@ TEST(ParamReader, DuplicateKey) {
   cols: 32
   rows: 16
 )";
-  EXPECT_EQ(error_of([&] { ParamReader::parse(text, "x.yaml").child("pe_array"); }),
+  // Reported when the document is parsed, before any key is read.
+  EXPECT_EQ(error_of([&] { ParamReader::parse(text, "x.yaml"); }),
             "x.yaml:4: pe_array.rows: duplicate key (first given at line 2)");
   EXPECT_EQ(error_of([] { ParamReader::parse("a: 1\nb: 2\na: 3\n", "x.yaml"); }),
             "x.yaml:3: a: duplicate key (first given at line 1)");
+  EXPECT_EQ(error_of([] { ParamReader::parse("list:\n  - {x: 1}\n  - {y: 1, y: 2}\n", "x.yaml"); }),
+            "x.yaml:3: list[1].y: duplicate key (first given at line 3)");
+}
+
+TEST(ParamReader, SurvivesHostileAliases) {
+  // A mapping that contains itself: reading it fails on types, and nothing loops.
+  ParamReader r = ParamReader::parse("a: &x {b: *x, c: 1}\n", "x.yaml");
+  EXPECT_EQ(error_of([&] { r.child("a").required<uint32_t>("b"); }),
+            "x.yaml:1: a.b: expected a non-negative integer, got a mapping");
+  // Ten levels of ten-fold repetition would unfold to 10^10 values.
+  std::string bomb = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i <= 10; ++i) {
+    const std::string prev = "*l" + std::to_string(i - 1);
+    bomb += "l" + std::to_string(i) + ": &l" + std::to_string(i) + " [" + prev;
+    for (int j = 1; j < 10; ++j)
+      bomb += ", " + prev;
+    bomb += "]\n";
+  }
+  EXPECT_EQ(error_of([&] { ParamReader::parse(bomb, "x.yaml"); }),
+            "x.yaml:1: (top level): more than 100000 values; is an alias repeating a large part "
+            "of the document?");
 }
 
 TEST(ParamReader, Enumerations) {

@@ -12,6 +12,13 @@ packages=(
   libyaml-cpp-dev   # target descriptions
   libcli11-dev      # command lines of s2c and s2sim
   libgtest-dev      # GoogleTest
+  libonnx-dev       # ONNX import (with the two below)
+  libprotobuf-dev
+  protobuf-compiler
+  python3-torch     # the PyTorch reference and ONNX export (run with /usr/bin/python3)
+  python3-torchvision
+  python3-onnx
+  python3-numpy
 )
 
 missing=()

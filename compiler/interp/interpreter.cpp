@@ -1,0 +1,140 @@
+#include "compiler/interp/interpreter.h"
+
+#include <algorithm>
+
+#include "compiler/interp/kernel.h"
+#include "compiler/ops/registry.h"
+#include "isa/common/errors.h"
+
+namespace s2::ir {
+namespace {
+
+// Calls fn(flat element index of the view, row-major position) for every element.
+template <typename Fn>
+void for_each_element(const Tensor& t, Fn fn) {
+  const size_t rank = t.shape.size();
+  const int64_t n = t.numel();
+  std::vector<int64_t> index(rank, 0);
+  int64_t at = t.offset;
+  for (int64_t k = 0; k < n; ++k) {
+    fn(at, k);
+    for (size_t d = rank; d-- > 0;) {
+      at += t.strides[d];
+      if (++index[d] < t.shape[d]) break;
+      at -= t.strides[d] * t.shape[d];
+      index[d] = 0;
+    }
+  }
+}
+
+template <typename T>
+std::vector<T> gather(const Tensor& t, const std::vector<T>& storage) {
+  std::vector<T> out(static_cast<size_t>(t.numel()));
+  for_each_element(t, [&](int64_t at, int64_t k) {
+    out[static_cast<size_t>(k)] = storage[static_cast<size_t>(at)];
+  });
+  return out;
+}
+
+template <typename T>
+void scatter(const Tensor& t, const std::vector<T>& values, std::vector<T>* storage) {
+  for_each_element(t, [&](int64_t at, int64_t k) {
+    (*storage)[static_cast<size_t>(at)] = values[static_cast<size_t>(k)];
+  });
+}
+
+}  // namespace
+
+Interpreter::Interpreter(const Graph& graph) : graph_(graph), order_(graph.topo_order()) {
+  buffers_.reserve(graph.num_datas());
+  for (size_t i = 0; i < graph.num_datas(); ++i) {
+    const Data& d = graph.data(DataId(i));
+    if (d.init) {
+      internal_check(static_cast<int64_t>(d.init->size()) == d.numel && d.init->dtype() == d.dtype,
+                     "interpreter: initial data of '" + d.name + "' does not match its node");
+      buffers_.push_back(*d.init);
+    } else {
+      buffers_.emplace_back(d.dtype, static_cast<size_t>(d.numel));
+    }
+  }
+}
+
+void Interpreter::run() {
+  for (OpId id : order_) run_op(graph_.op(id));
+}
+
+HostArray Interpreter::value(TensorId id) const {
+  const Tensor& t = graph_.tensor(id);
+  const HostArray& b = buffer(t.data);
+  switch (t.dtype) {
+    case DType::F32: return HostArray(gather(t, b.f32()));
+    case DType::I32: return HostArray(gather(t, b.i32()));
+    case DType::U8: break;
+  }
+  throw InternalError("interpreter: u8 tensors are not supported ('" + t.name + "')");
+}
+
+void Interpreter::set_value(TensorId id, const HostArray& values) {
+  const Tensor& t = graph_.tensor(id);
+  internal_check(static_cast<int64_t>(values.size()) == t.numel() && values.dtype() == t.dtype,
+                 "interpreter: set_value of '" + t.name + "' with the wrong size or type");
+  HostArray& b = buffer(t.data);
+  if (t.dtype == DType::F32) scatter(t, values.f32(), &b.f32());
+  else scatter(t, values.i32(), &b.i32());
+}
+
+void Interpreter::run_op(const Op& op) {
+  const OpSchema& schema = op_schema(op.type);
+  if (schema.fusion == FusionClass::View) return;  // metadata only
+
+  KernelContext ctx{op, {}, {}};
+  // Inputs that are not dense views are gathered into temporaries that live until the
+  // kernel returns.
+  std::vector<HostArray> temps;
+  temps.reserve(op.inputs.size());
+  for (TensorId in : op.inputs) {
+    KernelInput k;
+    if (in.valid()) {
+      const Tensor& t = graph_.tensor(in);
+      k.dtype = t.dtype;
+      k.shape = t.shape;
+      const HostArray* source = &buffer(t.data);
+      size_t offset = static_cast<size_t>(t.offset);
+      if (!t.contiguous()) {
+        temps.push_back(value(in));
+        source = &temps.back();
+        offset = 0;
+      }
+      if (t.dtype == DType::F32) k.f32 = source->f32().data() + offset;
+      else k.i32 = source->i32().data() + offset;
+    }
+    ctx.in.push_back(k);
+  }
+  for (TensorId out : op.outputs) {
+    if (!out.valid()) {
+      ctx.out.push_back(KernelOutput{});
+      continue;
+    }
+    const Tensor& t = graph_.tensor(out);
+    internal_check(t.contiguous(), "interpreter: output '" + t.name + "' of '" + op.name +
+                                       "' is not a dense view");
+    HostArray& b = buffer(t.data);
+    const bool in_place = std::any_of(op.inputs.begin(), op.inputs.end(), [&](TensorId in) {
+      return in.valid() && graph_.tensor(in).data == t.data;
+    });
+    KernelOutput k{t.dtype, t.shape, nullptr, nullptr};
+    const size_t offset = static_cast<size_t>(t.offset);
+    const size_t n = static_cast<size_t>(t.numel());
+    if (t.dtype == DType::F32) {
+      k.f32 = b.f32().data() + offset;
+      if (!in_place) std::fill(k.f32, k.f32 + n, 0.0f);
+    } else {
+      k.i32 = b.i32().data() + offset;
+      if (!in_place) std::fill(k.i32, k.i32 + n, 0);
+    }
+    ctx.out.push_back(k);
+  }
+  schema.kernel(ctx);
+}
+
+}  // namespace s2::ir

@@ -1,0 +1,39 @@
+#pragma once
+// What a reference-interpreter kernel sees: its op, and its inputs and outputs as dense
+// row-major arrays (the interpreter gathers strided views into temporaries first). An output
+// that aliases an input in place (sgd) points at the same memory as that input; kernels must
+// read each element before writing it there.
+
+#include <cstdint>
+#include <vector>
+
+#include "compiler/ir/graph.h"
+
+namespace s2::ir {
+
+struct KernelInput {
+  DType dtype = DType::F32;
+  Shape shape;
+  const float* f32 = nullptr;    // set for f32 inputs
+  const int32_t* i32 = nullptr;  // set for i32 inputs
+  bool present() const { return f32 != nullptr || i32 != nullptr; }
+  int64_t numel() const { return shape_numel(shape); }
+};
+
+struct KernelOutput {
+  DType dtype = DType::F32;
+  Shape shape;
+  float* f32 = nullptr;
+  int32_t* i32 = nullptr;
+  bool present() const { return f32 != nullptr || i32 != nullptr; }
+  int64_t numel() const { return shape_numel(shape); }
+};
+
+struct KernelContext {
+  const Op& op;
+  std::vector<KernelInput> in;    // per schema input; absent optional inputs are !present()
+  std::vector<KernelOutput> out;  // per schema output; zero-filled unless aliased in place;
+                                  // absent optional outputs are !present()
+};
+
+}  // namespace s2::ir

@@ -1,0 +1,287 @@
+#include "compiler/ir/graph.h"
+
+#include <algorithm>
+#include <queue>
+
+#include "compiler/ops/registry.h"
+#include "isa/common/errors.h"
+
+namespace s2::ir {
+
+int64_t Tensor::numel() const { return shape_numel(shape); }
+
+bool Tensor::contiguous() const {
+  // Dense row-major; the stride of a size-1 dimension never matters.
+  if (strides.size() != shape.size()) return false;
+  int64_t expected = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    if (shape[i] != 1 && strides[i] != expected) return false;
+    expected *= shape[i];
+  }
+  return true;
+}
+
+const char* op_category_name(OpCategory category) {
+  switch (category) {
+    case OpCategory::Forward: return "forward";
+    case OpCategory::ActivationGrad: return "activation_grad";
+    case OpCategory::WeightGrad: return "weight_grad";
+    case OpCategory::WeightUpdate: return "weight_update";
+  }
+  return "?";
+}
+
+Shape contiguous_strides(const Shape& shape) {
+  Shape strides(shape.size());
+  int64_t s = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[i] = s;
+    s *= shape[i];
+  }
+  return strides;
+}
+
+int64_t shape_numel(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::string shape_text(DType dtype, const Shape& shape) {
+  std::string s = std::string(isa::dtype_name(dtype)) + "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+DataId Graph::add_data(Data data) {
+  const DataId id(datas_.size());
+  datas_.push_back(std::move(data));
+  return id;
+}
+
+TensorId Graph::add_tensor(Tensor tensor) {
+  internal_check(!names_.count("%" + tensor.name), "tensor name '" + tensor.name + "' used twice");
+  const TensorId id(tensors_.size());
+  names_["%" + tensor.name] = id.value;
+  tensors_.push_back(std::move(tensor));
+  return id;
+}
+
+OpId Graph::add_op_node(Op op) {
+  internal_check(!names_.count("@" + op.name), "op name '" + op.name + "' used twice");
+  const OpId id(ops_.size());
+  names_["@" + op.name] = id.value;
+  for (TensorId out : op.outputs)
+    if (out.valid()) tensors_.at(out.index()).producer = id;
+  ops_.push_back(std::move(op));
+  return id;
+}
+
+TensorId Graph::find_tensor(const std::string& name) const {
+  const auto it = names_.find("%" + name);
+  return it == names_.end() ? TensorId() : TensorId(it->second);
+}
+
+OpId Graph::find_op(const std::string& name) const {
+  const auto it = names_.find("@" + name);
+  return it == names_.end() ? OpId() : OpId(it->second);
+}
+
+std::string Graph::unique_name(const std::string& base) const {
+  auto taken = [this](const std::string& n) { return names_.count("%" + n) || names_.count("@" + n); };
+  if (!taken(base)) return base;
+  for (int k = 2;; ++k) {
+    const std::string candidate = base + "_" + std::to_string(k);
+    if (!taken(candidate)) return candidate;
+  }
+}
+
+void Graph::mark_output(TensorId t) {
+  if (std::find(outputs_.begin(), outputs_.end(), t) == outputs_.end()) outputs_.push_back(t);
+}
+
+TensorId Graph::add_parameter(const std::string& name, TensorRole role, DType dtype,
+                              const Shape& shape, std::shared_ptr<const HostArray> init,
+                              bool constant) {
+  if (init)
+    internal_check(init->dtype() == dtype && static_cast<int64_t>(init->size()) == shape_numel(shape),
+                   "parameter '" + name + "': initial data does not match " + shape_text(dtype, shape));
+  Data d{name, dtype, shape_numel(shape), role, constant, std::move(init)};
+  const DataId data = add_data(std::move(d));
+  return add_tensor(Tensor{name, data, dtype, shape, contiguous_strides(shape), 0, OpId()});
+}
+
+namespace {
+
+TensorRole output_role(OpCategory category) {
+  switch (category) {
+    case OpCategory::Forward: return TensorRole::Activation;
+    case OpCategory::ActivationGrad: return TensorRole::Gradient;
+    case OpCategory::WeightGrad: return TensorRole::WeightGradient;
+    case OpCategory::WeightUpdate: return TensorRole::Scratch;
+  }
+  return TensorRole::Scratch;
+}
+
+void fill_attrs(const OpSchema& schema, const std::string& name, Attrs* attrs) {
+  for (const auto& [key, value] : attrs->values()) {
+    const auto spec = std::find_if(schema.attrs.begin(), schema.attrs.end(),
+                                   [&](const AttrSpec& s) { return s.name == key; });
+    internal_check(spec != schema.attrs.end(), "op '" + name + "' (" +
+                                                   std::string(op_type_name(schema.type)) +
+                                                   "): unknown attribute '" + key + "'");
+    internal_check(attr_kind(value) == spec->kind,
+                   "op '" + name + "': attribute '" + key + "' must be " + attr_kind_name(spec->kind));
+  }
+  for (const AttrSpec& spec : schema.attrs) {
+    if (attrs->has(spec.name)) continue;
+    internal_check(spec.default_value.has_value(), "op '" + name + "' (" +
+                                                       std::string(op_type_name(schema.type)) +
+                                                       "): required attribute '" + spec.name +
+                                                       "' is missing");
+    attrs->set(spec.name, *spec.default_value);
+  }
+}
+
+}  // namespace
+
+std::vector<TensorId> Graph::add_op(OpType type, const std::string& name, OpCategory category,
+                                    const std::vector<TensorId>& inputs, const Attrs& attrs) {
+  const OpSchema& schema = op_schema(type);
+  Op op{name, type, category, attrs, inputs, {}};
+  internal_check(inputs.size() <= schema.inputs.size(),
+                 "op '" + name + "': " + std::to_string(inputs.size()) + " inputs, " +
+                     std::string(op_type_name(type)) + " takes " + std::to_string(schema.inputs.size()));
+  op.inputs.resize(schema.inputs.size());
+  for (size_t i = 0; i < schema.inputs.size(); ++i)
+    internal_check(op.inputs[i].valid() || schema.inputs[i].optional,
+                   "op '" + name + "': required input '" + schema.inputs[i].name + "' is missing");
+  fill_attrs(schema, name, &op.attrs);
+
+  const std::vector<OutputSpec> specs = schema.infer(InferContext(*this, op));
+  internal_check(specs.size() == schema.outputs.size(),
+                 "shape inference of '" + name + "' returned the wrong number of outputs");
+  for (size_t k = 0; k < specs.size(); ++k) {
+    const OutputSpec& spec = specs[k];
+    if (spec.absent) {
+      op.outputs.push_back(TensorId());
+      continue;
+    }
+    const std::string tname =
+        unique_name(specs.size() == 1 ? name : name + "." + schema.outputs[k]);
+    Tensor t{tname, DataId(), spec.dtype, spec.shape, spec.strides, spec.offset, OpId()};
+    if (t.strides.empty()) t.strides = contiguous_strides(t.shape);
+    if (spec.alias_input >= 0) {
+      t.data = tensor(op.inputs.at(static_cast<size_t>(spec.alias_input))).data;
+    } else {
+      t.data = add_data(Data{tname, spec.dtype, shape_numel(spec.shape), output_role(category),
+                             false, nullptr});
+    }
+    op.outputs.push_back(add_tensor(std::move(t)));
+  }
+  add_op_node(op);
+  return op.outputs;
+}
+
+TensorId Graph::add(OpType type, const std::string& name, OpCategory category,
+                    const std::vector<TensorId>& inputs, const Attrs& attrs) {
+  const std::vector<TensorId> outs = add_op(type, name, category, inputs, attrs);
+  internal_check(outs.size() == 1, "op '" + name + "' has " + std::to_string(outs.size()) +
+                                       " outputs, not one");
+  return outs[0];
+}
+
+std::vector<std::vector<OpId>> Graph::consumers() const {
+  std::vector<std::vector<OpId>> users(tensors_.size());
+  for (size_t i = 0; i < ops_.size(); ++i)
+    for (TensorId in : ops_[i].inputs)
+      if (in.valid()) users[in.index()].push_back(OpId(i));
+  return users;
+}
+
+bool Graph::writes_in_place(const Op& op) const {
+  for (TensorId out : op.outputs)
+    for (TensorId in : op.inputs)
+      if (in.valid() && out.valid() && tensor(in).data == tensor(out).data && op_schema(op.type).fusion != FusionClass::View)
+        return true;
+  return false;
+}
+
+bool Graph::has_side_effect(const Op& op) const {
+  if (!writes_in_place(op)) return false;
+  for (TensorId out : op.outputs) {
+    if (!out.valid()) continue;
+    const TensorRole role = data(tensor(out).data).role;
+    if (role == TensorRole::Weight || role == TensorRole::OptimizerState || role == TensorRole::State)
+      return true;
+  }
+  return false;
+}
+
+std::vector<OpId> Graph::topo_order() const {
+  const size_t n = ops_.size();
+  std::vector<std::vector<size_t>> succ(n);
+  std::vector<size_t> indegree(n, 0);
+  auto edge = [&](size_t from, size_t to) {
+    if (from == to) return;
+    succ[from].push_back(to);
+    ++indegree[to];
+  };
+  // Data edges.
+  for (size_t i = 0; i < n; ++i)
+    for (TensorId in : ops_[i].inputs)
+      if (in.valid() && tensor(in).producer.valid()) edge(tensor(in).producer.index(), i);
+  // True when t is op w's output, directly or through views of it.
+  auto derives_from = [&](TensorId t, size_t w) {
+    while (t.valid() && tensor(t).producer.valid()) {
+      const size_t p = tensor(t).producer.index();
+      if (p == w) return true;
+      if (op_schema(ops_[p].type).fusion != FusionClass::View) return false;
+      t = ops_[p].inputs.at(0);
+    }
+    return false;
+  };
+  // Anti-dependencies: an in-place write to a data node follows every other reader of a
+  // tensor on that node that the write itself does not produce.
+  std::unordered_map<uint32_t, std::vector<size_t>> readers;  // data id -> reading ops
+  for (size_t i = 0; i < n; ++i)
+    for (TensorId in : ops_[i].inputs)
+      if (in.valid()) readers[tensor(in).data.value].push_back(i);
+  for (size_t w = 0; w < n; ++w) {
+    if (!writes_in_place(ops_[w])) continue;
+    for (TensorId out : ops_[w].outputs) {
+      if (!out.valid()) continue;
+      const auto it = readers.find(tensor(out).data.value);
+      if (it == readers.end()) continue;
+      for (size_t r : it->second) {
+        bool reads_written_version = false;
+        for (TensorId in : ops_[r].inputs)
+          if (in.valid() && tensor(in).data == tensor(out).data && derives_from(in, w))
+            reads_written_version = true;
+        if (!reads_written_version) edge(r, w);
+      }
+    }
+  }
+  // Kahn's algorithm, smallest op index first, so the order is deterministic and follows
+  // construction order where it can.
+  std::priority_queue<size_t, std::vector<size_t>, std::greater<>> ready;
+  for (size_t i = 0; i < n; ++i)
+    if (indegree[i] == 0) ready.push(i);
+  std::vector<OpId> order;
+  order.reserve(n);
+  while (!ready.empty()) {
+    const size_t i = ready.top();
+    ready.pop();
+    order.push_back(OpId(i));
+    for (size_t s : succ[i])
+      if (--indegree[s] == 0) ready.push(s);
+  }
+  if (order.size() != n) {
+    for (size_t i = 0; i < n; ++i)
+      if (indegree[i] != 0)
+        throw InternalError("graph '" + name_ + "' has a cycle through op '" + ops_[i].name + "'");
+  }
+  return order;
+}
+
+}  // namespace s2::ir

@@ -1,0 +1,144 @@
+#pragma once
+// The Graph-IR: a DAG of three kinds of node (S2Train compiler design).
+//
+//   Data    - a buffer: element type, element count, role (weight, activation, gradient, ...),
+//             and for weights, inputs and constants its initial contents.
+//   Tensor  - a view of a data node: shape, strides and offset in elements, with the same
+//             meaning as in PyTorch and NumPy. It holds no numbers. Transpose, slice and
+//             reshape make new tensors on the same data; one data node can back several
+//             tensors, and one tensor can feed several operators.
+//   Op      - an operator of a registered type (ops/op_types.def) with attributes, input and
+//             output tensors, and a category: forward, activation gradient, weight gradient,
+//             or weight update.
+//
+// Every tensor is produced by at most one op (parameters and inputs by none). An op output
+// may alias an input's data: views (metadata only) and in-place updates (sgd writes the new
+// weight into the old weight's data). topo_order() orders every reader of a data node before
+// an in-place write to it.
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "compiler/ir/attrs.h"
+#include "compiler/ir/host_array.h"
+#include "compiler/ir/ids.h"
+#include "compiler/ops/op_type.h"
+#include "isa/container/executable.h"
+
+namespace s2::ir {
+
+using isa::DType;
+using isa::TensorRole;
+using Shape = std::vector<int64_t>;
+
+struct Data {
+  std::string name;
+  DType dtype = DType::F32;
+  int64_t numel = 0;
+  TensorRole role = TensorRole::Scratch;
+  bool constant = false;                  // contents known at compile time and never written
+  std::shared_ptr<const HostArray> init;  // initial contents, or null
+};
+
+struct Tensor {
+  std::string name;
+  DataId data;
+  DType dtype = DType::F32;
+  Shape shape;
+  Shape strides;       // in elements
+  int64_t offset = 0;  // in elements, from the start of the data
+  OpId producer;       // invalid for parameters and inputs
+
+  int64_t numel() const;
+  bool contiguous() const;
+};
+
+enum class OpCategory : uint8_t { Forward, ActivationGrad, WeightGrad, WeightUpdate };
+const char* op_category_name(OpCategory category);
+
+struct Op {
+  std::string name;
+  OpType type = OpType::Conv2d;
+  OpCategory category = OpCategory::Forward;
+  Attrs attrs;
+  std::vector<TensorId> inputs;  // positional per the schema; invalid for an absent optional
+  std::vector<TensorId> outputs;  // per the schema; invalid for an absent optional output
+};
+
+Shape contiguous_strides(const Shape& shape);
+int64_t shape_numel(const Shape& shape);
+std::string shape_text(DType dtype, const Shape& shape);
+
+class Graph {
+ public:
+  explicit Graph(std::string name = "graph") : name_(std::move(name)) {}
+
+  const std::string& name() const { return name_; }
+
+  // A data node with one contiguous tensor over it, produced by no op: a weight, an input
+  // batch, labels, optimizer state or a constant.
+  TensorId add_parameter(const std::string& name, TensorRole role, DType dtype,
+                         const Shape& shape, std::shared_ptr<const HostArray> init = nullptr,
+                         bool constant = false);
+
+  // Adds an op: fills attribute defaults from its schema, runs its shape inference and
+  // creates its outputs (new data nodes, or views of an input's data). Returns the outputs.
+  // Throws UserError naming the op when the inputs do not fit.
+  std::vector<TensorId> add_op(OpType type, const std::string& name, OpCategory category,
+                               const std::vector<TensorId>& inputs, const Attrs& attrs = {});
+  // The single output of an op that has one.
+  TensorId add(OpType type, const std::string& name, OpCategory category,
+               const std::vector<TensorId>& inputs, const Attrs& attrs = {});
+
+  // Low-level construction, for passes that copy nodes between graphs.
+  DataId add_data(Data data);
+  TensorId add_tensor(Tensor tensor);
+  OpId add_op_node(Op op);
+
+  const Data& data(DataId id) const { return datas_.at(id.index()); }
+  const Tensor& tensor(TensorId id) const { return tensors_.at(id.index()); }
+  const Op& op(OpId id) const { return ops_.at(id.index()); }
+  Data& mutable_data(DataId id) { return datas_.at(id.index()); }
+  Tensor& mutable_tensor(TensorId id) { return tensors_.at(id.index()); }
+  Op& mutable_op(OpId id) { return ops_.at(id.index()); }
+  size_t num_datas() const { return datas_.size(); }
+  size_t num_tensors() const { return tensors_.size(); }
+  size_t num_ops() const { return ops_.size(); }
+
+  TensorId find_tensor(const std::string& name) const;
+  OpId find_op(const std::string& name) const;
+  // A name not used by any op, tensor or data node yet: `base`, or base_2, base_3, ...
+  std::string unique_name(const std::string& base) const;
+
+  // Tensors the step must produce (the loss, updated weights, ...): roots for dead-code
+  // elimination, and what the interpreter reports.
+  const std::vector<TensorId>& outputs() const { return outputs_; }
+  void mark_output(TensorId t);
+  void set_outputs(std::vector<TensorId> outputs) { outputs_ = std::move(outputs); }
+  TensorId loss() const { return loss_; }
+  void set_loss(TensorId t) { loss_ = t; }
+
+  // Ops reading each tensor, indexed by tensor id.
+  std::vector<std::vector<OpId>> consumers() const;
+  // An order in which every op follows the producers of its inputs and every in-place
+  // write follows the other readers of the data it overwrites. Internal error on a cycle.
+  std::vector<OpId> topo_order() const;
+  // True when the op writes into the data of one of its inputs (in-place update).
+  bool writes_in_place(const Op& op) const;
+  // True when the op has an effect beyond its outputs' values: an in-place write into data
+  // that outlives the step (weights, optimizer and batch-norm state).
+  bool has_side_effect(const Op& op) const;
+
+ private:
+  std::string name_;
+  std::vector<Data> datas_;
+  std::vector<Tensor> tensors_;
+  std::vector<Op> ops_;
+  std::vector<TensorId> outputs_;
+  TensorId loss_;
+  std::unordered_map<std::string, uint32_t> names_;  // every op, tensor and data name
+};
+
+}  // namespace s2::ir

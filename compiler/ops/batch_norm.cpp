@@ -1,0 +1,221 @@
+// Batch normalisation in training mode (PyTorch semantics) and its backward, on the PPU.
+//
+// x is [N,C,H,W] or [N,C]; statistics are per channel c over the N*H*W values of that
+// channel. The normalisation uses the biased batch variance; the running variance is updated
+// with the unbiased one: running = (1 - momentum) * running + momentum * batch.
+//
+// Arithmetic order (fp32 throughout, no fused multiply-add), per channel:
+//   sum    = x values added from 0.0f in order n = 0..N-1, then h*W+w = 0..H*W-1
+//   mean   = sum / count                        (count = N*H*W)
+//   sq     = (x - mean)^2 added in the same order
+//   var    = sq / count;  unbiased = sq / (count - 1)
+//   invstd = 1 / sqrt(var + eps)
+//   y      = ((x - mean) * invstd) * gamma + beta
+// Backward, with xhat = (x - mean) * invstd and the same summation order:
+//   dbeta  = sum dy;  dgamma = sum dy * xhat
+//   dx     = (gamma * invstd) * ((dy - dbeta / count) - xhat * (dgamma / count))
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "compiler/autodiff/backward_context.h"
+#include "compiler/interp/kernel.h"
+#include "compiler/ops/registry.h"
+
+namespace s2::ir {
+namespace {
+
+std::string input_text(const InferContext& ctx, size_t i) {
+  const Tensor& t = ctx.input(i);
+  return "input '" + op_schema(ctx.op().type).inputs[i].name + "' " + shape_text(t.dtype, t.shape);
+}
+
+// Checks x (input `xi`, rank 2 or 4, f32) and returns its channel count.
+int64_t check_activation(const InferContext& ctx, size_t xi) {
+  ctx.expect_dtype(xi, DType::F32);
+  const Shape& x = ctx.shape(xi);
+  if (x.size() != 2 && x.size() != 4)
+    ctx.fail(input_text(ctx, xi) + " must have rank 2 ([N,C]) or 4 ([N,C,H,W])");
+  return x[1];
+}
+
+void check_per_channel(const InferContext& ctx, size_t i, int64_t channels) {
+  ctx.expect_dtype(i, DType::F32);
+  ctx.expect_shape(i, {channels});
+}
+
+// Geometry of x as [N, C, S] with S = H*W (1 for a 2-D input).
+struct Geometry {
+  size_t n = 0, c = 0, s = 0;
+  size_t count() const { return n * s; }
+  size_t at(size_t ni, size_t ci) const { return (ni * c + ci) * s; }
+};
+
+Geometry geometry(const Shape& x) {
+  Geometry g;
+  g.n = static_cast<size_t>(x[0]);
+  g.c = static_cast<size_t>(x[1]);
+  g.s = x.size() == 4 ? static_cast<size_t>(x[2] * x[3]) : 1;
+  return g;
+}
+
+// ---- batch_norm ----
+
+std::vector<OutputSpec> infer_batch_norm(const InferContext& ctx) {
+  const int64_t c = check_activation(ctx, 0);
+  for (size_t i = 1; i <= 4; ++i)
+    check_per_channel(ctx, i, c);
+  const Geometry g = geometry(ctx.shape(0));
+  if (g.count() <= 1)
+    ctx.fail(input_text(ctx, 0) + " has " + std::to_string(g.count()) +
+             " value per channel; training-mode batch norm needs more than one");
+  OutputSpec y, stat;
+  y.shape = ctx.shape(0);
+  stat.shape = {c};
+  std::vector<OutputSpec> out{y, stat, stat};
+  for (size_t i : {size_t{3}, size_t{4}}) {  // running statistics, updated in place
+    const Tensor& t = ctx.input(i);
+    if (!t.contiguous())
+      ctx.fail(input_text(ctx, i) + " is updated in place and must be a dense view");
+    OutputSpec alias = stat;
+    alias.alias_input = static_cast<int>(i);
+    alias.strides = t.strides;
+    alias.offset = t.offset;
+    out.push_back(alias);
+  }
+  return out;
+}
+
+void batch_norm_kernel(KernelContext& k) {
+  const float eps = static_cast<float>(k.op.attrs.f("eps"));
+  const float momentum = static_cast<float>(k.op.attrs.f("momentum"));
+  const Geometry g = geometry(k.in[0].shape);
+  const float count = static_cast<float>(g.count());
+  const float* x = k.in[0].f32;
+  const float* gamma = k.in[1].f32;
+  const float* beta = k.in[2].f32;
+  const float* running_mean = k.in[3].f32;
+  const float* running_var = k.in[4].f32;
+  float* y = k.out[0].f32;
+  float* saved_mean = k.out[1].f32;
+  float* saved_invstd = k.out[2].f32;
+  float* running_mean_out = k.out[3].f32;  // same memory as running_mean
+  float* running_var_out = k.out[4].f32;   // same memory as running_var
+  for (size_t c = 0; c < g.c; ++c) {
+    float sum = 0.0f;
+    for (size_t n = 0; n < g.n; ++n)
+      for (size_t s = 0, at = g.at(n, c); s < g.s; ++s)
+        sum += x[at + s];
+    const float mean = sum / count;
+    float sq = 0.0f;
+    for (size_t n = 0; n < g.n; ++n)
+      for (size_t s = 0, at = g.at(n, c); s < g.s; ++s) {
+        const float d = x[at + s] - mean;
+        sq += d * d;
+      }
+    const float var = sq / count;
+    const float unbiased = sq / (count - 1.0f);
+    const float invstd = 1.0f / std::sqrt(var + eps);
+    for (size_t n = 0; n < g.n; ++n)
+      for (size_t s = 0, at = g.at(n, c); s < g.s; ++s)
+        y[at + s] = ((x[at + s] - mean) * invstd) * gamma[c] + beta[c];
+    saved_mean[c] = mean;
+    saved_invstd[c] = invstd;
+    const float rm = running_mean[c];
+    const float rv = running_var[c];
+    running_mean_out[c] = (1.0f - momentum) * rm + momentum * mean;
+    running_var_out[c] = (1.0f - momentum) * rv + momentum * unbiased;
+  }
+}
+
+// One batch_norm_bwd op computes all three gradients; the outputs not needed are left to
+// dead-code elimination. Gradients flowing into the statistics outputs are ignored: they are
+// not differentiable results of the step.
+void batch_norm_backward(BackwardContext& b) {
+  const TensorId dy = b.grad_output(0);
+  if (!dy.valid() || !(b.needs_grad(0) || b.needs_grad(1) || b.needs_grad(2))) return;
+  const std::vector<TensorId> grads =
+      b.emit(OpType::BatchNormBwd, "bwd", OpCategory::ActivationGrad,
+             {dy, b.input(0), b.input(1), b.output(1), b.output(2)});
+  for (size_t i = 0; i < 3; ++i)
+    if (b.needs_grad(i)) b.add_grad(i, grads[i]);
+}
+
+// ---- batch_norm_bwd ----
+
+std::vector<OutputSpec> infer_batch_norm_bwd(const InferContext& ctx) {
+  const int64_t c = check_activation(ctx, 1);
+  ctx.expect_dtype(0, DType::F32);
+  ctx.expect_shape(0, ctx.shape(1));
+  for (size_t i = 2; i <= 4; ++i)
+    check_per_channel(ctx, i, c);
+  OutputSpec dx, stat;
+  dx.shape = ctx.shape(1);
+  stat.shape = {c};
+  return {dx, stat, stat};
+}
+
+void batch_norm_bwd_kernel(KernelContext& k) {
+  const Geometry g = geometry(k.in[1].shape);
+  const float count = static_cast<float>(g.count());
+  const float* dy = k.in[0].f32;
+  const float* x = k.in[1].f32;
+  const float* gamma = k.in[2].f32;
+  const float* mean = k.in[3].f32;
+  const float* invstd = k.in[4].f32;
+  float* dx = k.out[0].f32;
+  float* dgamma = k.out[1].f32;
+  float* dbeta = k.out[2].f32;
+  for (size_t c = 0; c < g.c; ++c) {
+    float sum_dy = 0.0f;
+    float sum_dy_xhat = 0.0f;
+    for (size_t n = 0; n < g.n; ++n)
+      for (size_t s = 0, at = g.at(n, c); s < g.s; ++s) {
+        const float xhat = (x[at + s] - mean[c]) * invstd[c];
+        sum_dy += dy[at + s];
+        sum_dy_xhat += dy[at + s] * xhat;
+      }
+    dbeta[c] = sum_dy;
+    dgamma[c] = sum_dy_xhat;
+    const float mean_dy = sum_dy / count;
+    const float mean_dy_xhat = sum_dy_xhat / count;
+    const float gain = gamma[c] * invstd[c];
+    for (size_t n = 0; n < g.n; ++n)
+      for (size_t s = 0, at = g.at(n, c); s < g.s; ++s) {
+        const float xhat = (x[at + s] - mean[c]) * invstd[c];
+        dx[at + s] = gain * ((dy[at + s] - mean_dy) - xhat * mean_dy_xhat);
+      }
+  }
+}
+
+}  // namespace
+
+void register_batch_norm_ops(OpRegistry& r) {
+  r.add(OpSchema{
+      OpType::BatchNorm,
+      FusionClass::Ppu,
+      {{"x"}, {"gamma"}, {"beta"}, {"running_mean"}, {"running_var"}},
+      {"y", "saved_mean", "saved_invstd", "running_mean_out", "running_var_out"},
+      {{"eps", AttrKind::Float, AttrValue(1e-5)}, {"momentum", AttrKind::Float, AttrValue(0.1)}},
+      infer_batch_norm,
+      batch_norm_backward,
+      batch_norm_kernel,
+      "Training-mode batch norm of x [N,C,H,W] or [N,C] with per-channel gamma, beta [C]: "
+      "y = (x - mean) / sqrt(var + eps) * gamma + beta over batch statistics (biased variance). "
+      "Outputs the saved mean and 1/sqrt(var + eps) for the backward, and updates running_mean "
+      "and running_var in place (running = (1 - momentum) * running + momentum * batch, with the "
+      "unbiased variance), like PyTorch."});
+  r.add(OpSchema{OpType::BatchNormBwd,
+                 FusionClass::Ppu,
+                 {{"dy"}, {"x"}, {"gamma"}, {"saved_mean"}, {"saved_invstd"}},
+                 {"dx", "dgamma", "dbeta"},
+                 {},
+                 infer_batch_norm_bwd,
+                 nullptr,
+                 batch_norm_bwd_kernel,
+                 "Backward of training-mode batch_norm from its saved statistics: dx, "
+                 "dgamma = sum(dy * xhat), dbeta = sum(dy) per channel. No backward rule."});
+}
+
+}  // namespace s2::ir

@@ -1,0 +1,275 @@
+// The convolution family: conv2d and its two gradients, conv2d_bwd_data (the transposed
+// convolution giving dx) and conv2d_bwd_weight (giving dw). All run on the PE array.
+// Layout NCHW; the kernels and their accumulation order are in ops/conv_kernels.h.
+
+#include <string>
+#include <vector>
+
+#include "compiler/autodiff/backward_context.h"
+#include "compiler/interp/kernel.h"
+#include "compiler/ops/conv_kernels.h"
+#include "compiler/ops/registry.h"
+#include "isa/encoding/semantics.h"
+
+namespace s2::ir {
+namespace {
+
+using conv_kernels::ConvGeometry;
+using Ints = std::vector<int64_t>;
+
+std::string ints_text(const Ints& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? "," : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+// "input 'x' f32[1,3,8,8]": how errors name an input.
+std::string describe(const InferContext& ctx, size_t i) {
+  const Tensor& t = ctx.input(i);
+  return "input '" + op_schema(ctx.op().type).inputs[i].name + "' " + shape_text(t.dtype, t.shape);
+}
+
+void expect_f32_rank(const InferContext& ctx, size_t i, size_t rank) {
+  ctx.expect_dtype(i, DType::F32);
+  ctx.expect_rank(i, rank);
+}
+
+// An ints attribute of `count` entries, each at least `min`.
+const Ints& ints_attr(const InferContext& ctx, const std::string& name, size_t count, int64_t min,
+                      const std::string& meaning) {
+  const Ints& v = ctx.attrs().ints(name);
+  bool ok = v.size() == count;
+  for (int64_t x : v)
+    ok = ok && x >= min;
+  if (!ok) ctx.fail("attribute '" + name + "' must be " + meaning + ", got " + ints_text(v));
+  return v;
+}
+
+// The attributes every op of the family shares, validated.
+void check_conv_attrs(const InferContext& ctx) {
+  ints_attr(ctx, "stride", 2, 1, "2 integers >= 1 [sh,sw]");
+  ints_attr(ctx, "pads", 4, 0, "4 integers >= 0 [top,left,bottom,right]");
+  ints_attr(ctx, "dilation", 2, 1, "2 integers >= 1 [dh,dw]");
+  if (ctx.attrs().i("groups") < 1)
+    ctx.fail("attribute 'groups' must be at least 1, got " +
+             std::to_string(ctx.attrs().i("groups")));
+}
+
+// The geometry from the (validated) attributes, the input plane [H,W] and the filter [R,S];
+// sets p and q, 0 when the window does not fit.
+ConvGeometry geometry(const Attrs& attrs, int64_t n, int64_t c, int64_t h, int64_t w, int64_t k,
+                      int64_t r, int64_t s) {
+  const Ints& stride = attrs.ints("stride");
+  const Ints& pads = attrs.ints("pads");
+  const Ints& dilation = attrs.ints("dilation");
+  ConvGeometry g;
+  g.n = n, g.c = c, g.h = h, g.w = w, g.k = k, g.r = r, g.s = s;
+  g.sh = stride[0], g.sw = stride[1], g.pt = pads[0], g.pl = pads[1];
+  g.dh = dilation[0], g.dw = dilation[1], g.groups = attrs.i("groups");
+  auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
+  g.p = static_cast<int64_t>(
+      isa::window_output_size(u(h), u(pads[0]), u(pads[2]), u(r), u(g.sh), u(g.dh), false));
+  g.q = static_cast<int64_t>(
+      isa::window_output_size(u(w), u(pads[1]), u(pads[3]), u(s), u(g.sw), u(g.dw), false));
+  return g;
+}
+
+// Fails unless the window fits the padded input; `what` names the input plane.
+void expect_window_fits(const InferContext& ctx, const ConvGeometry& g, const std::string& what) {
+  if (g.p > 0 && g.q > 0) return;
+  const Ints& pads = ctx.attrs().ints("pads");
+  ctx.fail("the " + std::to_string(g.r) + "x" + std::to_string(g.s) + " window (dilation " +
+           std::to_string(g.dh) + "x" + std::to_string(g.dw) + ", extent " +
+           std::to_string(g.dh * (g.r - 1) + 1) + "x" + std::to_string(g.dw * (g.s - 1) + 1) +
+           ") is larger than " + what + " padded to " + std::to_string(g.h + pads[0] + pads[2]) +
+           "x" + std::to_string(g.w + pads[1] + pads[3]) + " (pads " + ints_text(pads) + ")");
+}
+
+// Fails unless `groups` divides the channels of input i (dimension dim).
+void expect_groups_divide(const InferContext& ctx, size_t i, size_t dim, const std::string& what) {
+  const int64_t groups = ctx.attrs().i("groups");
+  if (ctx.shape(i)[dim] % groups != 0)
+    ctx.fail("groups=" + std::to_string(groups) + " does not divide the " +
+             std::to_string(ctx.shape(i)[dim]) + " " + what + " of " + describe(ctx, i));
+}
+
+// Fails unless the spatial size of dy (input i) is the conv output size.
+void expect_output_plane(const InferContext& ctx, size_t i, const ConvGeometry& g,
+                         const std::string& from) {
+  const Shape& dy = ctx.shape(i);
+  if (dy[2] != g.p || dy[3] != g.q)
+    ctx.fail(describe(ctx, i) + " does not match the " + std::to_string(g.p) + "x" +
+             std::to_string(g.q) + " output plane of the convolution of " + from);
+}
+
+// --- conv2d ---------------------------------------------------------------------------------
+
+std::vector<OutputSpec> infer_conv2d(const InferContext& ctx) {
+  expect_f32_rank(ctx, 0, 4);
+  expect_f32_rank(ctx, 1, 4);
+  check_conv_attrs(ctx);
+  const Shape& x = ctx.shape(0);
+  const Shape& w = ctx.shape(1);
+  const int64_t groups = ctx.attrs().i("groups");
+  expect_groups_divide(ctx, 0, 1, "channels");
+  expect_groups_divide(ctx, 1, 0, "output channels");
+  if (w[1] != x[1] / groups)
+    ctx.fail(describe(ctx, 1) + " has " + std::to_string(w[1]) + " input channels per group, but " +
+             describe(ctx, 0) + " with groups=" + std::to_string(groups) + " has " +
+             std::to_string(x[1] / groups));
+  if (ctx.has_input(2)) {
+    ctx.expect_dtype(2, DType::F32);
+    ctx.expect_shape(2, {w[0]});
+  }
+  const ConvGeometry g = geometry(ctx.attrs(), x[0], x[1], x[2], x[3], w[0], w[2], w[3]);
+  expect_window_fits(ctx, g, describe(ctx, 0));
+  OutputSpec y;
+  y.shape = {x[0], w[0], g.p, g.q};
+  return {y};
+}
+
+void backward_conv2d(BackwardContext& ctx) {
+  const TensorId dy = ctx.grad_output(0);
+  if (!dy.valid()) return;
+  // Copies: emitting ops grows the graph's tensor storage.
+  const Shape x = ctx.tensor(ctx.input(0)).shape;
+  const Shape w = ctx.tensor(ctx.input(1)).shape;
+  if (ctx.needs_grad(0)) {
+    Attrs attrs = ctx.attrs();
+    attrs.set("input_hw", Ints{x[2], x[3]});
+    ctx.add_grad(0, ctx.emit1(OpType::Conv2dBwdData, "bwd_data", ctx.grad_category(0),
+                              {dy, ctx.input(1)}, attrs));
+  }
+  if (ctx.needs_grad(1)) {
+    Attrs attrs = ctx.attrs();
+    attrs.set("kernel_hw", Ints{w[2], w[3]});
+    ctx.add_grad(1, ctx.emit1(OpType::Conv2dBwdWeight, "bwd_weight", ctx.grad_category(1),
+                              {ctx.input(0), dy}, attrs));
+  }
+  if (ctx.input(2).valid() && ctx.needs_grad(2))
+    ctx.add_grad(2, ctx.emit1(OpType::ReduceSum, "bwd_bias", ctx.grad_category(2), {dy},
+                              Attrs{{"axes", Ints{0, 2, 3}}}));
+}
+
+void kernel_conv2d(KernelContext& ctx) {
+  const Shape& x = ctx.in[0].shape;
+  const Shape& w = ctx.in[1].shape;
+  const ConvGeometry g = geometry(ctx.op.attrs, x[0], x[1], x[2], x[3], w[0], w[2], w[3]);
+  conv_kernels::conv2d_forward(g, ctx.in[0].f32, ctx.in[1].f32,
+                               ctx.in[2].present() ? ctx.in[2].f32 : nullptr, ctx.out[0].f32);
+}
+
+// --- conv2d_bwd_data ------------------------------------------------------------------------
+
+std::vector<OutputSpec> infer_conv2d_bwd_data(const InferContext& ctx) {
+  expect_f32_rank(ctx, 0, 4);
+  expect_f32_rank(ctx, 1, 4);
+  check_conv_attrs(ctx);
+  const Ints& hw = ints_attr(ctx, "input_hw", 2, 1, "2 integers >= 1 [H,W]");
+  const Shape& dy = ctx.shape(0);
+  const Shape& w = ctx.shape(1);
+  if (dy[1] != w[0])
+    ctx.fail(describe(ctx, 0) + " has " + std::to_string(dy[1]) + " channels, but " +
+             describe(ctx, 1) + " has " + std::to_string(w[0]) + " output channels");
+  expect_groups_divide(ctx, 1, 0, "output channels");
+  const int64_t c = w[1] * ctx.attrs().i("groups");
+  const ConvGeometry g = geometry(ctx.attrs(), dy[0], c, hw[0], hw[1], w[0], w[2], w[3]);
+  const std::string plane = "the input_hw " + ints_text(hw) + " input";
+  expect_window_fits(ctx, g, plane);
+  expect_output_plane(ctx, 0, g, plane);
+  OutputSpec dx;
+  dx.shape = {dy[0], c, hw[0], hw[1]};
+  return {dx};
+}
+
+void kernel_conv2d_bwd_data(KernelContext& ctx) {
+  const Shape& dy = ctx.in[0].shape;
+  const Shape& w = ctx.in[1].shape;
+  const Shape& dx = ctx.out[0].shape;
+  const ConvGeometry g = geometry(ctx.op.attrs, dx[0], dx[1], dx[2], dx[3], dy[1], w[2], w[3]);
+  conv_kernels::conv2d_backward_data(g, ctx.in[0].f32, ctx.in[1].f32, ctx.out[0].f32);
+}
+
+// --- conv2d_bwd_weight ----------------------------------------------------------------------
+
+std::vector<OutputSpec> infer_conv2d_bwd_weight(const InferContext& ctx) {
+  expect_f32_rank(ctx, 0, 4);
+  expect_f32_rank(ctx, 1, 4);
+  check_conv_attrs(ctx);
+  const Ints& rs = ints_attr(ctx, "kernel_hw", 2, 1, "2 integers >= 1 [R,S]");
+  const Shape& x = ctx.shape(0);
+  const Shape& dy = ctx.shape(1);
+  if (dy[0] != x[0])
+    ctx.fail(describe(ctx, 1) + " has batch " + std::to_string(dy[0]) + ", but " +
+             describe(ctx, 0) + " has batch " + std::to_string(x[0]));
+  expect_groups_divide(ctx, 0, 1, "channels");
+  expect_groups_divide(ctx, 1, 1, "channels");
+  const ConvGeometry g = geometry(ctx.attrs(), x[0], x[1], x[2], x[3], dy[1], rs[0], rs[1]);
+  expect_window_fits(ctx, g, describe(ctx, 0));
+  expect_output_plane(ctx, 1, g, describe(ctx, 0));
+  OutputSpec dw;
+  dw.shape = {dy[1], x[1] / ctx.attrs().i("groups"), rs[0], rs[1]};
+  return {dw};
+}
+
+void kernel_conv2d_bwd_weight(KernelContext& ctx) {
+  const Shape& x = ctx.in[0].shape;
+  const Shape& dw = ctx.out[0].shape;
+  const ConvGeometry g = geometry(ctx.op.attrs, x[0], x[1], x[2], x[3], dw[0], dw[2], dw[3]);
+  conv_kernels::conv2d_backward_weight(g, ctx.in[0].f32, ctx.in[1].f32, ctx.out[0].f32);
+}
+
+std::vector<AttrSpec> conv_attrs() {
+  return {{"stride", AttrKind::Ints, Ints{1, 1}},
+          {"pads", AttrKind::Ints, Ints{0, 0, 0, 0}},
+          {"dilation", AttrKind::Ints, Ints{1, 1}},
+          {"groups", AttrKind::Int, int64_t{1}}};
+}
+
+std::vector<AttrSpec> conv_attrs_plus(const std::string& name) {
+  std::vector<AttrSpec> attrs = conv_attrs();
+  attrs.push_back({name, AttrKind::Ints, std::nullopt});
+  return attrs;
+}
+
+}  // namespace
+
+void register_conv_ops(OpRegistry& r) {
+  r.add({OpType::Conv2d,
+         FusionClass::Pe,
+         {{"x"}, {"w"}, {"bias", true}},
+         {"y"},
+         conv_attrs(),
+         infer_conv2d,
+         backward_conv2d,
+         kernel_conv2d,
+         "2-D convolution (cross-correlation, as in PyTorch): x [N,C,H,W], w [K,C/groups,R,S], "
+         "optional bias [K] -> y [N,K,P,Q]. stride [sh,sw], pads [top,left,bottom,right], "
+         "dilation [dh,dw]; channels split into `groups` independent groups (groups = C = K is "
+         "depthwise)."});
+  r.add({OpType::Conv2dBwdData,
+         FusionClass::Pe,
+         {{"dy"}, {"w"}},
+         {"dx"},
+         conv_attrs_plus("input_hw"),
+         infer_conv2d_bwd_data,
+         nullptr,
+         kernel_conv2d_bwd_data,
+         "Gradient of conv2d with respect to its input (a transposed convolution): dy [N,K,P,Q], "
+         "w [K,C/groups,R,S] -> dx [N,C,H,W]. Attributes of the forward conv2d, plus input_hw "
+         "[H,W] (with stride > 1 several input sizes give the same output size)."});
+  r.add({OpType::Conv2dBwdWeight,
+         FusionClass::Pe,
+         {{"x"}, {"dy"}},
+         {"dw"},
+         conv_attrs_plus("kernel_hw"),
+         infer_conv2d_bwd_weight,
+         nullptr,
+         kernel_conv2d_bwd_weight,
+         "Gradient of conv2d with respect to its filters: x [N,C,H,W], dy [N,K,P,Q] -> dw "
+         "[K,C/groups,R,S], summed over the batch. Attributes of the forward conv2d, plus "
+         "kernel_hw [R,S]."});
+}
+
+}  // namespace s2::ir

@@ -1,0 +1,160 @@
+// Softmax cross-entropy (PyTorch's nn.CrossEntropyLoss on class indices) and its gradient,
+// on the PPU. The loss is where backpropagation starts.
+//
+// Arithmetic (fp32, no fused multiply-add), per row n of logits x [N,C] with label t:
+//   max  = the largest x[n][c]
+//   sum  = exp(x[n][c] - max) added from 0.0f for c = 0..C-1
+//   loss = log(sum) - (x[n][t] - max)
+// The rows' losses are added from 0.0f in order n = 0..N-1, then divided by N for "mean".
+// The gradient is (exp(x[n][c] - max) / sum - (c == t)), divided by N for "mean", then
+// multiplied by the incoming loss gradient when there is one.
+//
+// A label outside [0, C) is a fault of the input batch, found only when the numbers are
+// known: the kernel throws s2::UserError naming the op, the sample and the label.
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "compiler/autodiff/backward_context.h"
+#include "compiler/interp/kernel.h"
+#include "compiler/ops/registry.h"
+#include "isa/common/errors.h"
+
+namespace s2::ir {
+namespace {
+
+std::string input_text(const InferContext& ctx, size_t i) {
+  const Tensor& t = ctx.input(i);
+  return "input '" + op_schema(ctx.op().type).inputs[i].name + "' " + shape_text(t.dtype, t.shape);
+}
+
+void check_logits_labels(const InferContext& ctx) {
+  ctx.expect_dtype(0, DType::F32);
+  ctx.expect_rank(0, 2);
+  ctx.expect_dtype(1, DType::I32);
+  ctx.expect_rank(1, 1);
+  if (ctx.shape(1)[0] != ctx.shape(0)[0])
+    ctx.fail(input_text(ctx, 1) + " must have one label per row of " + input_text(ctx, 0));
+  const std::string& reduction = ctx.attrs().s("reduction");
+  if (reduction != "mean" && reduction != "sum")
+    ctx.fail("attribute 'reduction' must be \"mean\" or \"sum\", not \"" + reduction + "\"");
+}
+
+std::vector<OutputSpec> infer_softmax_ce(const InferContext& ctx) {
+  check_logits_labels(ctx);
+  OutputSpec loss;
+  loss.shape = {1};
+  return {loss};
+}
+
+std::vector<OutputSpec> infer_softmax_ce_bwd(const InferContext& ctx) {
+  check_logits_labels(ctx);
+  if (ctx.has_input(2)) {
+    ctx.expect_dtype(2, DType::F32);
+    ctx.expect_shape(2, {1});
+  }
+  OutputSpec dlogits;
+  dlogits.shape = ctx.shape(0);
+  return {dlogits};
+}
+
+// The label of row n, checked against the class count.
+size_t label_of(const KernelContext& k, size_t n, size_t classes) {
+  const int32_t t = k.in[1].i32[n];
+  if (t < 0 || static_cast<size_t>(t) >= classes)
+    throw UserError("op '" + k.op.name + "' (" + std::string(op_type_name(k.op.type)) +
+                    "): label " + std::to_string(t) + " of sample " + std::to_string(n) +
+                    " is outside the class range [0," + std::to_string(classes) + ")");
+  return static_cast<size_t>(t);
+}
+
+struct RowStats {
+  float max;
+  float sum;  // of exp(x - max)
+};
+
+RowStats row_stats(const float* row, size_t classes) {
+  float max = row[0];
+  for (size_t c = 1; c < classes; ++c)
+    max = row[c] > max ? row[c] : max;
+  float sum = 0.0f;
+  for (size_t c = 0; c < classes; ++c)
+    sum += std::exp(row[c] - max);
+  return {max, sum};
+}
+
+void softmax_ce_kernel(KernelContext& k) {
+  const size_t rows = static_cast<size_t>(k.in[0].shape[0]);
+  const size_t classes = static_cast<size_t>(k.in[0].shape[1]);
+  const float* x = k.in[0].f32;
+  float total = 0.0f;
+  for (size_t n = 0; n < rows; ++n) {
+    const float* row = x + n * classes;
+    const size_t t = label_of(k, n, classes);
+    const RowStats s = row_stats(row, classes);
+    total += std::log(s.sum) - (row[t] - s.max);
+  }
+  if (k.op.attrs.s("reduction") == "mean") total /= static_cast<float>(rows);
+  k.out[0].f32[0] = total;
+}
+
+void softmax_ce_backward(BackwardContext& b) {
+  if (!b.needs_grad(0)) return;
+  // No incoming gradient: this is the loss the step minimises, d loss / d loss = 1.
+  std::vector<TensorId> inputs{b.input(0), b.input(1)};
+  if (b.grad_output(0).valid()) inputs.push_back(b.grad_output(0));
+  b.add_grad(0, b.emit1(OpType::SoftmaxCeBwd, "bwd", b.grad_category(0), inputs,
+                        Attrs{{"reduction", b.attrs().s("reduction")}}));
+}
+
+void softmax_ce_bwd_kernel(KernelContext& k) {
+  const size_t rows = static_cast<size_t>(k.in[0].shape[0]);
+  const size_t classes = static_cast<size_t>(k.in[0].shape[1]);
+  const bool mean = k.op.attrs.s("reduction") == "mean";
+  const float divisor = static_cast<float>(rows);
+  const float* x = k.in[0].f32;
+  float* dx = k.out[0].f32;
+  for (size_t n = 0; n < rows; ++n) {
+    const float* row = x + n * classes;
+    float* drow = dx + n * classes;
+    const size_t t = label_of(k, n, classes);
+    const RowStats s = row_stats(row, classes);
+    for (size_t c = 0; c < classes; ++c) {
+      float g = std::exp(row[c] - s.max) / s.sum - (c == t ? 1.0f : 0.0f);
+      if (mean) g /= divisor;
+      if (k.in[2].present()) g *= k.in[2].f32[0];
+      drow[c] = g;
+    }
+  }
+}
+
+}  // namespace
+
+void register_loss_ops(OpRegistry& r) {
+  r.add(OpSchema{OpType::SoftmaxCe,
+                 FusionClass::Ppu,
+                 {{"logits"}, {"labels"}},
+                 {"loss"},
+                 {{"reduction", AttrKind::String, AttrValue(std::string("mean"))}},
+                 infer_softmax_ce,
+                 softmax_ce_backward,
+                 softmax_ce_kernel,
+                 "Cross-entropy of softmax(logits [N,C] f32) against class indices labels [N] "
+                 "i32, summed or averaged over the batch (reduction \"sum\" or \"mean\") into "
+                 "loss [1]; numerically stable (subtracts each row's max). A label outside "
+                 "[0,C) makes the interpreter throw a UserError naming the op and the label."});
+  r.add(OpSchema{OpType::SoftmaxCeBwd,
+                 FusionClass::Ppu,
+                 {{"logits"}, {"labels"}, {"dloss", true}},
+                 {"dlogits"},
+                 {{"reduction", AttrKind::String, AttrValue(std::string("mean"))}},
+                 infer_softmax_ce_bwd,
+                 nullptr,
+                 softmax_ce_bwd_kernel,
+                 "Gradient of softmax_ce: (softmax(logits) - onehot(labels)), divided by N for "
+                 "\"mean\", times dloss [1] when given (absent: the loss is the one minimised, "
+                 "gradient 1). No backward rule."});
+}
+
+}  // namespace s2::ir

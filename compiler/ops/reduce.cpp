@@ -1,0 +1,116 @@
+// reduce_sum: sums an f32 tensor over a set of axes, on the PPU. Autodiff uses it for bias
+// gradients (conv: axes [0,2,3]; gemm: axes [0]).
+
+#include <string>
+#include <vector>
+
+#include "compiler/interp/kernel.h"
+#include "compiler/ops/registry.h"
+
+namespace s2::ir {
+namespace {
+
+std::string ints_text(const std::vector<int64_t>& v) {
+  return attr_value_text(AttrValue(v));
+}
+
+std::vector<OutputSpec> infer_reduce_sum(const InferContext& ctx) {
+  ctx.expect_dtype(0, DType::F32);
+  const Tensor& x = ctx.input(0);
+  const std::vector<int64_t>& axes = ctx.attrs().ints("axes");
+  const int64_t keepdims = ctx.attrs().i("keepdims");
+  if (keepdims != 0 && keepdims != 1)
+    ctx.fail("attribute 'keepdims' must be 0 or 1, not " + std::to_string(keepdims));
+  if (axes.empty()) ctx.fail("attribute 'axes' is empty; name the axes to sum over");
+  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (axes[i] < 0 || axes[i] >= rank)
+      ctx.fail("axis " + std::to_string(axes[i]) + " of axes=" + ints_text(axes) +
+               " is out of range for input 'x' " + shape_text(x.dtype, x.shape));
+    if (i > 0 && axes[i] <= axes[i - 1])
+      ctx.fail("attribute 'axes' " + ints_text(axes) + " must be sorted and without repeats");
+  }
+  OutputSpec y;
+  size_t next = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    const bool reduced = next < axes.size() && axes[next] == d;
+    if (reduced) ++next;
+    if (!reduced)
+      y.shape.push_back(x.shape[static_cast<size_t>(d)]);
+    else if (keepdims)
+      y.shape.push_back(1);
+  }
+  // Summing every axis away leaves one element: shape [1] (the ISA has no rank-0 tensors).
+  if (y.shape.empty()) y.shape = {1};
+  return {y};
+}
+
+// Accumulation order: each output element starts at 0.0f and adds its input elements in
+// increasing row-major order of the input (f32, rounded after every add).
+void reduce_sum_kernel(KernelContext& k) {
+  const Shape& shape = k.in[0].shape;
+  const std::vector<int64_t>& axes = k.op.attrs.ints("axes");
+  const size_t rank = shape.size();
+  // Stride in the output of each input axis (0 for reduced axes).
+  std::vector<size_t> out_stride(rank, 0);
+  size_t s = 1;
+  for (size_t d = rank; d-- > 0;) {
+    bool reduced = false;
+    for (int64_t a : axes)
+      reduced = reduced || static_cast<size_t>(a) == d;
+    if (reduced) continue;
+    out_stride[d] = s;
+    s *= static_cast<size_t>(shape[d]);
+  }
+  const float* x = k.in[0].f32;
+  float* y = k.out[0].f32;  // zero-filled by the interpreter
+  const size_t n = static_cast<size_t>(k.in[0].numel());
+  if (rank == 0) {
+    for (size_t i = 0; i < n; ++i)
+      y[0] += x[i];
+    return;
+  }
+  // Walk the input in row-major order, keeping the output position in step. The innermost
+  // axis is handled as a run so the common cases stay a tight loop.
+  const size_t inner = static_cast<size_t>(shape[rank - 1]);
+  const size_t inner_stride = out_stride[rank - 1];
+  std::vector<size_t> index(rank, 0);
+  size_t at = 0;
+  for (size_t i = 0; i < n; i += inner) {
+    const float* run = x + i;
+    if (inner_stride == 0) {
+      float acc = y[at];
+      for (size_t j = 0; j < inner; ++j)
+        acc += run[j];
+      y[at] = acc;
+    } else {
+      for (size_t j = 0; j < inner; ++j)
+        y[at + j] += run[j];
+    }
+    for (size_t d = rank - 1; d-- > 0;) {
+      at += out_stride[d];
+      if (++index[d] < static_cast<size_t>(shape[d])) break;
+      at -= out_stride[d] * static_cast<size_t>(shape[d]);
+      index[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+void register_reduce_ops(OpRegistry& r) {
+  r.add(OpSchema{
+      OpType::ReduceSum,
+      FusionClass::Ppu,
+      {{"x"}},
+      {"y"},
+      {{"axes", AttrKind::Ints, std::nullopt}, {"keepdims", AttrKind::Int, AttrValue(int64_t{0})}},
+      infer_reduce_sum,
+      nullptr,
+      reduce_sum_kernel,
+      "Sum of x over `axes` (sorted, without repeats, each in [0, rank)). With "
+      "keepdims=1 the summed axes stay as size 1; summing every axis away gives "
+      "shape [1]. Each output adds its inputs in row-major order. No backward rule."});
+}
+
+}  // namespace s2::ir

@@ -1,0 +1,108 @@
+#include "compiler/ops/registry.h"
+
+#include "isa/common/errors.h"
+
+namespace s2::ir {
+
+const char* fusion_class_name(FusionClass fusion) {
+  switch (fusion) {
+    case FusionClass::Pe: return "pe";
+    case FusionClass::Ppu: return "ppu";
+    case FusionClass::View: return "view";
+  }
+  return "?";
+}
+
+std::string_view op_type_name(OpType type) {
+  switch (type) {
+#define S2_OP(Id, name, file) \
+  case OpType::Id: return name;
+#include "compiler/ops/op_types.def"
+    case OpType::kCount: break;
+  }
+  return "?";
+}
+
+std::optional<OpType> op_type_from_name(std::string_view text) {
+#define S2_OP(Id, name, file) \
+  if (text == (name)) return OpType::Id;
+#include "compiler/ops/op_types.def"
+  return std::nullopt;
+}
+
+bool InferContext::has_input(size_t i) const {
+  return i < op_.inputs.size() && op_.inputs[i].valid();
+}
+
+const Tensor& InferContext::input(size_t i) const {
+  internal_check(has_input(i), "op '" + op_.name + "': input " + std::to_string(i) + " is absent");
+  return graph_.tensor(op_.inputs[i]);
+}
+
+void InferContext::fail(const std::string& problem) const {
+  throw UserError("shape inference: op '" + op_.name + "' (" + std::string(op_type_name(op_.type)) +
+                  "): " + problem);
+}
+
+void InferContext::expect_rank(size_t i, size_t rank) const {
+  const Tensor& t = input(i);
+  if (t.shape.size() != rank)
+    fail("input '" + op_schema(op_.type).inputs[i].name + "' " + shape_text(t.dtype, t.shape) +
+         " must have rank " + std::to_string(rank));
+}
+
+void InferContext::expect_dtype(size_t i, DType dtype) const {
+  const Tensor& t = input(i);
+  if (t.dtype != dtype)
+    fail("input '" + op_schema(op_.type).inputs[i].name + "' " + shape_text(t.dtype, t.shape) +
+         " must have element type " + std::string(isa::dtype_name(dtype)));
+}
+
+void InferContext::expect_shape(size_t i, const Shape& shape) const {
+  const Tensor& t = input(i);
+  if (t.shape != shape)
+    fail("input '" + op_schema(op_.type).inputs[i].name + "' is " + shape_text(t.dtype, t.shape) +
+         ", expected " + shape_text(t.dtype, shape));
+}
+
+void OpRegistry::add(OpSchema schema) {
+  auto& slot = schemas_.at(static_cast<size_t>(schema.type));
+  internal_check(!slot.has_value(), "op type '" + std::string(op_type_name(schema.type)) +
+                                        "' registered twice");
+  internal_check(schema.infer != nullptr, "op type '" + std::string(op_type_name(schema.type)) +
+                                              "' has no shape inference");
+  internal_check(schema.kernel != nullptr || schema.fusion == FusionClass::View,
+                 "op type '" + std::string(op_type_name(schema.type)) + "' has no kernel");
+  slot = std::move(schema);
+}
+
+const OpSchema* OpRegistry::find(OpType type) const {
+  const size_t i = static_cast<size_t>(type);
+  return i < schemas_.size() && schemas_[i] ? &*schemas_[i] : nullptr;
+}
+
+const OpRegistry& op_registry() {
+  static const OpRegistry registry = [] {
+    OpRegistry r;
+    register_conv_ops(r);
+    register_gemm_ops(r);
+    register_batch_norm_ops(r);
+    register_eltwise_ops(r);
+    register_pool_ops(r);
+    register_reduce_ops(r);
+    register_view_ops(r);
+    register_loss_ops(r);
+    register_sgd_ops(r);
+    return r;
+  }();
+  return registry;
+}
+
+const OpSchema& op_schema(OpType type) {
+  const OpSchema* s = op_registry().find(type);
+  internal_check(s != nullptr, "op type '" + std::string(op_type_name(type)) +
+                                   "' has no schema; register it in its file of op_types.def");
+  return *s;
+}
+
+}  // namespace s2::ir

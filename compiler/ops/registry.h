@@ -1,0 +1,115 @@
+#pragma once
+// The op registry: everything the compiler knows about an operator type, in one place —
+// its inputs, outputs and attributes, its fusion class, its shape inference, its backward
+// rule and its reference-interpreter kernel (STYLE.md: "One op registry").
+//
+// Each ops/<family>.cpp defines the schemas of its types and registers them in
+// register_<family>_ops(); registry.cpp calls each of those once. Registering a type twice is
+// an internal error; tests/compiler/registry_test.cpp checks that every OpType of
+// op_types.def has a schema.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/ir/graph.h"
+
+namespace s2::ir {
+
+class BackwardContext;  // autodiff/backward_context.h
+struct KernelContext;   // interp/kernel.h
+
+// How the accelerator executes an op: on the PE array (with a PPU epilogue), on the PPU, or
+// not at all (a view changes tensor metadata only).
+enum class FusionClass : uint8_t { Pe, Ppu, View };
+const char* fusion_class_name(FusionClass fusion);
+
+struct InputSpec {
+  std::string name;
+  bool optional = false;
+};
+
+struct AttrSpec {
+  std::string name;
+  AttrKind kind;
+  std::optional<AttrValue> default_value;  // nullopt: required
+};
+
+// What shape inference says about one output. By default the output gets a new contiguous
+// data node. With alias_input >= 0 it is a view of that input's data instead, with the given
+// strides and offset (empty strides: contiguous); in-place updates alias with the input's
+// own strides and offset. An absent output leaves an invalid TensorId in Op::outputs.
+struct OutputSpec {
+  bool absent = false;  // an optional output the op does not produce this time
+  DType dtype = DType::F32;
+  Shape shape;
+  int alias_input = -1;
+  Shape strides;
+  int64_t offset = 0;
+};
+
+// What a shape-inference function sees; fail() throws a UserError naming the op.
+class InferContext {
+ public:
+  InferContext(const Graph& graph, const Op& op) : graph_(graph), op_(op) {}
+
+  const Op& op() const { return op_; }
+  const Attrs& attrs() const { return op_.attrs; }
+  bool has_input(size_t i) const;
+  // The input tensor; an absent (optional) input is an internal error.
+  const Tensor& input(size_t i) const;
+  const Shape& shape(size_t i) const { return input(i).shape; }
+
+  [[noreturn]] void fail(const std::string& problem) const;
+  // Common checks, each failing with the input's name and shape.
+  void expect_rank(size_t i, size_t rank) const;
+  void expect_dtype(size_t i, DType dtype) const;
+  void expect_shape(size_t i, const Shape& shape) const;
+
+ private:
+  const Graph& graph_;
+  const Op& op_;
+};
+
+using InferFn = std::vector<OutputSpec> (*)(const InferContext&);
+using BackwardFn = void (*)(BackwardContext&);
+using KernelFn = void (*)(KernelContext&);
+
+struct OpSchema {
+  OpType type;
+  FusionClass fusion;
+  std::vector<InputSpec> inputs;
+  std::vector<std::string> outputs;
+  std::vector<AttrSpec> attrs;
+  InferFn infer = nullptr;
+  BackwardFn backward = nullptr;  // null: autodiff fails loudly when a gradient must pass
+  KernelFn kernel = nullptr;      // null only for views (nothing to compute)
+  std::string doc;
+};
+
+class OpRegistry {
+ public:
+  void add(OpSchema schema);
+  const OpSchema* find(OpType type) const;
+
+ private:
+  std::vector<std::optional<OpSchema>> schemas_ = std::vector<std::optional<OpSchema>>(kNumOpTypes);
+};
+
+// The registry with every op family registered.
+const OpRegistry& op_registry();
+const OpSchema& op_schema(OpType type);
+
+// One per ops/<family>.cpp.
+void register_conv_ops(OpRegistry& r);
+void register_gemm_ops(OpRegistry& r);
+void register_batch_norm_ops(OpRegistry& r);
+void register_eltwise_ops(OpRegistry& r);
+void register_pool_ops(OpRegistry& r);
+void register_reduce_ops(OpRegistry& r);
+void register_view_ops(OpRegistry& r);
+void register_loss_ops(OpRegistry& r);
+void register_sgd_ops(OpRegistry& r);
+
+}  // namespace s2::ir

@@ -1,0 +1,203 @@
+// Views: reshape, transpose and slice make a new tensor over the input's data node and change
+// only its shape, strides and offset (PyTorch/NumPy view semantics). Nothing is computed, so
+// they have no kernel; the interpreter and the lowering read the strides.
+
+#include <string>
+#include <vector>
+
+#include "compiler/autodiff/backward_context.h"
+#include "compiler/ops/registry.h"
+
+namespace s2::ir {
+namespace {
+
+std::string ints_text(const std::vector<int64_t>& v) {
+  return attr_value_text(AttrValue(v));
+}
+
+std::string input_text(const InferContext& ctx, size_t i) {
+  const Tensor& t = ctx.input(i);
+  return "input '" + op_schema(ctx.op().type).inputs[i].name + "' " + shape_text(t.dtype, t.shape);
+}
+
+// Dense row-major layout, ignoring the strides of size-1 axes (they address nothing).
+bool dense(const Tensor& t) {
+  int64_t expected = 1;
+  for (size_t d = t.shape.size(); d-- > 0;) {
+    if (t.shape[d] != 1 && t.strides[d] != expected) return false;
+    expected *= t.shape[d];
+  }
+  return true;
+}
+
+OutputSpec view_of_input(const Tensor& x) {
+  OutputSpec v;
+  v.dtype = x.dtype;
+  v.alias_input = 0;
+  v.offset = x.offset;
+  return v;
+}
+
+// ---- reshape ----
+
+std::vector<OutputSpec> infer_reshape(const InferContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const std::vector<int64_t>& shape = ctx.attrs().ints("shape");
+  if (shape.empty()) ctx.fail("attribute 'shape' is empty");
+  int64_t known = 1;
+  int wildcard = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      if (wildcard >= 0) ctx.fail("shape=" + ints_text(shape) + " has more than one -1");
+      wildcard = static_cast<int>(i);
+    } else if (shape[i] <= 0) {
+      ctx.fail("shape=" + ints_text(shape) + ": every entry must be positive or -1");
+    } else {
+      known *= shape[i];
+    }
+  }
+  Shape out = shape;
+  const int64_t numel = x.numel();
+  if (wildcard >= 0) {
+    if (numel % known != 0)
+      ctx.fail("cannot reshape " + input_text(ctx, 0) + " (" + std::to_string(numel) +
+               " elements) to shape=" + ints_text(shape));
+    out[static_cast<size_t>(wildcard)] = numel / known;
+  } else if (known != numel) {
+    ctx.fail("cannot reshape " + input_text(ctx, 0) + " (" + std::to_string(numel) +
+             " elements) to shape=" + ints_text(shape) + " (" + std::to_string(known) +
+             " elements)");
+  }
+  if (!dense(x))
+    ctx.fail(input_text(ctx, 0) + " with strides " + ints_text(x.strides) +
+             " is not a dense (contiguous) view; reshape needs one (copy it first)");
+  OutputSpec v = view_of_input(x);
+  v.shape = out;
+  v.strides = contiguous_strides(out);
+  return {v};
+}
+
+// The gradient may arrive as a strided view (from a transpose's backward); reshape needs a
+// dense one, so such a gradient is first copied by scale(alpha=1), which the interpreter and
+// the PPU read through its strides.
+void reshape_backward(BackwardContext& b) {
+  TensorId dy = b.grad_output(0);
+  if (!dy.valid() || !b.needs_grad(0)) return;
+  const OpCategory category = b.grad_category(0);
+  if (!dense(b.tensor(dy)))
+    dy = b.emit1(OpType::Scale, "grad_dense", category, {dy}, Attrs{{"alpha", 1.0}, {"beta", 0.0}});
+  const Shape x_shape = b.tensor(b.input(0)).shape;
+  b.add_grad(0, b.emit1(OpType::Reshape, "grad", category, {dy}, Attrs{{"shape", x_shape}}));
+}
+
+// ---- transpose ----
+
+std::vector<OutputSpec> infer_transpose(const InferContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const std::vector<int64_t>& perm = ctx.attrs().ints("perm");
+  const size_t rank = x.shape.size();
+  std::vector<bool> seen(rank, false);
+  bool ok = perm.size() == rank;
+  for (size_t i = 0; ok && i < perm.size(); ++i) {
+    ok = perm[i] >= 0 && static_cast<size_t>(perm[i]) < rank && !seen[static_cast<size_t>(perm[i])];
+    if (ok) seen[static_cast<size_t>(perm[i])] = true;
+  }
+  if (!ok)
+    ctx.fail("perm=" + ints_text(perm) + " is not a permutation of the " + std::to_string(rank) +
+             " axes of " + input_text(ctx, 0));
+  OutputSpec v = view_of_input(x);
+  for (int64_t p : perm) {
+    v.shape.push_back(x.shape[static_cast<size_t>(p)]);
+    v.strides.push_back(x.strides[static_cast<size_t>(p)]);
+  }
+  return {v};
+}
+
+void transpose_backward(BackwardContext& b) {
+  const TensorId dy = b.grad_output(0);
+  if (!dy.valid() || !b.needs_grad(0)) return;
+  const std::vector<int64_t>& perm = b.attrs().ints("perm");
+  std::vector<int64_t> inverse(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i)
+    inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  b.add_grad(
+      0, b.emit1(OpType::Transpose, "grad", b.grad_category(0), {dy}, Attrs{{"perm", inverse}}));
+}
+
+// ---- slice ----
+
+// Python's rule for a slice bound with a positive step: negative counts from the end, then
+// clamp to [0, size].
+int64_t clamp_bound(int64_t bound, int64_t size) {
+  if (bound < 0) bound += size;
+  return bound < 0 ? 0 : (bound > size ? size : bound);
+}
+
+std::vector<OutputSpec> infer_slice(const InferContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  int64_t axis = ctx.attrs().i("axis");
+  const int64_t step = ctx.attrs().i("step");
+  if (axis < -rank || axis >= rank)
+    ctx.fail("axis " + std::to_string(axis) + " is out of range for " + input_text(ctx, 0));
+  if (axis < 0) axis += rank;
+  if (step <= 0) ctx.fail("step " + std::to_string(step) + " must be positive");
+  const size_t a = static_cast<size_t>(axis);
+  const int64_t size = x.shape[a];
+  const int64_t start = clamp_bound(ctx.attrs().i("start"), size);
+  const int64_t end = clamp_bound(ctx.attrs().i("end"), size);
+  const int64_t length = end > start ? (end - start + step - 1) / step : 0;
+  if (length == 0)
+    ctx.fail("slice [" + std::to_string(ctx.attrs().i("start")) + ":" +
+             std::to_string(ctx.attrs().i("end")) + ":" + std::to_string(step) + "] of axis " +
+             std::to_string(axis) + " of " + input_text(ctx, 0) + " is empty");
+  OutputSpec v = view_of_input(x);
+  v.shape = x.shape;
+  v.strides = x.strides;
+  v.shape[a] = length;
+  v.strides[a] = x.strides[a] * step;
+  v.offset = x.offset + start * x.strides[a];
+  return {v};
+}
+
+}  // namespace
+
+void register_view_ops(OpRegistry& r) {
+  r.add(OpSchema{OpType::Reshape,
+                 FusionClass::View,
+                 {{"x"}},
+                 {"y"},
+                 {{"shape", AttrKind::Ints, std::nullopt}},
+                 infer_reshape,
+                 reshape_backward,
+                 nullptr,
+                 "View of a dense x with a new shape (one entry may be -1: inferred). A strided "
+                 "input is rejected: copy it first. The gradient is reshaped back."});
+  r.add(OpSchema{OpType::Transpose,
+                 FusionClass::View,
+                 {{"x"}},
+                 {"y"},
+                 {{"perm", AttrKind::Ints, std::nullopt}},
+                 infer_transpose,
+                 transpose_backward,
+                 nullptr,
+                 "View with permuted axes: output axis i is input axis perm[i] (shape and "
+                 "strides permuted, same data and offset). The gradient is transposed back with "
+                 "the inverse permutation."});
+  r.add(OpSchema{OpType::Slice,
+                 FusionClass::View,
+                 {{"x"}},
+                 {"y"},
+                 {{"axis", AttrKind::Int, std::nullopt},
+                  {"start", AttrKind::Int, std::nullopt},
+                  {"end", AttrKind::Int, std::nullopt},
+                  {"step", AttrKind::Int, AttrValue(int64_t{1})}},
+                 infer_slice,
+                 nullptr,
+                 nullptr,
+                 "View of x[start:end:step] along `axis` (Python rules: negative axis, start and "
+                 "end count from the end; start and end are clamped; step must be positive; an "
+                 "empty result is an error). No backward rule."});
+}
+
+}  // namespace s2::ir

@@ -1,0 +1,254 @@
+#include "compiler/passes/algebraic_simplify.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace s2::ir {
+namespace {
+
+using Replacement = std::optional<std::vector<TensorId>>;
+
+bool aliases_input(const Graph& g, const Op& op) {
+  for (TensorId out : op.outputs)
+    for (TensorId in : op.inputs)
+      if (out.valid() && in.valid() && g.tensor(out).data == g.tensor(in).data) return true;
+  return false;
+}
+
+// Data nodes an op of `g` updates in place.
+std::vector<bool> written_in_place(const Graph& g) {
+  std::vector<bool> written(g.num_datas(), false);
+  for (size_t i = 0; i < g.num_ops(); ++i) {
+    const Op& op = g.op(OpId(i));
+    if (!g.writes_in_place(op)) continue;
+    for (TensorId out : op.outputs)
+      if (out.valid()) written[g.tensor(out).data.index()] = true;
+  }
+  return written;
+}
+
+// True when every element of the tensor is known at compile time and equals `value`
+// (+0 and -0 both count as zero). A constant without contents is zeros.
+bool constant_fill(const Graph& g, TensorId id, float value) {
+  const Tensor& t = g.tensor(id);
+  const Data& d = g.data(t.data);
+  if (!d.constant || t.dtype != DType::F32) return false;
+  if (!d.init) return value == 0.0f;
+  const std::vector<float>& v = d.init->f32();
+  std::vector<int64_t> index(t.shape.size(), 0);
+  for (int64_t k = 0; k < t.numel(); ++k) {
+    int64_t at = t.offset;
+    for (size_t a = 0; a < index.size(); ++a)
+      at += index[a] * t.strides[a];
+    if (!(v[static_cast<size_t>(at)] == value)) return false;
+    for (size_t a = index.size(); a-- > 0;) {
+      if (++index[a] < t.shape[a]) break;
+      index[a] = 0;
+    }
+  }
+  return true;
+}
+
+bool identity_perm(const std::vector<int64_t>& perm) {
+  for (size_t i = 0; i < perm.size(); ++i)
+    if (perm[i] != static_cast<int64_t>(i)) return false;
+  return true;
+}
+
+class Simplifier : public GraphRewriter {
+ public:
+  explicit Simplifier(const Graph& in)
+      : written_(written_in_place(in)), replaced_(in.num_tensors(), false) {}
+  const std::map<std::string, size_t>& applied() const { return applied_; }
+
+ protected:
+  Replacement rewrite(const Op& op, Context& ctx) override {
+    const Graph& old = ctx.old_graph();
+    bool input_replaced = false;
+    for (TensorId t : op.inputs) {
+      if (!t.valid()) continue;
+      input_replaced = input_replaced || replaced_[t.index()];
+      if (!replaced_[t.index()]) label(ctx, ctx.map(t), old.tensor(t).data);
+    }
+    Replacement r = simplify(op, ctx);
+    // GraphRewriter copies a view (or in-place op) with the data of its OLD input; when that
+    // input was replaced, the copy must be rebuilt on the replacement through shape inference.
+    if (!r && input_replaced && aliases_input(old, op))
+      r = emit(op, ctx, op.attrs, mapped(op, ctx));
+    if (!r) return std::nullopt;
+    for (size_t k = 0; k < op.outputs.size(); ++k) {
+      if (!op.outputs[k].valid()) continue;
+      replaced_[op.outputs[k].index()] = true;
+      label(ctx, (*r)[k], old.tensor(op.outputs[k]).data);
+    }
+    return r;
+  }
+
+ private:
+  Replacement simplify(const Op& op, Context& ctx) {
+    switch (op.type) {
+      case OpType::Scale:
+        return scale(op, ctx);
+      case OpType::Reshape:
+        return reshape(op, ctx);
+      case OpType::Transpose:
+        return transpose(op, ctx);
+      case OpType::Add:
+        return add(op, ctx);
+      case OpType::Mul:
+        return mul(op, ctx);
+      case OpType::Relu:
+        return relu(op, ctx);
+      default:
+        return std::nullopt;
+    }
+  }
+
+  Replacement scale(const Op& op, Context& ctx) {
+    TensorId x = ctx.map(op.inputs[0]);
+    double alpha = op.attrs.f("alpha");
+    double beta = op.attrs.f("beta");
+    const Op* inner = producer(ctx, x, OpType::Scale);
+    // The kernel rounds alpha and beta to f32; identity is judged the same way.
+    auto identity = [&] {
+      return static_cast<float>(alpha) == 1.0f && static_cast<float>(beta) == 0.0f;
+    };
+    if (identity() && forwardable(op, x, ctx)) return use(x, "scale(x,1,0)");
+    if (inner == nullptr) return std::nullopt;
+    beta = alpha * inner->attrs.f("beta") + beta;
+    alpha = alpha * inner->attrs.f("alpha");
+    x = inner->inputs[0];
+    if (identity() && forwardable(op, x, ctx)) return use(x, "scale(scale(x))");
+    ++applied_["scale(scale(x))"];
+    return emit(op, ctx, Attrs{{"alpha", alpha}, {"beta", beta}}, {x});
+  }
+
+  Replacement reshape(const Op& op, Context& ctx) {
+    TensorId x = ctx.map(op.inputs[0]);
+    const Shape& shape = ctx.old_graph().tensor(op.outputs[0]).shape;
+    auto same_view = [&](TensorId t) {
+      const Tensor& v = ctx.graph().tensor(t);
+      return v.shape == shape && v.contiguous();
+    };
+    if (same_view(x)) return use(x, "reshape(x) to its shape");
+    const Op* inner = producer(ctx, x, OpType::Reshape);
+    if (inner == nullptr) return std::nullopt;
+    x = inner->inputs[0];
+    if (same_view(x)) return use(x, "reshape(reshape(x))");
+    ++applied_["reshape(reshape(x))"];
+    return emit(op, ctx, op.attrs, {x});
+  }
+
+  Replacement transpose(const Op& op, Context& ctx) {
+    const TensorId x = ctx.map(op.inputs[0]);
+    const std::vector<int64_t>& perm = op.attrs.ints("perm");
+    if (identity_perm(perm)) return use(x, "transpose(x) identity");
+    const Op* inner = producer(ctx, x, OpType::Transpose);
+    if (inner == nullptr) return std::nullopt;
+    // Output axis i of the outer is axis perm[i] of the inner's output, which is axis
+    // inner_perm[perm[i]] of x.
+    const std::vector<int64_t>& inner_perm = inner->attrs.ints("perm");
+    std::vector<int64_t> composed;
+    for (int64_t p : perm)
+      composed.push_back(inner_perm.at(static_cast<size_t>(p)));
+    if (identity_perm(composed)) return use(inner->inputs[0], "transpose(transpose(x))");
+    ++applied_["transpose(transpose(x))"];
+    return emit(op, ctx, Attrs{{"perm", composed}}, {inner->inputs[0]});
+  }
+
+  Replacement add(const Op& op, Context& ctx) {
+    const TensorId a = ctx.map(op.inputs[0]);
+    const TensorId b = ctx.map(op.inputs[1]);
+    if (constant_fill(ctx.graph(), b, 0.0f) && forwardable(op, a, ctx)) return use(a, "add(x,0)");
+    if (constant_fill(ctx.graph(), a, 0.0f) && forwardable(op, b, ctx)) return use(b, "add(x,0)");
+    return std::nullopt;
+  }
+
+  Replacement mul(const Op& op, Context& ctx) {
+    const TensorId a = ctx.map(op.inputs[0]);
+    const TensorId b = ctx.map(op.inputs[1]);
+    Graph& g = ctx.graph();
+    if (constant_fill(g, b, 1.0f) && forwardable(op, a, ctx)) return use(a, "mul(x,1)");
+    if (constant_fill(g, a, 1.0f) && forwardable(op, b, ctx)) return use(b, "mul(x,1)");
+    if (!constant_fill(g, a, 0.0f) && !constant_fill(g, b, 0.0f)) return std::nullopt;
+    ++applied_["mul(x,0)"];
+    const Tensor& y = ctx.old_graph().tensor(op.outputs[0]);
+    auto zeros = std::make_shared<const HostArray>(DType::F32, static_cast<size_t>(y.numel()));
+    return std::vector<TensorId>{g.add_parameter(g.unique_name(y.name), TensorRole::Scratch,
+                                                 DType::F32, y.shape, zeros, true)};
+  }
+
+  Replacement relu(const Op& op, Context& ctx) {
+    const TensorId x = ctx.map(op.inputs[0]);
+    if (producer(ctx, x, OpType::Relu) == nullptr || !forwardable(op, x, ctx)) return std::nullopt;
+    return use(x, "relu(relu(x))");
+  }
+
+  // The op of the new graph producing `t`, when it has type `type`.
+  static const Op* producer(Context& ctx, TensorId t, OpType type) {
+    const OpId p = ctx.graph().tensor(t).producer;
+    if (!p.valid() || ctx.graph().op(p).type != type) return nullptr;
+    return &ctx.graph().op(p);
+  }
+
+  // Whether the consumers of the op's (dense, fresh) output may read `x` instead.
+  bool forwardable(const Op& op, TensorId x, Context& ctx) const {
+    const Tensor& t = ctx.graph().tensor(x);
+    if (!t.contiguous() || written_[ctx.old_graph().tensor(op.outputs[0]).data.index()])
+      return false;
+    const auto old = labels_.find(t.data.value);
+    return old == labels_.end() || !written_[old->second.index()];
+  }
+
+  Replacement use(TensorId x, const char* rule) {
+    ++applied_[rule];
+    return std::vector<TensorId>{x};
+  }
+
+  static std::vector<TensorId> mapped(const Op& op, const Context& ctx) {
+    std::vector<TensorId> inputs;
+    for (TensorId t : op.inputs)
+      inputs.push_back(ctx.map(t));
+    return inputs;
+  }
+
+  static std::vector<TensorId> emit(const Op& op, Context& ctx, const Attrs& attrs,
+                                    const std::vector<TensorId>& inputs) {
+    return ctx.emit(op.type, op.name, op.category, inputs, attrs);
+  }
+
+  // Remembers which data node of the old graph a data node of the new graph stands for, so
+  // in-place updates found in the old graph can be traced to the new one.
+  void label(Context& ctx, TensorId new_tensor, DataId old_data) {
+    if (new_tensor.valid()) labels_.emplace(ctx.graph().tensor(new_tensor).data.value, old_data);
+  }
+
+  std::vector<bool> written_;                    // old data nodes updated in place
+  std::vector<bool> replaced_;                   // old tensors no longer copied as-is
+  std::unordered_map<uint32_t, DataId> labels_;  // new data id -> old data node
+  std::map<std::string, size_t> applied_;
+};
+
+}  // namespace
+
+PassResult algebraic_simplify(const Graph& in) {
+  Simplifier simplifier(in);
+  PassResult result = simplifier.run(in);
+  if (simplifier.applied().empty()) return PassResult{in, false, "no identity applies"};
+  // Two outputs of the step may now be one tensor; list it once.
+  std::vector<TensorId> outputs;
+  for (TensorId t : result.graph.outputs())
+    if (std::find(outputs.begin(), outputs.end(), t) == outputs.end()) outputs.push_back(t);
+  result.graph.set_outputs(std::move(outputs));
+  result.summary = "applied";
+  for (const auto& [rule, n] : simplifier.applied())
+    result.summary += " " + rule + " x" + std::to_string(n) + ",";
+  result.summary.pop_back();
+  return result;
+}
+
+}  // namespace s2::ir

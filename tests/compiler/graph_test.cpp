@@ -1,0 +1,147 @@
+// Graph construction, topological order with in-place writes, the printer and the verifier.
+#include <gtest/gtest.h>
+
+#include "compiler/autodiff/autodiff.h"
+#include "compiler/interp/interpreter.h"
+#include "compiler/ir/printer.h"
+#include "compiler/ir/verifier.h"
+#include "isa/common/errors.h"
+
+namespace s2::ir {
+namespace {
+
+std::shared_ptr<HostArray> values(std::vector<float> v) {
+  return std::make_shared<HostArray>(std::move(v));
+}
+
+// x [2,3] -> gemm with w [4,3] (Linear) -> relu -> gemm with w2 [2,4] -> softmax_ce.
+Graph tiny_mlp() {
+  Graph g("tiny");
+  const TensorId x = g.add_parameter("x", TensorRole::Input, DType::F32, {2, 3},
+                                     values({0.5f, -1.0f, 2.0f, 1.5f, 0.25f, -0.75f}));
+  const TensorId w = g.add_parameter("w", TensorRole::Weight, DType::F32, {4, 3},
+                                     values({0.1f, -0.2f, 0.3f, 0.4f, 0.5f, -0.6f, 0.7f, 0.8f,
+                                             0.9f, -0.1f, 0.2f, 0.3f}));
+  const TensorId w2 = g.add_parameter("w2", TensorRole::Weight, DType::F32, {2, 4},
+                                      values({0.3f, -0.1f, 0.2f, 0.5f, -0.4f, 0.6f, 0.1f, -0.2f}));
+  const TensorId labels = g.add_parameter("labels", TensorRole::Label, DType::I32, {2},
+                                          std::make_shared<HostArray>(std::vector<int32_t>{1, 0}));
+  const TensorId h = g.add(OpType::Gemm, "fc1", OpCategory::Forward, {x, w}, {{"trans_b", int64_t{1}}});
+  const TensorId r = g.add(OpType::Relu, "relu", OpCategory::Forward, {h});
+  const TensorId logits =
+      g.add(OpType::Gemm, "fc2", OpCategory::Forward, {r, w2}, {{"trans_b", int64_t{1}}});
+  g.set_loss(g.add(OpType::SoftmaxCe, "loss", OpCategory::Forward, {logits, labels}));
+  return g;
+}
+
+TEST(Graph, ParametersAndOutputs) {
+  const Graph g = tiny_mlp();
+  EXPECT_EQ(g.num_ops(), 4u);
+  const Tensor& h = g.tensor(g.find_tensor("fc1"));
+  EXPECT_EQ(h.shape, (Shape{2, 4}));
+  EXPECT_EQ(h.strides, (Shape{4, 1}));
+  EXPECT_EQ(g.data(h.data).role, TensorRole::Activation);
+  EXPECT_TRUE(verify_graph(g).empty());
+}
+
+TEST(Graph, PrinterIsStable) {
+  const Graph g = tiny_mlp();
+  const std::string text = print_graph(g);
+  EXPECT_EQ(text, print_graph(g));
+  EXPECT_NE(text.find("%x: f32[2,3] input init"), std::string::npos) << text;
+  EXPECT_NE(text.find("%fc1: f32[2,4] = gemm(%x, %w, _) trans_a=0 trans_b=1  # forward"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("loss %loss"), std::string::npos) << text;
+}
+
+TEST(Graph, TrainingStepOrdersUpdatesAfterReaders) {
+  Graph g = tiny_mlp();
+  const AutodiffStats stats = build_training_step(g, SgdOptions{0.1, 0.9, 0.0});
+  EXPECT_EQ(stats.updates, 2u);
+  EXPECT_TRUE(verify_graph(g).empty());
+  // Every reader of w (fc1 forward; nothing else reads w here) precedes w's update, and
+  // every reader of w2 (fc2, and the backward of fc2 to relu's output) precedes w2's update.
+  const std::vector<OpId> order = g.topo_order();
+  auto position = [&](const std::string& name) {
+    for (size_t i = 0; i < order.size(); ++i)
+      if (g.op(order[i]).name == name) return i;
+    ADD_FAILURE() << "no op " << name;
+    return size_t{0};
+  };
+  const auto users = g.consumers();
+  for (const char* weight : {"w", "w2"}) {
+    const size_t update = position(std::string(weight) + ".sgd");
+    for (OpId reader : users[g.find_tensor(weight).index()]) {
+      if (g.op(reader).type == OpType::Sgd) continue;
+      EXPECT_LT(position(g.op(reader).name), update) << g.op(reader).name;
+    }
+  }
+}
+
+TEST(Graph, VerifierNamesTheBrokenNode) {
+  Graph g = tiny_mlp();
+  g.mutable_tensor(g.find_tensor("fc1")).shape = {2, 5};
+  const std::vector<std::string> problems = verify_graph(g);
+  ASSERT_FALSE(problems.empty());
+  EXPECT_NE(problems[0].find("fc1"), std::string::npos) << problems[0];
+  EXPECT_THROW(verify_or_throw(g, "after pass 'test'"), InternalError);
+}
+
+TEST(Graph, ShapeErrorsNameTheOp) {
+  Graph g("bad");
+  const TensorId a = g.add_parameter("a", TensorRole::Input, DType::F32, {2, 3});
+  const TensorId b = g.add_parameter("b", TensorRole::Input, DType::F32, {4, 5});
+  try {
+    g.add(OpType::Gemm, "mm", OpCategory::Forward, {a, b});
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("op 'mm' (gemm)"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Autodiff, ForkSumsGradients) {
+  // y = relu(x . w^T); z = y + y feeds the loss head: y's gradient is the sum of two.
+  Graph g("fork");
+  const TensorId x = g.add_parameter("x", TensorRole::Input, DType::F32, {2, 3},
+                                     values({0.5f, -1.0f, 2.0f, 1.5f, 0.25f, -0.75f}));
+  const TensorId w = g.add_parameter("w", TensorRole::Weight, DType::F32, {2, 3},
+                                     values({0.1f, -0.2f, 0.3f, 0.4f, 0.5f, -0.6f}));
+  const TensorId labels = g.add_parameter("labels", TensorRole::Label, DType::I32, {2},
+                                          std::make_shared<HostArray>(std::vector<int32_t>{1, 0}));
+  const TensorId y = g.add(OpType::Gemm, "fc", OpCategory::Forward, {x, w}, {{"trans_b", int64_t{1}}});
+  const TensorId r = g.add(OpType::Relu, "relu", OpCategory::Forward, {y});
+  const TensorId z = g.add(OpType::Add, "twice", OpCategory::Forward, {r, y});
+  g.set_loss(g.add(OpType::SoftmaxCe, "loss", OpCategory::Forward, {z, labels}));
+  const AutodiffStats stats = build_training_step(g, SgdOptions{0.1, 0.0, 0.0});
+  EXPECT_EQ(stats.accumulations, 1u);  // y gets one gradient through relu, one directly
+  EXPECT_TRUE(verify_graph(g).empty());
+  Interpreter it(g);
+  it.run();
+  EXPECT_GT(it.value(g.loss()).f32()[0], 0.0f);
+}
+
+TEST(Autodiff, OpWithoutBackwardRuleFailsLoudly) {
+  Graph g("noback");
+  const TensorId x = g.add_parameter("x", TensorRole::Weight, DType::F32, {2, 3});
+  const TensorId labels = g.add_parameter("labels", TensorRole::Label, DType::I32, {2});
+  const TensorId s = g.add(OpType::Slice, "cut", OpCategory::Forward, {x},
+                           {{"axis", int64_t{1}}, {"start", int64_t{0}}, {"end", int64_t{2}}});
+  g.set_loss(g.add(OpType::SoftmaxCe, "loss", OpCategory::Forward, {s, labels}));
+  try {
+    build_training_step(g, SgdOptions{});
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("op 'cut' (slice) has no backward rule"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Autodiff, NoLossIsAUserError) {
+  Graph g("noloss");
+  g.add_parameter("x", TensorRole::Weight, DType::F32, {2});
+  EXPECT_THROW(build_training_step(g, SgdOptions{}), UserError);
+}
+
+}  // namespace
+}  // namespace s2::ir

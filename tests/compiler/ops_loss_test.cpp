@@ -1,0 +1,223 @@
+// softmax_ce and softmax_ce_bwd: values against the cross-entropy formula in double (mean and
+// sum), numerical stability, the run-time error for a bad label, shape-inference errors, the
+// backward op, and gradient checks.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/autodiff/backward_context.h"
+#include "compiler/interp/interpreter.h"
+#include "compiler/ops/registry.h"
+#include "gradcheck.h"
+#include "isa/common/errors.h"
+
+namespace s2::ir {
+namespace {
+
+template <typename Fn>
+std::string user_error(Fn fn) {
+  try {
+    fn();
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+const std::vector<float> kLogits = {0.5f,  -1.0f, 2.0f,  0.0f,  //
+                                    3.0f,  3.0f,  -2.0f, 1.0f,  //
+                                    -0.5f, 0.25f, 0.75f, -3.0f};
+const std::vector<int32_t> kLabels = {2, 0, 3};
+
+struct LossGraph {
+  Graph g;
+  TensorId logits, labels, loss, dlogits;
+};
+
+void build(LossGraph* b, const std::vector<float>& logits, const std::vector<int32_t>& labels,
+           const std::string& reduction) {
+  const int64_t n = static_cast<int64_t>(labels.size());
+  const int64_t c = static_cast<int64_t>(logits.size()) / n;
+  b->logits = b->g.add_parameter("logits", TensorRole::Activation, DType::F32, {n, c},
+                                 std::make_shared<HostArray>(logits));
+  b->labels = b->g.add_parameter("labels", TensorRole::Label, DType::I32, {n},
+                                 std::make_shared<HostArray>(labels));
+  const Attrs attrs{{"reduction", reduction}};
+  b->loss = b->g.add(OpType::SoftmaxCe, "loss", OpCategory::Forward, {b->logits, b->labels}, attrs);
+  b->dlogits = b->g.add(OpType::SoftmaxCeBwd, "dloss", OpCategory::ActivationGrad,
+                        {b->logits, b->labels}, attrs);
+}
+
+void check_values(const std::string& reduction) {
+  LossGraph b;
+  build(&b, kLogits, kLabels, reduction);
+  Interpreter it(b.g);
+  it.run();
+  const size_t n = 3, c = 4;
+  const double div = reduction == "mean" ? static_cast<double>(n) : 1.0;
+  double loss = 0;
+  std::vector<double> grad;
+  for (size_t i = 0; i < n; ++i) {
+    double z = 0;
+    for (size_t j = 0; j < c; ++j)
+      z += std::exp(double{kLogits[i * c + j]});
+    loss += std::log(z) - double{kLogits[i * c + static_cast<size_t>(kLabels[i])]};
+    for (size_t j = 0; j < c; ++j)
+      grad.push_back((std::exp(double{kLogits[i * c + j]}) / z -
+                      (j == static_cast<size_t>(kLabels[i]) ? 1.0 : 0.0)) /
+                     div);
+  }
+  EXPECT_EQ(b.g.tensor(b.loss).shape, (Shape{1}));
+  EXPECT_NEAR(it.value(b.loss).f32()[0], loss / div, 1e-6 * loss);
+  const std::vector<float> d = it.value(b.dlogits).f32();
+  ASSERT_EQ(d.size(), grad.size());
+  for (size_t k = 0; k < d.size(); ++k)
+    EXPECT_NEAR(d[k], grad[k], 1e-6) << "element " << k;
+}
+
+TEST(OpsLoss, MeanValues) {
+  check_values("mean");
+}
+TEST(OpsLoss, SumValues) {
+  check_values("sum");
+}
+
+TEST(OpsLoss, DefaultsAndSchema) {
+  Graph g;
+  const TensorId logits = g.add_parameter("logits", TensorRole::Activation, DType::F32, {2, 3});
+  const TensorId labels = g.add_parameter("labels", TensorRole::Label, DType::I32, {2});
+  g.add(OpType::SoftmaxCe, "loss", OpCategory::Forward, {logits, labels});
+  EXPECT_EQ(g.op(g.find_op("loss")).attrs.text(), "reduction=\"mean\"");
+  EXPECT_EQ(op_schema(OpType::SoftmaxCe).fusion, FusionClass::Ppu);
+  EXPECT_EQ(op_schema(OpType::SoftmaxCeBwd).fusion, FusionClass::Ppu);
+  // All-zero logits: log(C) per row.
+  Interpreter it(g);
+  it.run();
+  EXPECT_FLOAT_EQ(it.value(g.find_tensor("loss")).f32()[0], std::log(3.0f));
+}
+
+// Large logits would overflow exp() without subtracting the row maximum.
+TEST(OpsLoss, NumericallyStable) {
+  LossGraph b;
+  build(&b, {1000.0f, 1001.0f, 999.0f, -1000.0f, -1001.0f, -999.0f}, {1, 0}, "sum");
+  Interpreter it(b.g);
+  it.run();
+  const double z = 1 + std::exp(-1.0) + std::exp(-2.0);   // row 0 relative to its max 1001
+  const double want = std::log(z) + (std::log(z) + 1.0);  // row 1: label is 1 below the max
+  EXPECT_NEAR(it.value(b.loss).f32()[0], want, 1e-5);
+  const std::vector<float> d = it.value(b.dlogits).f32();
+  for (float v : d)
+    EXPECT_TRUE(std::isfinite(v));
+}
+
+TEST(OpsLoss, BadLabelIsAUserErrorAtRunTime) {
+  LossGraph b;
+  build(&b, kLogits, {2, 4, 0}, "mean");
+  Interpreter it(b.g);
+  EXPECT_EQ(user_error([&] { it.run(); }),
+            "op 'loss' (softmax_ce): label 4 of sample 1 is outside the class range [0,4)");
+  LossGraph neg;
+  build(&neg, kLogits, {0, 1, -1}, "mean");
+  Interpreter it2(neg.g);
+  it2.set_value(neg.labels, HostArray(std::vector<int32_t>{0, 1, 2}));
+  it2.run();
+  it2.set_value(neg.labels, HostArray(std::vector<int32_t>{0, -1, 2}));
+  EXPECT_EQ(user_error([&] { it2.run(); }),
+            "op 'loss' (softmax_ce): label -1 of sample 1 is outside the class range [0,4)");
+}
+
+TEST(OpsLoss, ShapeErrors) {
+  Graph g;
+  const TensorId logits = g.add_parameter("logits", TensorRole::Activation, DType::F32, {3, 4});
+  const TensorId flat = g.add_parameter("flat", TensorRole::Activation, DType::F32, {12});
+  const TensorId labels = g.add_parameter("labels", TensorRole::Label, DType::I32, {3});
+  const TensorId labels2 = g.add_parameter("labels2", TensorRole::Label, DType::I32, {2});
+  const TensorId flabels = g.add_parameter("flabels", TensorRole::Label, DType::F32, {3});
+  const TensorId dloss = g.add_parameter("dl", TensorRole::Gradient, DType::F32, {3});
+  auto ce = [&](std::vector<TensorId> in, const Attrs& attrs = {}) {
+    return user_error([&] { g.add(OpType::SoftmaxCe, "ce", OpCategory::Forward, in, attrs); });
+  };
+  EXPECT_EQ(ce({flat, labels}),
+            "shape inference: op 'ce' (softmax_ce): input 'logits' f32[12] must have rank 2");
+  EXPECT_EQ(ce({logits, flabels}),
+            "shape inference: op 'ce' (softmax_ce): input 'labels' f32[3] must have element "
+            "type i32");
+  EXPECT_EQ(ce({logits, labels2}),
+            "shape inference: op 'ce' (softmax_ce): input 'labels' i32[2] must have one label "
+            "per row of input 'logits' f32[3,4]");
+  EXPECT_EQ(ce({logits, labels}, Attrs{{"reduction", std::string("avg")}}),
+            "shape inference: op 'ce' (softmax_ce): attribute 'reduction' must be \"mean\" or "
+            "\"sum\", not \"avg\"");
+  EXPECT_EQ(
+      user_error([&] {
+        g.add(OpType::SoftmaxCeBwd, "ceb", OpCategory::ActivationGrad, {logits, labels, dloss});
+      }),
+      "shape inference: op 'ceb' (softmax_ce_bwd): input 'dloss' is f32[3], expected "
+      "f32[1]");
+}
+
+// The loss starts backpropagation: without an incoming gradient the rule emits
+// softmax_ce_bwd(logits, labels); with one, it is passed as the optional dloss input.
+TEST(OpsLoss, BackwardOp) {
+  LossGraph b;
+  build(&b, kLogits, kLabels, "sum");
+  BackwardContext start(b.g, b.g.op(b.g.find_op("loss")), {TensorId()}, {true, false});
+  op_schema(OpType::SoftmaxCe).backward(start);
+  ASSERT_EQ(start.input_grads()[0].size(), 1u);
+  EXPECT_TRUE(start.input_grads()[1].empty());
+  const Op& bwd = b.g.op(b.g.tensor(start.input_grads()[0][0]).producer);
+  EXPECT_EQ(bwd.name, "loss.bwd");
+  EXPECT_EQ(bwd.type, OpType::SoftmaxCeBwd);
+  EXPECT_EQ(bwd.category, OpCategory::ActivationGrad);
+  EXPECT_EQ(bwd.inputs, (std::vector<TensorId>{b.logits, b.labels, TensorId()}));
+  EXPECT_EQ(bwd.attrs.text(), "reduction=\"sum\"");
+
+  const TensorId dl = b.g.add_parameter("dl", TensorRole::Gradient, DType::F32, {1},
+                                        std::make_shared<HostArray>(std::vector<float>{-2.5f}));
+  BackwardContext inner(b.g, b.g.op(b.g.find_op("loss")), {dl}, {true, false});
+  op_schema(OpType::SoftmaxCe).backward(inner);
+  const TensorId scaled = inner.input_grads()[0].at(0);
+  EXPECT_EQ(b.g.op(b.g.tensor(scaled).producer).name, "loss.bwd_2");
+  Interpreter it(b.g);
+  it.run();
+  const std::vector<float> unit = it.value(start.input_grads()[0][0]).f32();
+  const std::vector<float> times = it.value(scaled).f32();
+  for (size_t k = 0; k < unit.size(); ++k)
+    EXPECT_EQ(times[k], unit[k] * -2.5f);
+}
+
+testing::GradCheckSpec ce_spec(const std::string& reduction) {
+  testing::GradCheckSpec spec;
+  spec.type = OpType::SoftmaxCe;
+  spec.attrs = Attrs{{"reduction", reduction}};
+  testing::GradInput logits, labels;
+  logits.shape = {4, 5};
+  logits.lo = -3.0f;
+  logits.hi = 3.0f;
+  labels.shape = {4};
+  labels.dtype = DType::I32;
+  labels.role = TensorRole::Label;
+  labels.differentiable = false;
+  labels.ints = {3, 0, 4, 1};
+  spec.inputs = {logits, labels};
+  return spec;
+}
+
+TEST(OpsLoss, GradMean) {
+  const testing::GradCheckResult r = testing::grad_check(ce_spec("mean"));
+  EXPECT_TRUE(r.ok) << r.report;
+  EXPECT_GE(r.error[0], 0.0);
+}
+
+TEST(OpsLoss, GradSum) {
+  const testing::GradCheckResult r = testing::grad_check(ce_spec("sum"));
+  EXPECT_TRUE(r.ok) << r.report;
+  EXPECT_GE(r.error[0], 0.0);
+}
+
+}  // namespace
+}  // namespace s2::ir

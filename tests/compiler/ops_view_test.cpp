@@ -1,0 +1,304 @@
+// Views (reshape, transpose, slice) share their input's data node and change only shape,
+// strides and offset; their values, read through the interpreter, follow NumPy. Also the
+// shape-inference errors, the backward rules and gradient checks of reshape and transpose.
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/autodiff/backward_context.h"
+#include "compiler/interp/interpreter.h"
+#include "compiler/ops/registry.h"
+#include "gradcheck.h"
+#include "isa/common/errors.h"
+
+namespace s2::ir {
+namespace {
+
+std::vector<float> iota(size_t n) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i)
+    v[i] = static_cast<float>(i);
+  return v;
+}
+
+TensorId param(Graph& g, const std::string& name, const Shape& shape) {
+  return g.add_parameter(
+      name, TensorRole::Input, DType::F32, shape,
+      std::make_shared<HostArray>(iota(static_cast<size_t>(shape_numel(shape)))));
+}
+
+template <typename Fn>
+std::string user_error(Fn fn) {
+  try {
+    fn();
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+using Ints = std::vector<int64_t>;
+
+Attrs slice_attrs(int64_t axis, int64_t start, int64_t end, int64_t step = 1) {
+  return Attrs{{"axis", axis}, {"start", start}, {"end", end}, {"step", step}};
+}
+
+TEST(OpsView, ReshapeSharesDataAndIsDense) {
+  Graph g;
+  const TensorId x = param(g, "x", {2, 3, 4});
+  const size_t datas = g.num_datas();
+  const TensorId y =
+      g.add(OpType::Reshape, "r", OpCategory::Forward, {x}, Attrs{{"shape", Ints{4, -1}}});
+  EXPECT_EQ(g.num_datas(), datas);  // no new buffer
+  const Tensor& t = g.tensor(y);
+  EXPECT_EQ(t.data, g.tensor(x).data);
+  EXPECT_EQ(t.shape, (Shape{4, 6}));
+  EXPECT_EQ(t.strides, (Shape{6, 1}));
+  EXPECT_EQ(t.offset, 0);
+  EXPECT_EQ(t.producer, g.find_op("r"));
+  EXPECT_EQ(op_schema(OpType::Reshape).fusion, FusionClass::View);
+  EXPECT_EQ(op_schema(OpType::Reshape).kernel, nullptr);
+  EXPECT_FALSE(g.writes_in_place(g.op(g.find_op("r"))));
+  Interpreter it(g);
+  it.run();
+  EXPECT_EQ(it.value(y).f32(), iota(24));
+}
+
+TEST(OpsView, TransposePermutesShapeAndStrides) {
+  Graph g;
+  const TensorId x = param(g, "x", {2, 3, 4});
+  const TensorId y =
+      g.add(OpType::Transpose, "t", OpCategory::Forward, {x}, Attrs{{"perm", Ints{2, 0, 1}}});
+  const Tensor& t = g.tensor(y);
+  EXPECT_EQ(t.data, g.tensor(x).data);
+  EXPECT_EQ(t.shape, (Shape{4, 2, 3}));
+  EXPECT_EQ(t.strides, (Shape{1, 12, 4}));
+  EXPECT_EQ(t.offset, 0);
+  EXPECT_FALSE(t.contiguous());
+  Interpreter it(g);
+  it.run();
+  std::vector<float> want;  // y[i][j][k] = x[j][k][i]
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 2; ++j)
+      for (int k = 0; k < 3; ++k)
+        want.push_back(static_cast<float>(j * 12 + k * 4 + i));
+  EXPECT_EQ(it.value(y).f32(), want);
+}
+
+TEST(OpsView, SliceOffsetsAndStrides) {
+  Graph g;
+  const TensorId x = param(g, "x", {4, 10});
+  // Columns 1, 4, 7 of every row.
+  const TensorId cols =
+      g.add(OpType::Slice, "cols", OpCategory::Forward, {x}, slice_attrs(1, 1, 8, 3));
+  EXPECT_EQ(g.tensor(cols).data, g.tensor(x).data);
+  EXPECT_EQ(g.tensor(cols).shape, (Shape{4, 3}));
+  EXPECT_EQ(g.tensor(cols).strides, (Shape{10, 3}));
+  EXPECT_EQ(g.tensor(cols).offset, 1);
+  // Rows -3..-1 of that: Python rules, negative from the end; end clamped.
+  const TensorId rows =
+      g.add(OpType::Slice, "rows", OpCategory::Forward, {cols}, slice_attrs(-2, -3, 100));
+  EXPECT_EQ(g.tensor(rows).data, g.tensor(x).data);
+  EXPECT_EQ(g.tensor(rows).shape, (Shape{3, 3}));
+  EXPECT_EQ(g.tensor(rows).strides, (Shape{10, 3}));
+  EXPECT_EQ(g.tensor(rows).offset, 11);
+  // A slice of a transpose: offsets and strides compose.
+  const TensorId xt =
+      g.add(OpType::Transpose, "xt", OpCategory::Forward, {x}, Attrs{{"perm", Ints{1, 0}}});
+  const TensorId tail =
+      g.add(OpType::Slice, "tail", OpCategory::Forward, {xt}, slice_attrs(0, 8, 10));
+  EXPECT_EQ(g.tensor(tail).shape, (Shape{2, 4}));
+  EXPECT_EQ(g.tensor(tail).strides, (Shape{1, 10}));
+  EXPECT_EQ(g.tensor(tail).offset, 8);
+  // Start clamped at 0 and the default step.
+  const TensorId head =
+      g.add(OpType::Slice, "head", OpCategory::Forward, {x},
+            Attrs{{"axis", int64_t{0}}, {"start", int64_t{-50}}, {"end", int64_t{2}}});
+  EXPECT_EQ(g.tensor(head).shape, (Shape{2, 10}));
+  EXPECT_EQ(g.tensor(head).offset, 0);
+  EXPECT_EQ(g.op(g.find_op("head")).attrs.text(), "axis=0 end=2 start=-50 step=1");
+
+  Interpreter it(g);
+  it.run();
+  EXPECT_EQ(it.value(cols).f32(),
+            (std::vector<float>{1, 4, 7, 11, 14, 17, 21, 24, 27, 31, 34, 37}));
+  EXPECT_EQ(it.value(rows).f32(), (std::vector<float>{11, 14, 17, 21, 24, 27, 31, 34, 37}));
+  EXPECT_EQ(it.value(tail).f32(), (std::vector<float>{8, 18, 28, 38, 9, 19, 29, 39}));
+  EXPECT_EQ(it.value(head).f32(), iota(20));
+}
+
+// A kernel reading a view sees its elements; writing through set_value lands in the data.
+TEST(OpsView, ComputeOnViews) {
+  Graph g;
+  const TensorId x = param(g, "x", {2, 6});
+  const TensorId s = g.add(OpType::Slice, "s", OpCategory::Forward, {x}, slice_attrs(1, 0, 6, 2));
+  const TensorId y =
+      g.add(OpType::Scale, "y", OpCategory::Forward, {s}, Attrs{{"alpha", 2.0}, {"beta", 0.0}});
+  Interpreter it(g);
+  it.run();
+  EXPECT_EQ(it.value(y).f32(), (std::vector<float>{0, 4, 8, 12, 16, 20}));
+  it.set_value(s, HostArray(std::vector<float>{-1, -2, -3, -4, -5, -6}));
+  EXPECT_EQ(it.value(x).f32(), (std::vector<float>{-1, 1, -2, 3, -3, 5, -4, 7, -5, 9, -6, 11}));
+}
+
+TEST(OpsView, ReshapeOfStridedViewIsRejected) {
+  Graph g;
+  const TensorId x = param(g, "x", {2, 3});
+  const TensorId xt =
+      g.add(OpType::Transpose, "xt", OpCategory::Forward, {x}, Attrs{{"perm", Ints{1, 0}}});
+  EXPECT_EQ(user_error([&] {
+              g.add(OpType::Reshape, "flat", OpCategory::Forward, {xt}, Attrs{{"shape", Ints{6}}});
+            }),
+            "shape inference: op 'flat' (reshape): input 'x' f32[3,2] with strides [1,3] is not "
+            "a dense (contiguous) view; reshape needs one (copy it first)");
+  const TensorId cols =
+      g.add(OpType::Slice, "cols", OpCategory::Forward, {x}, slice_attrs(1, 0, 2));
+  EXPECT_EQ(
+      user_error([&] {
+        g.add(OpType::Reshape, "flat", OpCategory::Forward, {cols}, Attrs{{"shape", Ints{-1}}});
+      }),
+      "shape inference: op 'flat' (reshape): input 'x' f32[2,2] with strides [3,1] is not "
+      "a dense (contiguous) view; reshape needs one (copy it first)");
+}
+
+// A transpose that moves only a size-1 axis leaves the layout dense: reshape accepts it.
+// So does a slice of whole rows, at its offset.
+TEST(OpsView, TransposeThenReshape) {
+  Graph g;
+  const TensorId x = param(g, "x", {1, 4, 3});
+  const TensorId xt =
+      g.add(OpType::Transpose, "xt", OpCategory::Forward, {x}, Attrs{{"perm", Ints{1, 0, 2}}});
+  EXPECT_EQ(g.tensor(xt).strides, (Shape{3, 12, 1}));
+  const TensorId flat =
+      g.add(OpType::Reshape, "flat", OpCategory::Forward, {xt}, Attrs{{"shape", Ints{2, 6}}});
+  EXPECT_EQ(g.tensor(flat).data, g.tensor(x).data);
+  EXPECT_EQ(g.tensor(flat).strides, (Shape{6, 1}));
+  const TensorId rows =
+      g.add(OpType::Slice, "rows", OpCategory::Forward, {flat}, slice_attrs(0, 1, 2));
+  const TensorId v =
+      g.add(OpType::Reshape, "v", OpCategory::Forward, {rows}, Attrs{{"shape", Ints{3, 2}}});
+  EXPECT_EQ(g.tensor(v).offset, 6);
+  EXPECT_EQ(g.tensor(v).strides, (Shape{2, 1}));
+  Interpreter it(g);
+  it.run();
+  EXPECT_EQ(it.value(flat).f32(), iota(12));
+  EXPECT_EQ(it.value(v).f32(), (std::vector<float>{6, 7, 8, 9, 10, 11}));
+}
+
+TEST(OpsView, ShapeErrors) {
+  Graph g;
+  const TensorId x = param(g, "x", {2, 3, 4});
+  auto reshape = [&](Ints shape) {
+    return user_error([&] {
+      g.add(OpType::Reshape, "r", OpCategory::Forward, {x}, Attrs{{"shape", shape}});
+    });
+  };
+  EXPECT_EQ(reshape({5, -1}),
+            "shape inference: op 'r' (reshape): cannot reshape input 'x' f32[2,3,4] (24 "
+            "elements) to shape=[5,-1]");
+  EXPECT_EQ(reshape({4, 5}),
+            "shape inference: op 'r' (reshape): cannot reshape input 'x' f32[2,3,4] (24 "
+            "elements) to shape=[4,5] (20 elements)");
+  EXPECT_EQ(reshape({-1, -1}),
+            "shape inference: op 'r' (reshape): shape=[-1,-1] has more than one -1");
+  EXPECT_EQ(reshape({0, 24}),
+            "shape inference: op 'r' (reshape): shape=[0,24]: every entry must be positive or "
+            "-1");
+  EXPECT_EQ(reshape({}), "shape inference: op 'r' (reshape): attribute 'shape' is empty");
+  auto transpose = [&](Ints perm) {
+    return user_error([&] {
+      g.add(OpType::Transpose, "t", OpCategory::Forward, {x}, Attrs{{"perm", perm}});
+    });
+  };
+  const std::string not_perm = " is not a permutation of the 3 axes of input 'x' f32[2,3,4]";
+  EXPECT_EQ(transpose({0, 1}), "shape inference: op 't' (transpose): perm=[0,1]" + not_perm);
+  EXPECT_EQ(transpose({0, 1, 1}), "shape inference: op 't' (transpose): perm=[0,1,1]" + not_perm);
+  EXPECT_EQ(transpose({0, 3, 1}), "shape inference: op 't' (transpose): perm=[0,3,1]" + not_perm);
+  auto slice = [&](const Attrs& attrs) {
+    return user_error([&] { g.add(OpType::Slice, "s", OpCategory::Forward, {x}, attrs); });
+  };
+  EXPECT_EQ(slice(slice_attrs(3, 0, 1)),
+            "shape inference: op 's' (slice): axis 3 is out of range for input 'x' f32[2,3,4]");
+  EXPECT_EQ(slice(slice_attrs(-4, 0, 1)),
+            "shape inference: op 's' (slice): axis -4 is out of range for input 'x' f32[2,3,4]");
+  EXPECT_EQ(slice(slice_attrs(1, 0, 3, 0)),
+            "shape inference: op 's' (slice): step 0 must be positive");
+  EXPECT_EQ(slice(slice_attrs(1, 2, 1)),
+            "shape inference: op 's' (slice): slice [2:1:1] of axis 1 of input 'x' f32[2,3,4] "
+            "is empty");
+  EXPECT_EQ(slice(slice_attrs(-1, 7, 9)),
+            "shape inference: op 's' (slice): slice [7:9:1] of axis 2 of input 'x' f32[2,3,4] "
+            "is empty");
+}
+
+TEST(OpsView, BackwardOps) {
+  Graph g;
+  const TensorId x = param(g, "x", {2, 6});
+  const TensorId r =
+      g.add(OpType::Reshape, "r", OpCategory::Forward, {x}, Attrs{{"shape", Ints{3, 4}}});
+  g.add(OpType::Transpose, "t", OpCategory::Forward, {r}, Attrs{{"perm", Ints{1, 0}}});
+  // dy for t's output [4,3], dense.
+  const TensorId dy = g.add_parameter("dy", TensorRole::Gradient, DType::F32, {4, 3},
+                                      std::make_shared<HostArray>(iota(12)));
+  BackwardContext tb(g, g.op(g.find_op("t")), {dy}, {true});
+  op_schema(OpType::Transpose).backward(tb);
+  const TensorId dr = tb.input_grads()[0].at(0);
+  const Op& t_grad = g.op(g.tensor(dr).producer);
+  EXPECT_EQ(t_grad.name, "t.grad");
+  EXPECT_EQ(t_grad.type, OpType::Transpose);
+  EXPECT_EQ(t_grad.category, OpCategory::ActivationGrad);
+  EXPECT_EQ(t_grad.attrs.text(), "perm=[1,0]");
+  EXPECT_EQ(g.tensor(dr).shape, (Shape{3, 4}));
+  EXPECT_FALSE(g.tensor(dr).contiguous());
+  // The reshape's gradient arrives strided: it is copied dense (scale by 1) before the
+  // reshape back to x's shape.
+  BackwardContext rb(g, g.op(g.find_op("r")), {dr}, {true});
+  op_schema(OpType::Reshape).backward(rb);
+  const TensorId dx = rb.input_grads()[0].at(0);
+  const Op& r_grad = g.op(g.tensor(dx).producer);
+  EXPECT_EQ(r_grad.name, "r.grad");
+  EXPECT_EQ(r_grad.type, OpType::Reshape);
+  EXPECT_EQ(r_grad.category, OpCategory::ActivationGrad);
+  EXPECT_EQ(r_grad.attrs.text(), "shape=[2,6]");
+  const Op& copy = g.op(g.tensor(r_grad.inputs[0]).producer);
+  EXPECT_EQ(copy.name, "r.grad_dense");
+  EXPECT_EQ(copy.type, OpType::Scale);
+  EXPECT_EQ(copy.attrs.text(), "alpha=1.0 beta=0.0");
+  EXPECT_EQ(g.tensor(dx).shape, (Shape{2, 6}));
+  Interpreter it(g);
+  it.run();
+  // dx = reshape(transpose(dy)): dx flat k = (i, j) of [3,4] = dy[j][i].
+  std::vector<float> want;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j)
+      want.push_back(static_cast<float>(j * 3 + i));
+  EXPECT_EQ(it.value(dx).f32(), want);
+}
+
+TEST(OpsView, GradReshape) {
+  testing::GradCheckSpec spec;
+  spec.type = OpType::Reshape;
+  spec.attrs = Attrs{{"shape", Ints{3, -1, 2}}};
+  testing::GradInput x;
+  x.shape = {2, 3, 4};
+  spec.inputs = {x};
+  const testing::GradCheckResult r = testing::grad_check(spec);
+  EXPECT_TRUE(r.ok) << r.report;
+}
+
+TEST(OpsView, GradTranspose) {
+  testing::GradCheckSpec spec;
+  spec.type = OpType::Transpose;
+  spec.attrs = Attrs{{"perm", Ints{1, 2, 0}}};
+  testing::GradInput x;
+  x.shape = {2, 3, 4};
+  spec.inputs = {x};
+  const testing::GradCheckResult r = testing::grad_check(spec);
+  EXPECT_TRUE(r.ok) << r.report;
+}
+
+}  // namespace
+}  // namespace s2::ir

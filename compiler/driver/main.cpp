@@ -1,9 +1,44 @@
 // s2c: the S2Train compiler driver.
 #include <CLI/CLI.hpp>
+#include <fstream>
+#include <iostream>
 
 #include "compiler/driver/commands.h"
+#include "compiler/driver/frontend.h"
+#include "compiler/driver/reference.h"
+#include "isa/common/errors.h"
 #include "isa/common/tool_main.h"
 #include "s2/version.h"
+
+namespace {
+
+// The model options shared by `compile` and `reference`.
+struct ModelFlags {
+  s2::zoo::ModelOptions model;
+  s2::ir::SgdOptions sgd;
+  std::string image;
+  CLI::Option* batch = nullptr;
+  CLI::Option* classes = nullptr;
+
+  void add_to(CLI::App* cmd) {
+    batch = cmd->add_option("--batch", model.batch, "batch size (default 4)")->check(CLI::PositiveNumber);
+    cmd->add_option("--image", image, "input size H or HxW (default 32)");
+    cmd->add_option("--channels", model.channels, "input channels (default 3)")->check(CLI::PositiveNumber);
+    classes = cmd->add_option("--classes", model.classes, "number of classes (default 10)")
+                  ->check(CLI::PositiveNumber);
+    cmd->add_option("--seed", model.seed, "seed of the initial weights and the batch (default 1)");
+    cmd->add_option("--lr", sgd.lr, "SGD learning rate (default 0.01)")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--momentum", sgd.momentum, "SGD momentum (default 0.9)")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--weight-decay", sgd.weight_decay, "SGD weight decay (default 5e-4)")
+        ->check(CLI::NonNegativeNumber);
+  }
+
+  void finish() {
+    if (!image.empty()) s2::compiler::parse_image_size(image, &model);
+  }
+};
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"s2c - the S2Train compiler: models to S2Train executables (*.bin)"};
@@ -11,10 +46,36 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer(
       "Exit status: 0 success, 1 bad input (the message names the file and place), 2 internal "
-      "error.\n"
-      "Planned: `s2c compile MODEL -o OUT.bin` compiles a model-zoo name or an ONNX file into "
-      "one training step;\nit is not part of this build yet.");
+      "error.\nModels: mlp, lenet5, resnet18, resnet34, resnet50, vgg11, or an ONNX file "
+      "(scripts/export_onnx.py).");
 
+  // compile
+  s2::compiler::FrontendOptions front;
+  ModelFlags compile_flags;
+  std::string dump_file;
+  CLI::App* compile_cmd = app.add_subcommand(
+      "compile",
+      "Build the training step of a model (zoo name or .onnx): import, autodiff, shape "
+      "inference, simplification; print its summary");
+  compile_cmd->add_option("model", front.model, "model-zoo name or ONNX file")->required();
+  compile_flags.add_to(compile_cmd);
+  compile_cmd->add_option("--dump-after", front.dump_after,
+                          "print the graph after this pass: import, autodiff, shape-inference, "
+                          "dce, cse, fold, simplify");
+  compile_cmd->add_option("--dump-file", dump_file, "write the --dump-after text here instead of stdout");
+
+  // reference
+  s2::compiler::ReferenceOptions ref;
+  ModelFlags ref_flags;
+  CLI::App* ref_cmd = app.add_subcommand(
+      "reference",
+      "Run one training step of a zoo model on the reference interpreter and write its "
+      "inputs and results as .npy (check with scripts/torch_reference.py)");
+  ref_cmd->add_option("model", ref.model, "model-zoo name")->required();
+  ref_cmd->add_option("--out-dir", ref.out_dir, "directory to write")->required();
+  ref_flags.add_to(ref_cmd);
+
+  // asm
   s2::compiler::AsmOptions asm_options;
   CLI::App* asm_cmd = app.add_subcommand(
       "asm", "Assemble S2Train assembly text (docs/assembly.md) into a validated executable");
@@ -25,6 +86,7 @@ int main(int argc, char** argv) {
   asm_cmd->add_flag("--force", asm_options.force,
                     "replace an existing output file even if it is not an S2Train executable");
 
+  // isa-doc
   std::string doc_output;
   CLI::App* doc_cmd =
       app.add_subcommand("isa-doc", "Print the ISA reference generated from the instruction table");
@@ -36,6 +98,27 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? s2::kExitOk : s2::kExitUserError;
   }
   return s2::run_tool("s2c", [&] {
+    if (*compile_cmd) {
+      compile_flags.finish();
+      front.model_options = compile_flags.model;
+      front.sgd = compile_flags.sgd;
+      if (*compile_flags.batch) front.onnx_batch = compile_flags.model.batch;
+      if (*compile_flags.classes) front.onnx_classes = compile_flags.model.classes;
+      std::ofstream file;
+      if (!dump_file.empty()) {
+        file.open(dump_file);
+        if (!file) throw s2::UserError(dump_file + ": cannot write");
+        front.dump = &file;
+      }
+      const s2::compiler::FrontendResult result = s2::compiler::run_frontend(front);
+      std::cout << s2::compiler::frontend_summary(result);
+    }
+    if (*ref_cmd) {
+      ref_flags.finish();
+      ref.model_options = ref_flags.model;
+      ref.sgd = ref_flags.sgd;
+      s2::compiler::run_reference(ref);
+    }
     if (*asm_cmd) s2::compiler::run_asm(asm_options);
     if (*doc_cmd) s2::compiler::run_isa_doc(doc_output);
     return s2::kExitOk;

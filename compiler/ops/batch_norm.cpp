@@ -87,11 +87,15 @@ std::vector<OutputSpec> infer_batch_norm(const InferContext& ctx) {
   return out;
 }
 
+// Batch statistics and the normalisation are computed in double and rounded once to fp32:
+// the PPU reduces batch-norm statistics in a wide accumulator. With few values per channel
+// (ResNet's 1x1 maps at small batch) fp32 sums lose so much to cancellation that the step
+// would drift from the exact result by more than PyTorch's own fp32 step does.
 void batch_norm_kernel(KernelContext& k) {
-  const float eps = static_cast<float>(k.op.attrs.f("eps"));
-  const float momentum = static_cast<float>(k.op.attrs.f("momentum"));
+  const double eps = k.op.attrs.f("eps");
+  const double momentum = k.op.attrs.f("momentum");
   const Geometry g = geometry(k.in[0].shape);
-  const float count = static_cast<float>(g.count());
+  const double count = static_cast<double>(g.count());
   const float* x = k.in[0].f32;
   const float* gamma = k.in[1].f32;
   const float* beta = k.in[2].f32;
@@ -103,29 +107,30 @@ void batch_norm_kernel(KernelContext& k) {
   float* running_mean_out = k.out[3].f32;  // same memory as running_mean
   float* running_var_out = k.out[4].f32;   // same memory as running_var
   for (size_t c = 0; c < g.c; ++c) {
-    float sum = 0.0f;
+    double sum = 0.0;
     for (size_t n = 0; n < g.n; ++n)
-      for (size_t s = 0, at = g.at(n, c); s < g.s; ++s)
-        sum += x[at + s];
-    const float mean = sum / count;
-    float sq = 0.0f;
+      for (size_t s = 0, at = g.at(n, c); s < g.s; ++s) sum += static_cast<double>(x[at + s]);
+    const double mean = sum / count;
+    double sq = 0.0;
     for (size_t n = 0; n < g.n; ++n)
       for (size_t s = 0, at = g.at(n, c); s < g.s; ++s) {
-        const float d = x[at + s] - mean;
+        const double d = static_cast<double>(x[at + s]) - mean;
         sq += d * d;
       }
-    const float var = sq / count;
-    const float unbiased = sq / (count - 1.0f);
-    const float invstd = 1.0f / std::sqrt(var + eps);
+    const double var = sq / count;
+    const double unbiased = sq / (count - 1.0);
+    const double invstd = 1.0 / std::sqrt(var + eps);
+    const double scale = static_cast<double>(gamma[c]);
+    const double shift = static_cast<double>(beta[c]);
     for (size_t n = 0; n < g.n; ++n)
       for (size_t s = 0, at = g.at(n, c); s < g.s; ++s)
-        y[at + s] = ((x[at + s] - mean) * invstd) * gamma[c] + beta[c];
-    saved_mean[c] = mean;
-    saved_invstd[c] = invstd;
-    const float rm = running_mean[c];
-    const float rv = running_var[c];
-    running_mean_out[c] = (1.0f - momentum) * rm + momentum * mean;
-    running_var_out[c] = (1.0f - momentum) * rv + momentum * unbiased;
+        y[at + s] = static_cast<float>((static_cast<double>(x[at + s]) - mean) * invstd * scale + shift);
+    saved_mean[c] = static_cast<float>(mean);
+    saved_invstd[c] = static_cast<float>(invstd);
+    const double rm = static_cast<double>(running_mean[c]);
+    const double rv = static_cast<double>(running_var[c]);
+    running_mean_out[c] = static_cast<float>((1.0 - momentum) * rm + momentum * mean);
+    running_var_out[c] = static_cast<float>((1.0 - momentum) * rv + momentum * unbiased);
   }
 }
 
@@ -156,9 +161,10 @@ std::vector<OutputSpec> infer_batch_norm_bwd(const InferContext& ctx) {
   return {dx, stat, stat};
 }
 
+// Like the forward: reductions and the gradient formula in double, rounded once to fp32.
 void batch_norm_bwd_kernel(KernelContext& k) {
   const Geometry g = geometry(k.in[1].shape);
-  const float count = static_cast<float>(g.count());
+  const double count = static_cast<double>(g.count());
   const float* dy = k.in[0].f32;
   const float* x = k.in[1].f32;
   const float* gamma = k.in[2].f32;
@@ -168,23 +174,25 @@ void batch_norm_bwd_kernel(KernelContext& k) {
   float* dgamma = k.out[1].f32;
   float* dbeta = k.out[2].f32;
   for (size_t c = 0; c < g.c; ++c) {
-    float sum_dy = 0.0f;
-    float sum_dy_xhat = 0.0f;
+    const double m = static_cast<double>(mean[c]);
+    const double is = static_cast<double>(invstd[c]);
+    double sum_dy = 0.0;
+    double sum_dy_xhat = 0.0;
     for (size_t n = 0; n < g.n; ++n)
       for (size_t s = 0, at = g.at(n, c); s < g.s; ++s) {
-        const float xhat = (x[at + s] - mean[c]) * invstd[c];
-        sum_dy += dy[at + s];
-        sum_dy_xhat += dy[at + s] * xhat;
+        const double xhat = (static_cast<double>(x[at + s]) - m) * is;
+        sum_dy += static_cast<double>(dy[at + s]);
+        sum_dy_xhat += static_cast<double>(dy[at + s]) * xhat;
       }
-    dbeta[c] = sum_dy;
-    dgamma[c] = sum_dy_xhat;
-    const float mean_dy = sum_dy / count;
-    const float mean_dy_xhat = sum_dy_xhat / count;
-    const float gain = gamma[c] * invstd[c];
+    dbeta[c] = static_cast<float>(sum_dy);
+    dgamma[c] = static_cast<float>(sum_dy_xhat);
+    const double mean_dy = sum_dy / count;
+    const double mean_dy_xhat = sum_dy_xhat / count;
+    const double gain = static_cast<double>(gamma[c]) * is;
     for (size_t n = 0; n < g.n; ++n)
       for (size_t s = 0, at = g.at(n, c); s < g.s; ++s) {
-        const float xhat = (x[at + s] - mean[c]) * invstd[c];
-        dx[at + s] = gain * ((dy[at + s] - mean_dy) - xhat * mean_dy_xhat);
+        const double xhat = (static_cast<double>(x[at + s]) - m) * is;
+        dx[at + s] = static_cast<float>(gain * ((static_cast<double>(dy[at + s]) - mean_dy) - xhat * mean_dy_xhat));
       }
   }
 }

@@ -52,6 +52,9 @@ std::vector<float> pack_a(int64_t m, int64_t kd, Fn a) {
   return out;
 }
 
+// Reduction steps summed per partial sum before it joins the accumulator.
+inline constexpr int64_t kKTile = 32;
+
 // Packs reduction [0, kd) x columns [0, n) of B, read through b(e, j), into panels of kNr
 // columns: panel[jp][e][jj]; columns past n are zero.
 template <typename Fn>
@@ -68,8 +71,11 @@ std::vector<float> pack_b(int64_t kd, int64_t n, Fn b) {
   return out;
 }
 
-// c[i][j] (row stride ldc) += sum over e ascending of A[i][e] * B[e][j], accumulating onto the
-// current value of c element by element: acc = c; acc = acc + a*b for e = 0, 1, ...; c = acc.
+// c[i][j] (row stride ldc) += sum over e of A[i][e] * B[e][j], in K-tiles the way the PE array
+// accumulates: each tile of kKTile reduction steps is summed from zero in ascending e
+// (tile = tile + a*b), then added to the running value (acc = c; acc = acc + tile per tile in
+// order; c = acc). Blocking bounds the rounding error by ~(kKTile + kd/kKTile) ulps instead
+// of ~kd.
 inline void gemm_packed(int64_t m, int64_t n, int64_t kd, const float* ap, const float* bp,
                         float* c, int64_t ldc) {
   for (int64_t j0 = 0; j0 < n; j0 += kNr) {
@@ -83,12 +89,19 @@ inline void gemm_packed(int64_t m, int64_t n, int64_t kd, const float* ap, const
           acc[ii][jj] = c[(i0 + ii) * ldc + j0 + jj];
       const float* a = ap + (i0 / kMr) * kd * kMr;
       const float* b = bpanel;
-      for (int64_t e = 0; e < kd; ++e, a += kMr, b += kNr)
-        for (int64_t ii = 0; ii < kMr; ++ii) {
-          const float av = a[ii];
+      for (int64_t e0 = 0; e0 < kd; e0 += kKTile) {
+        float tile[kMr][kNr] = {};
+        const int64_t e1 = std::min(kd, e0 + kKTile);
+        for (int64_t e = e0; e < e1; ++e, a += kMr, b += kNr)
+          for (int64_t ii = 0; ii < kMr; ++ii) {
+            const float av = a[ii];
+            for (int64_t jj = 0; jj < kNr; ++jj)
+              tile[ii][jj] += av * b[jj];
+          }
+        for (int64_t ii = 0; ii < kMr; ++ii)
           for (int64_t jj = 0; jj < kNr; ++jj)
-            acc[ii][jj] += av * b[jj];
-        }
+            acc[ii][jj] += tile[ii][jj];
+      }
       for (int64_t ii = 0; ii < height; ++ii)
         for (int64_t jj = 0; jj < width; ++jj)
           c[(i0 + ii) * ldc + j0 + jj] = acc[ii][jj];

@@ -87,14 +87,23 @@ void gemm_kernel(KernelContext& k) {
     b = b_pack.data();
   }
   float* y = k.out[0].f32;  // zero-filled by the interpreter
+  // The PE array's order: each K-tile of kKTile steps is summed from zero in ascending k,
+  // then added to the row's running sum, tile by tile (as conv_kernels::gemm_packed does).
+  constexpr size_t kKTile = 32;
+  std::vector<float> tile(n_size);
   for (size_t m = 0; m < m_size; ++m) {
     float* y_row = y + m * n_size;
     std::fill(y_row, y_row + n_size, 0.0f);
-    for (size_t kk = 0; kk < k_size; ++kk) {
-      const float a_mk = a[m * k_size + kk];
-      const float* b_row = b + kk * n_size;
+    for (size_t k0 = 0; k0 < k_size; k0 += kKTile) {
+      std::fill(tile.begin(), tile.end(), 0.0f);
+      for (size_t kk = k0; kk < std::min(k_size, k0 + kKTile); ++kk) {
+        const float a_mk = a[m * k_size + kk];
+        const float* b_row = b + kk * n_size;
+        for (size_t n = 0; n < n_size; ++n)
+          tile[n] += a_mk * b_row[n];
+      }
       for (size_t n = 0; n < n_size; ++n)
-        y_row[n] += a_mk * b_row[n];
+        y_row[n] += tile[n];
     }
     if (k.in[2].present()) {
       const float* bias = k.in[2].f32;

@@ -171,6 +171,46 @@ TEST_F(Cli, ValidateConfig) {
       << r.out;
 }
 
+TEST_F(Cli, CompileBuildsTheTrainingStep) {
+  Result r = run(kS2c + " compile mlp --batch 2 --image 8");
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (const char* want : {"training graph 'mlp'", "ops by kind: forward=", "weight_update=6",
+                           "autodiff", "shape-inference"})
+    EXPECT_NE(r.out.find(want), std::string::npos) << want << " missing from:\n" << r.out;
+  r = run(kS2c + " compile lenet5 --dump-after autodiff");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("graph lenet5\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("= sgd(%conv1.weight"), std::string::npos) << r.out;
+  r = run(kS2c + " compile mlp --dump-after import --dump-file " + quoted(path("g.txt")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(read_text(path("g.txt")).rfind("graph mlp\n", 0), 0u);
+}
+
+TEST_F(Cli, CompileErrorsNameWhatIsWrong) {
+  Result r = run(kS2c + " compile resnet19");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("resnet18"), std::string::npos) << r.out;  // lists the known models
+  r = run(kS2c + " compile mlp --dump-after frobnicate");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("unknown pass 'frobnicate'"), std::string::npos) << r.out;
+  r = run(kS2c + " compile " + quoted(path("missing.onnx")));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("missing.onnx"), std::string::npos) << r.out;
+  write_text(path("junk.onnx"), "this is not protobuf");
+  r = run(kS2c + " compile " + quoted(path("junk.onnx")));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("junk.onnx"), std::string::npos) << r.out;
+  r = run(kS2c + " compile lenet5 --image 4");
+  EXPECT_EQ(r.status, 1) << r.out;
+}
+
+TEST_F(Cli, ReferenceWritesTheStep) {
+  const Result r = run(kS2c + " reference mlp --batch 2 --image 8 --out-dir " + quoted(path("ref")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(fs::is_regular_file(path("ref/manifest.json")));
+  EXPECT_TRUE(fs::is_regular_file(path("ref/grad/fc1.weight.npy")));
+}
+
 TEST_F(Cli, IsaDocMatchesCheckedInReference) {
   const Result r = run(kS2c + " isa-doc");
   ASSERT_EQ(r.status, 0) << r.out;

@@ -13,6 +13,7 @@
 
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/interp/interpreter.h"
+#include "compiler/ops/conv_kernels.h"
 #include "compiler/ops/registry.h"
 #include "gradcheck.h"
 #include "isa/common/errors.h"
@@ -196,6 +197,33 @@ TEST_P(ConvValues, BwdWeightMatchesNaiveFormula) {
   expect_near_all(run_bwd_weight(cc, d), want);
 }
 
+// The PE array's K-tiled fp32 accumulation (conv_kernels::gemm_packed): products join a tile
+// sum in order; every kKTile products the tile joins the running sum; a new GEMM call (image
+// chunk) starts a new tile.
+class TiledSum {
+ public:
+  void add(float product) {
+    tile_ = tile_ + product;
+    if (++count_ == conv_kernels::kKTile) flush();
+  }
+  void start_chunk() { flush(); }
+  float total() {
+    flush();
+    return acc_;
+  }
+
+ private:
+  void flush() {
+    if (count_ == 0) return;
+    acc_ = acc_ + tile_;
+    tile_ = 0.0f;
+    count_ = 0;
+  }
+  float acc_ = 0.0f;
+  float tile_ = 0.0f;
+  int64_t count_ = 0;
+};
+
 // The accumulation orders documented in compiler/ops/conv_kernels.h, replayed in fp32: the
 // simulator's functional model will rely on them.
 TEST_P(ConvValues, ForwardFollowsDocumentedOrderBitExactly) {
@@ -206,17 +234,17 @@ TEST_P(ConvValues, ForwardFollowsDocumentedOrderBitExactly) {
     for (int64_t ik = 0; ik < cc.k; ++ik)
       for (int64_t ip = 0; ip < cc.p(); ++ip)
         for (int64_t iq = 0; iq < cc.q(); ++iq) {
-          float acc = 0.0f;
+          TiledSum sum;
           for (int64_t ic = 0; ic < cc.cg(); ++ic)
             for (int64_t ir = 0; ir < cc.r; ++ir)
               for (int64_t is = 0; is < cc.s; ++is) {
                 const int64_t ih = ip * cc.stride[0] - cc.pads[0] + ir * cc.dilation[0];
                 const int64_t iw = iq * cc.stride[1] - cc.pads[1] + is * cc.dilation[1];
-                if (ih < 0 || ih >= cc.h || iw < 0 || iw >= cc.w) continue;
-                const float prod =
-                    d.x[at(cc.x_index(in, ik, ic, ih, iw))] * d.w[at(cc.w_index(ik, ic, ir, is))];
-                acc = acc + prod;
+                const bool inside = ih >= 0 && ih < cc.h && iw >= 0 && iw < cc.w;
+                const float xv = inside ? d.x[at(cc.x_index(in, ik, ic, ih, iw))] : 0.0f;
+                sum.add(d.w[at(cc.w_index(ik, ic, ir, is))] * xv);
               }
+          float acc = sum.total();
           if (cc.bias) acc = acc + d.bias[at(ik)];
           ASSERT_EQ(got[at(cc.y_index(in, ik, ip, iq))], acc);
         }
@@ -225,23 +253,34 @@ TEST_P(ConvValues, ForwardFollowsDocumentedOrderBitExactly) {
 TEST_P(ConvValues, BwdWeightFollowsDocumentedOrderBitExactly) {
   const ConvCase& cc = GetParam();
   const ConvData d = data_for(cc);
+  conv_kernels::ConvGeometry geometry;
+  geometry.n = cc.n;
+  geometry.c = cc.c;
+  geometry.k = cc.k;
+  geometry.r = cc.r;
+  geometry.s = cc.s;
+  geometry.p = cc.p();
+  geometry.q = cc.q();
+  geometry.groups = cc.groups;
+  const int64_t chunk = conv_kernels::images_per_chunk(geometry);
   const std::vector<float> got = run_bwd_weight(cc, d);
   for (int64_t ik = 0; ik < cc.k; ++ik)
     for (int64_t ic = 0; ic < cc.cg(); ++ic)
       for (int64_t ir = 0; ir < cc.r; ++ir)
         for (int64_t is = 0; is < cc.s; ++is) {
-          float acc = 0.0f;
-          for (int64_t in = 0; in < cc.n; ++in)
+          TiledSum sum;
+          for (int64_t in = 0; in < cc.n; ++in) {
+            if (in % chunk == 0) sum.start_chunk();  // each chunk is one GEMM call
             for (int64_t ip = 0; ip < cc.p(); ++ip)
               for (int64_t iq = 0; iq < cc.q(); ++iq) {
                 const int64_t ih = ip * cc.stride[0] - cc.pads[0] + ir * cc.dilation[0];
                 const int64_t iw = iq * cc.stride[1] - cc.pads[1] + is * cc.dilation[1];
-                if (ih < 0 || ih >= cc.h || iw < 0 || iw >= cc.w) continue;
-                const float prod =
-                    d.dy[at(cc.y_index(in, ik, ip, iq))] * d.x[at(cc.x_index(in, ik, ic, ih, iw))];
-                acc = acc + prod;
+                const bool inside = ih >= 0 && ih < cc.h && iw >= 0 && iw < cc.w;
+                const float xv = inside ? d.x[at(cc.x_index(in, ik, ic, ih, iw))] : 0.0f;
+                sum.add(d.dy[at(cc.y_index(in, ik, ip, iq))] * xv);
               }
-          ASSERT_EQ(got[at(cc.w_index(ik, ic, ir, is))], acc);
+          }
+          ASSERT_EQ(got[at(cc.w_index(ik, ic, ir, is))], sum.total());
         }
 }
 

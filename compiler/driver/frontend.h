@@ -1,0 +1,47 @@
+#pragma once
+// The compiler's front half as a pipeline of named passes: import (model zoo or ONNX) ->
+// autodiff (the training step) -> shape-inference -> dce -> cse -> fold -> simplify. The
+// graph is verified after every pass; `--dump-after=NAME` prints it after the named one.
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "compiler/autodiff/autodiff.h"
+#include "compiler/ir/graph.h"
+#include "compiler/zoo/zoo.h"
+
+namespace s2::compiler {
+
+struct FrontendOptions {
+  std::string model;  // a model-zoo name, or a path ending in .onnx
+  zoo::ModelOptions model_options;  // zoo models (the seed also seeds an ONNX model's batch)
+  int64_t onnx_batch = 0;           // ONNX: 0 takes the model's own batch size
+  int64_t onnx_classes = 0;         // ONNX: when non-zero, the logits must have this many
+  ir::SgdOptions sgd;
+  std::string dump_after;           // a pass name, or empty
+  std::ostream* dump = nullptr;     // where the dump goes (stdout when null)
+};
+
+struct PassRecord {
+  std::string name;
+  double milliseconds = 0;
+  size_t ops = 0;  // ops in the graph after the pass
+  std::string summary;
+};
+
+struct FrontendResult {
+  ir::Graph graph;
+  std::vector<PassRecord> passes;
+};
+
+const std::vector<std::string>& frontend_pass_names();
+
+// Throws UserError for a bad model, bad options or an unknown pass name.
+FrontendResult run_frontend(const FrontendOptions& options);
+
+// The summary `s2c compile` prints: ops by category and by type, parameters by role, and
+// the time of each pass.
+std::string frontend_summary(const FrontendResult& result);
+
+}  // namespace s2::compiler

@@ -1,0 +1,226 @@
+#include "compiler/driver/reference.h"
+
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "compiler/interp/interpreter.h"
+#include "compiler/io/npy.h"
+#include "isa/common/errors.h"
+#include "isa/container/writer.h"
+
+namespace s2::compiler {
+namespace {
+
+namespace fs = std::filesystem;
+using ir::TensorId;
+using ir::TensorRole;
+
+std::string json_number(double v) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);  // shortest round trip
+  return std::string(buf, r.ptr);
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char esc[8];
+      std::snprintf(esc, sizeof esc, "\\u%04x", static_cast<unsigned>(c));
+      out += esc;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string json_list(const ir::Graph& g, const std::vector<TensorId>& tensors) {
+  std::string s = "[";
+  for (size_t i = 0; i < tensors.size(); ++i)
+    s += std::string(i ? ",\n    " : "\n    ") + json_string(g.tensor(tensors[i]).name);
+  return s + (tensors.empty() ? "]" : "\n  ]");
+}
+
+void check_sgd(const ir::SgdOptions& sgd) {
+  const std::pair<const char*, double> values[] = {
+      {"learning rate", sgd.lr}, {"momentum", sgd.momentum}, {"weight decay", sgd.weight_decay}};
+  for (const auto& [what, v] : values)
+    if (!std::isfinite(v) || v < 0.0)
+      throw UserError(std::string("reference: the ") + what + " " + json_number(v) +
+                      " must be a finite number >= 0");
+}
+
+fs::path make_dir(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir))
+    throw UserError(dir.string() + ": cannot create the output directory" +
+                    (ec ? ": " + ec.message() : std::string()));
+  return dir;
+}
+
+void write_tensor(const fs::path& dir, const std::string& name, const ir::HostArray& values,
+                  const ir::Shape& shape) {
+  io::write_npy((dir / (name + ".npy")).string(), values, shape);
+}
+
+class ReferenceStep {
+ public:
+  explicit ReferenceStep(const ReferenceOptions& o)
+      : o_(o), graph_(zoo::build_model(o.model, o.model_options)) {
+    // The parameters, before autodiff adds optimizer state: in creation order, which is the
+    // model's state_dict order.
+    for (size_t i = 0; i < graph_.num_tensors(); ++i) {
+      const TensorId t(i);
+      if (graph_.tensor(t).producer.valid()) continue;  // views and in-place results
+      const TensorRole role = graph_.data(graph_.tensor(t).data).role;
+      if (role == TensorRole::Weight) weights_.push_back(t);
+      if (role == TensorRole::State) state_.push_back(t);
+      if (role == TensorRole::Weight || role == TensorRole::State || role == TensorRole::Input ||
+          role == TensorRole::Label)
+        params_.push_back(t);
+    }
+    for (size_t i = 0; i < graph_.num_ops(); ++i) {
+      const ir::Op& op = graph_.op(ir::OpId(i));
+      if (op.type == ir::OpType::Relu || op.type == ir::OpType::MaxPool2d)
+        decisions_.push_back(ir::OpId(i));
+    }
+    ir::build_training_step(graph_, o.sgd);
+    for (size_t i = 0; i < graph_.num_ops(); ++i) {
+      const ir::Op& op = graph_.op(ir::OpId(i));
+      if (op.type == ir::OpType::Sgd) grad_of_[op.inputs.at(0).value] = op.inputs.at(1);
+    }
+  }
+
+  void run() {
+    const fs::path out = o_.out_dir;
+    ir::Interpreter it(graph_);
+    const fs::path init = make_dir(out / "init");
+    for (TensorId t : params_)
+      write(it, init, t);
+
+    const auto start = std::chrono::steady_clock::now();
+    it.run();
+    seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    const TensorId loss = graph_.loss();
+    loss_ = it.value(loss).f32().at(0);
+    write_tensor(out, "loss", it.value(loss), graph_.tensor(loss).shape);
+    const fs::path grad = make_dir(out / "grad");
+    for (TensorId w : weights_) {
+      const ir::Tensor& t = graph_.tensor(w);
+      const auto g = grad_of_.find(w.value);
+      // A weight the loss does not reach has no gradient op; its gradient is zero.
+      write_tensor(grad, t.name,
+                   g != grad_of_.end()
+                       ? it.value(g->second)
+                       : ir::HostArray(ir::DType::F32, static_cast<size_t>(t.numel())),
+                   t.shape);
+    }
+    const fs::path updated = make_dir(out / "updated");
+    for (TensorId t : weights_)
+      write(it, updated, t);
+    for (TensorId t : state_)
+      write(it, updated, t);
+    const fs::path decisions = make_dir(out / "decisions");
+    for (ir::OpId id : decisions_)
+      write_decision(it, decisions, graph_.op(id));
+    write_manifest(out / "manifest.json");
+  }
+
+  double loss() const { return loss_; }
+  double seconds() const { return seconds_; }
+  size_t files() const {
+    return params_.size() + 1 + 2 * weights_.size() + state_.size() + decisions_.size() + 1;
+  }
+
+ private:
+  void write(const ir::Interpreter& it, const fs::path& dir, TensorId t) const {
+    write_tensor(dir, graph_.tensor(t).name, it.value(t), graph_.tensor(t).shape);
+  }
+
+  void write_decision(const ir::Interpreter& it, const fs::path& dir, const ir::Op& op) const {
+    const TensorId y = op.outputs.at(0);
+    if (op.type == ir::OpType::MaxPool2d) {
+      write_tensor(dir, op.name, it.value(op.outputs.at(1)), graph_.tensor(y).shape);
+      return;
+    }
+    const std::vector<float> values = it.value(y).f32();
+    std::vector<int32_t> mask(values.size());
+    for (size_t i = 0; i < values.size(); ++i)
+      mask[i] = values[i] > 0.0f ? 1 : 0;
+    write_tensor(dir, op.name, ir::HostArray(std::move(mask)), graph_.tensor(y).shape);
+  }
+
+  void write_manifest(const fs::path& path) const {
+    const zoo::ModelOptions& m = o_.model_options;
+    std::string s = "{\n";
+    s += "  \"format\": \"s2train-reference-step 1\",\n";
+    s += "  \"model\": " + json_string(o_.model) + ",\n";
+    s += "  \"options\": {\"batch\": " + std::to_string(m.batch) +
+         ", \"channels\": " + std::to_string(m.channels) +
+         ", \"height\": " + std::to_string(m.height) + ", \"width\": " + std::to_string(m.width) +
+         ", \"classes\": " + std::to_string(m.classes) + ", \"seed\": " + std::to_string(m.seed) +
+         "},\n";
+    s += "  \"sgd\": {\"lr\": " + json_number(o_.sgd.lr) +
+         ", \"momentum\": " + json_number(o_.sgd.momentum) +
+         ", \"weight_decay\": " + json_number(o_.sgd.weight_decay) + "},\n";
+    s += "  \"input\": \"input\",\n  \"labels\": \"labels\",\n";
+    s += "  \"weights\": " + json_list(graph_, weights_) + ",\n";
+    s += "  \"state\": " + json_list(graph_, state_) + ",\n";
+    s += "  \"decisions\": [";
+    for (size_t i = 0; i < decisions_.size(); ++i) {
+      const ir::Op& op = graph_.op(decisions_[i]);
+      s += std::string(i ? ",\n    " : "\n    ") + "{\"op\": " + json_string(op.name) +
+           ", \"type\": " + json_string(std::string(ir::op_type_name(op.type))) + "}";
+    }
+    s += decisions_.empty() ? "]\n}\n" : "\n  ]\n}\n";
+    isa::write_file(path.string(), std::vector<uint8_t>(s.begin(), s.end()));
+  }
+
+  const ReferenceOptions& o_;
+  ir::Graph graph_;
+  std::vector<TensorId> params_, weights_, state_;
+  std::vector<ir::OpId> decisions_;       // relu and max_pool2d ops of the forward pass
+  std::map<uint32_t, TensorId> grad_of_;  // weight tensor id -> its summed gradient
+  float loss_ = 0.0f;
+  double seconds_ = 0.0;
+};
+
+}  // namespace
+
+void parse_image_size(const std::string& text, zoo::ModelOptions* options) {
+  auto number = [&](const std::string& part) {
+    int64_t v = 0;
+    const auto r = std::from_chars(part.data(), part.data() + part.size(), v);
+    if (part.empty() || r.ec != std::errc() || r.ptr != part.data() + part.size() || v <= 0)
+      throw UserError("--image '" + text +
+                      "': expected H or HxW with positive integers, e.g. 32 or 224x224");
+    return v;
+  };
+  const size_t x = text.find('x');
+  options->height = number(text.substr(0, x));
+  options->width = x == std::string::npos ? options->height : number(text.substr(x + 1));
+}
+
+void run_reference(const ReferenceOptions& options) {
+  if (options.out_dir.empty()) throw UserError("reference: no output directory given (--out-dir)");
+  check_sgd(options.sgd);
+  ReferenceStep step(options);
+  make_dir(options.out_dir);
+  step.run();
+  std::cout << "reference " << options.model << ": loss " << step.loss() << ", step took "
+            << step.seconds() << " s on the interpreter; wrote " << step.files() << " files to "
+            << options.out_dir << "\n";
+}
+
+}  // namespace s2::compiler

@@ -1,0 +1,49 @@
+#pragma once
+// `s2c reference MODEL --out-dir D`: one training step of a zoo model on the reference
+// interpreter, written as .npy files for scripts/torch_reference.py (DESIGN.md validation
+// ladder, step 4) and for checking the simulator against.
+//
+// out_dir receives (file names are the PyTorch state_dict keys, dots kept):
+//   init/<name>.npy      every parameter before the step: weights, batch-norm running
+//                        statistics, `input` and `labels` (i32)
+//   loss.npy             the loss, shape (1,)
+//   grad/<weight>.npy    the summed gradient of every weight (before weight decay)
+//   updated/<name>.npy   every weight after the SGD update, and every running statistic
+//                        after the step
+//   decisions/<op>.npy   the discrete choices of the forward pass, as i32: for every relu op
+//                        its mask (1 where the output is positive), for every max_pool2d op
+//                        its argmax indices (h*W+w in the input plane)
+//   manifest.json        the model, its options, the SGD options, the weights and running
+//                        statistics in creation (state_dict) order, and the decision ops
+//
+// Why the decisions: fp32 sums in another order differ in the last bits, so a pre-activation
+// within ~1e-6 of zero (or two nearly equal values in a pooling window) can fall on the other
+// side in PyTorch. Such a flip changes a gradient by O(1) at that element although both sides
+// are right to rounding. The cross-check makes PyTorch follow these decisions and reports
+// every flip with its margin, so it compares the arithmetic and still proves each flip is a
+// near-tie.
+// The directory is created if needed; files already there are overwritten.
+
+#include <string>
+
+#include "compiler/autodiff/autodiff.h"
+#include "compiler/zoo/zoo.h"
+
+namespace s2::compiler {
+
+struct ReferenceOptions {
+  std::string model;
+  zoo::ModelOptions model_options;
+  ir::SgdOptions sgd;
+  std::string out_dir;
+};
+
+// Throws UserError for a bad model, bad options or a directory that cannot be written.
+// Prints one line (the loss, the interpreter's time, the files written) to stdout.
+void run_reference(const ReferenceOptions& options);
+
+// Sets options->height and ->width from the `--image` argument "H" (square) or "HxW";
+// anything else is a UserError quoting it.
+void parse_image_size(const std::string& text, zoo::ModelOptions* options);
+
+}  // namespace s2::compiler

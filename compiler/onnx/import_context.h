@@ -1,0 +1,126 @@
+#pragma once
+// The state one import shares between its steps and the per-op translators: which IR tensor
+// each ONNX value name stands for, which values are constants known at import time, and the
+// node being translated, with typed access to its inputs and attributes. Every error raised
+// through these classes names the file, and the node when there is one.
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "compiler/ir/graph.h"
+#include "compiler/onnx/model_file.h"
+
+namespace s2::onnx_import {
+
+class ImportContext {
+ public:
+  ImportContext(const ModelFile& file, ir::Graph& graph);
+
+  const std::string& path() const { return file_.path; }
+  int64_t opset() const { return file_.opset; }
+  const onnx::GraphProto& onnx_graph() const { return file_.model.graph(); }
+  ir::Graph& graph() { return graph_; }
+
+  // ONNX value name -> IR tensor. Binding a name twice is a UserError (a malformed graph).
+  void bind(const std::string& value, ir::TensorId t);
+  // Invalid when no node, initializer or input has defined the value (yet).
+  ir::TensorId lookup(const std::string& value) const;
+
+  // Values whose contents are known at import time: initializers and Constant outputs.
+  void add_constant(const std::string& value, const onnx::TensorProto* t);
+  const onnx::TensorProto* constant(const std::string& value) const;  // null if not one
+
+  // True when some node or a graph output reads the value.
+  bool consumed(const std::string& value) const { return consumed_.count(value) != 0; }
+
+  // Throws UserError "<path>: <problem>".
+  [[noreturn]] void fail(const std::string& problem) const;
+
+ private:
+  const ModelFile& file_;
+  ir::Graph& graph_;
+  std::unordered_map<std::string, ir::TensorId> values_;
+  std::unordered_map<std::string, const onnx::TensorProto*> constants_;
+  std::unordered_set<std::string> consumed_;
+};
+
+// One node being translated into IR ops. Inputs and outputs are positional, as in the ONNX
+// operator schema; an optional one is absent when missing or named "".
+class NodeContext {
+ public:
+  // `name` is the IR op name: the node's name, made unique in the graph.
+  NodeContext(ImportContext& import, const onnx::NodeProto& node, std::string name);
+
+  const onnx::NodeProto& node() const { return node_; }
+  const std::string& name() const { return name_; }
+  int64_t opset() const { return import_.opset(); }
+  ImportContext& import() { return import_; }
+
+  // Throws UserError "<path>: node '<name>' (<op type>): <problem>".
+  [[noreturn]] void fail(const std::string& problem) const;
+
+  bool has_input(size_t i) const;
+  // The IR tensor of input i; UserError when it is absent or nothing defines it.
+  ir::TensorId input(size_t i) const;
+  const ir::Tensor& input_tensor(size_t i) const;
+  // An integer input whose contents are known at import time (an INT64 initializer or
+  // Constant), e.g. the target shape of Reshape.
+  std::vector<int64_t> constant_ints(size_t i) const;
+
+  // Fails on any attribute of the node not in `names`: an attribute the translator does
+  // not read would be silently ignored otherwise.
+  void allow_attributes(std::initializer_list<std::string_view> names) const;
+  bool has_attr(const std::string& name) const { return find_attr(name) != nullptr; }
+  int64_t attr_int(const std::string& name, int64_t fallback) const;
+  float attr_float(const std::string& name, float fallback) const;
+  std::vector<int64_t> attr_ints(const std::string& name, std::vector<int64_t> fallback) const;
+  std::string attr_string(const std::string& name, std::string fallback) const;
+  // A TENSOR attribute (Constant's value); null when absent.
+  const onnx::TensorProto* attr_tensor(const std::string& name) const;
+  // fail("attribute '<name>' <problem>").
+  [[noreturn]] void fail_attr(const std::string& name, const std::string& problem) const;
+
+  bool has_output(size_t i) const;
+  // Binds ONNX output i (when the node has it) to an IR tensor.
+  void set_output(size_t i, ir::TensorId t);
+  // Fails when output i exists and something reads it: the IR has no equivalent of it.
+  void expect_unused_output(size_t i, const std::string& why) const;
+
+  // Adds an IR op named name(); a shape-inference UserError from the IR comes through
+  // prefixed with the file.
+  std::vector<ir::TensorId> add_op(ir::OpType type, const std::vector<ir::TensorId>& inputs,
+                                   const ir::Attrs& attrs);
+  ir::TensorId add(ir::OpType type, const std::vector<ir::TensorId>& inputs,
+                   const ir::Attrs& attrs);
+
+ private:
+  const onnx::AttributeProto* find_attr(const std::string& name) const;
+  const onnx::AttributeProto* typed_attr(const std::string& name,
+                                         onnx::AttributeProto::AttributeType type,
+                                         const char* kind) const;
+
+  ImportContext& import_;
+  const onnx::NodeProto& node_;
+  std::string name_;
+};
+
+// ONNX stores float attributes as float32, so PyTorch's eps=1e-5 arrives as
+// 9.99999974737875e-06. The IR holds doubles; to carry the value the user wrote, this returns
+// the shortest decimal that rounds to the same float (1e-5 here).
+double decimal_value(float v);
+
+// How messages and op names call the node at `index`: its name, or "<op_type>_<index>" when
+// it has none.
+std::string node_display_name(const onnx::NodeProto& node, int index);
+
+// "[1,2,3]" for messages.
+std::string ints_text(const std::vector<int64_t>& v);
+
+}  // namespace s2::onnx_import

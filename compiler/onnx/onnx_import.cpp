@@ -1,0 +1,212 @@
+// import_onnx: the model's input batch, its initializers, its nodes in order, then the
+// labels and loss on its one output.
+
+#include "compiler/onnx/onnx_import.h"
+
+#include <filesystem>
+#include <memory>
+#include <random>
+
+#include "compiler/ir/verifier.h"
+#include "compiler/onnx/import_context.h"
+#include "compiler/onnx/initializers.h"
+#include "compiler/onnx/model_file.h"
+#include "compiler/onnx/tensor_data.h"
+#include "compiler/onnx/translators.h"
+#include "isa/common/errors.h"
+
+namespace s2::onnx_import {
+namespace {
+
+using isa::DType;
+using isa::TensorRole;
+
+std::string names_text(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names)
+    s += (s.empty() ? "'" : ", '") + n + "'";
+  return s;
+}
+
+bool is_initializer(const onnx::GraphProto& g, const std::string& name) {
+  for (const onnx::TensorProto& t : g.initializer())
+    if (t.name() == name) return true;
+  return false;
+}
+
+constexpr int64_t kMaxInputElements = int64_t{1} << 31;
+
+// The static shape of the input; a symbolic batch dimension takes options.batch.
+ir::Shape input_shape(const ImportContext& ctx, const onnx::ValueInfoProto& in,
+                      const OnnxImportOptions& options) {
+  const std::string what = "input '" + in.name() + "'";
+  if (!in.type().has_tensor_type()) ctx.fail(what + " is not a tensor");
+  const onnx::TypeProto::Tensor& type = in.type().tensor_type();
+  if (type.elem_type() != onnx::TensorProto::FLOAT)
+    ctx.fail(what + " has element type " + elem_type_name(type.elem_type()) + "; it must be FLOAT");
+  if (!type.has_shape()) ctx.fail(what + " has no shape; export the model with static shapes");
+  ir::Shape shape;
+  for (int d = 0; d < type.shape().dim_size(); ++d) {
+    const onnx::TensorShapeProto::Dimension& dim = type.shape().dim(d);
+    if (dim.has_dim_value() && dim.dim_value() > 0) {
+      shape.push_back(dim.dim_value());
+      continue;
+    }
+    if (d == 0 && options.batch > 0) {
+      shape.push_back(options.batch);
+      continue;
+    }
+    const std::string kind = dim.has_dim_param() ? "symbolic ('" + dim.dim_param() + "')"
+                             : dim.has_dim_value()
+                                 ? "invalid (" + std::to_string(dim.dim_value()) + ")"
+                                 : "dynamic (no size)";
+    ctx.fail(what + " dimension " + std::to_string(d) + " is " + kind +
+             "; export the model with static shapes" + (d == 0 ? " or give a batch size" : ""));
+  }
+  if (shape.size() < 2)
+    ctx.fail(what + " is " + ir::shape_text(DType::F32, shape) +
+             "; it must be a batch [N,C,H,W] or [N,F]");
+  // The input batch gets host contents here; a corrupt or absurd size must not exhaust memory.
+  int64_t numel = 1;
+  for (int64_t d : shape) {
+    if (d > kMaxInputElements / numel)
+      ctx.fail(what + " is " + ir::shape_text(DType::F32, shape) + ", more than " +
+               std::to_string(kMaxInputElements) + " elements");
+    numel *= d;
+  }
+  if (options.batch > 0 && shape[0] != options.batch)
+    ctx.fail(what + " has a fixed batch of " + std::to_string(shape[0]) +
+             "; it cannot be changed to " + std::to_string(options.batch) +
+             " (re-export the model with that batch)");
+  return shape;
+}
+
+// The batch the model reads: random values in [-1, 1), reproducible from the seed.
+std::shared_ptr<const ir::HostArray> random_batch(const ir::Shape& shape, uint64_t seed) {
+  std::mt19937_64 rng(~seed);
+  std::vector<float> values(static_cast<size_t>(ir::shape_numel(shape)));
+  for (float& v : values)
+    v = static_cast<float>(rng() >> 40) * 0x1p-23f - 1.0f;  // 24 random bits
+  return std::make_shared<const ir::HostArray>(std::move(values));
+}
+
+ir::TensorId import_input(ImportContext& ctx, const OnnxImportOptions& options) {
+  std::vector<const onnx::ValueInfoProto*> inputs;
+  std::vector<std::string> names;
+  // Older exports also list the initializers as graph inputs.
+  for (const onnx::ValueInfoProto& in : ctx.onnx_graph().input()) {
+    if (is_initializer(ctx.onnx_graph(), in.name())) continue;
+    inputs.push_back(&in);
+    names.push_back(in.name());
+  }
+  if (inputs.empty()) ctx.fail("the graph has no input besides its initializers");
+  if (inputs.size() > 1)
+    ctx.fail("the graph has " + std::to_string(inputs.size()) + " inputs (" + names_text(names) +
+             "); the importer takes one, the image batch");
+  const ir::Shape shape = input_shape(ctx, *inputs[0], options);
+  const ir::TensorId t = ctx.graph().add_parameter(names[0], TensorRole::Input, DType::F32, shape,
+                                                   random_batch(shape, options.seed));
+  ctx.bind(names[0], t);
+  return t;
+}
+
+void translate_nodes(ImportContext& ctx) {
+  const auto& nodes = ctx.onnx_graph().node();
+  for (int k = 0; k < nodes.size(); ++k) {
+    const onnx::NodeProto& node = nodes[k];
+    const bool standard = node.domain().empty() || node.domain() == "ai.onnx";
+    const std::string type = standard ? node.op_type() : node.domain() + "." + node.op_type();
+    const std::string name = node_display_name(node, k);
+    const OnnxOp* op = standard ? find_onnx_op(node.op_type()) : nullptr;
+    if (!op)
+      ctx.fail("node '" + name + "' (" + type + "): unsupported op; the supported ops are " +
+               supported_op_list());
+    NodeContext n(ctx, node, ctx.graph().unique_name(name));
+    op->translate(n);
+    for (const std::string& out : node.output())
+      internal_check(
+          out.empty() || !ctx.consumed(out) || ctx.lookup(out).valid() || ctx.constant(out),
+          "ONNX import: node '" + name + "' (" + type + ") left its used output '" + out +
+              "' unbound");
+  }
+}
+
+// The logits: the graph's one output, [N, classes].
+ir::TensorId find_logits(ImportContext& ctx, int64_t batch, const OnnxImportOptions& options) {
+  const auto& outputs = ctx.onnx_graph().output();
+  if (outputs.empty()) ctx.fail("the graph has no output");
+  if (outputs.size() > 1) {
+    std::vector<std::string> names;
+    for (const onnx::ValueInfoProto& o : outputs)
+      names.push_back(o.name());
+    ctx.fail("the graph has " + std::to_string(outputs.size()) + " outputs (" + names_text(names) +
+             "); the importer puts the loss on a single output, the logits");
+  }
+  const onnx::ValueInfoProto& out = outputs[0];
+  const std::string what = "output '" + out.name() + "'";
+  const ir::TensorId t = ctx.lookup(out.name());
+  if (!t.valid()) ctx.fail(what + " is not computed by any node");
+  const ir::Tensor& logits = ctx.graph().tensor(t);
+  const std::string text = ir::shape_text(logits.dtype, logits.shape);
+  if (logits.dtype != DType::F32 || logits.shape.size() != 2)
+    ctx.fail(what + " is " + text + "; the loss needs logits [N,classes]");
+  if (logits.shape[0] != batch)
+    ctx.fail(what + " is " + text + "; its first dimension must be the batch, " +
+             std::to_string(batch));
+  if (out.type().has_tensor_type() && out.type().tensor_type().has_shape()) {
+    const onnx::TensorShapeProto& declared = out.type().tensor_type().shape();
+    bool same = declared.dim_size() == 2;
+    for (int d = 0; same && d < 2; ++d)
+      same = !declared.dim(d).has_dim_value() ||
+             declared.dim(d).dim_value() == logits.shape[static_cast<size_t>(d)];
+    if (!same) {
+      ir::Shape dims;
+      for (const auto& dim : declared.dim())
+        dims.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+      ctx.fail(what + " is declared as " + ints_text(dims) + " but computes " + text);
+    }
+  }
+  if (options.num_classes > 0 && logits.shape[1] != options.num_classes)
+    ctx.fail(what + " has " + std::to_string(logits.shape[1]) + " classes, not the " +
+             std::to_string(options.num_classes) + " asked for");
+  return t;
+}
+
+// Labels i32[N] in [0, classes), reproducible from the seed, and the mean cross-entropy.
+void add_loss(ir::Graph& graph, ir::TensorId logits, uint64_t seed) {
+  const ir::Shape shape = graph.tensor(logits).shape;
+  std::mt19937_64 rng(seed);
+  std::vector<int32_t> labels(static_cast<size_t>(shape[0]));
+  for (int32_t& l : labels)
+    l = static_cast<int32_t>(rng() % static_cast<uint64_t>(shape[1]));
+  const ir::TensorId label_t =
+      graph.add_parameter(graph.unique_name("labels"), TensorRole::Label, DType::I32, {shape[0]},
+                          std::make_shared<const ir::HostArray>(std::move(labels)));
+  const ir::TensorId loss =
+      graph.add(ir::OpType::SoftmaxCe, graph.unique_name("loss"), ir::OpCategory::Forward,
+                {logits, label_t}, ir::Attrs{{"reduction", std::string("mean")}});
+  graph.set_loss(loss);
+  graph.mark_output(loss);
+}
+
+std::string graph_name(const std::string& path) {
+  const std::string stem = std::filesystem::path(path).stem().string();
+  return stem.empty() ? "onnx" : stem;
+}
+
+}  // namespace
+
+ir::Graph import_onnx(const std::string& path, const OnnxImportOptions& options) {
+  const ModelFile file = load_model_file(path);
+  ir::Graph graph(graph_name(path));
+  ImportContext ctx(file, graph);
+  const ir::TensorId input = import_input(ctx, options);
+  import_initializers(ctx);
+  translate_nodes(ctx);
+  const ir::TensorId logits = find_logits(ctx, graph.tensor(input).shape[0], options);
+  add_loss(graph, logits, options.seed);
+  ir::verify_or_throw(graph, "ONNX import of '" + path + "'");
+  return graph;
+}
+
+}  // namespace s2::onnx_import

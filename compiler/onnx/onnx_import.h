@@ -1,0 +1,43 @@
+#pragma once
+// The ONNX frontend: reads a classification model exported by torch.onnx.export
+// (scripts/export_onnx.py) into a Graph-IR forward graph ending in a softmax cross-entropy
+// loss, ready for autodiff::build_training_step.
+//
+// What the importer takes (everything else is a UserError naming the file, and the node and
+// attribute when there is one):
+//   * one image input with a static shape [N,C,H,W] (or [N,F]), element type float;
+//   * ai.onnx opsets 9 to 17;
+//   * Conv, BatchNormalization (training mode), Relu, MaxPool, AveragePool,
+//     GlobalAveragePool, Add, Flatten, Reshape (constant shape), Gemm (alpha = beta = 1),
+//     MatMul (2-D), Identity and Constant;
+//   * float initializers (the weights, named by their state_dict keys) and int64 ones used as
+//     constant shapes;
+//   * one output, the logits [N, classes].
+//
+// The graph it returns holds: the input batch (role Input, seeded random contents), every
+// float initializer a node reads (role Weight; State for batch-norm running statistics), the
+// forward ops named after their ONNX nodes, random labels i32[N] (role Label), and the
+// softmax_ce loss on the logits, which is the graph's loss and its output.
+
+#include <cstdint>
+#include <string>
+
+#include "compiler/ir/graph.h"
+
+namespace s2::onnx_import {
+
+struct OnnxImportOptions {
+  // The batch size. 0 takes the model's. A model exported with a symbolic batch dimension
+  // needs one; a model with a fixed batch only accepts that same value (its reshapes and
+  // shapes are baked in, so it cannot be re-batched here).
+  int64_t batch = 0;
+  // When non-zero, the logits must have this many classes.
+  int64_t num_classes = 0;
+  // Seeds the random labels and the random input batch.
+  uint64_t seed = 0;
+};
+
+// Reads `path` and translates it. Throws UserError on any problem with the file or model.
+ir::Graph import_onnx(const std::string& path, const OnnxImportOptions& options = {});
+
+}  // namespace s2::onnx_import

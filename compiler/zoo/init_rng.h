@@ -1,0 +1,38 @@
+#pragma once
+// The zoo's deterministic random numbers (initial weights, the input batch, labels).
+//
+// Each parameter draws from its own stream, keyed by the model seed and the parameter's
+// name: its values do not depend on which other parameters the model has or in which order
+// they are created (changing the class count changes only the last layer). The generator is
+// SplitMix64 and the conversions are written out here, not taken from <random>, whose
+// distributions differ between C++ libraries.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace s2::zoo {
+
+class InitRng {
+ public:
+  InitRng(uint64_t seed, const std::string& stream);
+
+  uint64_t next();
+  // Uniform in [-bound, bound].
+  float uniform(float bound);
+  // Standard normal (Box-Muller).
+  float normal();
+  // Uniform integer in [0, n), n >= 1.
+  int32_t below(int32_t n);
+
+ private:
+  uint64_t state_;
+};
+
+std::vector<float> uniform_values(uint64_t seed, const std::string& stream, size_t count,
+                                  float bound);
+std::vector<float> normal_values(uint64_t seed, const std::string& stream, size_t count);
+std::vector<int32_t> class_labels(uint64_t seed, const std::string& stream, size_t count,
+                                  int32_t classes);
+
+}  // namespace s2::zoo

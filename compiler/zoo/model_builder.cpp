@@ -1,0 +1,164 @@
+#include "compiler/zoo/model_builder.h"
+
+#include <cmath>
+#include <memory>
+
+#include "compiler/zoo/init_rng.h"
+#include "isa/common/errors.h"
+#include "isa/encoding/semantics.h"
+
+namespace s2::zoo {
+
+using ir::Attrs;
+using ir::OpCategory;
+using ir::OpType;
+using ir::Shape;
+using ir::TensorId;
+using ir::TensorRole;
+using Ints = std::vector<int64_t>;
+
+namespace {
+
+std::string hw_text(int64_t h, int64_t w) {
+  return std::to_string(h) + "x" + std::to_string(w);
+}
+
+// PyTorch's default bound for conv and linear parameters: kaiming_uniform(a=sqrt(5)) gives
+// U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for the weight, and the bias uses the same bound.
+float default_bound(int64_t fan_in) {
+  return static_cast<float>(1.0 / std::sqrt(static_cast<double>(fan_in)));
+}
+
+}  // namespace
+
+ModelBuilder::ModelBuilder(const std::string& model, const ModelOptions& options,
+                           std::string size_hint)
+    : model_(model), options_(options), size_hint_(std::move(size_hint)), graph_(model) {}
+
+void ModelBuilder::fail(const std::string& problem) const {
+  throw UserError("model '" + model_ + "' (batch " + std::to_string(options_.batch) + ", " +
+                  std::to_string(options_.channels) + "x" +
+                  hw_text(options_.height, options_.width) + " images): " + problem + "; " +
+                  size_hint_);
+}
+
+TensorId ModelBuilder::weight(const std::string& name, const Shape& shape, float bound) {
+  const size_t n = static_cast<size_t>(ir::shape_numel(shape));
+  return graph_.add_parameter(
+      name, TensorRole::Weight, ir::DType::F32, shape,
+      std::make_shared<ir::HostArray>(uniform_values(options_.seed, name, n, bound)));
+}
+
+TensorId ModelBuilder::filled(const std::string& name, TensorRole role, int64_t size, float value) {
+  return graph_.add_parameter(
+      name, role, ir::DType::F32, {size},
+      std::make_shared<ir::HostArray>(std::vector<float>(static_cast<size_t>(size), value)));
+}
+
+TensorId ModelBuilder::input() {
+  const Shape shape{options_.batch, options_.channels, options_.height, options_.width};
+  return graph_.add_parameter(
+      "input", TensorRole::Input, ir::DType::F32, shape,
+      std::make_shared<ir::HostArray>(
+          normal_values(options_.seed, "input", static_cast<size_t>(ir::shape_numel(shape)))));
+}
+
+TensorId ModelBuilder::labels() {
+  return graph_.add_parameter("labels", TensorRole::Label, ir::DType::I32, {options_.batch},
+                              std::make_shared<ir::HostArray>(class_labels(
+                                  options_.seed, "labels", static_cast<size_t>(options_.batch),
+                                  static_cast<int32_t>(options_.classes))));
+}
+
+void ModelBuilder::expect_window_fits(const std::string& path, TensorId x, int64_t kh, int64_t kw,
+                                      int64_t stride_h, int64_t stride_w, int64_t pad) const {
+  const Shape& s = shape(x);
+  auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
+  const uint64_t p = isa::window_output_size(u(s[2]), u(pad), u(pad), u(kh), u(stride_h), 1, false);
+  const uint64_t q = isa::window_output_size(u(s[3]), u(pad), u(pad), u(kw), u(stride_w), 1, false);
+  if (p > 0 && q > 0) return;
+  fail("the " + hw_text(s[2], s[3]) + " feature map entering '" + path + "' is smaller than its " +
+       hw_text(kh, kw) + " window" +
+       (pad > 0 ? " (padded by " + std::to_string(pad) + " on each side)" : std::string()) +
+       ", so its output would be empty");
+}
+
+TensorId ModelBuilder::conv2d(const std::string& path, TensorId x, int64_t out_channels,
+                              int64_t kernel, int64_t stride, int64_t pad, bool bias) {
+  expect_window_fits(path, x, kernel, kernel, stride, stride, pad);
+  const int64_t in_channels = shape(x)[1];
+  const float bound = default_bound(in_channels * kernel * kernel);
+  const TensorId w = weight(path + ".weight", {out_channels, in_channels, kernel, kernel}, bound);
+  const TensorId b = bias ? weight(path + ".bias", {out_channels}, bound) : TensorId();
+  Attrs attrs{{"stride", Ints{stride, stride}}, {"pads", Ints{pad, pad, pad, pad}}};
+  return graph_.add(OpType::Conv2d, op_name(path), OpCategory::Forward, {x, w, b}, attrs);
+}
+
+TensorId ModelBuilder::batch_norm(const std::string& path, TensorId x) {
+  const Shape& s = shape(x);
+  if (s[0] * s[2] * s[3] <= 1)
+    fail("'" + path + "' would normalise a single value per channel (batch " +
+         std::to_string(s[0]) + ", " + hw_text(s[2], s[3]) +
+         " feature map), and training-mode batch norm needs more than one: use a batch of at "
+         "least 2 or larger images");
+  const int64_t c = s[1];
+  const TensorId gamma = filled(path + ".weight", TensorRole::Weight, c, 1.0f);
+  const TensorId beta = filled(path + ".bias", TensorRole::Weight, c, 0.0f);
+  const TensorId mean = filled(path + ".running_mean", TensorRole::State, c, 0.0f);
+  const TensorId var = filled(path + ".running_var", TensorRole::State, c, 1.0f);
+  return graph_.add_op(OpType::BatchNorm, op_name(path), OpCategory::Forward,
+                       {x, gamma, beta, mean, var})[0];
+}
+
+TensorId ModelBuilder::linear(const std::string& path, TensorId x, int64_t out_features) {
+  const int64_t in_features = shape(x)[1];
+  const float bound = default_bound(in_features);
+  const TensorId w = weight(path + ".weight", {out_features, in_features}, bound);
+  const TensorId b = weight(path + ".bias", {out_features}, bound);
+  return graph_.add(OpType::Gemm, op_name(path), OpCategory::Forward, {x, w, b},
+                    Attrs{{"trans_b", int64_t{1}}});
+}
+
+TensorId ModelBuilder::relu(const std::string& path, TensorId x) {
+  return graph_.add(OpType::Relu, op_name(path), OpCategory::Forward, {x});
+}
+
+TensorId ModelBuilder::max_pool(const std::string& path, TensorId x, int64_t kernel, int64_t stride,
+                                int64_t pad) {
+  expect_window_fits(path, x, kernel, kernel, stride, stride, pad);
+  Attrs attrs{{"kernel", Ints{kernel, kernel}},
+              {"stride", Ints{stride, stride}},
+              {"pads", Ints{pad, pad, pad, pad}}};
+  return graph_.add_op(OpType::MaxPool2d, op_name(path), OpCategory::Forward, {x}, attrs)[0];
+}
+
+TensorId ModelBuilder::avg_pool(const std::string& path, TensorId x, int64_t kh, int64_t kw) {
+  expect_window_fits(path, x, kh, kw, kh, kw, 0);
+  Attrs attrs{{"kernel", Ints{kh, kw}}, {"stride", Ints{kh, kw}}};
+  return graph_.add(OpType::AvgPool2d, op_name(path), OpCategory::Forward, {x}, attrs);
+}
+
+TensorId ModelBuilder::global_avg_pool(const std::string& path, TensorId x) {
+  return avg_pool(path, x, shape(x)[2], shape(x)[3]);
+}
+
+TensorId ModelBuilder::add(const std::string& path, TensorId a, TensorId b) {
+  return graph_.add(OpType::Add, op_name(path), OpCategory::Forward, {a, b});
+}
+
+TensorId ModelBuilder::flatten(const std::string& path, TensorId x) {
+  return graph_.add(OpType::Reshape, op_name(path), OpCategory::Forward, {x},
+                    Attrs{{"shape", Ints{shape(x)[0], -1}}});
+}
+
+void ModelBuilder::loss(TensorId logits, TensorId labels) {
+  graph_.set_loss(
+      graph_.add(OpType::SoftmaxCe, op_name("loss"), OpCategory::Forward, {logits, labels}));
+}
+
+ir::Graph ModelBuilder::finish() {
+  internal_check(graph_.loss().valid(), "zoo model '" + model_ + "' has no loss");
+  return std::move(graph_);
+}
+
+}  // namespace s2::zoo

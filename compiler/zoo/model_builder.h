@@ -1,0 +1,68 @@
+#pragma once
+// What the zoo's model definitions are written with: PyTorch-like layers that create their
+// parameters (named by state_dict key, initialised as zoo.h says) and their ops (named by
+// module path), and that check the feature map fits each window before adding the op, so an
+// impossible image size is a UserError naming the model, the layer and the reason.
+
+#include <cstdint>
+#include <string>
+
+#include "compiler/ir/graph.h"
+#include "compiler/zoo/zoo.h"
+
+namespace s2::zoo {
+
+class ModelBuilder {
+ public:
+  // `size_hint` ends every size error, e.g. "lenet5 needs images of at least 16x16".
+  ModelBuilder(const std::string& model, const ModelOptions& options, std::string size_hint);
+
+  const ModelOptions& options() const { return options_; }
+  ir::Graph& graph() { return graph_; }
+  const ir::Shape& shape(ir::TensorId t) const { return graph_.tensor(t).shape; }
+
+  // The batch: `input` [N,C,H,W] ~ N(0,1) and `labels` [N] i32 uniform in [0, classes).
+  ir::TensorId input();
+  ir::TensorId labels();
+
+  // nn.Conv2d(C, out_channels, kernel, stride, pad, bias): parameters <path>.weight [K,C,k,k]
+  // and <path>.bias [K].
+  ir::TensorId conv2d(const std::string& path, ir::TensorId x, int64_t out_channels, int64_t kernel,
+                      int64_t stride, int64_t pad, bool bias);
+  // nn.BatchNorm2d in training mode: <path>.weight, .bias, .running_mean, .running_var.
+  ir::TensorId batch_norm(const std::string& path, ir::TensorId x);
+  // nn.Linear(in, out_features) on [N,in]: <path>.weight [out,in] and <path>.bias [out].
+  ir::TensorId linear(const std::string& path, ir::TensorId x, int64_t out_features);
+  ir::TensorId relu(const std::string& path, ir::TensorId x);
+  ir::TensorId max_pool(const std::string& path, ir::TensorId x, int64_t kernel, int64_t stride,
+                        int64_t pad);
+  // Average pooling with a kh x kw window moved by its own size (no padding).
+  ir::TensorId avg_pool(const std::string& path, ir::TensorId x, int64_t kh, int64_t kw);
+  // nn.AdaptiveAvgPool2d((1,1)).
+  ir::TensorId global_avg_pool(const std::string& path, ir::TensorId x);
+  ir::TensorId add(const std::string& path, ir::TensorId a, ir::TensorId b);
+  // torch.flatten(x, 1).
+  ir::TensorId flatten(const std::string& path, ir::TensorId x);
+  // F.cross_entropy(logits, labels) as the op `loss`, set as the graph's loss.
+  void loss(ir::TensorId logits, ir::TensorId labels);
+
+  // The finished forward graph.
+  ir::Graph finish();
+
+  [[noreturn]] void fail(const std::string& problem) const;
+
+ private:
+  std::string op_name(const std::string& path) const { return graph_.unique_name(path); }
+  ir::TensorId weight(const std::string& name, const ir::Shape& shape, float bound);
+  ir::TensorId filled(const std::string& name, ir::TensorRole role, int64_t size, float value);
+  // Fails unless a k x k window with this stride and padding fits the feature map of x.
+  void expect_window_fits(const std::string& path, ir::TensorId x, int64_t kh, int64_t kw,
+                          int64_t stride_h, int64_t stride_w, int64_t pad) const;
+
+  std::string model_;
+  ModelOptions options_;
+  std::string size_hint_;
+  ir::Graph graph_;
+};
+
+}  // namespace s2::zoo

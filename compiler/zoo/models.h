@@ -1,0 +1,16 @@
+#pragma once
+// The zoo's model definitions, one file per family; zoo.cpp registers each under its name.
+// Each adds the batch, the network and the loss to the builder's graph.
+
+#include "compiler/zoo/model_builder.h"
+
+namespace s2::zoo {
+
+void build_mlp(ModelBuilder& b);       // mlp.cpp
+void build_lenet5(ModelBuilder& b);    // lenet5.cpp
+void build_resnet18(ModelBuilder& b);  // resnet.cpp
+void build_resnet34(ModelBuilder& b);
+void build_resnet50(ModelBuilder& b);
+void build_vgg11(ModelBuilder& b);  // vgg.cpp
+
+}  // namespace s2::zoo

@@ -1,0 +1,50 @@
+#pragma once
+// The model zoo: the networks the toolchain is measured on, built directly as Graph-IR
+// forward graphs that end in a softmax cross-entropy loss. ir::build_training_step turns one
+// into a full training step.
+//
+// The topologies are torchvision's (resnet18/34/50, vgg11) or the classic ones (mlp, lenet5),
+// and every parameter carries the PyTorch state_dict key as its name (`conv1.weight`,
+// `layer2.0.downsample.1.running_var`, `classifier.6.bias`), so weights move between the two
+// by name (scripts/torch_reference.py). Ops are named by their module path (`layer1.0.conv1`;
+// repeated modules such as a block's shared ReLU get `_2`, `_3`).
+//
+// Roles: conv/linear weights and biases and batch-norm gamma/beta are Weight; batch-norm
+// running statistics are State; `input` [N,C,H,W] is Input; `labels` [N] (i32) is Label.
+//
+// Initial values are PyTorch's default initialisation, drawn from our own seeded generator
+// (so they are deterministic and independent of the C++ library): conv and linear weights and
+// biases U(-1/sqrt(fan_in), 1/sqrt(fan_in)) (kaiming_uniform with a=sqrt(5)); batch-norm gamma 1,
+// beta 0, running mean 0, running variance 1; the input N(0,1); labels uniform in
+// [0, classes). (torchvision re-initialises resnet and vgg weights its own way; the
+// cross-check copies our weights into PyTorch, so only the distribution differs.)
+//
+// Dropout is not modelled (vgg11 has none): the training step is deterministic, so the
+// compiler, the simulator and PyTorch can agree bit for bit or to a tolerance.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/graph.h"
+
+namespace s2::zoo {
+
+struct ModelOptions {
+  int64_t batch = 4;
+  int64_t channels = 3;
+  int64_t height = 32;
+  int64_t width = 32;
+  int64_t classes = 10;
+  uint64_t seed = 1;
+};
+
+// The forward graph of model `name`, with graph.loss() set. Throws UserError for an unknown
+// name (listing the known ones), for options out of range, and for image sizes the network
+// cannot take (saying which layer fails and why).
+ir::Graph build_model(const std::string& name, const ModelOptions& options);
+
+// Every model name, in the order the zoo lists them.
+const std::vector<std::string>& model_names();
+
+}  // namespace s2::zoo

@@ -1,0 +1,114 @@
+#!/usr/bin/python3
+"""Export a torchvision classification model to ONNX for `s2c` (compiler/onnx/).
+
+    /usr/bin/python3 scripts/export_onnx.py resnet18 -o resnet18.onnx \
+        --batch 4 --image 32 --classes 10 --mode train --opset 17
+    /usr/bin/python3 scripts/export_onnx.py --list
+
+The model is built with weights=None (random initialization, nothing is downloaded) and
+exported with static shapes: the importer rejects symbolic dimensions, because the
+accelerator's memory plan is fixed at compile time.
+
+--mode train exports the training graph: BatchNormalization stays a node (training_mode=1,
+updating its running statistics) and constant folding is off, so every weight stays a named
+initializer (its state_dict key) instead of being folded into another constant.
+--mode eval exports the inference graph, where PyTorch folds each BatchNormalization into
+the preceding convolution's weight and bias.
+"""
+
+import argparse
+import sys
+import warnings
+
+import torch
+import torchvision
+
+
+def classification_models():
+    """Names of torchvision's image-classification builders (not detection, video, ...)."""
+    names = []
+    for name in torchvision.models.list_models(module=torchvision.models):
+        builder = torchvision.models.get_model_builder(name)
+        # Classification builders live in torchvision.models.<family>; the other tasks in
+        # sub-packages such as torchvision.models.detection.<family>.
+        if builder.__module__.count(".") == 2:
+            names.append(name)
+    return sorted(names)
+
+
+# Builders whose models also return auxiliary logits in training mode; without them the
+# ONNX graph has one output, the logits the importer puts the loss on, and the initializer
+# names stay the state_dict keys (a wrapper module would prefix them).
+AUX_LOGITS = ("googlenet", "inception_v3")
+
+
+def build(name, classes):
+    try:
+        extra = {"aux_logits": False} if name in AUX_LOGITS else {}
+        return torchvision.models.get_model(name, weights=None, num_classes=classes, **extra)
+    except ValueError as e:
+        sys.exit(f"export_onnx.py: {e}")
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description="Export a torchvision classification model to ONNX.")
+    p.add_argument("model", nargs="?", help="torchvision model name, e.g. resnet18 (see --list)")
+    p.add_argument("-o", "--output", help="the .onnx file to write")
+    p.add_argument("--batch", type=int, default=4, help="batch size N (default 4)")
+    p.add_argument("--image", type=int, default=32, help="image height and width (default 32)")
+    p.add_argument("--channels", type=int, default=3, help="input channels (default 3)")
+    p.add_argument("--classes", type=int, default=10, help="number of classes (default 10)")
+    p.add_argument("--mode", choices=["train", "eval"], default="train",
+                   help="train keeps BatchNormalization; eval folds it into conv biases")
+    p.add_argument("--opset", type=int, default=17, help="ONNX opset (default 17)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random initialization")
+    p.add_argument("--list", action="store_true", help="list the model names and exit")
+    args = p.parse_args(argv)
+    if not args.list and (args.model is None or args.output is None):
+        p.error("MODEL and -o OUTPUT are required (or --list)")
+    for flag in ("batch", "image", "channels", "classes"):
+        if getattr(args, flag) < 1:
+            p.error(f"--{flag} must be at least 1")
+    return args
+
+
+def main(argv):
+    args = parse_args(argv)
+    if args.list:
+        print("\n".join(classification_models()))
+        return 0
+    if args.model not in classification_models():
+        sys.exit(f"export_onnx.py: unknown model '{args.model}'; see --list")
+
+    # The exporter warns, once per batch norm, that it drops the num_batches_tracked
+    # increment; the importer does not model that counter, so the warning is only noise.
+    warnings.filterwarnings("ignore", message="ONNX Preprocess - Removing mutation")
+    torch.manual_seed(args.seed)
+    model = build(args.model, args.classes)
+    training = args.mode == "train"
+    model.train(training)
+    x = torch.randn(args.batch, args.channels, args.image, args.image)
+    try:
+        torch.onnx.export(
+            model, x, args.output,
+            opset_version=args.opset,
+            input_names=["input"],
+            output_names=["logits"],
+            training=torch.onnx.TrainingMode.TRAINING if training else torch.onnx.TrainingMode.EVAL,
+            do_constant_folding=not training,
+            # No dynamic_axes: every dimension stays static.
+        )
+    except (RuntimeError, ValueError) as e:
+        # The model cannot run on this input size, or PyTorch cannot export it (an operator,
+        # an opset): one line, not a traceback.
+        first_line = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        sys.exit(f"export_onnx.py: cannot export {args.model} for {args.channels}x{args.image}x"
+                 f"{args.image} images in {args.mode} mode: {first_line}")
+    print(f"wrote {args.output}: {args.model}, batch {args.batch}, "
+          f"{args.channels}x{args.image}x{args.image}, {args.classes} classes, "
+          f"{args.mode} mode, opset {args.opset}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,159 @@
+// Every way the ONNX importer rejects a node, with the exact message: the file, the node and
+// its op type, the attribute or input, what is wrong and what to do.
+#include <gtest/gtest.h>
+
+#include "tests/compiler/onnx_error_fixture.h"
+
+namespace s2::onnx_import::testing {
+namespace {
+
+// ---- ops and attributes ----
+
+TEST_F(OnnxImportError, UnsupportedOp) {
+  TestModel m = around(3);
+  first_node(m, "Dropout", "Dropout_12", {"x"}, {"y"});
+  EXPECT_EQ(error_of(m),
+            at_file("node 'Dropout_12' (Dropout): unsupported op; the supported ops are Add, "
+                    "AveragePool, BatchNormalization, Constant, Conv, Flatten, Gemm, "
+                    "GlobalAveragePool, Identity, MatMul, MaxPool, Relu, Reshape"));
+}
+
+TEST_F(OnnxImportError, OpOfAnotherDomain) {
+  TestModel m = around(3);
+  first_node(m, "Relu", "", {"x"}, {"y"}).set_domain("com.microsoft");
+  const std::string prefix = at_file("node 'Relu_0' (com.microsoft.Relu): unsupported op; ");
+  EXPECT_EQ(error_of(m).substr(0, prefix.size()), prefix);
+}
+
+TEST_F(OnnxImportError, UnknownAttribute) {
+  TestModel m = around(4);
+  m.initializer("w", {4, 3, 3, 3});
+  attr_i(first_node(m, "Conv", "/conv1/Conv", {"x", "w"}, {"y"}), "foo", 1);
+  EXPECT_EQ(error_of(m), at_file("node '/conv1/Conv' (Conv): attribute 'foo' is not supported"));
+}
+
+TEST_F(OnnxImportError, AttributeOfTheWrongType) {
+  TestModel m = around(4);
+  m.initializer("w", {4, 3, 3, 3});
+  attr_f(first_node(m, "Conv", "/conv1/Conv", {"x", "w"}, {"y"}), "group", 1.0f);
+  EXPECT_EQ(error_of(m), at_file("node '/conv1/Conv' (Conv): attribute 'group' must be an int"));
+}
+
+TEST_F(OnnxImportError, GemmScaling) {
+  TestModel m = linear_model();
+  attr_f(*m.graph().mutable_node(0), "alpha", 0.5f);
+  EXPECT_EQ(error_of(m),
+            at_file("node '/fc/Gemm' (Gemm): attribute 'alpha' = 0.5 is not supported (only 1)"));
+}
+
+TEST_F(OnnxImportError, PoolDilation) {
+  TestModel m = around(3);
+  auto& pool = first_node(m, "MaxPool", "/maxpool/MaxPool", {"x"}, {"y"});
+  attr_ints(pool, "kernel_shape", {2, 2});
+  attr_ints(pool, "dilations", {2, 2});
+  EXPECT_EQ(error_of(m), at_file("node '/maxpool/MaxPool' (MaxPool): attribute 'dilations' = "
+                                 "[2,2] is not supported (only [1,1])"));
+}
+
+TEST_F(OnnxImportError, PoolWithoutKernel) {
+  TestModel m = around(3);
+  first_node(m, "AveragePool", "/avgpool", {"x"}, {"y"});
+  EXPECT_EQ(error_of(m),
+            at_file("node '/avgpool' (AveragePool): attribute 'kernel_shape' is required"));
+}
+
+TEST_F(OnnxImportError, BadPads) {
+  TestModel m = around(3);
+  auto& pool = first_node(m, "MaxPool", "/maxpool/MaxPool", {"x"}, {"y"});
+  attr_ints(pool, "kernel_shape", {2, 2});
+  attr_ints(pool, "pads", {1, 1});
+  EXPECT_EQ(error_of(m), at_file("node '/maxpool/MaxPool' (MaxPool): attribute 'pads' = [1,1] must "
+                                 "be 4 integers >= 0 [top,left,bottom,right]"));
+}
+
+TEST_F(OnnxImportError, UnknownAutoPad) {
+  TestModel m = around(3);
+  auto& pool = first_node(m, "MaxPool", "/maxpool/MaxPool", {"x"}, {"y"});
+  attr_ints(pool, "kernel_shape", {2, 2});
+  attr_s(pool, "auto_pad", "SAME");
+  EXPECT_EQ(error_of(m),
+            at_file("node '/maxpool/MaxPool' (MaxPool): attribute 'auto_pad' = SAME is "
+                    "not supported (NOTSET, VALID, SAME_UPPER, SAME_LOWER are)"));
+}
+
+TEST_F(OnnxImportError, ThreeDimensionalConv) {
+  TestModel m = around(4);
+  m.initializer("w", {4, 3, 3});
+  first_node(m, "Conv", "/conv/Conv", {"x", "w"}, {"y"});
+  EXPECT_EQ(error_of(m), at_file("node '/conv/Conv' (Conv): only 2-D convolutions are supported; "
+                                 "the weight 'w' is f32[4,3,3]"));
+}
+
+TEST_F(OnnxImportError, InferenceModeBatchNorm) {
+  const std::string why =
+      " is not supported: the IR's batch_norm is training-mode only. Export with --mode train, "
+      "or with --mode eval, where PyTorch folds BatchNormalization into the preceding Conv";
+  for (int64_t opset : {17, 13}) {
+    TestModel m = around(3, opset);
+    for (const char* p : {"s", "b", "m", "v"})
+      m.initializer(p, {3});
+    auto& bn = first_node(m, "BatchNormalization", "/bn1/BatchNormalization",
+                          {"x", "s", "b", "m", "v"}, {"y"});
+    if (opset == 17) attr_i(bn, "training_mode", 0);
+    EXPECT_EQ(error_of(m),
+              at_file("node '/bn1/BatchNormalization' (BatchNormalization): " +
+                      std::string(opset == 17 ? "attribute 'training_mode' = 0 "
+                                                "(inference mode)"
+                                              : "inference mode (no running-statistics "
+                                                "outputs)") +
+                      why));
+  }
+}
+
+TEST_F(OnnxImportError, SavedVarianceIsUsed) {
+  TestModel m = around(3, 13);
+  for (const char* p : {"s", "b", "m", "v"})
+    m.initializer(p, {3});
+  first_node(m, "BatchNormalization", "/bn", {"x", "s", "b", "m", "v"},
+             {"y", "rm", "rv", "sm", "sv"});
+  m.node("Relu", "/use", {"sv"}, {"unused"});
+  EXPECT_EQ(error_of(m),
+            at_file("node '/bn' (BatchNormalization): output 4 ('sv') is used, but the "
+                    "IR's batch_norm saves 1/sqrt(var + eps), not the variance"));
+}
+
+TEST_F(OnnxImportError, MaxPoolIndicesAreUsed) {
+  TestModel m = around(3);
+  auto& pool = first_node(m, "MaxPool", "/pool", {"x"}, {"y", "idx"});
+  attr_ints(pool, "kernel_shape", {2, 2});
+  m.node("Relu", "/use", {"idx"}, {"unused"});
+  EXPECT_EQ(error_of(m), at_file("node '/pool' (MaxPool): output 1 ('idx') is used, but the IR's "
+                                 "max_pool2d indices (i32, for its backward) are not ONNX's int64 "
+                                 "Indices"));
+}
+
+TEST_F(OnnxImportError, ComputedReshapeShape) {
+  TestModel m = linear_model();
+  m.graph().mutable_node(0)->set_input(0, "x2");
+  first_node(m, "Reshape", "/reshape", {"x", "x"}, {"x2"});
+  EXPECT_EQ(error_of(m), at_file("node '/reshape' (Reshape): input 'x' must be a constant (an "
+                                 "initializer or a Constant node output); computed shapes are not "
+                                 "supported"));
+}
+
+TEST_F(OnnxImportError, ConstantUsedAsATensor) {
+  TestModel m = linear_model();
+  m.graph().mutable_node(0)->set_input(1, "w");
+  auto& c = first_node(m, "Constant", "/Constant", {}, {"w"});
+  onnx::AttributeProto* value = c.add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto::INT64);
+  value->mutable_t()->add_int64_data(1);
+  EXPECT_EQ(error_of(m), at_file("node '/fc/Gemm' (Gemm): input 'w' is a constant (INT64 shape or "
+                                 "Constant node output) but is used as a tensor; only FLOAT "
+                                 "initializers can be tensors"));
+}
+
+}  // namespace
+}  // namespace s2::onnx_import::testing

@@ -1,0 +1,392 @@
+// The model zoo: topologies (op counts), torchvision's parameter names and shapes, roles,
+// deterministic initialisation, and the errors for bad names and impossible sizes.
+#include "compiler/zoo/zoo.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "compiler/autodiff/autodiff.h"
+#include "compiler/ir/verifier.h"
+#include "isa/common/errors.h"
+
+namespace s2::zoo {
+namespace {
+
+using ir::Graph;
+using ir::Shape;
+using ir::TensorId;
+using ir::TensorRole;
+
+ModelOptions options(int64_t batch, int64_t channels, int64_t hw, int64_t classes = 10) {
+  ModelOptions o;
+  o.batch = batch;
+  o.channels = channels;
+  o.height = o.width = hw;
+  o.classes = classes;
+  return o;
+}
+
+std::map<std::string, int> op_counts(const Graph& g) {
+  std::map<std::string, int> counts;
+  for (size_t i = 0; i < g.num_ops(); ++i)
+    ++counts[std::string(ir::op_type_name(g.op(ir::OpId(i)).type))];
+  return counts;
+}
+
+// Parameters (tensors no op produces) with the given role, in creation order.
+std::vector<std::pair<std::string, Shape>> parameters(const Graph& g, TensorRole role) {
+  std::vector<std::pair<std::string, Shape>> out;
+  for (size_t i = 0; i < g.num_tensors(); ++i) {
+    const ir::Tensor& t = g.tensor(TensorId(i));
+    if (!t.producer.valid() && g.data(t.data).role == role) out.emplace_back(t.name, t.shape);
+  }
+  return out;
+}
+
+const std::vector<float>& init_f32(const Graph& g, const std::string& name) {
+  const TensorId t = g.find_tensor(name);
+  EXPECT_TRUE(t.valid()) << name;
+  return g.data(g.tensor(t).data).init->f32();
+}
+
+std::string user_error(const std::string& model, const ModelOptions& o) {
+  try {
+    build_model(model, o);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Zoo, ListsEveryModel) {
+  EXPECT_EQ(model_names(), (std::vector<std::string>{"mlp", "lenet5", "resnet18", "resnet34",
+                                                     "resnet50", "vgg11"}));
+}
+
+// Each model builds at small sizes (the smallest it takes, where that is cheap), verifies, and
+// becomes a training step.
+TEST(Zoo, EveryModelBuildsAtSmallSizesAndDifferentiates) {
+  const std::map<std::string, ModelOptions> small = {
+      {"mlp", options(2, 1, 1, 2)},   {"lenet5", options(2, 1, 16)},
+      {"resnet18", options(2, 3, 1)}, {"resnet34", options(2, 1, 8)},
+      {"resnet50", options(2, 3, 8)}, {"vgg11", options(1, 3, 224, 3)}};
+  ASSERT_EQ(small.size(), model_names().size());
+  for (const auto& [name, o] : small) {
+    SCOPED_TRACE(name);
+    Graph g = build_model(name, o);
+    EXPECT_EQ(g.name(), name);
+    EXPECT_TRUE(ir::verify_graph(g).empty());
+    ASSERT_TRUE(g.loss().valid());
+    EXPECT_EQ(g.tensor(g.loss()).name, "loss");
+    EXPECT_EQ(g.op(g.tensor(g.loss()).producer).type, ir::OpType::SoftmaxCe);
+    if (name == "vgg11") continue;  // 133M weights: the step adds as much optimizer state
+    const ir::AutodiffStats stats = ir::build_training_step(g, ir::SgdOptions{});
+    EXPECT_EQ(stats.updates, parameters(g, TensorRole::Weight).size());
+    EXPECT_TRUE(ir::verify_graph(g).empty());
+  }
+}
+
+TEST(Zoo, OpCountsPerModel) {
+  using Counts = std::map<std::string, int>;
+  // resnet18: 1 stem conv + 2 per basic block (8) + 3 downsamples; relu: stem + 2 per block.
+  EXPECT_EQ(op_counts(build_model("resnet18", options(2, 3, 32))), (Counts{{"conv2d", 20},
+                                                                           {"batch_norm", 20},
+                                                                           {"relu", 17},
+                                                                           {"add", 8},
+                                                                           {"max_pool2d", 1},
+                                                                           {"avg_pool2d", 1},
+                                                                           {"reshape", 1},
+                                                                           {"gemm", 1},
+                                                                           {"softmax_ce", 1}}));
+  // resnet34: 16 basic blocks.
+  EXPECT_EQ(op_counts(build_model("resnet34", options(2, 3, 32))), (Counts{{"conv2d", 36},
+                                                                           {"batch_norm", 36},
+                                                                           {"relu", 33},
+                                                                           {"add", 16},
+                                                                           {"max_pool2d", 1},
+                                                                           {"avg_pool2d", 1},
+                                                                           {"reshape", 1},
+                                                                           {"gemm", 1},
+                                                                           {"softmax_ce", 1}}));
+  // resnet50: 16 bottlenecks of 3 convs, 4 downsamples (layer1's too: 64 -> 256 channels).
+  EXPECT_EQ(op_counts(build_model("resnet50", options(2, 3, 32))), (Counts{{"conv2d", 53},
+                                                                           {"batch_norm", 53},
+                                                                           {"relu", 49},
+                                                                           {"add", 16},
+                                                                           {"max_pool2d", 1},
+                                                                           {"avg_pool2d", 1},
+                                                                           {"reshape", 1},
+                                                                           {"gemm", 1},
+                                                                           {"softmax_ce", 1}}));
+  // vgg11 at 224: 7x7 features, so the adaptive pool is an identity and adds no op.
+  EXPECT_EQ(op_counts(build_model("vgg11", options(1, 3, 224))), (Counts{{"conv2d", 8},
+                                                                         {"relu", 10},
+                                                                         {"max_pool2d", 5},
+                                                                         {"reshape", 1},
+                                                                         {"gemm", 3},
+                                                                         {"softmax_ce", 1}}));
+  EXPECT_EQ(op_counts(build_model("lenet5", options(2, 3, 32))), (Counts{{"conv2d", 2},
+                                                                         {"relu", 4},
+                                                                         {"max_pool2d", 2},
+                                                                         {"reshape", 1},
+                                                                         {"gemm", 3},
+                                                                         {"softmax_ce", 1}}));
+  EXPECT_EQ(op_counts(build_model("mlp", options(2, 3, 32))),
+            (Counts{{"reshape", 1}, {"gemm", 3}, {"relu", 2}, {"softmax_ce", 1}}));
+}
+
+// torchvision.models.resnet18().named_parameters(): names, order and shapes.
+TEST(Zoo, Resnet18HasTorchvisionParameters) {
+  const std::vector<std::pair<std::string, Shape>> expected = {
+      {"conv1.weight", {64, 3, 7, 7}},
+      {"bn1.weight", {64}},
+      {"bn1.bias", {64}},
+      {"layer1.0.conv1.weight", {64, 64, 3, 3}},
+      {"layer1.0.bn1.weight", {64}},
+      {"layer1.0.bn1.bias", {64}},
+      {"layer1.0.conv2.weight", {64, 64, 3, 3}},
+      {"layer1.0.bn2.weight", {64}},
+      {"layer1.0.bn2.bias", {64}},
+      {"layer1.1.conv1.weight", {64, 64, 3, 3}},
+      {"layer1.1.bn1.weight", {64}},
+      {"layer1.1.bn1.bias", {64}},
+      {"layer1.1.conv2.weight", {64, 64, 3, 3}},
+      {"layer1.1.bn2.weight", {64}},
+      {"layer1.1.bn2.bias", {64}},
+      {"layer2.0.conv1.weight", {128, 64, 3, 3}},
+      {"layer2.0.bn1.weight", {128}},
+      {"layer2.0.bn1.bias", {128}},
+      {"layer2.0.conv2.weight", {128, 128, 3, 3}},
+      {"layer2.0.bn2.weight", {128}},
+      {"layer2.0.bn2.bias", {128}},
+      {"layer2.0.downsample.0.weight", {128, 64, 1, 1}},
+      {"layer2.0.downsample.1.weight", {128}},
+      {"layer2.0.downsample.1.bias", {128}},
+      {"layer2.1.conv1.weight", {128, 128, 3, 3}},
+      {"layer2.1.bn1.weight", {128}},
+      {"layer2.1.bn1.bias", {128}},
+      {"layer2.1.conv2.weight", {128, 128, 3, 3}},
+      {"layer2.1.bn2.weight", {128}},
+      {"layer2.1.bn2.bias", {128}},
+      {"layer3.0.conv1.weight", {256, 128, 3, 3}},
+      {"layer3.0.bn1.weight", {256}},
+      {"layer3.0.bn1.bias", {256}},
+      {"layer3.0.conv2.weight", {256, 256, 3, 3}},
+      {"layer3.0.bn2.weight", {256}},
+      {"layer3.0.bn2.bias", {256}},
+      {"layer3.0.downsample.0.weight", {256, 128, 1, 1}},
+      {"layer3.0.downsample.1.weight", {256}},
+      {"layer3.0.downsample.1.bias", {256}},
+      {"layer3.1.conv1.weight", {256, 256, 3, 3}},
+      {"layer3.1.bn1.weight", {256}},
+      {"layer3.1.bn1.bias", {256}},
+      {"layer3.1.conv2.weight", {256, 256, 3, 3}},
+      {"layer3.1.bn2.weight", {256}},
+      {"layer3.1.bn2.bias", {256}},
+      {"layer4.0.conv1.weight", {512, 256, 3, 3}},
+      {"layer4.0.bn1.weight", {512}},
+      {"layer4.0.bn1.bias", {512}},
+      {"layer4.0.conv2.weight", {512, 512, 3, 3}},
+      {"layer4.0.bn2.weight", {512}},
+      {"layer4.0.bn2.bias", {512}},
+      {"layer4.0.downsample.0.weight", {512, 256, 1, 1}},
+      {"layer4.0.downsample.1.weight", {512}},
+      {"layer4.0.downsample.1.bias", {512}},
+      {"layer4.1.conv1.weight", {512, 512, 3, 3}},
+      {"layer4.1.bn1.weight", {512}},
+      {"layer4.1.bn1.bias", {512}},
+      {"layer4.1.conv2.weight", {512, 512, 3, 3}},
+      {"layer4.1.bn2.weight", {512}},
+      {"layer4.1.bn2.bias", {512}},
+      {"fc.weight", {1000, 512}},
+      {"fc.bias", {1000}},
+  };
+  ASSERT_EQ(expected.size(), 62u);
+  const Graph g = build_model("resnet18", options(2, 3, 32, 1000));
+  EXPECT_EQ(parameters(g, TensorRole::Weight), expected);
+
+  // Every batch norm (the tensors named *.bias that follow a *.weight of rank 1) has its
+  // running statistics as State, in state_dict order.
+  std::vector<std::pair<std::string, Shape>> stats;
+  for (const auto& [name, shape] : expected) {
+    const std::string suffix = ".bias";
+    if (shape.size() != 1 || name == "fc.bias" || name.size() < suffix.size() ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    const std::string module = name.substr(0, name.size() - suffix.size());
+    stats.push_back({module + ".running_mean", shape});
+    stats.push_back({module + ".running_var", shape});
+  }
+  EXPECT_EQ(stats.size(), 40u);
+  EXPECT_EQ(parameters(g, TensorRole::State), stats);
+}
+
+TEST(Zoo, VggAndSmallModelsUseStateDictNames) {
+  auto names = [](const Graph& g) {
+    std::vector<std::string> v;
+    for (const auto& p : parameters(g, TensorRole::Weight))
+      v.push_back(p.first);
+    return v;
+  };
+  EXPECT_EQ(
+      names(build_model("vgg11", options(1, 3, 224))),
+      (std::vector<std::string>{
+          "features.0.weight",   "features.0.bias",   "features.3.weight",   "features.3.bias",
+          "features.6.weight",   "features.6.bias",   "features.8.weight",   "features.8.bias",
+          "features.11.weight",  "features.11.bias",  "features.13.weight",  "features.13.bias",
+          "features.16.weight",  "features.16.bias",  "features.18.weight",  "features.18.bias",
+          "classifier.0.weight", "classifier.0.bias", "classifier.3.weight", "classifier.3.bias",
+          "classifier.6.weight", "classifier.6.bias"}));
+  const Graph lenet = build_model("lenet5", options(2, 1, 32, 7));
+  EXPECT_EQ(parameters(lenet, TensorRole::Weight),
+            (std::vector<std::pair<std::string, Shape>>{{"conv1.weight", {6, 1, 5, 5}},
+                                                        {"conv1.bias", {6}},
+                                                        {"conv2.weight", {16, 6, 5, 5}},
+                                                        {"conv2.bias", {16}},
+                                                        {"fc1.weight", {120, 400}},
+                                                        {"fc1.bias", {120}},
+                                                        {"fc2.weight", {84, 120}},
+                                                        {"fc2.bias", {84}},
+                                                        {"fc3.weight", {7, 84}},
+                                                        {"fc3.bias", {7}}}));
+  const Graph mlp = build_model("mlp", options(2, 3, 4, 5));
+  EXPECT_EQ(parameters(mlp, TensorRole::Weight),
+            (std::vector<std::pair<std::string, Shape>>{{"fc1.weight", {256, 48}},
+                                                        {"fc1.bias", {256}},
+                                                        {"fc2.weight", {128, 256}},
+                                                        {"fc2.bias", {128}},
+                                                        {"fc3.weight", {5, 128}},
+                                                        {"fc3.bias", {5}}}));
+}
+
+TEST(Zoo, OpsAreNamedByModulePath) {
+  const Graph g = build_model("resnet50", options(2, 3, 32));
+  for (const char* name :
+       {"conv1", "bn1", "relu", "maxpool", "layer1.0.conv1", "layer1.0.relu", "layer1.0.relu_2",
+        "layer1.0.relu_3", "layer1.0.add", "layer1.0.downsample.0", "layer1.0.downsample.1",
+        "layer4.2.conv3", "avgpool", "flatten", "fc", "loss"})
+    EXPECT_TRUE(g.find_op(name).valid()) << name;
+  // The bottleneck strides on its 3x3 conv (torchvision v1.5), not on the 1x1.
+  EXPECT_EQ(g.op(g.find_op("layer2.0.conv1")).attrs.ints("stride"), (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(g.op(g.find_op("layer2.0.conv2")).attrs.ints("stride"), (std::vector<int64_t>{2, 2}));
+  // vgg11 on 448x448: 14x14 features, pooled 2x2 to 7x7.
+  const Graph vgg = build_model("vgg11", options(1, 3, 448));
+  const ir::Op& pool = vgg.op(vgg.find_op("avgpool"));
+  EXPECT_EQ(pool.attrs.ints("kernel"), (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(vgg.tensor(pool.outputs[0]).shape, (Shape{1, 512, 7, 7}));
+}
+
+TEST(Zoo, BatchAndRoles) {
+  const Graph g = build_model("resnet18", options(4, 3, 32, 10));
+  const ir::Tensor& x = g.tensor(g.find_tensor("input"));
+  EXPECT_EQ(x.shape, (Shape{4, 3, 32, 32}));
+  EXPECT_EQ(g.data(x.data).role, TensorRole::Input);
+  const ir::Tensor& labels = g.tensor(g.find_tensor("labels"));
+  EXPECT_EQ(labels.dtype, ir::DType::I32);
+  EXPECT_EQ(labels.shape, (Shape{4}));
+  EXPECT_EQ(g.data(labels.data).role, TensorRole::Label);
+  for (int32_t label : g.data(labels.data).init->i32()) {
+    EXPECT_GE(label, 0);
+    EXPECT_LT(label, 10);
+  }
+  EXPECT_EQ(g.data(g.tensor(g.find_tensor("bn1.weight")).data).role, TensorRole::Weight);
+  EXPECT_EQ(g.data(g.tensor(g.find_tensor("bn1.running_var")).data).role, TensorRole::State);
+}
+
+TEST(Zoo, InitialValuesFollowPyTorchDefaults) {
+  const Graph g = build_model("resnet18", options(8, 3, 32, 10));
+  // conv1: fan_in 3*7*7 = 147, so U(-1/sqrt(147), 1/sqrt(147)).
+  const std::vector<float>& w = init_f32(g, "conv1.weight");
+  const float bound = 1.0f / std::sqrt(147.0f);
+  const auto [lo, hi] = std::minmax_element(w.begin(), w.end());
+  EXPECT_GE(*lo, -bound);
+  EXPECT_LE(*hi, bound);
+  EXPECT_LT(*lo, -0.95f * bound);  // 9408 draws reach both ends
+  EXPECT_GT(*hi, 0.95f * bound);
+  // fc: fan_in 512 for weight and bias.
+  for (float v : init_f32(g, "fc.bias"))
+    EXPECT_LE(std::fabs(v), 1.0f / std::sqrt(512.0f));
+  for (float v : init_f32(g, "bn1.weight"))
+    EXPECT_EQ(v, 1.0f);
+  for (float v : init_f32(g, "bn1.bias"))
+    EXPECT_EQ(v, 0.0f);
+  for (float v : init_f32(g, "bn1.running_mean"))
+    EXPECT_EQ(v, 0.0f);
+  for (float v : init_f32(g, "bn1.running_var"))
+    EXPECT_EQ(v, 1.0f);
+  // The batch ~ N(0, 1): 24576 samples.
+  const std::vector<float>& x = init_f32(g, "input");
+  double sum = 0.0, sq = 0.0;
+  for (float v : x)
+    sum += static_cast<double>(v), sq += static_cast<double>(v) * static_cast<double>(v);
+  const double mean = sum / static_cast<double>(x.size());
+  EXPECT_NEAR(mean, 0.0, 0.03);
+  EXPECT_NEAR(sq / static_cast<double>(x.size()) - mean * mean, 1.0, 0.05);
+}
+
+TEST(Zoo, InitialValuesAreDeterministicPerSeedAndName) {
+  ModelOptions o = options(2, 3, 32);
+  const Graph a = build_model("lenet5", o);
+  const Graph b = build_model("lenet5", o);
+  for (const char* name : {"conv1.weight", "fc3.bias", "input"})
+    EXPECT_EQ(init_f32(a, name), init_f32(b, name)) << name;
+  // Changing the classes changes only the last layer (each parameter has its own stream).
+  o.classes = 7;
+  const Graph c = build_model("lenet5", o);
+  EXPECT_EQ(init_f32(a, "conv1.weight"), init_f32(c, "conv1.weight"));
+  EXPECT_NE(init_f32(a, "fc3.bias").size(), init_f32(c, "fc3.bias").size());
+  o.seed = 2;
+  const Graph d = build_model("lenet5", o);
+  EXPECT_NE(init_f32(a, "conv1.weight"), init_f32(d, "conv1.weight"));
+  EXPECT_NE(init_f32(a, "input"), init_f32(d, "input"));
+}
+
+TEST(Zoo, UnknownModelListsTheKnownOnes) {
+  const std::string e = user_error("resnet19", ModelOptions{});
+  EXPECT_NE(e.find("unknown model 'resnet19'"), std::string::npos) << e;
+  EXPECT_NE(e.find("mlp, lenet5, resnet18, resnet34, resnet50, vgg11"), std::string::npos) << e;
+}
+
+TEST(Zoo, ImpossibleSizesSayWhy) {
+  std::string e = user_error("lenet5", options(2, 3, 8));
+  EXPECT_NE(e.find("the 2x2 feature map entering 'conv2' is smaller than its 5x5 window"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("at least 16x16"), std::string::npos) << e;
+  EXPECT_NE(user_error("lenet5", options(2, 3, 15)).find("'pool2'"), std::string::npos);
+  EXPECT_NO_THROW(build_model("lenet5", options(2, 3, 16)));
+
+  e = user_error("vgg11", options(1, 3, 32));
+  EXPECT_NE(e.find("the feature map after 'features' is 1x1"), std::string::npos) << e;
+  EXPECT_NE(e.find("AdaptiveAvgPool2d((7, 7))"), std::string::npos) << e;
+  e = user_error("vgg11", options(1, 3, 16));
+  EXPECT_NE(e.find("'features.20'"), std::string::npos) << e;
+
+  // ResNet's padded windows never empty the map, but batch norm needs two values.
+  e = user_error("resnet18", options(1, 3, 32));
+  EXPECT_NE(e.find("'layer4.0.bn1' would normalise a single value per channel"), std::string::npos)
+      << e;
+  EXPECT_NO_THROW(build_model("resnet18", options(2, 3, 32)));
+  ModelOptions wide = options(1, 3, 32);
+  wide.width = 33;
+  EXPECT_NO_THROW(build_model("resnet18", wide));
+}
+
+TEST(Zoo, OptionsOutOfRange) {
+  ModelOptions o = options(0, 3, 32);
+  EXPECT_NE(user_error("mlp", o).find("batch 0 is out of range"), std::string::npos);
+  o = options(2, 3, 32, 1);
+  EXPECT_NE(user_error("mlp", o).find("classes 1 is out of range"), std::string::npos);
+  o = options(2, 3, 32);
+  o.height = -1;
+  EXPECT_NE(user_error("mlp", o).find("image height -1"), std::string::npos);
+  o = options(65536, 3, 65536);
+  EXPECT_NE(user_error("mlp", o).find("more than 2^31-1 elements"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace s2::zoo

@@ -53,6 +53,12 @@ std::string shape_text(DType dtype, const Shape& shape) {
   return s + "]";
 }
 
+std::string ints_text(const std::vector<int64_t>& values) {
+  std::string s = "[";
+  for (size_t i = 0; i < values.size(); ++i) s += (i ? "," : "") + std::to_string(values[i]);
+  return s + "]";
+}
+
 DataId Graph::add_data(Data data) {
   const DataId id(datas_.size());
   datas_.push_back(std::move(data));

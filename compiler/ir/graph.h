@@ -70,6 +70,8 @@ struct Op {
 Shape contiguous_strides(const Shape& shape);
 int64_t shape_numel(const Shape& shape);
 std::string shape_text(DType dtype, const Shape& shape);
+// "[1,2,3]".
+std::string ints_text(const std::vector<int64_t>& values);
 
 class Graph {
  public:

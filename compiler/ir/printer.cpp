@@ -2,18 +2,19 @@
 
 #include <sstream>
 
+#include "compiler/ir/visitor.h"
 #include "compiler/ops/registry.h"
 
 namespace s2::ir {
 namespace {
 
-std::string ints_text(const Shape& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
 std::string ref(const Graph& g, TensorId t) { return t.valid() ? "%" + g.tensor(t).name : "_"; }
+
+// Each op's line of the dump.
+class OpLines : public GraphVisitor<std::string> {
+ protected:
+  std::string visit(const Graph& g, const Op& op) override { return print_op(g, op); }
+};
 
 }  // namespace
 
@@ -54,7 +55,7 @@ std::string print_graph(const Graph& g) {
     if (d.init) os << " init";
     os << "\n";
   }
-  for (OpId id : g.topo_order()) os << "  " << print_op(g, g.op(id)) << "\n";
+  for (const std::string& line : OpLines().run(g)) os << "  " << line << "\n";
   os << "outputs";
   for (TensorId t : g.outputs()) os << " " << ref(g, t);
   if (g.loss().valid()) os << "\nloss " << ref(g, g.loss());

@@ -121,6 +121,5 @@ double decimal_value(float v);
 std::string node_display_name(const onnx::NodeProto& node, int index);
 
 // "[1,2,3]" for messages.
-std::string ints_text(const std::vector<int64_t>& v);
 
 }  // namespace s2::onnx_import

@@ -163,7 +163,7 @@ ir::TensorId find_logits(ImportContext& ctx, int64_t batch, const OnnxImportOpti
       ir::Shape dims;
       for (const auto& dim : declared.dim())
         dims.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
-      ctx.fail(what + " is declared as " + ints_text(dims) + " but computes " + text);
+      ctx.fail(what + " is declared as " + ir::ints_text(dims) + " but computes " + text);
     }
   }
   if (options.num_classes > 0 && logits.shape[1] != options.num_classes)

@@ -13,7 +13,7 @@ using ir::OpType;
 Window pool_window(const NodeContext& n) {
   const Window w = read_window(n, n.input_tensor(0), {});
   if (w.dilation != std::vector<int64_t>{1, 1})
-    n.fail_attr("dilations", "= " + ints_text(w.dilation) + " is not supported (only [1,1])");
+    n.fail_attr("dilations", "= " + ir::ints_text(w.dilation) + " is not supported (only [1,1])");
   return w;
 }
 

@@ -67,11 +67,11 @@ void translate_reshape(NodeContext& n) {
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] != 0) continue;
     if (allow_zero)
-      n.fail_attr("allowzero", "= 1 with a 0 in the shape " + ints_text(shape) +
+      n.fail_attr("allowzero", "= 1 with a 0 in the shape " + ir::ints_text(shape) +
                                    " is not supported (empty tensors)");
     // ONNX: a 0 copies the input's dimension at that position.
     if (i >= x.shape.size())
-      n.fail("shape " + ints_text(shape) + " copies dimension " + std::to_string(i) + " of " +
+      n.fail("shape " + ir::ints_text(shape) + " copies dimension " + std::to_string(i) + " of " +
              ir::shape_text(x.dtype, x.shape) + ", which has none");
     shape[i] = x.shape[i];
   }

@@ -14,7 +14,7 @@ std::vector<int64_t> checked_ints(const NodeContext& n, const std::string& name,
   bool ok = v.size() == count;
   for (int64_t e : v)
     ok = ok && e >= min;
-  if (!ok) n.fail_attr(name, "= " + ints_text(v) + " must be " + meaning);
+  if (!ok) n.fail_attr(name, "= " + ir::ints_text(v) + " must be " + meaning);
   return v;
 }
 
@@ -45,8 +45,8 @@ Window read_window(const NodeContext& n, const ir::Tensor& x, std::vector<int64_
   } else {
     w.kernel = kernel;
     if (n.has_attr("kernel_shape") && n.attr_ints("kernel_shape", {}) != kernel)
-      n.fail_attr("kernel_shape", "= " + ints_text(n.attr_ints("kernel_shape", {})) +
-                                      " does not match the weight's kernel " + ints_text(kernel));
+      n.fail_attr("kernel_shape", "= " + ir::ints_text(n.attr_ints("kernel_shape", {})) +
+                                      " does not match the weight's kernel " + ir::ints_text(kernel));
   }
   w.stride = checked_ints(n, "strides", {1, 1}, 2, 1, "2 integers >= 1 [sh,sw]");
   w.dilation = checked_ints(n, "dilations", {1, 1}, 2, 1, "2 integers >= 1 [dh,dw]");

@@ -26,17 +26,12 @@
 namespace s2::ir {
 namespace {
 
-std::string input_text(const InferContext& ctx, size_t i) {
-  const Tensor& t = ctx.input(i);
-  return "input '" + op_schema(ctx.op().type).inputs[i].name + "' " + shape_text(t.dtype, t.shape);
-}
-
 // Checks x (input `xi`, rank 2 or 4, f32) and returns its channel count.
 int64_t check_activation(const InferContext& ctx, size_t xi) {
   ctx.expect_dtype(xi, DType::F32);
   const Shape& x = ctx.shape(xi);
   if (x.size() != 2 && x.size() != 4)
-    ctx.fail(input_text(ctx, xi) + " must have rank 2 ([N,C]) or 4 ([N,C,H,W])");
+    ctx.fail(ctx.describe(xi) + " must have rank 2 ([N,C]) or 4 ([N,C,H,W])");
   return x[1];
 }
 
@@ -68,7 +63,7 @@ std::vector<OutputSpec> infer_batch_norm(const InferContext& ctx) {
     check_per_channel(ctx, i, c);
   const Geometry g = geometry(ctx.shape(0));
   if (g.count() <= 1)
-    ctx.fail(input_text(ctx, 0) + " has " + std::to_string(g.count()) +
+    ctx.fail(ctx.describe(0) + " has " + std::to_string(g.count()) +
              " value per channel; training-mode batch norm needs more than one");
   OutputSpec y, stat;
   y.shape = ctx.shape(0);
@@ -77,7 +72,7 @@ std::vector<OutputSpec> infer_batch_norm(const InferContext& ctx) {
   for (size_t i : {size_t{3}, size_t{4}}) {  // running statistics, updated in place
     const Tensor& t = ctx.input(i);
     if (!t.contiguous())
-      ctx.fail(input_text(ctx, i) + " is updated in place and must be a dense view");
+      ctx.fail(ctx.describe(i) + " is updated in place and must be a dense view");
     OutputSpec alias = stat;
     alias.alias_input = static_cast<int>(i);
     alias.strides = t.strides;

@@ -17,19 +17,6 @@ namespace {
 using conv_kernels::ConvGeometry;
 using Ints = std::vector<int64_t>;
 
-std::string ints_text(const Ints& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i)
-    s += (i ? "," : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
-// "input 'x' f32[1,3,8,8]": how errors name an input.
-std::string describe(const InferContext& ctx, size_t i) {
-  const Tensor& t = ctx.input(i);
-  return "input '" + op_schema(ctx.op().type).inputs[i].name + "' " + shape_text(t.dtype, t.shape);
-}
-
 void expect_f32_rank(const InferContext& ctx, size_t i, size_t rank) {
   ctx.expect_dtype(i, DType::F32);
   ctx.expect_rank(i, rank);
@@ -91,7 +78,7 @@ void expect_groups_divide(const InferContext& ctx, size_t i, size_t dim, const s
   const int64_t groups = ctx.attrs().i("groups");
   if (ctx.shape(i)[dim] % groups != 0)
     ctx.fail("groups=" + std::to_string(groups) + " does not divide the " +
-             std::to_string(ctx.shape(i)[dim]) + " " + what + " of " + describe(ctx, i));
+             std::to_string(ctx.shape(i)[dim]) + " " + what + " of " + ctx.describe(i));
 }
 
 // Fails unless the spatial size of dy (input i) is the conv output size.
@@ -99,7 +86,7 @@ void expect_output_plane(const InferContext& ctx, size_t i, const ConvGeometry& 
                          const std::string& from) {
   const Shape& dy = ctx.shape(i);
   if (dy[2] != g.p || dy[3] != g.q)
-    ctx.fail(describe(ctx, i) + " does not match the " + std::to_string(g.p) + "x" +
+    ctx.fail(ctx.describe(i) + " does not match the " + std::to_string(g.p) + "x" +
              std::to_string(g.q) + " output plane of the convolution of " + from);
 }
 
@@ -115,15 +102,15 @@ std::vector<OutputSpec> infer_conv2d(const InferContext& ctx) {
   expect_groups_divide(ctx, 0, 1, "channels");
   expect_groups_divide(ctx, 1, 0, "output channels");
   if (w[1] != x[1] / groups)
-    ctx.fail(describe(ctx, 1) + " has " + std::to_string(w[1]) + " input channels per group, but " +
-             describe(ctx, 0) + " with groups=" + std::to_string(groups) + " has " +
+    ctx.fail(ctx.describe(1) + " has " + std::to_string(w[1]) + " input channels per group, but " +
+             ctx.describe(0) + " with groups=" + std::to_string(groups) + " has " +
              std::to_string(x[1] / groups));
   if (ctx.has_input(2)) {
     ctx.expect_dtype(2, DType::F32);
     ctx.expect_shape(2, {w[0]});
   }
   const ConvGeometry g = geometry(ctx.attrs(), x[0], x[1], x[2], x[3], w[0], w[2], w[3]);
-  expect_window_fits(ctx, g, describe(ctx, 0));
+  expect_window_fits(ctx, g, ctx.describe(0));
   OutputSpec y;
   y.shape = {x[0], w[0], g.p, g.q};
   return {y};
@@ -170,8 +157,8 @@ std::vector<OutputSpec> infer_conv2d_bwd_data(const InferContext& ctx) {
   const Shape& dy = ctx.shape(0);
   const Shape& w = ctx.shape(1);
   if (dy[1] != w[0])
-    ctx.fail(describe(ctx, 0) + " has " + std::to_string(dy[1]) + " channels, but " +
-             describe(ctx, 1) + " has " + std::to_string(w[0]) + " output channels");
+    ctx.fail(ctx.describe(0) + " has " + std::to_string(dy[1]) + " channels, but " +
+             ctx.describe(1) + " has " + std::to_string(w[0]) + " output channels");
   expect_groups_divide(ctx, 1, 0, "output channels");
   const int64_t c = w[1] * ctx.attrs().i("groups");
   const ConvGeometry g = geometry(ctx.attrs(), dy[0], c, hw[0], hw[1], w[0], w[2], w[3]);
@@ -201,13 +188,13 @@ std::vector<OutputSpec> infer_conv2d_bwd_weight(const InferContext& ctx) {
   const Shape& x = ctx.shape(0);
   const Shape& dy = ctx.shape(1);
   if (dy[0] != x[0])
-    ctx.fail(describe(ctx, 1) + " has batch " + std::to_string(dy[0]) + ", but " +
-             describe(ctx, 0) + " has batch " + std::to_string(x[0]));
+    ctx.fail(ctx.describe(1) + " has batch " + std::to_string(dy[0]) + ", but " +
+             ctx.describe(0) + " has batch " + std::to_string(x[0]));
   expect_groups_divide(ctx, 0, 1, "channels");
   expect_groups_divide(ctx, 1, 1, "channels");
   const ConvGeometry g = geometry(ctx.attrs(), x[0], x[1], x[2], x[3], dy[1], rs[0], rs[1]);
-  expect_window_fits(ctx, g, describe(ctx, 0));
-  expect_output_plane(ctx, 1, g, describe(ctx, 0));
+  expect_window_fits(ctx, g, ctx.describe(0));
+  expect_output_plane(ctx, 1, g, ctx.describe(0));
   OutputSpec dw;
   dw.shape = {dy[1], x[1] / ctx.attrs().i("groups"), rs[0], rs[1]};
   return {dw};

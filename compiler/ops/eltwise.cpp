@@ -12,18 +12,13 @@
 namespace s2::ir {
 namespace {
 
-std::string input_text(const InferContext& ctx, size_t i) {
-  const Tensor& t = ctx.input(i);
-  return "input '" + op_schema(ctx.op().type).inputs[i].name + "' " + shape_text(t.dtype, t.shape);
-}
-
 // Every input f32 and of the shape of input 0; the single output has that shape too.
 std::vector<OutputSpec> infer_same_shape(const InferContext& ctx) {
   for (size_t i = 0; i < ctx.op().inputs.size(); ++i)
     ctx.expect_dtype(i, DType::F32);
   for (size_t i = 1; i < ctx.op().inputs.size(); ++i)
     if (ctx.shape(i) != ctx.shape(0))
-      ctx.fail(input_text(ctx, i) + " does not match " + input_text(ctx, 0) +
+      ctx.fail(ctx.describe(i) + " does not match " + ctx.describe(0) +
                " (element-wise ops do not broadcast)");
   OutputSpec y;
   y.shape = ctx.shape(0);

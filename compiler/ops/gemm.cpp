@@ -13,11 +13,6 @@
 namespace s2::ir {
 namespace {
 
-std::string input_text(const InferContext& ctx, size_t i) {
-  const Tensor& t = ctx.input(i);
-  return "input '" + op_schema(ctx.op().type).inputs[i].name + "' " + shape_text(t.dtype, t.shape);
-}
-
 bool flag(const InferContext& ctx, const std::string& name) {
   const int64_t v = ctx.attrs().i(name);
   if (v != 0 && v != 1)
@@ -39,8 +34,8 @@ std::vector<OutputSpec> infer_gemm(const InferContext& ctx) {
   const int64_t kb = tb ? b[1] : b[0];
   const int64_t n = tb ? b[0] : b[1];
   if (ka != kb)
-    ctx.fail("inner dimensions differ: " + input_text(ctx, 0) + " (trans_a=" + (ta ? "1" : "0") +
-             ") has K=" + std::to_string(ka) + ", " + input_text(ctx, 1) +
+    ctx.fail("inner dimensions differ: " + ctx.describe(0) + " (trans_a=" + (ta ? "1" : "0") +
+             ") has K=" + std::to_string(ka) + ", " + ctx.describe(1) +
              " (trans_b=" + (tb ? "1" : "0") + ") has K=" + std::to_string(kb));
   if (ctx.has_input(2)) {
     ctx.expect_dtype(2, DType::F32);

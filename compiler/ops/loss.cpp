@@ -24,18 +24,13 @@
 namespace s2::ir {
 namespace {
 
-std::string input_text(const InferContext& ctx, size_t i) {
-  const Tensor& t = ctx.input(i);
-  return "input '" + op_schema(ctx.op().type).inputs[i].name + "' " + shape_text(t.dtype, t.shape);
-}
-
 void check_logits_labels(const InferContext& ctx) {
   ctx.expect_dtype(0, DType::F32);
   ctx.expect_rank(0, 2);
   ctx.expect_dtype(1, DType::I32);
   ctx.expect_rank(1, 1);
   if (ctx.shape(1)[0] != ctx.shape(0)[0])
-    ctx.fail(input_text(ctx, 1) + " must have one label per row of " + input_text(ctx, 0));
+    ctx.fail(ctx.describe(1) + " must have one label per row of " + ctx.describe(0));
   const std::string& reduction = ctx.attrs().s("reduction");
   if (reduction != "mean" && reduction != "sum")
     ctx.fail("attribute 'reduction' must be \"mean\" or \"sum\", not \"" + reduction + "\"");

@@ -27,18 +27,6 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-std::string ints_text(const Ints& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i)
-    s += (i ? "," : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
-std::string describe(const InferContext& ctx, size_t i) {
-  const Tensor& t = ctx.input(i);
-  return "input '" + op_schema(ctx.op().type).inputs[i].name + "' " + shape_text(t.dtype, t.shape);
-}
-
 struct PoolGeometry {
   int64_t planes = 0, h = 0, w = 0;  // N*C input planes of H x W
   int64_t p = 0, q = 0;              // output plane P x Q (0 when the window does not fit)
@@ -113,7 +101,7 @@ PoolGeometry check_pool(const InferContext& ctx, const Ints* hw) {
   const int64_t h = hw ? (*hw)[0] : x[2], w = hw ? (*hw)[1] : x[3];
   const PoolGeometry g = geometry(a, x[0] * x[1], h, w);
   if (g.p == 0 || g.q == 0) {
-    const std::string what = hw ? "the input_hw " + ints_text(*hw) + " input" : describe(ctx, 0);
+    const std::string what = hw ? "the input_hw " + ints_text(*hw) + " input" : ctx.describe(0);
     ctx.fail("the " + std::to_string(g.kh) + "x" + std::to_string(g.kw) +
              " window is larger than " + what + " padded to " + std::to_string(h + g.pt + g.pb) +
              "x" + std::to_string(w + g.pl + g.pr) + " (pads " + ints_text(pads) + ")");
@@ -130,7 +118,7 @@ PoolGeometry check_pool_bwd(const InferContext& ctx) {
   const PoolGeometry g = check_pool(ctx, &hw);
   const Shape& dy = ctx.shape(0);
   if (dy[2] != g.p || dy[3] != g.q)
-    ctx.fail(describe(ctx, 0) + " does not match the " + std::to_string(g.p) + "x" +
+    ctx.fail(ctx.describe(0) + " does not match the " + std::to_string(g.p) + "x" +
              std::to_string(g.q) + " output plane of pooling the input_hw " + ints_text(hw) +
              " input");
   return g;
@@ -150,7 +138,7 @@ std::vector<OutputSpec> infer_max_pool2d(const InferContext& ctx) {
   const PoolGeometry g = check_pool(ctx, nullptr);
   const Shape& x = ctx.shape(0);
   if (x[2] * x[3] > std::numeric_limits<int32_t>::max())
-    ctx.fail(describe(ctx, 0) + " has planes too large for i32 indices");
+    ctx.fail(ctx.describe(0) + " has planes too large for i32 indices");
   OutputSpec y, indices;
   y.shape = indices.shape = {x[0], x[1], g.p, g.q};
   indices.dtype = DType::I32;

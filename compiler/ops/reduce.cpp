@@ -10,10 +10,6 @@
 namespace s2::ir {
 namespace {
 
-std::string ints_text(const std::vector<int64_t>& v) {
-  return attr_value_text(AttrValue(v));
-}
-
 std::vector<OutputSpec> infer_reduce_sum(const InferContext& ctx) {
   ctx.expect_dtype(0, DType::F32);
   const Tensor& x = ctx.input(0);

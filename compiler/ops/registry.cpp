@@ -39,6 +39,11 @@ const Tensor& InferContext::input(size_t i) const {
   return graph_.tensor(op_.inputs[i]);
 }
 
+std::string InferContext::describe(size_t i) const {
+  const Tensor& t = input(i);
+  return "input '" + op_schema(op_.type).inputs.at(i).name + "' " + shape_text(t.dtype, t.shape);
+}
+
 void InferContext::fail(const std::string& problem) const {
   throw UserError("shape inference: op '" + op_.name + "' (" + std::string(op_type_name(op_.type)) +
                   "): " + problem);

@@ -60,6 +60,8 @@ class InferContext {
   // The input tensor; an absent (optional) input is an internal error.
   const Tensor& input(size_t i) const;
   const Shape& shape(size_t i) const { return input(i).shape; }
+  // "input 'x' f32[1,3,8,8]": how shape errors name input i.
+  std::string describe(size_t i) const;
 
   [[noreturn]] void fail(const std::string& problem) const;
   // Common checks, each failing with the input's name and shape.

@@ -14,15 +14,10 @@
 namespace s2::ir {
 namespace {
 
-std::string input_text(const InferContext& ctx, size_t i) {
-  const Tensor& t = ctx.input(i);
-  return "input '" + op_schema(ctx.op().type).inputs[i].name + "' " + shape_text(t.dtype, t.shape);
-}
-
 OutputSpec in_place(const InferContext& ctx, size_t i) {
   const Tensor& t = ctx.input(i);
   if (!t.contiguous())
-    ctx.fail(input_text(ctx, i) + " is updated in place and must be a dense view");
+    ctx.fail(ctx.describe(i) + " is updated in place and must be a dense view");
   OutputSpec o;
   o.shape = t.shape;
   o.alias_input = static_cast<int>(i);

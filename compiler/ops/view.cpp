@@ -11,15 +11,6 @@
 namespace s2::ir {
 namespace {
 
-std::string ints_text(const std::vector<int64_t>& v) {
-  return attr_value_text(AttrValue(v));
-}
-
-std::string input_text(const InferContext& ctx, size_t i) {
-  const Tensor& t = ctx.input(i);
-  return "input '" + op_schema(ctx.op().type).inputs[i].name + "' " + shape_text(t.dtype, t.shape);
-}
-
 // Dense row-major layout, ignoring the strides of size-1 axes (they address nothing).
 bool dense(const Tensor& t) {
   int64_t expected = 1;
@@ -60,16 +51,16 @@ std::vector<OutputSpec> infer_reshape(const InferContext& ctx) {
   const int64_t numel = x.numel();
   if (wildcard >= 0) {
     if (numel % known != 0)
-      ctx.fail("cannot reshape " + input_text(ctx, 0) + " (" + std::to_string(numel) +
+      ctx.fail("cannot reshape " + ctx.describe(0) + " (" + std::to_string(numel) +
                " elements) to shape=" + ints_text(shape));
     out[static_cast<size_t>(wildcard)] = numel / known;
   } else if (known != numel) {
-    ctx.fail("cannot reshape " + input_text(ctx, 0) + " (" + std::to_string(numel) +
+    ctx.fail("cannot reshape " + ctx.describe(0) + " (" + std::to_string(numel) +
              " elements) to shape=" + ints_text(shape) + " (" + std::to_string(known) +
              " elements)");
   }
   if (!dense(x))
-    ctx.fail(input_text(ctx, 0) + " with strides " + ints_text(x.strides) +
+    ctx.fail(ctx.describe(0) + " with strides " + ints_text(x.strides) +
              " is not a dense (contiguous) view; reshape needs one (copy it first)");
   OutputSpec v = view_of_input(x);
   v.shape = out;
@@ -104,7 +95,7 @@ std::vector<OutputSpec> infer_transpose(const InferContext& ctx) {
   }
   if (!ok)
     ctx.fail("perm=" + ints_text(perm) + " is not a permutation of the " + std::to_string(rank) +
-             " axes of " + input_text(ctx, 0));
+             " axes of " + ctx.describe(0));
   OutputSpec v = view_of_input(x);
   for (int64_t p : perm) {
     v.shape.push_back(x.shape[static_cast<size_t>(p)]);
@@ -139,7 +130,7 @@ std::vector<OutputSpec> infer_slice(const InferContext& ctx) {
   int64_t axis = ctx.attrs().i("axis");
   const int64_t step = ctx.attrs().i("step");
   if (axis < -rank || axis >= rank)
-    ctx.fail("axis " + std::to_string(axis) + " is out of range for " + input_text(ctx, 0));
+    ctx.fail("axis " + std::to_string(axis) + " is out of range for " + ctx.describe(0));
   if (axis < 0) axis += rank;
   if (step <= 0) ctx.fail("step " + std::to_string(step) + " must be positive");
   const size_t a = static_cast<size_t>(axis);
@@ -150,7 +141,7 @@ std::vector<OutputSpec> infer_slice(const InferContext& ctx) {
   if (length == 0)
     ctx.fail("slice [" + std::to_string(ctx.attrs().i("start")) + ":" +
              std::to_string(ctx.attrs().i("end")) + ":" + std::to_string(step) + "] of axis " +
-             std::to_string(axis) + " of " + input_text(ctx, 0) + " is empty");
+             std::to_string(axis) + " of " + ctx.describe(0) + " is empty");
   OutputSpec v = view_of_input(x);
   v.shape = x.shape;
   v.strides = x.strides;

@@ -9,10 +9,6 @@
 namespace s2::ir {
 namespace {
 
-std::string ints_text(const Shape& v) {
-  return attr_value_text(AttrValue(v));
-}
-
 std::string op_text(const Op& op) {
   return "op '" + op.name + "' (" + std::string(op_type_name(op.type)) + ")";
 }

@@ -10,26 +10,12 @@
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/interp/interpreter.h"
 #include "compiler/ops/registry.h"
+#include "op_test_util.h"
 #include "gradcheck.h"
 #include "isa/common/errors.h"
 
 namespace s2::ir {
 namespace {
-
-TensorId param(Graph& g, const std::string& name, const Shape& shape, std::vector<float> v) {
-  return g.add_parameter(name, TensorRole::Input, DType::F32, shape,
-                         std::make_shared<HostArray>(std::move(v)));
-}
-
-template <typename Fn>
-std::string user_error(Fn fn) {
-  try {
-    fn();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 const std::vector<float> kA = {-1.5f, 0.0f, 2.0f, 0.25f, -0.0f, 3.0f};
 const std::vector<float> kB = {0.5f, -2.0f, 4.0f, 1.0f, 7.0f, -0.5f};

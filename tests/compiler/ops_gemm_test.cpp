@@ -11,6 +11,7 @@
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/interp/interpreter.h"
 #include "compiler/ops/registry.h"
+#include "op_test_util.h"
 #include "gradcheck.h"
 #include "isa/common/errors.h"
 
@@ -22,21 +23,6 @@ std::vector<float> ramp(size_t n, float scale, float shift) {
   for (size_t i = 0; i < n; ++i)
     v.push_back(scale * static_cast<float>((i * 7 + 3) % 11) + shift);
   return v;
-}
-
-TensorId param(Graph& g, const std::string& name, const Shape& shape, std::vector<float> v,
-               TensorRole role = TensorRole::Input) {
-  return g.add_parameter(name, role, DType::F32, shape, std::make_shared<HostArray>(std::move(v)));
-}
-
-template <typename Fn>
-std::string user_error(Fn fn) {
-  try {
-    fn();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 struct Case {

@@ -12,21 +12,12 @@
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/interp/interpreter.h"
 #include "compiler/ops/registry.h"
+#include "op_test_util.h"
 #include "gradcheck.h"
 #include "isa/common/errors.h"
 
 namespace s2::ir {
 namespace {
-
-template <typename Fn>
-std::string user_error(Fn fn) {
-  try {
-    fn();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 const std::vector<float> kLogits = {0.5f,  -1.0f, 2.0f,  0.0f,  //
                                     3.0f,  3.0f,  -2.0f, 1.0f,  //

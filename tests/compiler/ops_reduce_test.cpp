@@ -10,22 +10,13 @@
 
 #include "compiler/interp/interpreter.h"
 #include "compiler/ops/registry.h"
+#include "op_test_util.h"
 #include "isa/common/errors.h"
 
 namespace s2::ir {
 namespace {
 
 using Ints = std::vector<int64_t>;
-
-template <typename Fn>
-std::string user_error(Fn fn) {
-  try {
-    fn();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 std::vector<float> values(size_t n) {
   std::vector<float> v;

@@ -10,20 +10,11 @@
 
 #include "compiler/interp/interpreter.h"
 #include "compiler/ops/registry.h"
+#include "op_test_util.h"
 #include "isa/common/errors.h"
 
 namespace s2::ir {
 namespace {
-
-template <typename Fn>
-std::string user_error(Fn fn) {
-  try {
-    fn();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 const std::vector<float> kW = {0.5f, -1.25f, 2.0f, 0.75f, -0.3f, 1.1f};
 const std::vector<float> kG1 = {0.1f, 0.2f, -0.3f, 0.4f, -0.5f, 0.6f};

@@ -11,6 +11,7 @@
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/interp/interpreter.h"
 #include "compiler/ops/registry.h"
+#include "op_test_util.h"
 #include "gradcheck.h"
 #include "isa/common/errors.h"
 
@@ -28,16 +29,6 @@ TensorId param(Graph& g, const std::string& name, const Shape& shape) {
   return g.add_parameter(
       name, TensorRole::Input, DType::F32, shape,
       std::make_shared<HostArray>(iota(static_cast<size_t>(shape_numel(shape)))));
-}
-
-template <typename Fn>
-std::string user_error(Fn fn) {
-  try {
-    fn();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 using Ints = std::vector<int64_t>;

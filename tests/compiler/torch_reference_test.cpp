@@ -10,6 +10,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "../common/run_command.h"
+
 #include "compiler/driver/reference.h"
 #include "compiler/io/npy.h"
 #include "isa/common/errors.h"
@@ -19,23 +21,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int status = -1;
-  std::string out;  // stdout and stderr together
-};
-
-Result run(const std::string& command) {
-  Result r;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0)
-    r.out.append(buffer, n);
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
-}
+using Result = test::CommandResult;
+const auto& run = test::run_command;
 
 std::string quoted(const std::string& s) {
   return "'" + s + "'";

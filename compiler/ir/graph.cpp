@@ -224,14 +224,13 @@ bool Graph::has_side_effect(const Op& op) const {
   return false;
 }
 
-std::vector<OpId> Graph::topo_order() const {
+std::vector<std::vector<OpId>> Graph::predecessors() const {
   const size_t n = ops_.size();
-  std::vector<std::vector<size_t>> succ(n);
-  std::vector<size_t> indegree(n, 0);
+  std::vector<std::vector<OpId>> pred(n);
   auto edge = [&](size_t from, size_t to) {
     if (from == to) return;
-    succ[from].push_back(to);
-    ++indegree[to];
+    if (std::find(pred[to].begin(), pred[to].end(), OpId(from)) == pred[to].end())
+      pred[to].push_back(OpId(from));
   };
   // Data edges.
   for (size_t i = 0; i < n; ++i)
@@ -268,6 +267,19 @@ std::vector<OpId> Graph::topo_order() const {
       }
     }
   }
+  return pred;
+}
+
+std::vector<OpId> Graph::topo_order() const {
+  const size_t n = ops_.size();
+  const std::vector<std::vector<OpId>> pred = predecessors();
+  std::vector<std::vector<size_t>> succ(n);
+  std::vector<size_t> indegree(n, 0);
+  for (size_t i = 0; i < n; ++i)
+    for (OpId p : pred[i]) {
+      succ[p.index()].push_back(i);
+      ++indegree[i];
+    }
   // Kahn's algorithm, smallest op index first, so the order is deterministic and follows
   // construction order where it can.
   std::priority_queue<size_t, std::vector<size_t>, std::greater<>> ready;

@@ -124,6 +124,9 @@ class Graph {
 
   // Ops reading each tensor, indexed by tensor id.
   std::vector<std::vector<OpId>> consumers() const;
+  // For each op, the ops that must run before it: the producers of its inputs and, for an
+  // in-place write, every other reader of the data it overwrites. Schedulers order by these.
+  std::vector<std::vector<OpId>> predecessors() const;
   // An order in which every op follows the producers of its inputs and every in-place
   // write follows the other readers of the data it overwrites. Internal error on a cycle.
   std::vector<OpId> topo_order() const;

@@ -230,6 +230,8 @@ void check_shapes(Checker& c) {
       return;
     }
     case Opcode::SoftmaxCe: {
+      if (!c.has(Slot::Loss) && !c.has(Slot::DLogits))
+        c.fail("softmax_ce writes neither 'loss' nor 'dlogits'");
       const auto logits = c.dims(Slot::Logits);
       c.expect_shape(Slot::Labels, {logits[0]}, "one label per row of 'logits'");
       c.expect_shape(Slot::Loss, {1}, "a scalar");

@@ -19,6 +19,7 @@ packages=(
   python3-torchvision
   python3-onnx
   python3-numpy
+  python3-matplotlib # scripts/plot_memory.py
 )
 
 missing=()

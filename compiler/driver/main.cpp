@@ -3,11 +3,14 @@
 #include <fstream>
 #include <iostream>
 
+#include "compiler/driver/backend.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/frontend.h"
 #include "compiler/driver/reference.h"
 #include "isa/common/errors.h"
 #include "isa/common/tool_main.h"
+#include "isa/container/output_guard.h"
+#include "isa/container/writer.h"
 #include "s2/version.h"
 
 namespace {
@@ -55,14 +58,36 @@ int main(int argc, char** argv) {
   std::string dump_file;
   CLI::App* compile_cmd = app.add_subcommand(
       "compile",
-      "Build the training step of a model (zoo name or .onnx): import, autodiff, shape "
-      "inference, simplification; print its summary");
+      "Compile one training step of a model (zoo name or .onnx) into an S2Train executable: "
+      "import, autodiff, shape inference, simplification, fusion, scheduling, memory "
+      "planning, lowering");
   compile_cmd->add_option("model", front.model, "model-zoo name or ONNX file")->required();
   compile_flags.add_to(compile_cmd);
   compile_cmd->add_option("--dump-after", front.dump_after,
                           "print the graph after this pass: import, autodiff, shape-inference, "
                           "dce, cse, fold, simplify");
   compile_cmd->add_option("--dump-file", dump_file, "write the --dump-after text here instead of stdout");
+  s2::compiler::BackendOptions back;
+  std::string output;
+  bool no_fuse = false, force = false;
+  compile_cmd->add_option("-o,--output", output, "executable to write (.bin)");
+  compile_cmd->add_option("--config", back.config,
+                          "accelerator configuration (default configs/s2train_base.yaml)")
+      ->check(CLI::ExistingFile);
+  compile_cmd->add_flag("--no-fuse", no_fuse, "do not fuse PPU epilogues into PE instructions");
+  compile_cmd->add_option("--schedule", back.schedule,
+                          "execution order: update-last, update-immediate, memory-aware (default)");
+  compile_cmd->add_option("--planner", back.plan.planner,
+                          "memory planner: none, grad-reuse, greedy (default), search");
+  compile_cmd->add_option("--alignment", back.plan.alignment, "tensor alignment in bytes (default 64)");
+  compile_cmd->add_option("--plan-seed", back.plan.seed, "seed of the search planner (default 1)");
+  compile_cmd->add_option("--plan-budget", back.plan.budget_ms,
+                          "effort of the search planner in ms (default 200)")
+      ->check(CLI::NonNegativeNumber);
+  compile_cmd->add_option("--memory-report", back.memory_report,
+                          "write the memory plan as JSON (scripts/plot_memory.py draws it)");
+  compile_cmd->add_flag("--force", force,
+                        "replace an existing output file even if it is not an S2Train executable");
 
   // reference
   s2::compiler::ReferenceOptions ref;
@@ -110,8 +135,16 @@ int main(int argc, char** argv) {
         if (!file) throw s2::UserError(dump_file + ": cannot write");
         front.dump = &file;
       }
+      if (!output.empty()) s2::isa::guard_executable_output(output, {front.model}, force);
       const s2::compiler::FrontendResult result = s2::compiler::run_frontend(front);
       std::cout << s2::compiler::frontend_summary(result);
+      back.fuse = !no_fuse;
+      const s2::compiler::BackendResult compiled = s2::compiler::run_backend(result.graph, back);
+      std::cout << s2::compiler::backend_summary(compiled);
+      if (!output.empty()) {
+        s2::isa::write_file(output, s2::isa::serialize(compiled.executable));
+        std::cout << "wrote " << output << "\n";
+      }
     }
     if (*ref_cmd) {
       ref_flags.finish();

@@ -25,7 +25,9 @@ struct PlanOptions {
   std::string planner = "greedy";  // none, grad-reuse, greedy, search
   uint64_t alignment = 64;         // every address and every size is rounded up to this
   uint64_t seed = 1;               // for `search`
-  double budget_ms = 200;          // for `search`: wall-time budget
+  double budget_ms = 200;          // for `search`: effort, in milliseconds of CPU time on the
+                                   // reference machine, turned into a deterministic work cap
+                                   // so the plan never depends on machine speed or load
 };
 
 struct MemoryPlan {

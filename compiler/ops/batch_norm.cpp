@@ -14,6 +14,11 @@
 // Backward, with xhat = (x - mean) * invstd and the same summation order:
 //   dbeta  = sum dy;  dgamma = sum dy * xhat
 //   dx     = (gamma * invstd) * ((dy - dbeta / count) - xhat * (dgamma / count))
+//
+// Epilogues, as the ISA's bn_fwd and bn_bwd have them (ops/epilogue.h): batch_norm's `act`
+// ("none" by default, or "relu") is applied to the fp32 y; batch_norm_bwd's optional `gate`
+// (after the positional inputs) masks dy first — dy kept where gate > 0, like relu_bwd —
+// and everything above then reads the masked dy. The fusion pass fills them in.
 
 #include <cmath>
 #include <string>
@@ -21,6 +26,7 @@
 
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/interp/kernel.h"
+#include "compiler/ops/epilogue.h"
 #include "compiler/ops/registry.h"
 
 namespace s2::ir {
@@ -65,6 +71,7 @@ std::vector<OutputSpec> infer_batch_norm(const InferContext& ctx) {
   if (g.count() <= 1)
     ctx.fail(ctx.describe(0) + " has " + std::to_string(g.count()) +
              " value per channel; training-mode batch norm needs more than one");
+  epilogue::act_of(ctx);
   OutputSpec y, stat;
   y.shape = ctx.shape(0);
   stat.shape = {c};
@@ -87,8 +94,10 @@ std::vector<OutputSpec> infer_batch_norm(const InferContext& ctx) {
 // (ResNet's 1x1 maps at small batch) fp32 sums lose so much to cancellation that the step
 // would drift from the exact result by more than PyTorch's own fp32 step does.
 void batch_norm_kernel(KernelContext& k) {
-  const double eps = k.op.attrs.f("eps");
-  const double momentum = k.op.attrs.f("momentum");
+  // eps and momentum travel to the hardware as f32 instruction fields: round them the same
+  // way here so the interpreter and the executable agree bit for bit.
+  const double eps = static_cast<double>(static_cast<float>(k.op.attrs.f("eps")));
+  const double momentum = static_cast<double>(static_cast<float>(k.op.attrs.f("momentum")));
   const Geometry g = geometry(k.in[0].shape);
   const double count = static_cast<double>(g.count());
   const float* x = k.in[0].f32;
@@ -127,6 +136,8 @@ void batch_norm_kernel(KernelContext& k) {
     running_mean_out[c] = static_cast<float>((1.0 - momentum) * rm + momentum * mean);
     running_var_out[c] = static_cast<float>((1.0 - momentum) * rv + momentum * unbiased);
   }
+  epilogue::apply(y, static_cast<size_t>(k.out[0].numel()), nullptr, epilogue::act_of(k.op),
+                  nullptr);
 }
 
 // One batch_norm_bwd op computes all three gradients; the outputs not needed are left to
@@ -135,6 +146,8 @@ void batch_norm_kernel(KernelContext& k) {
 void batch_norm_backward(BackwardContext& b) {
   const TensorId dy = b.grad_output(0);
   if (!dy.valid() || !(b.needs_grad(0) || b.needs_grad(1) || b.needs_grad(2))) return;
+  const std::string& act = b.attrs().s("act");
+  epilogue::expect_differentiable(b, act != "none", "act=" + act);
   const std::vector<TensorId> grads =
       b.emit(OpType::BatchNormBwd, "bwd", OpCategory::ActivationGrad,
              {dy, b.input(0), b.input(1), b.output(1), b.output(2)});
@@ -150,6 +163,7 @@ std::vector<OutputSpec> infer_batch_norm_bwd(const InferContext& ctx) {
   ctx.expect_shape(0, ctx.shape(1));
   for (size_t i = 2; i <= 4; ++i)
     check_per_channel(ctx, i, c);
+  epilogue::expect_operand(ctx, 5, ctx.shape(1));
   OutputSpec dx, stat;
   dx.shape = ctx.shape(1);
   stat.shape = {c};
@@ -161,6 +175,12 @@ void batch_norm_bwd_kernel(KernelContext& k) {
   const Geometry g = geometry(k.in[1].shape);
   const double count = static_cast<double>(g.count());
   const float* dy = k.in[0].f32;
+  std::vector<float> masked;  // dy after the gate, when there is one
+  if (k.in[5].present()) {
+    masked.assign(dy, dy + k.in[0].numel());
+    epilogue::apply(masked.data(), masked.size(), nullptr, isa::Activation::None, k.in[5].f32);
+    dy = masked.data();
+  }
   const float* x = k.in[1].f32;
   const float* gamma = k.in[2].f32;
   const float* mean = k.in[3].f32;
@@ -200,7 +220,9 @@ void register_batch_norm_ops(OpRegistry& r) {
       FusionClass::Ppu,
       {{"x"}, {"gamma"}, {"beta"}, {"running_mean"}, {"running_var"}},
       {"y", "saved_mean", "saved_invstd", "running_mean_out", "running_var_out"},
-      {{"eps", AttrKind::Float, AttrValue(1e-5)}, {"momentum", AttrKind::Float, AttrValue(0.1)}},
+      {{"eps", AttrKind::Float, AttrValue(1e-5)},
+       {"momentum", AttrKind::Float, AttrValue(0.1)},
+       epilogue::act_attr()},
       infer_batch_norm,
       batch_norm_backward,
       batch_norm_kernel,
@@ -208,17 +230,20 @@ void register_batch_norm_ops(OpRegistry& r) {
       "y = (x - mean) / sqrt(var + eps) * gamma + beta over batch statistics (biased variance). "
       "Outputs the saved mean and 1/sqrt(var + eps) for the backward, and updates running_mean "
       "and running_var in place (running = (1 - momentum) * running + momentum * batch, with the "
-      "unbiased variance), like PyTorch."});
-  r.add(OpSchema{OpType::BatchNormBwd,
-                 FusionClass::Ppu,
-                 {{"dy"}, {"x"}, {"gamma"}, {"saved_mean"}, {"saved_invstd"}},
-                 {"dx", "dgamma", "dbeta"},
-                 {},
-                 infer_batch_norm_bwd,
-                 nullptr,
-                 batch_norm_bwd_kernel,
-                 "Backward of training-mode batch_norm from its saved statistics: dx, "
-                 "dgamma = sum(dy * xhat), dbeta = sum(dy) per channel. No backward rule."});
+      "unbiased variance), like PyTorch. Epilogue: y = act(y) with act \"none\" or \"relu\"; "
+      "not differentiable with act=relu."});
+  r.add(
+      OpSchema{OpType::BatchNormBwd,
+               FusionClass::Ppu,
+               {{"dy"}, {"x"}, {"gamma"}, {"saved_mean"}, {"saved_invstd"}, {"gate", true}},
+               {"dx", "dgamma", "dbeta"},
+               {},
+               infer_batch_norm_bwd,
+               nullptr,
+               batch_norm_bwd_kernel,
+               "Backward of training-mode batch_norm from its saved statistics: dx, "
+               "dgamma = sum(dy * xhat), dbeta = sum(dy) per channel, where dy is first kept only "
+               "where the optional gate (of x's shape) is > 0. No backward rule."});
 }
 
 }  // namespace s2::ir

@@ -1,6 +1,12 @@
 // The convolution family: conv2d and its two gradients, conv2d_bwd_data (the transposed
 // convolution giving dx) and conv2d_bwd_weight (giving dw). All run on the PE array.
 // Layout NCHW; the kernels and their accumulation order are in ops/conv_kernels.h.
+//
+// Each carries the epilogue stages its ISA instruction has (ops/epilogue.h), as optional
+// inputs after the positional ones and an `act` attribute defaulting to "none", so a graph
+// built without them means what it always meant: conv2d (bias, residual, act),
+// conv2d_bwd_data (residual, gate), conv2d_bwd_weight (residual). The fusion pass
+// (passes/fusion.h) fills them in.
 
 #include <string>
 #include <vector>
@@ -8,6 +14,7 @@
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/interp/kernel.h"
 #include "compiler/ops/conv_kernels.h"
+#include "compiler/ops/epilogue.h"
 #include "compiler/ops/registry.h"
 #include "isa/encoding/semantics.h"
 
@@ -113,23 +120,29 @@ std::vector<OutputSpec> infer_conv2d(const InferContext& ctx) {
   expect_window_fits(ctx, g, ctx.describe(0));
   OutputSpec y;
   y.shape = {x[0], w[0], g.p, g.q};
+  epilogue::expect_operand(ctx, 3, y.shape);
+  epilogue::act_of(ctx);
   return {y};
 }
 
+// The residual is added after the convolution, so its gradient is dy itself.
 void backward_conv2d(BackwardContext& ctx) {
   const TensorId dy = ctx.grad_output(0);
   if (!dy.valid()) return;
+  const std::string& act = ctx.attrs().s("act");
+  epilogue::expect_differentiable(ctx, act != "none", "act=" + act);
   // Copies: emitting ops grows the graph's tensor storage.
   const Shape x = ctx.tensor(ctx.input(0)).shape;
   const Shape w = ctx.tensor(ctx.input(1)).shape;
+  const Attrs forward_attrs = epilogue::without_act(ctx.attrs());
   if (ctx.needs_grad(0)) {
-    Attrs attrs = ctx.attrs();
+    Attrs attrs = forward_attrs;
     attrs.set("input_hw", Ints{x[2], x[3]});
     ctx.add_grad(0, ctx.emit1(OpType::Conv2dBwdData, "bwd_data", ctx.grad_category(0),
                               {dy, ctx.input(1)}, attrs));
   }
   if (ctx.needs_grad(1)) {
-    Attrs attrs = ctx.attrs();
+    Attrs attrs = forward_attrs;
     attrs.set("kernel_hw", Ints{w[2], w[3]});
     ctx.add_grad(1, ctx.emit1(OpType::Conv2dBwdWeight, "bwd_weight", ctx.grad_category(1),
                               {ctx.input(0), dy}, attrs));
@@ -137,14 +150,17 @@ void backward_conv2d(BackwardContext& ctx) {
   if (ctx.input(2).valid() && ctx.needs_grad(2))
     ctx.add_grad(2, ctx.emit1(OpType::ReduceSum, "bwd_bias", ctx.grad_category(2), {dy},
                               Attrs{{"axes", Ints{0, 2, 3}}}));
+  if (ctx.input(3).valid() && ctx.needs_grad(3)) ctx.add_grad(3, dy);
 }
 
 void kernel_conv2d(KernelContext& ctx) {
   const Shape& x = ctx.in[0].shape;
   const Shape& w = ctx.in[1].shape;
   const ConvGeometry g = geometry(ctx.op.attrs, x[0], x[1], x[2], x[3], w[0], w[2], w[3]);
-  conv_kernels::conv2d_forward(g, ctx.in[0].f32, ctx.in[1].f32,
-                               ctx.in[2].present() ? ctx.in[2].f32 : nullptr, ctx.out[0].f32);
+  conv_kernels::conv2d_forward(g, ctx.in[0].f32, ctx.in[1].f32, epilogue::optional_f32(ctx.in[2]),
+                               ctx.out[0].f32);
+  epilogue::apply(ctx.out[0].f32, static_cast<size_t>(ctx.out[0].numel()),
+                  epilogue::optional_f32(ctx.in[3]), epilogue::act_of(ctx.op), nullptr);
 }
 
 // --- conv2d_bwd_data ------------------------------------------------------------------------
@@ -167,6 +183,8 @@ std::vector<OutputSpec> infer_conv2d_bwd_data(const InferContext& ctx) {
   expect_output_plane(ctx, 0, g, plane);
   OutputSpec dx;
   dx.shape = {dy[0], c, hw[0], hw[1]};
+  epilogue::expect_operand(ctx, 2, dx.shape);
+  epilogue::expect_operand(ctx, 3, dx.shape);
   return {dx};
 }
 
@@ -176,6 +194,9 @@ void kernel_conv2d_bwd_data(KernelContext& ctx) {
   const Shape& dx = ctx.out[0].shape;
   const ConvGeometry g = geometry(ctx.op.attrs, dx[0], dx[1], dx[2], dx[3], dy[1], w[2], w[3]);
   conv_kernels::conv2d_backward_data(g, ctx.in[0].f32, ctx.in[1].f32, ctx.out[0].f32);
+  epilogue::apply(ctx.out[0].f32, static_cast<size_t>(ctx.out[0].numel()),
+                  epilogue::optional_f32(ctx.in[2]), isa::Activation::None,
+                  epilogue::optional_f32(ctx.in[3]));
 }
 
 // --- conv2d_bwd_weight ----------------------------------------------------------------------
@@ -197,6 +218,7 @@ std::vector<OutputSpec> infer_conv2d_bwd_weight(const InferContext& ctx) {
   expect_output_plane(ctx, 1, g, ctx.describe(0));
   OutputSpec dw;
   dw.shape = {dy[1], x[1] / ctx.attrs().i("groups"), rs[0], rs[1]};
+  epilogue::expect_operand(ctx, 2, dw.shape);
   return {dw};
 }
 
@@ -205,6 +227,8 @@ void kernel_conv2d_bwd_weight(KernelContext& ctx) {
   const Shape& dw = ctx.out[0].shape;
   const ConvGeometry g = geometry(ctx.op.attrs, x[0], x[1], x[2], x[3], dw[0], dw[2], dw[3]);
   conv_kernels::conv2d_backward_weight(g, ctx.in[0].f32, ctx.in[1].f32, ctx.out[0].f32);
+  epilogue::apply(ctx.out[0].f32, static_cast<size_t>(ctx.out[0].numel()),
+                  epilogue::optional_f32(ctx.in[2]), isa::Activation::None, nullptr);
 }
 
 std::vector<AttrSpec> conv_attrs() {
@@ -212,6 +236,12 @@ std::vector<AttrSpec> conv_attrs() {
           {"pads", AttrKind::Ints, Ints{0, 0, 0, 0}},
           {"dilation", AttrKind::Ints, Ints{1, 1}},
           {"groups", AttrKind::Int, int64_t{1}}};
+}
+
+std::vector<AttrSpec> conv2d_attrs() {
+  std::vector<AttrSpec> attrs = conv_attrs();
+  attrs.push_back(epilogue::act_attr());
+  return attrs;
 }
 
 std::vector<AttrSpec> conv_attrs_plus(const std::string& name) {
@@ -225,19 +255,20 @@ std::vector<AttrSpec> conv_attrs_plus(const std::string& name) {
 void register_conv_ops(OpRegistry& r) {
   r.add({OpType::Conv2d,
          FusionClass::Pe,
-         {{"x"}, {"w"}, {"bias", true}},
+         {{"x"}, {"w"}, {"bias", true}, {"residual", true}},
          {"y"},
-         conv_attrs(),
+         conv2d_attrs(),
          infer_conv2d,
          backward_conv2d,
          kernel_conv2d,
          "2-D convolution (cross-correlation, as in PyTorch): x [N,C,H,W], w [K,C/groups,R,S], "
          "optional bias [K] -> y [N,K,P,Q]. stride [sh,sw], pads [top,left,bottom,right], "
          "dilation [dh,dw]; channels split into `groups` independent groups (groups = C = K is "
-         "depthwise)."});
+         "depthwise). Epilogue: y = act(conv + bias + residual) with an optional residual "
+         "[N,K,P,Q] and act \"none\" or \"relu\"; not differentiable with act=relu."});
   r.add({OpType::Conv2dBwdData,
          FusionClass::Pe,
-         {{"dy"}, {"w"}},
+         {{"dy"}, {"w"}, {"residual", true}, {"gate", true}},
          {"dx"},
          conv_attrs_plus("input_hw"),
          infer_conv2d_bwd_data,
@@ -245,10 +276,12 @@ void register_conv_ops(OpRegistry& r) {
          kernel_conv2d_bwd_data,
          "Gradient of conv2d with respect to its input (a transposed convolution): dy [N,K,P,Q], "
          "w [K,C/groups,R,S] -> dx [N,C,H,W]. Attributes of the forward conv2d, plus input_hw "
-         "[H,W] (with stride > 1 several input sizes give the same output size)."});
+         "[H,W] (with stride > 1 several input sizes give the same output size). Epilogue: "
+         "dx = conv_t + residual, then kept where gate > 0 (residual and gate optional, of "
+         "dx's shape)."});
   r.add({OpType::Conv2dBwdWeight,
          FusionClass::Pe,
-         {{"x"}, {"dy"}},
+         {{"x"}, {"dy"}, {"residual", true}},
          {"dw"},
          conv_attrs_plus("kernel_hw"),
          infer_conv2d_bwd_weight,
@@ -256,7 +289,8 @@ void register_conv_ops(OpRegistry& r) {
          kernel_conv2d_bwd_weight,
          "Gradient of conv2d with respect to its filters: x [N,C,H,W], dy [N,K,P,Q] -> dw "
          "[K,C/groups,R,S], summed over the batch. Attributes of the forward conv2d, plus "
-         "kernel_hw [R,S]."});
+         "kernel_hw [R,S]. Epilogue: dw = sum + residual (optional, of dw's shape), for a "
+         "weight whose gradients add up."});
 }
 
 }  // namespace s2::ir

@@ -17,6 +17,8 @@
 //               over the whole batch.
 // The GEMM is register-blocked (kMr x kNr tiles over packed panels) so its innermost loop is
 // contiguous and vectorises without reassociation; the blocking never changes the order above.
+// The PPU epilogue (residual, act, gate) is not part of these kernels: ops/conv.cpp applies it
+// element-wise to their finished result (ops/epilogue.h), as the separate ops would.
 
 #include <algorithm>
 #include <cstdint>

@@ -1,6 +1,11 @@
 // gemm: y[M,N] = op(a) . op(b) + bias, the fully-connected layer of the PE array (a PyTorch
 // Linear is gemm(x, w, bias, trans_b=1)). Its backward gradients are gemms again, with the
 // transpose flags chosen so no operand is ever copied into a transposed layout.
+//
+// The epilogue of the ISA's gemm (ops/epilogue.h) is optional inputs after bias — residual
+// and gate — and an `act` attribute defaulting to "none": y = act(a.b + bias + residual),
+// then kept where gate > 0. The fusion pass (passes/fusion.h) fills them in; a gemm built
+// without them means what it always meant.
 
 #include <algorithm>
 #include <string>
@@ -8,6 +13,7 @@
 
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/interp/kernel.h"
+#include "compiler/ops/epilogue.h"
 #include "compiler/ops/registry.h"
 
 namespace s2::ir {
@@ -43,6 +49,9 @@ std::vector<OutputSpec> infer_gemm(const InferContext& ctx) {
   }
   OutputSpec y;
   y.shape = {m, n};
+  epilogue::expect_operand(ctx, 3, y.shape);
+  epilogue::expect_operand(ctx, 4, y.shape);
+  epilogue::act_of(ctx);
   return {y};
 }
 
@@ -62,7 +71,8 @@ void pack(const float* src, bool transposed, size_t rows, size_t cols, std::vect
 // Accumulation order (the contract the PE array's functional model reproduces): every output
 // element y[m][n] starts at 0.0f and adds the products op(a)[m][k] * op(b)[k][n] for
 // k = 0, 1, ..., K-1 in turn, each product and each sum rounded to f32 (no fused
-// multiply-add); the bias is added last. The loops run m, k, n with n innermost so that the
+// multiply-add); the bias is added last, then the epilogue (residual, act, gate) element by
+// element. The loops run m, k, n with n innermost so that the
 // inner loop streams rows of op(b) and y contiguously; per element the order is the same.
 void gemm_kernel(KernelContext& k) {
   const bool ta = k.op.attrs.i("trans_a") != 0;
@@ -106,6 +116,8 @@ void gemm_kernel(KernelContext& k) {
         y_row[n] += bias[n];
     }
   }
+  epilogue::apply(y, m_size * n_size, epilogue::optional_f32(k.in[3]), epilogue::act_of(k.op),
+                  epilogue::optional_f32(k.in[4]));
 }
 
 Attrs trans(int64_t ta, int64_t tb) {
@@ -114,10 +126,14 @@ Attrs trans(int64_t ta, int64_t tb) {
 
 // With A = op(a) and B = op(b): dA = dy . B^T and dB = A^T . dy. The gradient of a itself is
 // dA, or dA^T = B . dy^T when trans_a; likewise for b. Each is one gemm over the original
-// operands with the flags below.
+// operands with the flags below. The residual is added after the product: its gradient is
+// dy itself.
 void gemm_backward(BackwardContext& g) {
   const TensorId dy = g.grad_output(0);
   if (!dy.valid()) return;
+  const std::string& act = g.attrs().s("act");
+  epilogue::expect_differentiable(g, act != "none", "act=" + act);
+  epilogue::expect_differentiable(g, g.input(4).valid(), "gate");
   const int64_t ta = g.attrs().i("trans_a");
   const int64_t tb = g.attrs().i("trans_b");
   const TensorId a = g.input(0);
@@ -137,6 +153,7 @@ void gemm_backward(BackwardContext& g) {
   if (g.input(2).valid() && g.needs_grad(2))
     g.add_grad(2, g.emit1(OpType::ReduceSum, "grad_bias", g.grad_category(2), {dy},
                           Attrs{{"axes", std::vector<int64_t>{0}}}));
+  if (g.input(3).valid() && g.needs_grad(3)) g.add_grad(3, dy);
 }
 
 }  // namespace
@@ -144,17 +161,20 @@ void gemm_backward(BackwardContext& g) {
 void register_gemm_ops(OpRegistry& r) {
   r.add(OpSchema{OpType::Gemm,
                  FusionClass::Pe,
-                 {{"a"}, {"b"}, {"bias", true}},
+                 {{"a"}, {"b"}, {"bias", true}, {"residual", true}, {"gate", true}},
                  {"y"},
                  {{"trans_a", AttrKind::Int, AttrValue(int64_t{0})},
-                  {"trans_b", AttrKind::Int, AttrValue(int64_t{0})}},
+                  {"trans_b", AttrKind::Int, AttrValue(int64_t{0})},
+                  epilogue::act_attr()},
                  infer_gemm,
                  gemm_backward,
                  gemm_kernel,
                  "y[M,N] = op(a) . op(b) + bias[N], where op(a) = a^T when trans_a (a is [M,K], "
                  "or [K,M] when transposed) and op(b) = b^T when trans_b (b is [K,N] or [N,K]). "
                  "A PyTorch Linear is gemm(x, w, bias, trans_b=1). Sums over k in increasing "
-                 "order from 0, bias added last."});
+                 "order from 0, bias added last. Epilogue: y = act(y + residual) with act "
+                 "\"none\" or \"relu\", then kept where gate > 0 (residual and gate optional, "
+                 "[M,N]); not differentiable with act=relu or a gate."});
 }
 
 }  // namespace s2::ir

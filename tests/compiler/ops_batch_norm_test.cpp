@@ -1,10 +1,12 @@
 // batch_norm (training mode) and batch_norm_bwd: forward values and running statistics against
 // the PyTorch formulas evaluated in double, the in-place update of the running statistics,
-// shape-inference errors, and gradient checks for x, gamma and beta (4-D and 2-D inputs).
+// shape-inference errors, gradient checks for x, gamma and beta (4-D and 2-D inputs), and
+// the epilogues bn_fwd and bn_bwd carry (act, gate) bit for bit against the separate ops.
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,9 +14,9 @@
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/interp/interpreter.h"
 #include "compiler/ops/registry.h"
-#include "op_test_util.h"
 #include "gradcheck.h"
 #include "isa/common/errors.h"
+#include "op_test_util.h"
 
 namespace s2::ir {
 namespace {
@@ -103,7 +105,7 @@ TEST(OpsBatchNorm, SchemaAndOutputs) {
   BnGraph b;
   build(&b, {2, 3, 2, 2}, {});
   const Op& op = b.g.op(b.g.find_op("bn"));
-  EXPECT_EQ(op.attrs.text(), "eps=1e-05 momentum=0.1");
+  EXPECT_EQ(op.attrs.text(), "act=\"none\" eps=1e-05 momentum=0.1");
   EXPECT_EQ(op_schema(OpType::BatchNorm).fusion, FusionClass::Ppu);
   EXPECT_EQ(op_schema(OpType::BatchNormBwd).fusion, FusionClass::Ppu);
   ASSERT_EQ(b.out.size(), 5u);
@@ -191,9 +193,66 @@ TEST(OpsBatchNorm, BackwardOp) {
   EXPECT_EQ(bwd.name, "bn.bwd");
   EXPECT_EQ(bwd.type, OpType::BatchNormBwd);
   EXPECT_EQ(bwd.category, OpCategory::ActivationGrad);
-  EXPECT_EQ(bwd.inputs, (std::vector<TensorId>{dy, b.x, b.gamma, b.out[1], b.out[2]}));
+  EXPECT_EQ(bwd.inputs, (std::vector<TensorId>{dy, b.x, b.gamma, b.out[1], b.out[2], TensorId()}));
   EXPECT_EQ(b.g.tensor(ctx.input_grads()[1][0]).producer,
             b.g.tensor(ctx.input_grads()[0][0]).producer);
+}
+
+// batch_norm act=relu is relu of the f32 y; batch_norm_bwd's gate masks dy first, exactly as
+// relu_bwd would: the same bits as the separate ops.
+TEST(OpsBatchNorm, EpiloguesAreTheSeparateOpsBitForBit) {
+  BnGraph plain, fused;
+  build(&plain, {2, 3, 2, 2}, {});
+  build(&fused, {2, 3, 2, 2}, Attrs{{"act", std::string("relu")}});
+  const TensorId relu = plain.g.add(OpType::Relu, "relu", OpCategory::Forward, {plain.out[0]});
+  const std::vector<float> wave_dy = wave(24, 1.0f, 0.1f), gate = wave(24, 1.0f, -0.2f);
+  const TensorId dy = param(plain.g, "dy", {2, 3, 2, 2}, wave_dy, TensorRole::Gradient);
+  const TensorId g = param(plain.g, "gate", {2, 3, 2, 2}, gate);
+  const TensorId masked = plain.g.add(OpType::ReluBwd, "mask", OpCategory::ActivationGrad, {dy, g});
+  const std::vector<TensorId> bwd =
+      plain.g.add_op(OpType::BatchNormBwd, "bwd", OpCategory::ActivationGrad,
+                     {masked, plain.x, plain.gamma, plain.out[1], plain.out[2]});
+  const TensorId dy2 = param(fused.g, "dy", {2, 3, 2, 2}, wave_dy, TensorRole::Gradient);
+  const TensorId g2 = param(fused.g, "gate", {2, 3, 2, 2}, gate);
+  const std::vector<TensorId> gated =
+      fused.g.add_op(OpType::BatchNormBwd, "bwd", OpCategory::ActivationGrad,
+                     {dy2, fused.x, fused.gamma, fused.out[1], fused.out[2], g2});
+  Interpreter a(plain.g), b(fused.g);
+  a.run();
+  b.run();
+  const std::vector<float> y = b.value(fused.out[0]).f32();
+  EXPECT_EQ(std::memcmp(y.data(), a.value(relu).f32().data(), y.size() * sizeof(float)), 0);
+  EXPECT_NE(a.value(plain.out[0]).f32(), y);  // relu changed something
+  for (size_t k = 0; k < 3; ++k) {
+    const std::vector<float> want = a.value(bwd[k]).f32(), got = b.value(gated[k]).f32();
+    ASSERT_EQ(got.size(), want.size());
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0)
+        << "output " << k;
+  }
+}
+
+TEST(OpsBatchNorm, EpilogueErrors) {
+  BnGraph b;
+  EXPECT_EQ(user_error([&] {
+              build(&b, {2, 3, 2, 2}, Attrs{{"act", std::string("sigmoid")}});
+            }),
+            "shape inference: op 'bn' (batch_norm): attribute 'act' must be \"none\" or "
+            "\"relu\", not \"sigmoid\"");
+  BnGraph f;
+  build(&f, {2, 3, 2, 2}, Attrs{{"act", std::string("relu")}});
+  const TensorId dy = param(f.g, "dy", {2, 3, 2, 2}, wave(24, 1, 0), TensorRole::Gradient);
+  const TensorId gate = param(f.g, "gate", {2, 3, 4}, wave(24, 1, 0));
+  EXPECT_EQ(user_error([&] {
+              f.g.add_op(OpType::BatchNormBwd, "bnb", OpCategory::ActivationGrad,
+                         {dy, f.x, f.gamma, f.out[1], f.out[2], gate});
+            }),
+            "shape inference: op 'bnb' (batch_norm_bwd): input 'gate' is f32[2,3,4], expected "
+            "f32[2,3,2,2]");
+  BackwardContext ctx(f.g, f.g.op(f.g.find_op("bn")), {dy, {}, {}, {}, {}},
+                      {true, true, true, false, false});
+  EXPECT_EQ(user_error([&] { op_schema(OpType::BatchNorm).backward(ctx); }),
+            "autodiff: op 'bn' (batch_norm) has a fused epilogue (act=relu) and cannot be "
+            "differentiated; differentiate the graph before fusion");
 }
 
 testing::GradCheckSpec bn_spec(const Shape& shape, uint32_t seed) {

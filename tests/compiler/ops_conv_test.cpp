@@ -1,10 +1,12 @@
 // The convolution family (compiler/ops/conv.cpp): forward values of conv2d, conv2d_bwd_data
 // and conv2d_bwd_weight against naive formulas in double, their documented fp32 accumulation
-// order bit for bit, shape-inference errors, the backward rule, and gradient checks.
+// order bit for bit, the PPU epilogue (residual, act, gate) bit for bit against the separate
+// ops, shape-inference errors, the backward rule, and gradient checks.
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <random>
@@ -17,6 +19,7 @@
 #include "compiler/ops/registry.h"
 #include "gradcheck.h"
 #include "isa/common/errors.h"
+#include "op_test_util.h"
 
 namespace s2::ir {
 namespace {
@@ -495,6 +498,85 @@ TEST(ConvShapeErrors, BwdWeight) {
             kWeight + "groups=3 does not divide the 4 channels of input 'dy' f32[2,4,3,3]");
 }
 
+TEST(ConvShapeErrors, EpilogueOperandsAndAct) {
+  ErrorGraph g;
+  const TensorId x = g.f32("x", {1, 3, 5, 5}), w = g.f32("w", {4, 3, 3, 3});
+  EXPECT_EQ(g.error(OpType::Conv2d, {x, w, TensorId(), g.f32("r", {1, 4, 5, 5})}, {}),
+            kConv + "input 'residual' is f32[1,4,5,5], expected f32[1,4,3,3]");
+  EXPECT_EQ(g.error(OpType::Conv2d, {x, w}, {{"act", std::string("tanh")}}),
+            kConv + "attribute 'act' must be \"none\" or \"relu\", not \"tanh\"");
+  const TensorId dy = g.f32("dy", {1, 4, 3, 3});
+  const Attrs hw{{"input_hw", Ints{5, 5}}};
+  EXPECT_EQ(g.error(OpType::Conv2dBwdData, {dy, w, g.i32("r2", {1, 3, 5, 5})}, hw),
+            kData + "input 'residual' i32[1,3,5,5] must have element type f32");
+  EXPECT_EQ(g.error(OpType::Conv2dBwdData, {dy, w, TensorId(), g.f32("gate", {1, 3, 5, 4})}, hw),
+            kData + "input 'gate' is f32[1,3,5,4], expected f32[1,3,5,5]");
+  EXPECT_EQ(
+      g.error(OpType::Conv2dBwdWeight, {g.f32("x2", {1, 3, 5, 5}), dy, g.f32("r3", {4, 3, 3})},
+              {{"kernel_hw", Ints{3, 3}}}),
+      kWeight + "input 'residual' is f32[4,3,3], expected f32[4,3,3,3]");
+}
+
+// --- the epilogue ---------------------------------------------------------------------------
+
+// Each op with its epilogue inputs against the same op without them followed by the
+// epilogue written out in the ISA's order, each step rounded to f32: bit for bit.
+TEST(ConvEpilogue, IsTheIsaOrderRoundedLikeSeparateOps) {
+  Graph g("epilogue");
+  auto input = [&](const std::string& name, const Shape& shape, uint32_t seed) {
+    return g.add_parameter(name, TensorRole::Input, DType::F32, shape,
+                           std::make_shared<HostArray>(random_values(shape_numel(shape), seed)));
+  };
+  const TensorId x = input("x", {2, 3, 6, 6}, 1), w = input("w", {4, 3, 3, 3}, 2);
+  const TensorId b = input("b", {4}, 3), r = input("r", {2, 4, 3, 3}, 4);
+  const Attrs fwd{{"stride", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}};
+  const TensorId plain = g.add(OpType::Conv2d, "plain", OpCategory::Forward, {x, w, b}, fwd);
+  Attrs relu = fwd;
+  relu.set("act", std::string("relu"));
+  const TensorId fused = g.add(OpType::Conv2d, "fused", OpCategory::Forward, {x, w, b, r}, relu);
+  Attrs data_attrs = fwd, weight_attrs = fwd;
+  data_attrs.set("input_hw", Ints{6, 6});
+  weight_attrs.set("kernel_hw", Ints{3, 3});
+  const TensorId rx = input("rx", {2, 3, 6, 6}, 5), gate = input("gate", {2, 3, 6, 6}, 6);
+  const TensorId dx0 =
+      g.add(OpType::Conv2dBwdData, "dx0", OpCategory::ActivationGrad, {r, w}, data_attrs);
+  const TensorId dx =
+      g.add(OpType::Conv2dBwdData, "dx", OpCategory::ActivationGrad, {r, w, rx, gate}, data_attrs);
+  const TensorId rw = input("rw", {4, 3, 3, 3}, 7);
+  const TensorId dw0 =
+      g.add(OpType::Conv2dBwdWeight, "dw0", OpCategory::WeightGrad, {x, r}, weight_attrs);
+  const TensorId dw =
+      g.add(OpType::Conv2dBwdWeight, "dw", OpCategory::WeightGrad, {x, r, rw}, weight_attrs);
+  Interpreter it(g);
+  it.run();
+  auto values = [&](TensorId t) { return it.value(t).f32(); };
+  auto expect_bits = [](const std::vector<float>& got, const std::vector<float>& want) {
+    ASSERT_EQ(got.size(), want.size());
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0);
+  };
+  std::vector<float> want = values(plain);
+  const std::vector<float> res = values(r);
+  for (size_t i = 0; i < want.size(); ++i) {
+    const float sum = want[i] + res[i];
+    want[i] = sum > 0.0f ? sum : 0.0f;
+  }
+  expect_bits(values(fused), want);
+  want = values(dx0);
+  const std::vector<float> rxv = values(rx), gv = values(gate);
+  size_t masked = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    want[i] = gv[i] > 0.0f ? want[i] + rxv[i] : 0.0f;
+    masked += gv[i] > 0.0f ? 0u : 1u;
+  }
+  EXPECT_GT(masked, 0u);
+  expect_bits(values(dx), want);
+  want = values(dw0);
+  const std::vector<float> rwv = values(rw);
+  for (size_t i = 0; i < want.size(); ++i)
+    want[i] = want[i] + rwv[i];
+  expect_bits(values(dw), want);
+}
+
 // --- the backward rule ----------------------------------------------------------------------
 
 struct BackwardSetup {
@@ -523,7 +605,7 @@ TEST(ConvBackwardRule, EmitsAllThreeGradients) {
   const Op& data = s.op("conv.bwd_data");
   EXPECT_EQ(data.type, OpType::Conv2dBwdData);
   EXPECT_EQ(data.category, OpCategory::ActivationGrad);
-  EXPECT_EQ(data.inputs, (std::vector<TensorId>{s.dy, s.w}));
+  EXPECT_EQ(data.inputs, (std::vector<TensorId>{s.dy, s.w, TensorId(), TensorId()}));
   EXPECT_EQ(data.attrs.text(),
             "dilation=[1,1] groups=2 input_hw=[9,7] pads=[1,0,0,1] stride=[2,2]");
   EXPECT_EQ(s.graph.tensor(ctx.input_grads()[0][0]).shape, (Shape{2, 4, 9, 7}));
@@ -531,7 +613,7 @@ TEST(ConvBackwardRule, EmitsAllThreeGradients) {
   const Op& weight = s.op("conv.bwd_weight");
   EXPECT_EQ(weight.type, OpType::Conv2dBwdWeight);
   EXPECT_EQ(weight.category, OpCategory::WeightGrad);
-  EXPECT_EQ(weight.inputs, (std::vector<TensorId>{s.x, s.dy}));
+  EXPECT_EQ(weight.inputs, (std::vector<TensorId>{s.x, s.dy, TensorId()}));
   EXPECT_EQ(weight.attrs.text(),
             "dilation=[1,1] groups=2 kernel_hw=[3,3] pads=[1,0,0,1] stride=[2,2]");
   EXPECT_EQ(s.graph.tensor(ctx.input_grads()[1][0]).shape, (Shape{6, 2, 3, 3}));
@@ -565,6 +647,30 @@ TEST(ConvBackwardRule, NoBiasNoUpstreamGradient) {
   op_schema(OpType::Conv2d).backward(ctx);
   EXPECT_EQ(s.graph.num_ops(), ops + 2);
   EXPECT_TRUE(ctx.input_grads()[2].empty());
+}
+
+// The residual is added after the convolution: its gradient is dy itself. An activation in
+// the epilogue would need relu's backward first; autodiff runs before fusion, so asking is
+// an error.
+TEST(ConvBackwardRule, ResidualGetsDyAndActIsRefused) {
+  BackwardSetup s(false, TensorRole::Activation);
+  const TensorId r =
+      s.graph.add_parameter("r", TensorRole::Activation, DType::F32, s.graph.tensor(s.y).shape);
+  s.graph.add(OpType::Conv2d, "res", OpCategory::Forward, {s.x, s.w, TensorId(), r},
+              s.op("conv").attrs);
+  BackwardContext ctx(s.graph, s.op("res"), {s.dy}, {true, true, false, true});
+  op_schema(OpType::Conv2d).backward(ctx);
+  EXPECT_EQ(ctx.input_grads()[3], (std::vector<TensorId>{s.dy}));
+  EXPECT_EQ(s.graph.tensor(ctx.input_grads()[0].at(0)).shape, s.graph.tensor(s.x).shape);
+  EXPECT_FALSE(s.op("res.bwd_data").attrs.has("act"));
+
+  Attrs relu = s.op("conv").attrs;
+  relu.set("act", std::string("relu"));
+  s.graph.add(OpType::Conv2d, "fused", OpCategory::Forward, {s.x, s.w, TensorId(), r}, relu);
+  BackwardContext fused(s.graph, s.op("fused"), {s.dy}, {true, true, false, true});
+  EXPECT_EQ(user_error([&] { op_schema(OpType::Conv2d).backward(fused); }),
+            "autodiff: op 'fused' (conv2d) has a fused epilogue (act=relu) and cannot be "
+            "differentiated; differentiate the graph before fusion");
 }
 
 TEST(ConvSchemas, FusionClassAndNoSecondOrderRules) {
@@ -629,6 +735,15 @@ TEST(ConvGradCheck, Depthwise) {
   expect_grad_ok(
       conv_spec({2, 3, 6, 6}, {3, 1, 3, 3}, true,
                 {{"stride", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}, {"groups", int64_t{3}}}));
+}
+
+TEST(ConvGradCheck, WithResidual) {
+  testing::GradCheckSpec spec =
+      conv_spec({2, 3, 5, 5}, {4, 3, 3, 3}, true, {{"pads", Ints{1, 1, 1, 1}}});
+  testing::GradInput residual;
+  residual.shape = {2, 4, 5, 5};
+  spec.inputs.push_back(residual);
+  expect_grad_ok(spec);
 }
 
 TEST(ConvGradCheck, Stem7x7AndOneByOne) {

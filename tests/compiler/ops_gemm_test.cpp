@@ -1,8 +1,10 @@
 // gemm: forward values for every transpose combination (bit-exact against the documented
-// accumulation order), shape-inference errors, the backward ops' flags, and gradient checks.
+// accumulation order), the PPU epilogue (residual, act, gate) bit for bit against the
+// separate ops, shape-inference errors, the backward ops' flags, and gradient checks.
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -11,9 +13,9 @@
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/interp/interpreter.h"
 #include "compiler/ops/registry.h"
-#include "op_test_util.h"
 #include "gradcheck.h"
 #include "isa/common/errors.h"
+#include "op_test_util.h"
 
 namespace s2::ir {
 namespace {
@@ -76,13 +78,14 @@ TEST_P(OpsGemmTrans, Gradients) {
   testing::GradCheckSpec spec;
   spec.type = OpType::Gemm;
   spec.attrs = Attrs{{"trans_a", c.ta}, {"trans_b", c.tb}};
-  testing::GradInput a, b, bias;
+  testing::GradInput a, b, bias, residual;
   a.shape = c.ta ? Shape{4, 3} : Shape{3, 4};  // M=3, K=4
   b.shape = c.tb ? Shape{5, 4} : Shape{4, 5};  // N=5
   b.role = TensorRole::Weight;
   bias.shape = {5};
   bias.role = TensorRole::Weight;
-  spec.inputs = {a, b, bias};
+  residual.shape = {3, 5};
+  spec.inputs = {a, b, bias, residual};
   spec.seed = static_cast<uint32_t>(11 + 2 * c.ta + c.tb);
   const testing::GradCheckResult r = testing::grad_check(spec);
   EXPECT_TRUE(r.ok) << r.report;
@@ -163,17 +166,92 @@ TEST(OpsGemm, BackwardOps) {
   };
   EXPECT_EQ(producer(0).name, "fc.grad_a");
   EXPECT_EQ(producer(0).category, OpCategory::ActivationGrad);
-  EXPECT_EQ(producer(0).inputs, (std::vector<TensorId>{dy, w, TensorId()}));
-  EXPECT_EQ(producer(0).attrs.text(), "trans_a=0 trans_b=0");
+  EXPECT_EQ(producer(0).inputs, (std::vector<TensorId>{dy, w, TensorId(), TensorId(), TensorId()}));
+  EXPECT_EQ(producer(0).attrs.text(), "act=\"none\" trans_a=0 trans_b=0");
   EXPECT_EQ(producer(1).name, "fc.grad_b");
   EXPECT_EQ(producer(1).category, OpCategory::WeightGrad);
-  EXPECT_EQ(producer(1).inputs, (std::vector<TensorId>{dy, x, TensorId()}));
-  EXPECT_EQ(producer(1).attrs.text(), "trans_a=1 trans_b=0");
+  EXPECT_EQ(producer(1).inputs, (std::vector<TensorId>{dy, x, TensorId(), TensorId(), TensorId()}));
+  EXPECT_EQ(producer(1).attrs.text(), "act=\"none\" trans_a=1 trans_b=0");
   EXPECT_EQ(g.tensor(ctx.input_grads()[1][0]).shape, (Shape{4, 3}));
   EXPECT_EQ(producer(2).name, "fc.grad_bias");
   EXPECT_EQ(producer(2).type, OpType::ReduceSum);
   EXPECT_EQ(producer(2).category, OpCategory::WeightGrad);
   EXPECT_EQ(producer(2).attrs.text(), "axes=[0] keepdims=0");
+}
+
+// y = act(a.b + bias + residual), then kept where gate > 0, each step rounded to f32 like
+// the separate add, relu and relu_bwd ops.
+TEST(OpsGemm, EpilogueIsTheIsaOrderRoundedLikeSeparateOps) {
+  Graph g;
+  const TensorId a = param(g, "a", {3, 5}, ramp(15, 0.3f, -1.4f));
+  const TensorId b = param(g, "b", {5, 4}, ramp(20, 0.7f, -3.1f));
+  const TensorId bias = param(g, "bias", {4}, ramp(4, 0.9f, -4.2f));
+  const TensorId r = param(g, "r", {3, 4}, ramp(12, 1.3f, -6.3f));
+  const TensorId gate = param(g, "gate", {3, 4}, ramp(12, 1.0f, -4.5f));
+  const TensorId plain = g.add(OpType::Gemm, "plain", OpCategory::Forward, {a, b, bias});
+  const TensorId fused = g.add(OpType::Gemm, "fused", OpCategory::Forward, {a, b, bias, r, gate},
+                               Attrs{{"act", std::string("relu")}});
+  Interpreter it(g);
+  it.run();
+  std::vector<float> want = it.value(plain).f32();
+  const std::vector<float> rv = it.value(r).f32(), gv = it.value(gate).f32();
+  size_t relu_zeroed = 0, gated = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const float sum = want[i] + rv[i];
+    relu_zeroed += sum > 0.0f ? 0u : 1u;
+    gated += gv[i] > 0.0f ? 0u : 1u;
+    want[i] = gv[i] > 0.0f ? (sum > 0.0f ? sum : 0.0f) : 0.0f;
+  }
+  EXPECT_GT(relu_zeroed, 0u);
+  EXPECT_GT(gated, 0u);
+  const std::vector<float> got = it.value(fused).f32();
+  ASSERT_EQ(got.size(), want.size());
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0);
+}
+
+TEST(OpsGemm, EpilogueShapeErrors) {
+  Graph g;
+  const TensorId a = param(g, "a", {3, 5}, ramp(15, 1, 0));
+  const TensorId b = param(g, "b", {5, 4}, ramp(20, 1, 0));
+  const TensorId wrong = param(g, "wrong", {4, 3}, ramp(12, 1, 0));
+  EXPECT_EQ(user_error([&] {
+              g.add(OpType::Gemm, "fc", OpCategory::Forward, {a, b, TensorId(), wrong});
+            }),
+            "shape inference: op 'fc' (gemm): input 'residual' is f32[4,3], expected f32[3,4]");
+  EXPECT_EQ(user_error([&] {
+              g.add(OpType::Gemm, "fc", OpCategory::Forward, {a, b, TensorId(), TensorId(), wrong});
+            }),
+            "shape inference: op 'fc' (gemm): input 'gate' is f32[4,3], expected f32[3,4]");
+  EXPECT_EQ(
+      user_error([&] {
+        g.add(OpType::Gemm, "fc", OpCategory::Forward, {a, b}, Attrs{{"act", std::string("")}});
+      }),
+      "shape inference: op 'fc' (gemm): attribute 'act' must be \"none\" or \"relu\", "
+      "not \"\"");
+}
+
+// A residual's gradient is dy; a gemm whose epilogue applies an activation or a gate is the
+// result of fusion and is not differentiated.
+TEST(OpsGemm, ResidualGetsDyFusedEpiloguesAreRefused) {
+  Graph g;
+  const TensorId x = param(g, "x", {2, 3}, ramp(6, 1, 0));
+  const TensorId w = param(g, "w", {3, 4}, ramp(12, 1, 0), TensorRole::Weight);
+  const TensorId r = param(g, "r", {2, 4}, ramp(8, 1, 0));
+  const TensorId dy = param(g, "dy", {2, 4}, ramp(8, 1, 0), TensorRole::Gradient);
+  g.add(OpType::Gemm, "res", OpCategory::Forward, {x, w, TensorId(), r});
+  BackwardContext ctx(g, g.op(g.find_op("res")), {dy}, {true, true, false, true, false});
+  op_schema(OpType::Gemm).backward(ctx);
+  EXPECT_EQ(ctx.input_grads()[3], (std::vector<TensorId>{dy}));
+  EXPECT_EQ(ctx.input_grads()[0].size(), 1u);
+  g.add(OpType::Gemm, "act", OpCategory::Forward, {x, w}, Attrs{{"act", std::string("relu")}});
+  g.add(OpType::Gemm, "gated", OpCategory::Forward, {x, w, TensorId(), TensorId(), r});
+  for (const char* name : {"act", "gated"}) {
+    BackwardContext fused(g, g.op(g.find_op(name)), {dy}, {true, true, false, false, false});
+    EXPECT_EQ(user_error([&] { op_schema(OpType::Gemm).backward(fused); }),
+              "autodiff: op '" + std::string(name) + "' (gemm) has a fused epilogue (" +
+                  (name == std::string("act") ? "act=relu" : "gate") +
+                  ") and cannot be differentiated; differentiate the graph before fusion");
+  }
 }
 
 TEST(OpsGemm, NoGradientFlowsNoOps) {

@@ -1,0 +1,35 @@
+#pragma once
+// The compiler's back half: fusion -> scheduling -> lifetimes -> static memory planning ->
+// lowering to S2Train instructions -> a validated executable.
+
+#include <string>
+
+#include "compiler/driver/frontend.h"
+#include "compiler/memory/buffer.h"
+#include "isa/container/executable.h"
+
+namespace s2::compiler {
+
+struct BackendOptions {
+  std::string config;                 // target description; empty: configs/s2train_base.yaml
+  bool fuse = true;
+  std::string schedule = "memory-aware";
+  memory::PlanOptions plan;
+  std::string memory_report;          // write the plan as JSON here when not empty
+};
+
+struct BackendResult {
+  isa::Executable executable;
+  size_t ops_before_fusion = 0;
+  size_t ops_after_fusion = 0;
+  std::string fusion_summary;
+  memory::MemoryPlan plan;
+  double milliseconds = 0;
+};
+
+// Throws UserError for bad options or a bad target description.
+BackendResult run_backend(const ir::Graph& training_step, const BackendOptions& options);
+
+std::string backend_summary(const BackendResult& result);
+
+}  // namespace s2::compiler

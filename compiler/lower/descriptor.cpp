@@ -1,0 +1,41 @@
+#include "compiler/lower/descriptor.h"
+
+#include <string>
+
+#include "isa/common/errors.h"
+
+namespace s2::lower {
+
+isa::TensorDesc tensor_descriptor(const ir::Graph& graph, ir::TensorId id, uint64_t base,
+                                  unsigned min_rank) {
+  const ir::Tensor& t = graph.tensor(id);
+  const std::string where = "tensor '" + t.name + "' " + ir::shape_text(t.dtype, t.shape);
+  if (t.shape.empty() || t.shape.size() > isa::kMaxRank)
+    throw UserError(where + ": rank " + std::to_string(t.shape.size()) +
+                    " has no S2Train descriptor (ranks 1.." + std::to_string(isa::kMaxRank) +
+                    "); reshape it first");
+  internal_check(t.offset >= 0, where + ": negative offset " + std::to_string(t.offset));
+  isa::TensorDesc d;
+  d.addr = base + static_cast<uint64_t>(t.offset) * isa::dtype_bytes(t.dtype);
+  d.dtype = t.dtype;
+  d.rank = static_cast<uint8_t>(t.shape.size());
+  for (size_t i = 0; i < t.shape.size(); ++i) {
+    const int64_t extent = t.shape[i];
+    int64_t stride = t.strides[i];
+    // A unit dimension addresses nothing, so its stride is free (views may leave any value).
+    if (extent == 1 && (stride < 0 || stride > INT64_C(0xffffffff))) stride = 0;
+    if (extent < 1 || extent > INT64_C(0xffffffff) || stride < 0 || stride > INT64_C(0xffffffff))
+      throw UserError(where + " with strides " + ir::ints_text(t.strides) + ": dimension " +
+                      std::to_string(i) +
+                      " does not fit an S2Train descriptor (32-bit sizes and strides >= 0)");
+    d.shape[i] = static_cast<uint32_t>(extent);
+    d.strides[i] = static_cast<uint32_t>(stride);
+  }
+  for (; d.rank < min_rank && d.rank < isa::kMaxRank; ++d.rank) {
+    d.shape[d.rank] = 1;
+    d.strides[d.rank] = 1;
+  }
+  return d;
+}
+
+}  // namespace s2::lower

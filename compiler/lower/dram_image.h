@@ -1,0 +1,36 @@
+#pragma once
+// A flat image of the accelerator's DRAM (byte i is address i) for the in-compiler stream
+// checker: tensors move in and out of it through descriptors, gathering and scattering their
+// elements in row-major order exactly as the hardware's DMA would.
+
+#include <cstdint>
+#include <vector>
+
+#include "compiler/ir/host_array.h"
+#include "isa/container/executable.h"
+
+namespace s2::lower {
+
+class DramImage {
+ public:
+  explicit DramImage(uint64_t size) : bytes_(size, 0) {}
+
+  // The executable's DRAM before its first instruction: zeros, with each tensor's initial
+  // data (from the data section) at the tensor's address.
+  static DramImage load(const isa::Executable& exe);
+
+  uint64_t size() const { return bytes_.size(); }
+  const std::vector<uint8_t>& bytes() const { return bytes_; }
+
+  // The descriptor's elements, dense, in row-major order. UserError when any lies outside.
+  ir::HostArray read(const isa::TensorDesc& desc) const;
+  // Scatters `values` (dense, row-major, the descriptor's element type and count).
+  void write(const isa::TensorDesc& desc, const ir::HostArray& values);
+  // A tensor-table entry's contents, dense.
+  ir::HostArray read(const isa::TensorEntry& entry) const;
+
+ private:
+  std::vector<uint8_t> bytes_;
+};
+
+}  // namespace s2::lower

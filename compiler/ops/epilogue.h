@@ -1,0 +1,118 @@
+#pragma once
+// The PPU epilogue of the ops that stream their result through it on the way to DRAM, in the
+// ISA's order (isa/encoding/isa.def): y = act(pe + bias + residual), then gate (y kept where
+// gate > 0, zeroed elsewhere). Each step is rounded to fp32 on its own and uses the very
+// expressions of the separate ops (add, relu, relu_bwd in ops/eltwise.cpp), so a fused op
+// gives bit for bit what the unfused sequence gives — the contract passes/fusion.h relies on.
+//
+// Shared by the op families that carry an epilogue: ops/conv.cpp, ops/gemm.cpp and
+// ops/batch_norm.cpp. The bias stays in each kernel, since where it joins the accumulation
+// is part of that kernel's documented order.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "compiler/autodiff/backward_context.h"
+#include "compiler/interp/kernel.h"
+#include "compiler/ops/registry.h"
+#include "isa/common/errors.h"
+#include "isa/encoding/isa_table.h"
+
+namespace s2::ir::epilogue {
+
+using isa::Activation;
+
+// The attribute `act`, spelled as the ISA's Activation names ("none", "relu").
+inline AttrSpec act_attr() {
+  return {"act", AttrKind::String, AttrValue(std::string("none"))};
+}
+
+// The ISA's activation names for messages: "none" or "relu".
+inline std::string act_names_text() {
+  const std::vector<isa::EnumValue>& values = isa::enum_values(isa::EnumSet::Activation);
+  std::string text;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) text += i + 1 == values.size() ? " or " : ", ";
+    text += "\"" + std::string(values[i].name) + "\"";
+  }
+  return text;
+}
+
+// The activation named by `name`, or false when the ISA has none of that name.
+inline bool find_act(const std::string& name, Activation* act) {
+  for (const isa::EnumValue& v : isa::enum_values(isa::EnumSet::Activation))
+    if (v.name == name) {
+      *act = static_cast<Activation>(v.value);
+      return true;
+    }
+  return false;
+}
+
+// Shape inference: the op's `act`, failing with the op's name on an unknown one.
+inline Activation act_of(const InferContext& ctx) {
+  Activation act = Activation::None;
+  const std::string& name = ctx.attrs().s("act");
+  if (!find_act(name, &act))
+    ctx.fail("attribute 'act' must be " + act_names_text() + ", not \"" + name + "\"");
+  return act;
+}
+
+// Kernels: the `act` shape inference has accepted.
+inline Activation act_of(const Op& op) {
+  Activation act = Activation::None;
+  internal_check(find_act(op.attrs.s("act"), &act),
+                 "op '" + op.name + "': unknown act \"" + op.attrs.s("act") + "\"");
+  return act;
+}
+
+// Shape inference: an epilogue operand (input i, when present) is f32 of the output's shape.
+inline void expect_operand(const InferContext& ctx, size_t i, const Shape& output) {
+  if (!ctx.has_input(i)) return;
+  ctx.expect_dtype(i, DType::F32);
+  ctx.expect_shape(i, output);
+}
+
+// y = act(y + residual), then gate, over n elements; residual and gate may be null.
+inline void apply(float* y, size_t n, const float* residual, Activation act, const float* gate) {
+  if (residual != nullptr)
+    for (size_t i = 0; i < n; ++i)
+      y[i] = y[i] + residual[i];
+  switch (act) {
+    case Activation::None:
+      break;
+    case Activation::Relu:
+      for (size_t i = 0; i < n; ++i)
+        y[i] = y[i] > 0.0f ? y[i] : 0.0f;
+      break;
+  }
+  if (gate != nullptr)
+    for (size_t i = 0; i < n; ++i)
+      y[i] = gate[i] > 0.0f ? y[i] : 0.0f;
+}
+
+inline const float* optional_f32(const KernelInput& in) {
+  return in.present() ? in.f32 : nullptr;
+}
+
+// Backward rules: autodiff runs before fusion, so an op whose epilogue applies an activation
+// or a gate is never differentiated; asking for it is an error rather than a silent
+// gradient of the pre-activation. `what` names the stage, e.g. "act=relu".
+inline void expect_differentiable(const BackwardContext& ctx, bool fused, const std::string& what) {
+  if (!fused) return;
+  const Op& op = ctx.forward();
+  throw UserError("autodiff: op '" + op.name + "' (" + std::string(op_type_name(op.type)) +
+                  ") has a fused epilogue (" + what +
+                  ") and cannot be differentiated; differentiate the graph before fusion");
+}
+
+// The attributes of `attrs` without `act`, for the backward ops of a forward op (their
+// schemas have no activation).
+inline Attrs without_act(const Attrs& attrs) {
+  Attrs out;
+  for (const auto& [key, value] : attrs.values())
+    if (key != "act") out.set(key, value);
+  return out;
+}
+
+}  // namespace s2::ir::epilogue

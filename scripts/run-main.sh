@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# The main job on a fresh machine: install what is needed, build, build resnet18's training
-# graph, then assemble the hand-written training step of a small MLP into an S2Train
-# executable, describe it and disassemble it. (s2c compile resnet18 -o resnet18.bin and
-# s2sim run take this place as they land.)
+# The main job on a fresh machine: install what is needed, build, compile resnet18's training
+# step into resnet18.bin and describe it; then assemble the hand-written training step of a
+# small MLP, describe and disassemble it. (`s2sim run resnet18.bin` joins as it lands.)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${S2_BUILD_DIR:-$root/build}
 "$root/scripts/install-deps.sh"
 "$root/scripts/build.sh"
 echo
-echo "== s2c compile resnet18 (the training graph; emission to resnet18.bin is not built yet)"
-"$build/compiler/s2c" compile resnet18
+echo "== s2c compile resnet18 -o $build/resnet18.bin --memory-report $build/resnet18.plan.json"
+"$build/compiler/s2c" compile resnet18 -o "$build/resnet18.bin" --memory-report "$build/resnet18.plan.json"
+echo
+echo "== s2sim info $build/resnet18.bin (s2sim run is not built yet)"
+"$build/simulator/s2sim" info "$build/resnet18.bin" | sed -n '1,20p'
 out="$build/mlp_step.bin"
 echo
 echo "== s2c asm docs/examples/mlp_step.s2asm -o $out"

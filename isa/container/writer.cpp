@@ -63,16 +63,25 @@ std::vector<uint8_t> debug_section(const Executable& exe) {
 }  // namespace
 
 std::vector<uint8_t> serialize(const Executable& exe) {
+  // A section's bytes: built here, or (the data section, often hundreds of MiB) borrowed.
   struct Section {
     SectionKind kind;
-    std::vector<uint8_t> bytes;
+    std::vector<uint8_t> owned;
+    const uint8_t* data = nullptr;
+    size_t size = 0;
   };
   std::vector<Section> sections;
-  sections.push_back({SectionKind::Instructions, instructions_section(exe)});
-  sections.push_back({SectionKind::Tensors, tensors_section(exe)});
-  sections.push_back({SectionKind::Data, exe.data});
-  sections.push_back({SectionKind::MemoryPlan, plan_section(exe.plan)});
-  if (!exe.debug.empty()) sections.push_back({SectionKind::Debug, debug_section(exe)});
+  auto built = [&](SectionKind kind, std::vector<uint8_t> bytes) {
+    sections.push_back({kind, std::move(bytes)});
+    sections.back().data = sections.back().owned.data();
+    sections.back().size = sections.back().owned.size();
+  };
+  sections.reserve(5);
+  built(SectionKind::Instructions, instructions_section(exe));
+  built(SectionKind::Tensors, tensors_section(exe));
+  sections.push_back({SectionKind::Data, {}, exe.data.data(), exe.data.size()});
+  built(SectionKind::MemoryPlan, plan_section(exe.plan));
+  if (!exe.debug.empty()) built(SectionKind::Debug, debug_section(exe));
 
   internal_check(exe.target.size() <= kMaxTargetName,
                  "serialize: target name '" + exe.target + "' is longer than " +
@@ -96,16 +105,17 @@ std::vector<uint8_t> serialize(const Executable& exe) {
     w.u32(static_cast<uint32_t>(s.kind));
     w.u32(0);
     w.u64(offset);
-    w.u64(s.bytes.size());
-    w.u32(crc32(s.bytes.data(), s.bytes.size()));
+    w.u64(s.size);
+    w.u32(crc32(s.data, s.size));
     w.u32(0);
-    offset += s.bytes.size();
+    offset += s.size;
   }
   const uint32_t header_crc = crc32(w.bytes().data(), w.size());
   store_u32(w.bytes().data() + 20, header_crc);
+  w.bytes().reserve(offset);
   for (const Section& s : sections) {
     w.pad_to(kSectionAlignment);
-    w.raw(s.bytes.data(), s.bytes.size());
+    w.raw(s.data, s.size);
   }
   return std::move(w.bytes());
 }

@@ -192,6 +192,33 @@ TEST_F(Cli, CompileErrorsNameWhatIsWrong) {
   EXPECT_EQ(r.status, 1) << r.out;
 }
 
+TEST_F(Cli, CompileWritesAnExecutableAndAPlan) {
+  const std::string bin = path("lenet5.bin");
+  Result r = run(kS2c + " compile lenet5 --batch 2 -o " + quoted(bin) + " --memory-report " +
+                 quoted(path("plan.json")) + " --schedule update-immediate --planner search");
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (const char* want : {"fusion: ", "memory plan (search): arena", "ratio", "instructions: ",
+                           "wrote "})
+    EXPECT_NE(r.out.find(want), std::string::npos) << want << " missing from:\n" << r.out;
+  r = run(kS2sim + " info " + quoted(bin));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("target s2train_base"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("planner      search"), std::string::npos) << r.out;
+  EXPECT_NE(read_text(path("plan.json")).find("\"lower_bound\""), std::string::npos);
+  // Without fusion there are more instructions.
+  r = run(kS2c + " compile lenet5 --batch 2 --no-fuse --config " +
+          quoted(kSource + "/configs/s2train_small.yaml"));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("fusion off"), std::string::npos) << r.out;
+  // Bad choices are user errors naming the known ones.
+  r = run(kS2c + " compile lenet5 --schedule sideways");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("update-immediate"), std::string::npos) << r.out;
+  r = run(kS2c + " compile lenet5 --planner magic");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("grad-reuse"), std::string::npos) << r.out;
+}
+
 TEST_F(Cli, ReferenceWritesTheStep) {
   const Result r = run(kS2c + " reference mlp --batch 2 --image 8 --out-dir " + quoted(path("ref")));
   ASSERT_EQ(r.status, 0) << r.out;

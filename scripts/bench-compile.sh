@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Benchmarks and figures of the whole compiler (`s2c compile ... -o`), each time the median of
+# RUNS runs of the whole process, plus the memory-plan table of issue 4:
+#   * resnet18 (batch 4, 3x32x32, 10 classes) compile time
+#   * resnet50 (batch 32, 224x224) compile time with the search planner at its default budget
+#   * resnet18 arena per strategy: no reuse, gradient reuse, immediate update, search
+#   scripts/bench-compile.sh [RUNS]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+s2c=${S2C:-$root/build/compiler/s2c}
+runs=${1:-5}
+[ -x "$s2c" ] || { echo "bench-compile: $s2c not built (run scripts/build.sh)" >&2; exit 1; }
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+median_time() {  # median wall seconds of RUNS runs of "$@"
+  local times=() start end
+  for ((i = 1; i <= runs; i++)); do
+    start=$(date +%s.%N)
+    "$@" > /dev/null
+    end=$(date +%s.%N)
+    times+=("$(awk -v a="$start" -v b="$end" 'BEGIN {print b - a}')")
+  done
+  printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {printf "%.3f", a[int((NR+1)/2)]}'
+}
+
+echo "resnet18 b4 32x32 -o: median $(median_time "$s2c" compile resnet18 -o "$out/r18.bin") s over $runs runs"
+echo "resnet50 b32 224x224 --planner search -o: median $(median_time "$s2c" compile resnet50 --batch 32 --image 224 --planner search -o "$out/r50.bin") s over $runs runs"
+echo
+echo "resnet18 b4 32x32 memory plan (arena / lower bound in MiB):"
+printf '  %-34s %10s %12s %8s\n' strategy arena "lower bound" ratio
+for row in "no reuse:update-last:none" "gradient reuse:update-last:grad-reuse" \
+           "immediate update:update-immediate:greedy" "search:memory-aware:search" \
+           "greedy, update-last:update-last:greedy"; do
+  IFS=: read -r label schedule planner <<< "$row"
+  line=$("$s2c" compile resnet18 --schedule "$schedule" --planner "$planner" | grep '^memory plan')
+  arena=$(echo "$line" | sed -E 's/.*arena ([0-9.]+) MiB.*/\1/')
+  bound=$(echo "$line" | sed -E 's/.*lower bound ([0-9.]+) MiB.*/\1/')
+  ratio=$(echo "$line" | sed -E 's/.*ratio ([0-9.]+).*/\1/')
+  printf '  %-34s %10s %12s %8s\n' "$label ($schedule, $planner)" "$arena" "$bound" "$ratio"
+done

@@ -71,6 +71,12 @@ int main(int argc, char** argv) {
   std::string output;
   bool no_fuse = false, force = false;
   compile_cmd->add_option("-o,--output", output, "executable to write (.bin)");
+  compile_cmd->add_option("--input", front.input_npy,
+                          "the input batch as .npy (f32, the model's input shape); default seeded")
+      ->check(CLI::ExistingFile);
+  compile_cmd->add_option("--labels", front.labels_npy,
+                          "the labels as .npy (int32 or int64, [batch]); default seeded")
+      ->check(CLI::ExistingFile);
   compile_cmd->add_option("--config", back.config,
                           "accelerator configuration (default configs/s2train_base.yaml)")
       ->check(CLI::ExistingFile);

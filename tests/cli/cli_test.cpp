@@ -219,6 +219,20 @@ TEST_F(Cli, CompileWritesAnExecutableAndAPlan) {
   EXPECT_NE(r.out.find("grad-reuse"), std::string::npos) << r.out;
 }
 
+TEST_F(Cli, CompileTakesTheBatchAndLabelsFromNpy) {
+  // Write the batch and labels through `s2c reference`, which saves them as .npy.
+  Result r = run(kS2c + " reference lenet5 --batch 2 --image 16 --seed 7 --out-dir " + quoted(path("ref")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string input = path("ref/init/input.npy"), labels = path("ref/init/labels.npy");
+  r = run(kS2c + " compile lenet5 --batch 2 --image 16 --input " + quoted(input) + " --labels " +
+          quoted(labels) + " -o " + quoted(path("l5.bin")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  // The wrong shape is a user error naming the file.
+  r = run(kS2c + " compile lenet5 --batch 4 --image 16 --input " + quoted(input));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("input.npy"), std::string::npos) << r.out;
+}
+
 TEST_F(Cli, ReferenceWritesTheStep) {
   const Result r = run(kS2c + " reference mlp --batch 2 --image 8 --out-dir " + quoted(path("ref")));
   ASSERT_EQ(r.status, 0) << r.out;

@@ -1,0 +1,86 @@
+#pragma once
+// DramModel: the simulator's main memory, behind one interface so a backend can be swapped
+// (DESIGN.md §5). Pure C++: the SystemC DRAM module owns one model and calls it.
+//
+// Contract
+// --------
+// * Time is in picoseconds at this interface; inside, a backend runs on its own DRAM clock
+//   (target::DramDesc::clock_mhz), independent of the accelerator clock. An arrival between
+//   two DRAM clock edges is served from the next edge.
+// * The unit of work is a GROUP of accesses (one tile load or store, or whatever the DMA has in
+//   flight together) that arrives at one time. serve() splits it into bursts, schedules them
+//   against the device state left by earlier groups (open rows, timing windows, refresh), and
+//   returns when each access and the whole group complete. Time advances per burst, never per
+//   clock cycle, so the cost of a call is proportional to the bursts it moves.
+// * Calls are made in nondecreasing arrival order (simulated time). A group's bursts are served
+//   after every burst of earlier groups on the same channel (the controller's queue holds one
+//   group), so a group arriving while an earlier one is still in flight waits behind it.
+// * An access completes when its last data beat has crossed the bus (reads and writes alike).
+// * Deterministic: the same sequence of calls gives the same times and statistics.
+// * An access that reaches past the configured capacity is a UserError (the executable's
+//   memory plan and the target disagree); nothing is served for that group.
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "isa/target/target_desc.h"
+
+namespace s2::sim::dram {
+
+using Picoseconds = uint64_t;
+
+enum class AccessKind : uint8_t { Read, Write };
+
+struct Access {
+  uint64_t address = 0;  // byte address in DRAM
+  uint64_t bytes = 0;    // length; 0 completes at arrival and moves nothing
+  AccessKind kind = AccessKind::Read;
+};
+
+struct GroupResult {
+  Picoseconds done_ps = 0;                  // completion of the whole group (>= arrival)
+  std::vector<Picoseconds> access_done_ps;  // per access, in the order given
+};
+
+// Cumulative over the model's lifetime.
+struct DramStats {
+  uint64_t bytes_read = 0;  // bytes the accesses asked for (not rounded up to bursts)
+  uint64_t bytes_written = 0;
+  uint64_t read_bursts = 0;
+  uint64_t write_bursts = 0;
+  uint64_t row_hits = 0;       // burst found its row open
+  uint64_t row_misses = 0;     // bank was closed: ACT needed
+  uint64_t row_conflicts = 0;  // another row was open: PRE + ACT needed
+  uint64_t activates = 0;
+  uint64_t precharges = 0;  // including those that close banks for a refresh
+  uint64_t refreshes = 0;   // all-bank REF commands, summed over ranks and channels
+  Picoseconds data_bus_busy_ps = 0;  // data beats on the bus, summed over channels
+  Picoseconds last_done_ps = 0;      // latest completion of any group so far
+};
+
+class DramModel {
+ public:
+  virtual ~DramModel() = default;
+
+  // Serves `group` arriving at `arrival_ps`; see the contract above.
+  virtual GroupResult serve(const std::vector<Access>& group, Picoseconds arrival_ps) = 0;
+
+  virtual const DramStats& stats() const = 0;
+
+  // Every channel transferring on every beat: the ceiling no pattern can exceed.
+  virtual double peak_bandwidth_bytes_per_s() const = 0;
+
+  // The smallest transfer: every access is rounded out to whole bursts of this size.
+  virtual uint32_t burst_bytes() const = 0;
+
+  // The registry name this model was built under ("ddr4", "jedec", ...).
+  virtual std::string_view backend() const = 0;
+};
+
+// Builds the backend registered for `desc`'s preset family (dram_registry.h); an unknown
+// family is a UserError listing the known backends.
+std::unique_ptr<DramModel> make_dram_model(const target::DramDesc& desc);
+
+}  // namespace s2::sim::dram

@@ -1,0 +1,178 @@
+#include "simulator/dram/jedec_channel.h"
+
+#include <algorithm>
+
+#include "isa/common/errors.h"
+
+namespace s2::sim::dram {
+
+JedecTimings JedecTimings::from(const target::DramDesc& desc) {
+  const target::DramTiming& t = desc.timing;
+  JedecTimings j{};
+  j.RCD = t.tRCD;
+  j.CL = t.tCL;
+  j.CWL = t.tCWL;
+  j.RP = t.tRP;
+  j.RAS = t.tRAS;
+  j.RC = t.tRC;
+  j.CCD_S = t.tCCD_S;
+  j.CCD_L = t.tCCD_L;
+  j.RRD_S = t.tRRD_S;
+  j.RRD_L = t.tRRD_L;
+  j.FAW = t.tFAW;
+  j.WR = t.tWR;
+  j.WTR_S = t.tWTR_S;
+  j.WTR_L = t.tWTR_L;
+  j.RTP = t.tRTP;
+  j.REFI = t.tREFI;
+  j.RFC = t.tRFC;
+  j.burst = desc.data_rate == 0 ? 0 : desc.burst_length / desc.data_rate;
+  internal_check(j.burst > 0 && j.REFI > j.RFC,
+                 "JedecTimings: burst shorter than a cycle or tREFI <= tRFC (the loader rejects "
+                 "both)");
+  return j;
+}
+
+JedecChannel::JedecChannel(const target::DramDesc& desc, const JedecTimings& timings)
+    : t_(timings), banks_per_group_(desc.banks_per_group) {
+  ranks_.resize(desc.ranks);
+  for (uint32_t r = 0; r < desc.ranks; ++r) {
+    Rank& rank = ranks_[r];
+    rank.banks.resize(desc.banks_per_rank());
+    rank.act_in_group.assign(desc.bank_groups, kNever);
+    rank.column_in_group.assign(desc.bank_groups, kNever);
+    rank.write_end_in_group.assign(desc.bank_groups, kNever);
+    // Staggered so that ranks never refresh together and block the whole channel.
+    rank.refresh_due = t_.REFI * (r + 1) / desc.ranks;
+  }
+}
+
+RowOutcome JedecChannel::outcome(const BurstRequest& request) const {
+  const Bank& b = bank(request);
+  if (!b.open) return RowOutcome::Miss;
+  return b.row == request.row ? RowOutcome::Hit : RowOutcome::Conflict;
+}
+
+Cycle JedecChannel::precharge_ready(const Bank& b) const {
+  return std::max({b.act + t_.RAS, b.read + t_.RTP, b.write_end + t_.WR});
+}
+
+Cycle JedecChannel::activate_ready(const Rank& rank, const Bank& b, uint32_t bank_group) const {
+  return std::max({b.pre + t_.RP, b.act + t_.RC, rank.act + t_.RRD_S,
+                   rank.act_in_group[bank_group] + t_.RRD_L, rank.faw[rank.faw_next] + t_.FAW,
+                   rank.refresh_end});
+}
+
+CommandPlan JedecChannel::plan(const BurstRequest& request) const {
+  const Rank& rank = ranks_[request.rank];
+  const Bank& b = bank(request);
+  const uint32_t g = request.bank_group;
+  CommandPlan p;
+  p.outcome = outcome(request);
+
+  Cycle column = request.ready;
+  if (p.outcome == RowOutcome::Hit) {
+    column = std::max(column, b.act + t_.RCD);
+  } else {
+    Cycle act_floor = request.ready;
+    if (p.outcome == RowOutcome::Conflict) {
+      p.pre = std::max(request.ready, precharge_ready(b));
+      act_floor = p.pre + t_.RP;
+    }
+    // faw[faw_next] is the fourth-latest ACT: a fifth must wait tFAW after it.
+    p.act = std::max(act_floor, activate_ready(rank, b, g));
+    column = p.act + t_.RCD;
+  }
+
+  column = std::max({column, last_column_ + t_.CCD_S, rank.column_in_group[g] + t_.CCD_L});
+  const Cycle latency = request.write ? t_.CWL : t_.CL;
+  if (request.write) {
+    column = std::max(column, last_read_end_ + kBusTurnaround - latency);
+  } else {
+    column = std::max({column, rank.write_end + t_.WTR_S, rank.write_end_in_group[g] + t_.WTR_L});
+  }
+  column = std::max(column, bus_free_ - latency);
+  p.column = column;
+  p.data_end = column + latency + t_.burst;
+  return p;
+}
+
+void JedecChannel::refresh(Rank& rank, Cycle until, DramStats& stats) {
+  while (rank.refresh_due <= until) {
+    // Precharge-all: every open bank closes as soon as its own windows allow; REF follows tRP
+    // after the last of them (and after any earlier PRE's tRP).
+    Cycle start = std::max(rank.refresh_due, rank.refresh_end);
+    for (Bank& b : rank.banks) {
+      if (b.open) {
+        b.pre = std::max(rank.refresh_due, precharge_ready(b));
+        b.open = false;
+        ++stats.precharges;
+      }
+      start = std::max(start, b.pre + t_.RP);
+    }
+    rank.refresh_end = start + t_.RFC;
+    rank.refresh_due += t_.REFI;
+    ++stats.refreshes;
+    // Idle stretch: every later refresh up to `until` starts exactly when due (banks closed,
+    // the previous refresh over since tRFC < tREFI), so count them in closed form.
+    if (rank.refresh_due <= until && rank.refresh_end <= rank.refresh_due) {
+      const Cycle more = (until - rank.refresh_due) / t_.REFI + 1;
+      rank.refresh_end = rank.refresh_due + (more - 1) * t_.REFI + t_.RFC;
+      rank.refresh_due += more * t_.REFI;
+      stats.refreshes += static_cast<uint64_t>(more);
+    }
+  }
+}
+
+CommandPlan JedecChannel::issue(const BurstRequest& request, DramStats& stats) {
+  Rank& rank = ranks_[request.rank];
+  CommandPlan p = plan(request);
+  // A refresh takes priority once due; it may close this request's row, so plan again.
+  while (p.first() >= rank.refresh_due) {
+    refresh(rank, p.first(), stats);
+    p = plan(request);
+  }
+
+  Bank& b = bank(request);
+  const uint32_t g = request.bank_group;
+  switch (p.outcome) {
+    case RowOutcome::Hit:
+      ++stats.row_hits;
+      break;
+    case RowOutcome::Conflict:
+      ++stats.row_conflicts;
+      ++stats.precharges;
+      b.pre = p.pre;
+      break;
+    case RowOutcome::Miss:
+      ++stats.row_misses;
+      break;
+  }
+  if (p.outcome != RowOutcome::Hit) {
+    ++stats.activates;
+    b.open = true;
+    b.row = request.row;
+    b.act = p.act;
+    rank.act = p.act;
+    rank.act_in_group[g] = p.act;
+    rank.faw[rank.faw_next] = p.act;
+    rank.faw_next = (rank.faw_next + 1) % 4;
+  }
+
+  last_column_ = p.column;
+  rank.column_in_group[g] = p.column;
+  bus_free_ = p.data_end;
+  if (request.write) {
+    b.write_end = p.data_end;
+    rank.write_end = p.data_end;
+    rank.write_end_in_group[g] = p.data_end;
+    ++stats.write_bursts;
+  } else {
+    b.read = p.column;
+    last_read_end_ = p.data_end;
+    ++stats.read_bursts;
+  }
+  return p;
+}
+
+}  // namespace s2::sim::dram

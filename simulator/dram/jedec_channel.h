@@ -1,0 +1,127 @@
+#pragma once
+// JedecChannel: the bank-state and command-timing model of one DRAM channel (its ranks, bank
+// groups and banks), shared by every JEDEC backend: DDR4, LPDDR4 and HBM2 differ only in the
+// numbers (target::DramDesc), not in the rules.
+//
+// What is modelled, per burst (one column command):
+//  * open-page row buffers: a row stays open after its access; a burst to the open row is a
+//    hit (RD/WR only), to a closed bank a miss (ACT, RD/WR), to another row a conflict
+//    (PRE, ACT, RD/WR);
+//  * bank timings: ACT->RD/WR tRCD, ACT->PRE tRAS, ACT->ACT tRC, PRE->ACT tRP, RD->PRE tRTP,
+//    end of write data->PRE tWR;
+//  * rank timings: ACT->ACT tRRD_S / tRRD_L (same bank group), at most four ACTs per tFAW,
+//    column->column tCCD_S / tCCD_L, end of write data->RD tWTR_S / tWTR_L;
+//  * the channel's data bus: a burst occupies burst_length / data_rate cycles, read data comes
+//    tCL after RD, write data tCWL after WR, and a read->write direction change leaves
+//    kBusTurnaround idle cycles (JEDEC's RD->WR spacing RL + BL/2 - WL + 2);
+//  * all-bank refresh per rank: every tREFI (ranks staggered by tREFI / ranks) the rank's banks
+//    are precharged (respecting tRAS/tRTP/tWR) and it is blocked for tRFC. A refresh that falls
+//    due while the rank is idle happens on time; one that falls due under traffic is taken
+//    before the next request that would start after its due time.
+// Simplifications, stated: ACTs of a rank issue in the order requests are scheduled, and so do
+// the channel's column commands (what an in-order command queue per resource does); the
+// command bus is not a constraint (at most three commands per burst, against >= 2 bus cycles
+// per burst in every preset); rank-to-rank data bus switching costs nothing beyond the bus
+// occupancy.
+//
+// Times are DRAM clock cycles (int64). plan() is pure; issue() commits a request.
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "isa/target/target_desc.h"
+#include "simulator/dram/dram_model.h"
+
+namespace s2::sim::dram {
+
+using Cycle = int64_t;
+
+// The timings of target::DramTiming as signed cycles, plus the burst's bus occupancy.
+struct JedecTimings {
+  Cycle RCD, CL, CWL, RP, RAS, RC, CCD_S, CCD_L, RRD_S, RRD_L, FAW, WR, WTR_S, WTR_L, RTP,
+      REFI, RFC;
+  Cycle burst;  // burst_length / data_rate
+
+  static JedecTimings from(const target::DramDesc& desc);
+};
+
+enum class RowOutcome : uint8_t { Hit, Miss, Conflict };
+
+// One burst as the scheduler hands it to the channel.
+struct BurstRequest {
+  uint32_t rank = 0;
+  uint32_t bank_group = 0;
+  uint32_t bank = 0;  // within its group
+  uint32_t row = 0;
+  bool write = false;
+  Cycle ready = 0;  // earliest cycle any of its commands may issue (arrival, queue slot)
+};
+
+// The commands a request would issue now; pre/act are meaningful only when needed.
+struct CommandPlan {
+  RowOutcome outcome = RowOutcome::Hit;
+  Cycle pre = 0;
+  Cycle act = 0;
+  Cycle column = 0;
+  Cycle data_end = 0;  // last beat on the bus: the request's completion
+  Cycle first() const {
+    return outcome == RowOutcome::Conflict ? pre : outcome == RowOutcome::Miss ? act : column;
+  }
+};
+
+class JedecChannel {
+ public:
+  static constexpr Cycle kBusTurnaround = 2;
+
+  JedecChannel(const target::DramDesc& desc, const JedecTimings& timings);
+
+  RowOutcome outcome(const BurstRequest& request) const;
+  CommandPlan plan(const BurstRequest& request) const;
+  // Takes any refresh due before the request's first command, then commits its commands and
+  // counts them in `stats`. Returns what was issued.
+  CommandPlan issue(const BurstRequest& request, DramStats& stats);
+
+ private:
+  static constexpr Cycle kNever = -(Cycle{1} << 40);  // "long ago": every window is satisfied
+
+  struct Bank {
+    bool open = false;
+    uint32_t row = 0;
+    Cycle act = kNever;       // last ACT
+    Cycle pre = kNever;       // last PRE
+    Cycle read = kNever;      // last RD command
+    Cycle write_end = kNever; // end of the last write's data
+  };
+  struct Rank {
+    std::vector<Bank> banks;  // bank_group * banks_per_group + bank
+    std::vector<Cycle> act_in_group;     // last ACT per bank group (tRRD_L)
+    std::vector<Cycle> column_in_group;  // last RD/WR per bank group (tCCD_L)
+    std::vector<Cycle> write_end_in_group;  // tWTR_L
+    Cycle act = kNever;                  // last ACT of the rank (tRRD_S)
+    std::array<Cycle, 4> faw{kNever, kNever, kNever, kNever};  // last four ACTs, ring
+    uint32_t faw_next = 0;
+    Cycle write_end = kNever;  // tWTR_S
+    Cycle refresh_due = 0;
+    Cycle refresh_end = kNever;
+  };
+
+  Bank& bank(const BurstRequest& r) { return ranks_[r.rank].banks[bank_index(r)]; }
+  const Bank& bank(const BurstRequest& r) const { return ranks_[r.rank].banks[bank_index(r)]; }
+  uint32_t bank_index(const BurstRequest& r) const {
+    return r.bank_group * banks_per_group_ + r.bank;
+  }
+  Cycle precharge_ready(const Bank& b) const;
+  Cycle activate_ready(const Rank& rank, const Bank& b, uint32_t bank_group) const;
+  // Refreshes `rank` until its next refresh is due after `until`.
+  void refresh(Rank& rank, Cycle until, DramStats& stats);
+
+  JedecTimings t_;
+  uint32_t banks_per_group_;
+  std::vector<Rank> ranks_;
+  Cycle last_column_ = kNever;  // any rank (tCCD_S, in-order column commands)
+  Cycle bus_free_ = kNever;     // end of the last data burst
+  Cycle last_read_end_ = kNever;
+};
+
+}  // namespace s2::sim::dram

@@ -1,0 +1,68 @@
+#pragma once
+// JedecModel: the DramModel of JEDEC devices (DDR4, LPDDR4, HBM2 and a generic "jedec"): an
+// address mapping (address_mapping.h), one JedecChannel per channel, and an FR-FCFS
+// controller queue per channel.
+//
+// Scheduling. Channels are independent, so a group is split by channel and each channel runs
+// its own controller. Its queue holds up to kQueueDepth bursts of the group in arrival order
+// (age); a burst enters when the group arrives or, once the queue is full, when an earlier
+// burst's column command frees its slot. Each step picks, FR-FCFS:
+//   1. the oldest burst that hits an open row (ready for its column command now);
+//   2. otherwise the burst whose first command (PRE or ACT) can issue earliest, the oldest on a
+//      tie: the "first ready" among row misses and conflicts;
+//   3. except that the oldest burst is taken as soon as kMaxBypass younger ones have been
+//      served before it, so a stream of row hits cannot starve a conflict forever.
+// The picked burst's commands are committed to the channel (refreshes included), and its data
+// end is its completion. Cost: O(kQueueDepth) per burst; no per-cycle work.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "simulator/dram/address_mapping.h"
+#include "simulator/dram/dram_clock.h"
+#include "simulator/dram/dram_model.h"
+#include "simulator/dram/jedec_channel.h"
+
+namespace s2::sim::dram {
+
+class JedecModel final : public DramModel {
+ public:
+  static constexpr std::size_t kQueueDepth = 32;
+  static constexpr uint32_t kMaxBypass = 64;
+
+  JedecModel(const target::DramDesc& desc, std::string backend);
+
+  GroupResult serve(const std::vector<Access>& group, Picoseconds arrival_ps) override;
+  const DramStats& stats() const override { return stats_; }
+  double peak_bandwidth_bytes_per_s() const override { return peak_; }
+  uint32_t burst_bytes() const override { return mapping_.burst_bytes(); }
+  std::string_view backend() const override { return backend_; }
+
+ private:
+  struct Queued {
+    BurstRequest request;
+    uint32_t access = 0;  // index into the group
+    uint32_t bypassed = 0;
+  };
+  // Walks the bursts of one channel in a group, in address order per access, accesses in order.
+  class BurstCursor;
+
+  void check_range(const std::vector<Access>& group) const;
+  void serve_channel(uint32_t channel, const std::vector<Access>& group, Cycle arrival,
+                     std::vector<Cycle>& access_done);
+  std::size_t pick(const JedecChannel& channel) const;
+
+  std::string backend_;
+  AddressMapping mapping_;
+  DramClock clock_;
+  JedecTimings timings_;
+  double peak_;
+  uint64_t capacity_;
+  std::vector<JedecChannel> channels_;
+  DramStats stats_;
+  std::vector<Queued> queue_;  // reused between calls
+};
+
+}  // namespace s2::sim::dram

@@ -1,0 +1,137 @@
+#include "simulator/timing/dram_access.h"
+
+#include <string>
+
+#include "isa/common/errors.h"
+
+namespace s2::sim::timing {
+
+Box Box::whole(const isa::TensorDesc& desc) {
+  Box b;
+  for (unsigned d = 0; d < desc.rank; ++d) b.hi[d] = desc.shape[d];
+  return b;
+}
+
+bool Box::empty(unsigned rank) const {
+  for (unsigned d = 0; d < rank; ++d)
+    if (hi[d] <= lo[d]) return true;
+  return false;
+}
+
+uint64_t Box::elements(unsigned rank) const {
+  if (empty(rank)) return 0;
+  uint64_t n = 1;
+  for (unsigned d = 0; d < rank; ++d) n *= hi[d] - lo[d];
+  return n;
+}
+
+void box_accesses(const isa::TensorDesc& desc, const Box& box, bool write,
+                  std::vector<DramAccess>& out) {
+  const unsigned rank = desc.rank;
+  if (rank == 0 || box.empty(rank)) return;
+  for (unsigned d = 0; d < rank; ++d)
+    internal_check(box.hi[d] <= desc.shape[d],
+                   "timing: box dimension " + std::to_string(d) + " ends at " +
+                       std::to_string(box.hi[d]) + " past the extent " +
+                       std::to_string(desc.shape[d]));
+  const uint64_t elem = isa::dtype_bytes(desc.dtype);
+  // Dimensions [split, rank) form one range: every dimension inside it but the outermost is
+  // covered whole, and each is laid out right after the next inner one (dense).
+  unsigned split = rank - 1;
+  while (split > 0) {
+    const unsigned d = split;  // candidate: merge dimension d - 1 into the range
+    const bool whole = box.lo[d] == 0 && box.hi[d] == desc.shape[d];
+    const bool dense = uint64_t{desc.strides[d - 1]} == uint64_t{desc.shape[d]} * desc.strides[d];
+    if (!whole || !dense) break;
+    --split;
+  }
+  auto runs_above = [&](unsigned s) {
+    uint64_t n = 1;
+    for (unsigned d = 0; d < s; ++d) n *= box.hi[d] - box.lo[d];
+    return n;
+  };
+  // Bound the list: merge outer dimensions as spans (over-fetch) until few enough ranges.
+  while (split > 0 && runs_above(split) > kMaxRunsPerBox) --split;
+
+  uint64_t run_elems = 1;  // span, in elements, of the range over dimensions [split, rank)
+  for (unsigned d = split; d < rank; ++d) run_elems += (box.hi[d] - 1 - box.lo[d]) * desc.strides[d];
+  const uint64_t run_bytes = run_elems * elem;
+
+  std::array<uint64_t, isa::kMaxRank> idx{};
+  for (unsigned d = 0; d < split; ++d) idx[d] = box.lo[d];
+  const uint64_t count = runs_above(split);
+  for (uint64_t r = 0; r < count; ++r) {
+    uint64_t offset = 0;
+    for (unsigned d = 0; d < rank; ++d)
+      offset += (d < split ? idx[d] : box.lo[d]) * desc.strides[d];
+    const uint64_t address = desc.addr + offset * elem;
+    // Coalesce with the previous range when it ends exactly here (dense outer dimensions).
+    if (!out.empty() && out.back().write == write && out.back().address + out.back().bytes == address)
+      out.back().bytes += run_bytes;
+    else
+      out.push_back({address, run_bytes, write});
+    for (unsigned d = split; d-- > 0;) {  // odometer over the outer dimensions
+      if (++idx[d] < box.hi[d]) break;
+      idx[d] = box.lo[d];
+    }
+  }
+}
+
+std::vector<Box> flat_range_boxes(const isa::TensorDesc& desc, uint64_t first, uint64_t last) {
+  std::vector<Box> boxes;
+  const unsigned rank = desc.rank;
+  if (rank == 0 || first >= last) return boxes;
+  internal_check(last <= desc.elements(), "timing: flat range past the tensor's elements");
+  // inner[d]: elements in one index step of dimension d.
+  std::array<uint64_t, isa::kMaxRank> inner{};
+  inner[rank - 1] = 1;
+  for (unsigned d = rank - 1; d-- > 0;) inner[d] = inner[d + 1] * desc.shape[d + 1];
+  auto index_of = [&](uint64_t flat, unsigned d) { return (flat / inner[d]) % desc.shape[d]; };
+  // A box that spans [from, to) where `to - from` is a whole number of steps of dimension d
+  // and `from` is aligned to it: fixed outer indices, dimension d ranged, inner ones whole.
+  auto aligned_box = [&](uint64_t from, uint64_t to, unsigned d) {
+    Box b;
+    for (unsigned e = 0; e < rank; ++e) {
+      if (e < d) {
+        b.lo[e] = index_of(from, e);
+        b.hi[e] = b.lo[e] + 1;
+      } else if (e == d) {
+        b.lo[e] = index_of(from, e);
+        b.hi[e] = b.lo[e] + (to - from) / inner[d];
+      } else {
+        b.lo[e] = 0;
+        b.hi[e] = desc.shape[e];
+      }
+    }
+    return b;
+  };
+  // Climb: from `first`, emit the partial steps of ever outer dimensions until aligned to a
+  // step that reaches past `last`; then descend symmetrically.
+  uint64_t pos = first;
+  unsigned d = rank - 1;
+  while (d > 0) {
+    const uint64_t step = inner[d - 1];
+    if (pos % step == 0) {  // already aligned: a coarser dimension can take over
+      --d;
+      continue;
+    }
+    const uint64_t next = (pos / step + 1) * step;
+    if (next > last) break;  // the range ends inside this step: descend from here
+    boxes.push_back(aligned_box(pos, next, d));
+    pos = next;
+    --d;
+  }
+  // Descend: whole steps of dimension e, then of ever finer dimensions.
+  for (unsigned e = d;; ++e) {
+    const uint64_t count = (last - pos) / inner[e];
+    if (count > 0) {
+      boxes.push_back(aligned_box(pos, pos + count * inner[e], e));
+      pos += count * inner[e];
+    }
+    if (e + 1 == rank || pos == last) break;
+  }
+  internal_check(pos == last, "timing: flat range decomposition did not reach its end");
+  return boxes;
+}
+
+}  // namespace s2::sim::timing

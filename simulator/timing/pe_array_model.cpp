@@ -1,0 +1,136 @@
+#include "simulator/timing/pe_array_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "isa/common/errors.h"
+#include "simulator/timing/ppu_model.h"
+
+namespace s2::sim::timing {
+namespace {
+
+uint64_t bytes_per_cycle(const target::SramBufferDesc& b) {
+  return uint64_t{b.banks} * b.bank_width_bytes;
+}
+
+void check_pass(const PassShape& p, const PassShape& limit) {
+  internal_check(p.m > 0 && p.n > 0 && p.k > 0, "timing: empty PE array pass");
+  internal_check((limit.m == 0 || p.m <= limit.m) && (limit.n == 0 || p.n <= limit.n) &&
+                     (limit.k == 0 || p.k <= limit.k),
+                 "timing: PE array pass " + std::to_string(p.m) + "x" + std::to_string(p.n) +
+                     "x" + std::to_string(p.k) + " exceeds the array");
+}
+
+class WeightStationary final : public PeArrayModel {
+ public:
+  explicit WeightStationary(const target::TargetDesc& t) : PeArrayModel(t) {}
+  PassShape max_pass() const override { return {0, cols_, rows_}; }
+  uint64_t pass_cycles(const PassShape& p) const override {
+    check_pass(p, max_pass());
+    const uint64_t load = p.k * beats(kF32Bytes * p.n, weight_bytes_per_cycle_);
+    const uint64_t fill = (rows_ - 1) + (cols_ - 1);
+    const uint64_t stream = p.m * std::max(beats(kF32Bytes * p.k, in_bytes_per_cycle_),
+                                           beats(kF32Bytes * p.n, acc_bytes_per_cycle_));
+    return load + fill + stream + kAccumulateLatency;
+  }
+};
+
+class OutputStationary final : public PeArrayModel {
+ public:
+  explicit OutputStationary(const target::TargetDesc& t) : PeArrayModel(t) {}
+  PassShape max_pass() const override { return {rows_, cols_, 0}; }
+  uint64_t pass_cycles(const PassShape& p) const override {
+    check_pass(p, max_pass());
+    const uint64_t fill = (rows_ - 1) + (cols_ - 1);
+    const uint64_t stream = p.k * std::max(beats(kF32Bytes * p.m, in_bytes_per_cycle_),
+                                           beats(kF32Bytes * p.n, weight_bytes_per_cycle_));
+    const uint64_t drain = p.m * beats(kF32Bytes * p.n, acc_bytes_per_cycle_);
+    return fill + stream + drain + kAccumulateLatency;
+  }
+};
+
+const std::map<std::string, PeArrayFactory, std::less<>>& registry() {
+  static const std::map<std::string, PeArrayFactory, std::less<>> r = {
+      {"weight_stationary",
+       [](const target::TargetDesc& t) { return std::make_unique<WeightStationary>(t); }},
+      {"output_stationary",
+       [](const target::TargetDesc& t) { return std::make_unique<OutputStationary>(t); }},
+  };
+  return r;
+}
+
+// The chunks a dimension of `size` splits into with chunks of at most `limit` (0: one
+// chunk): {full chunk size, count}, {remainder, 0 or 1}.
+struct Split {
+  uint64_t full, full_count, rest;
+};
+Split split(uint64_t size, uint64_t limit) {
+  if (limit == 0 || size <= limit) return {size, 1, 0};
+  return {limit, size / limit, size % limit};
+}
+
+}  // namespace
+
+PeArrayModel::PeArrayModel(const target::TargetDesc& t)
+    : rows_(t.pe_array.rows),
+      cols_(t.pe_array.cols),
+      in_bytes_per_cycle_(bytes_per_cycle(t.sram.input)),
+      weight_bytes_per_cycle_(bytes_per_cycle(t.sram.weight)),
+      acc_bytes_per_cycle_(bytes_per_cycle(t.sram.accumulator)) {
+  internal_check(rows_ > 0 && cols_ > 0 && in_bytes_per_cycle_ > 0 &&
+                     weight_bytes_per_cycle_ > 0 && acc_bytes_per_cycle_ > 0,
+                 "timing: target '" + t.name + "' has an empty PE array or SRAM port");
+}
+
+uint64_t PeArrayModel::tile_cycles(const PassShape& tile) const {
+  if (tile.m == 0 || tile.n == 0 || tile.k == 0) return 0;
+  const PassShape limit = max_pass();
+  const Split sm = split(tile.m, limit.m), sn = split(tile.n, limit.n), sk = split(tile.k, limit.k);
+  uint64_t total = 0;
+  for (const auto& [m, cm] : {std::pair{sm.full, sm.full_count}, std::pair{sm.rest, uint64_t{1}}})
+    for (const auto& [n, cn] :
+         {std::pair{sn.full, sn.full_count}, std::pair{sn.rest, uint64_t{1}}})
+      for (const auto& [k, ck] :
+           {std::pair{sk.full, sk.full_count}, std::pair{sk.rest, uint64_t{1}}})
+        if (m > 0 && n > 0 && k > 0) total += cm * cn * ck * pass_cycles({m, n, k});
+  return total;
+}
+
+uint64_t PeArrayModel::passes(const PassShape& tile) const {
+  if (tile.m == 0 || tile.n == 0 || tile.k == 0) return 0;
+  const PassShape limit = max_pass();
+  auto count = [](uint64_t size, uint64_t lim) {
+    return lim == 0 ? uint64_t{1} : (size + lim - 1) / lim;
+  };
+  return count(tile.m, limit.m) * count(tile.n, limit.n) * count(tile.k, limit.k);
+}
+
+std::unique_ptr<PeArrayModel> make_pe_array_model(std::string_view dataflow,
+                                                  const target::TargetDesc& target) {
+  const auto& r = registry();
+  const auto it = r.find(dataflow);
+  if (it == r.end()) {
+    std::string known;
+    for (const auto& name : pe_array_model_names()) known += (known.empty() ? "" : ", ") + name;
+    throw UserError(target.source_file + ": pe_array.dataflow: unknown dataflow '" +
+                    std::string(dataflow) + "'; known: " + known);
+  }
+  return it->second(target);
+}
+
+std::unique_ptr<PeArrayModel> make_pe_array_model(const target::TargetDesc& target) {
+  return make_pe_array_model(target::name(target.pe_array.dataflow), target);
+}
+
+std::vector<std::string> pe_array_model_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : registry()) names.push_back(entry.first);
+  return names;
+}
+
+uint64_t epilogue_cycles(const target::TargetDesc& target, uint64_t elements) {
+  return ppu_pass_cycles(target, target::PpuOp::Epilogue, elements);
+}
+
+}  // namespace s2::sim::timing

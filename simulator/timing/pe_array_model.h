@@ -1,0 +1,92 @@
+#pragma once
+// Cycle cost of the PE array, per array pass and per SRAM tile, in accelerator cycles.
+//
+// A pass is one configuration of the array: a block of K_t x N_t stationary values and M_t
+// streamed rows. Bandwidth of the on-chip buffers enters through "beats": a buffer delivers
+// banks * bank_width bytes per cycle, so moving b bytes takes beats(b) = ceil(b / that)
+// cycles (every shipped config gives exactly one array edge of f32 per cycle: beats = 1).
+// E = 4 bytes per f32 element; R x C is the array (rows x cols).
+//
+// weight_stationary (K_t <= R, N_t <= C):
+//   pass = K_t * beats_w(E*N_t)                           weight load, one row per beat
+//        + (R - 1) + (C - 1)                              fill: skew through the whole array
+//        + M_t * max(beats_in(E*K_t), beats_acc(E*N_t))   stream, one input row per beat
+//        + kAccumulateLatency                             drain into the accumulator: the
+//                                                         read-add-write of the last row
+//   The fill spans the whole physical array because unused PEs still pass data along.
+//   Partial sums of successive K passes are added in the accumulator (the first pass writes).
+//
+// output_stationary (M_t <= R, N_t <= C): outputs stay in the PEs, both operands stream.
+//   pass = (R - 1) + (C - 1)                              fill
+//        + K_t * max(beats_in(E*M_t), beats_w(E*N_t))     stream, one reduction step per beat
+//        + M_t * beats_acc(E*N_t)                         drain: one output row per beat
+//        + kAccumulateLatency                             accumulate the last row
+//
+// A tile of M_b x N_b x K_b (any size) is covered by passes of at most the limits above;
+// tile_cycles() is the sum of their costs, in closed form (pass sizes take at most two values
+// per dimension). The RTL must match pass_cycles() exactly.
+//
+// The PPU epilogue streams each finished tile (M_b x N_b values, after its last K block) from
+// the accumulator through the PPU into the output buffer in one pass, all fused stages
+// (bias, activation, residual, gate, statistics) pipelined:
+//   epilogue = latency(epilogue) + ceil(M_b * N_b / (lanes * throughput(epilogue)))
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "isa/target/target_desc.h"
+
+namespace s2::sim::timing {
+
+inline constexpr uint64_t kAccumulateLatency = 2;
+inline constexpr uint64_t kF32Bytes = 4;
+
+struct PassShape {
+  uint64_t m = 0;
+  uint64_t n = 0;
+  uint64_t k = 0;
+};
+
+class PeArrayModel {
+ public:
+  virtual ~PeArrayModel() = default;
+  // The largest pass: M, N and K limits (0: unlimited).
+  virtual PassShape max_pass() const = 0;
+  // Cycles of one pass; its shape must respect max_pass() and be non-zero (internal error).
+  virtual uint64_t pass_cycles(const PassShape& pass) const = 0;
+
+  // Cycles of a whole tile, the sum over its passes. Zero for an empty tile.
+  uint64_t tile_cycles(const PassShape& tile) const;
+  // Number of passes a tile takes.
+  uint64_t passes(const PassShape& tile) const;
+
+ protected:
+  explicit PeArrayModel(const target::TargetDesc& target);
+  uint64_t rows_;
+  uint64_t cols_;
+  uint64_t in_bytes_per_cycle_;
+  uint64_t weight_bytes_per_cycle_;
+  uint64_t acc_bytes_per_cycle_;
+  static uint64_t beats(uint64_t bytes, uint64_t per_cycle) {
+    return (bytes + per_cycle - 1) / per_cycle;
+  }
+};
+
+// The PE array model of the target's dataflow, built through the registry below.
+std::unique_ptr<PeArrayModel> make_pe_array_model(const target::TargetDesc& target);
+
+// The registry: dataflow name (target_desc.h kDataflowNames) -> factory. An unknown name is a
+// UserError listing the known ones.
+using PeArrayFactory = std::function<std::unique_ptr<PeArrayModel>(const target::TargetDesc&)>;
+std::unique_ptr<PeArrayModel> make_pe_array_model(std::string_view dataflow,
+                                                  const target::TargetDesc& target);
+std::vector<std::string> pe_array_model_names();
+
+// Cycles the PPU spends streaming a finished M x N tile through the fused epilogue.
+uint64_t epilogue_cycles(const target::TargetDesc& target, uint64_t elements);
+
+}  // namespace s2::sim::timing

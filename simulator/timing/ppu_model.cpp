@@ -1,0 +1,119 @@
+#include "simulator/timing/ppu_model.h"
+
+#include <cmath>
+#include <string>
+
+#include "isa/common/errors.h"
+
+namespace s2::sim::timing {
+namespace {
+
+using isa::Opcode;
+using isa::Slot;
+
+uint64_t elements_of(const isa::Instruction& inst, Slot slot) {
+  return inst.get(slot).elements();
+}
+
+}  // namespace
+
+uint64_t ppu_stream_cycles(const target::TargetDesc& target, target::PpuOp op,
+                           uint64_t elements) {
+  if (elements == 0) return 0;
+  const target::PpuOpCost& cost = target.ppu.cost(op);
+  const double rate = static_cast<double>(target.ppu.lanes) * cost.throughput;
+  internal_check(rate > 0, "timing: PPU op '" + std::string(target::name(op)) +
+                               "' has no throughput in target '" + target.name + "'");
+  return static_cast<uint64_t>(std::ceil(static_cast<double>(elements) / rate));
+}
+
+uint64_t ppu_pass_cycles(const target::TargetDesc& target, target::PpuOp op, uint64_t elements) {
+  if (elements == 0) return 0;
+  return target.ppu.cost(op).latency + ppu_stream_cycles(target, op, elements);
+}
+
+std::optional<target::PpuOp> ppu_op_of(isa::Opcode opcode) {
+  switch (opcode) {
+    case Opcode::BnFwd: return target::PpuOp::BnFwd;
+    case Opcode::BnBwd: return target::PpuOp::BnBwd;
+    case Opcode::MaxPoolFwd: return target::PpuOp::MaxPoolFwd;
+    case Opcode::MaxPoolBwd: return target::PpuOp::MaxPoolBwd;
+    case Opcode::AvgPoolFwd: return target::PpuOp::AvgPoolFwd;
+    case Opcode::AvgPoolBwd: return target::PpuOp::AvgPoolBwd;
+    case Opcode::Eltwise: return target::PpuOp::Eltwise;
+    case Opcode::SoftmaxCe: return target::PpuOp::SoftmaxCe;
+    case Opcode::Sgd: return target::PpuOp::Sgd;
+    case Opcode::Reduce: return target::PpuOp::Reduce;
+    default: return std::nullopt;
+  }
+}
+
+std::vector<StreamPass> stream_passes(const isa::Instruction& inst) {
+  auto present = [&inst](std::vector<Slot> slots) {
+    std::vector<Slot> out;
+    for (Slot s : slots)
+      if (inst.operand(s)) out.push_back(s);
+    return out;
+  };
+  const auto op = ppu_op_of(inst.opcode());
+  switch (inst.opcode()) {
+    case Opcode::BnFwd: {
+      const uint64_t e = elements_of(inst, Slot::X);
+      std::vector<StreamPass> passes;
+      const bool have_stats = inst.operand(Slot::Stats).has_value();
+      if (!have_stats) passes.push_back({{Slot::X}, {}, {}, {}, e, op});
+      passes.push_back({{Slot::X},
+                        {Slot::Y},
+                        present({Slot::Gamma, Slot::Beta, Slot::Stats, Slot::RunningMean,
+                                 Slot::RunningVar}),
+                        present({Slot::Mean, Slot::InvStd, Slot::RunningMean, Slot::RunningVar}),
+                        e,
+                        op});
+      return passes;
+    }
+    case Opcode::BnBwd: {
+      const uint64_t e = elements_of(inst, Slot::X);
+      const auto in = present({Slot::Dy, Slot::X, Slot::Gate});
+      return {{in, {}, {Slot::Mean, Slot::InvStd}, {Slot::DGamma, Slot::DBeta}, e, op},
+              {in, {Slot::Dx}, {Slot::Gamma, Slot::Mean, Slot::InvStd}, {}, e, op}};
+    }
+    case Opcode::MaxPoolFwd:
+      return {{{Slot::X}, present({Slot::Y, Slot::Idx}), {}, {}, elements_of(inst, Slot::Y), op}};
+    case Opcode::MaxPoolBwd:
+      return {{{Slot::Dy, Slot::Idx}, {Slot::Dx}, {}, {}, elements_of(inst, Slot::Dx), op}};
+    case Opcode::AvgPoolFwd:
+      return {{{Slot::X}, {Slot::Y}, {}, {}, elements_of(inst, Slot::Y), op}};
+    case Opcode::AvgPoolBwd:
+      return {{{Slot::Dy}, {Slot::Dx}, {}, {}, elements_of(inst, Slot::Dx), op}};
+    case Opcode::Eltwise:
+      return {{present({Slot::A, Slot::B}), {Slot::Y}, {}, {}, elements_of(inst, Slot::Y), op}};
+    case Opcode::SoftmaxCe:
+      return {{{Slot::Logits, Slot::Labels},
+               present({Slot::DLogits}),
+               {},
+               present({Slot::Loss}),
+               elements_of(inst, Slot::Logits),
+               op}};
+    case Opcode::Sgd: {
+      const auto state = present({Slot::Weight, Slot::Velocity});
+      return {{present({Slot::Weight, Slot::Grad, Slot::Velocity}), state, {}, {},
+               elements_of(inst, Slot::Weight), op}};
+    }
+    case Opcode::Reduce:
+      return {{{Slot::X}, {Slot::Y}, {}, {}, elements_of(inst, Slot::X), op}};
+    case Opcode::Copy: return {{{Slot::Src}, {Slot::Dst}, {}, {}, 0, std::nullopt}};
+    case Opcode::Fill: return {{{}, {Slot::Dst}, {}, {}, 0, std::nullopt}};
+    default:
+      throw InternalError("timing: instruction '" + std::string(inst.info().mnemonic) +
+                          "' is not a PPU or DMA instruction");
+  }
+}
+
+uint64_t ppu_instruction_cycles(const isa::Instruction& inst, const target::TargetDesc& target) {
+  uint64_t total = 0;
+  for (const StreamPass& pass : stream_passes(inst))
+    if (pass.op) total += ppu_pass_cycles(target, *pass.op, pass.work);
+  return total;
+}
+
+}  // namespace s2::sim::timing

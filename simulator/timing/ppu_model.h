@@ -1,0 +1,68 @@
+#pragma once
+// The PPU's cost model and the passes of every PPU and DMA instruction.
+//
+// The PPU is `lanes` vector lanes. An operation has, per the config's ppu ops table, a
+// throughput (output elements per lane per cycle) and a pipeline latency. One pass of an op
+// over E elements costs
+//     latency + ceil(E / (lanes * throughput))      cycles (0 for E = 0).
+// An instruction is one or more passes; each pass streams its operands from DRAM through the
+// output (PPU staging) buffer, so a two-pass op reads its inputs twice. The passes and what
+// E counts ("work"):
+//
+//   bn_fwd       1. statistics: read x, E = |x|      (skipped when `stats` is given: the PE
+//                                                      epilogue already accumulated them)
+//                2. normalise: read x, write y, E = |x|; per-channel gamma, beta (and stats,
+//                   running statistics) read, mean, invstd (and running statistics) written
+//   bn_bwd       1. reductions of dy and dy*(x - mean): read dy, x (gate), E = |x|; mean and
+//                   invstd read, dgamma and dbeta written at its end
+//                2. dx: read dy, x (gate), write dx, E = |x|; gamma, mean, invstd read
+//   maxpool_fwd  read x, write y (and idx), E = |y|
+//   maxpool_bwd  read dy, idx, write dx, E = |dx| (zero, then scatter to the argmax)
+//   avgpool_fwd  read x, write y, E = |y|
+//   avgpool_bwd  read dy, write dx, E = |dx|
+//   eltwise      read a (b), write y, E = |y|
+//   softmax_ce   read logits, labels, write dlogits (loss at the end), E = |logits|
+//   sgd          read weight, grad (velocity), write weight (velocity), E = |weight|
+//   reduce       read x, write y, E = |x| (the reduction consumes every input)
+//   copy, fill   DMA: read src / write dst through the output buffer, no PPU cycles
+//
+// In a tiled pass the latency is paid once, on the pass's first tile: later tiles follow
+// back to back in the PPU pipeline (the sequencer double-buffers them).
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "isa/encoding/instruction.h"
+#include "isa/target/target_desc.h"
+
+namespace s2::sim::timing {
+
+// Cycles of one pass of `op` over `elements` elements, with the latency.
+uint64_t ppu_pass_cycles(const target::TargetDesc& target, target::PpuOp op, uint64_t elements);
+// The same without the latency: the streaming part of a later tile of a pass.
+uint64_t ppu_stream_cycles(const target::TargetDesc& target, target::PpuOp op,
+                           uint64_t elements);
+
+struct StreamPass {
+  // Operands streamed element by element, chunked into equal flat parts per tile.
+  std::vector<isa::Slot> loads;
+  std::vector<isa::Slot> stores;
+  // Small per-channel operands: read whole with the first tile, written with the last.
+  std::vector<isa::Slot> small_loads;
+  std::vector<isa::Slot> small_stores;
+  uint64_t work = 0;                  // E of the pass
+  std::optional<target::PpuOp> op;    // none for DMA passes
+};
+
+// The passes of a PPU or DMA instruction, listing only the operands present; an internal
+// error for a PE or control instruction.
+std::vector<StreamPass> stream_passes(const isa::Instruction& inst);
+
+// The PPU op of a PPU instruction (its cost entry), or none for DMA.
+std::optional<target::PpuOp> ppu_op_of(isa::Opcode opcode);
+
+// Untiled PPU cycles of a whole instruction: the sum over its passes.
+uint64_t ppu_instruction_cycles(const isa::Instruction& inst, const target::TargetDesc& target);
+
+}  // namespace s2::sim::timing

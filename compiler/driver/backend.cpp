@@ -2,8 +2,10 @@
 
 #include <chrono>
 #include <cstdio>
+#include <iostream>
 #include <sstream>
 
+#include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/lower/lower.h"
 #include "compiler/memory/memory_report.h"
@@ -36,6 +38,7 @@ BackendResult run_backend(const ir::Graph& training_step, const BackendOptions& 
     result.fusion_summary = "fusion off (--no-fuse)";
   }
   result.ops_after_fusion = graph.num_ops();
+  if (options.dump_after_fuse) (options.dump ? *options.dump : std::cout) << ir::print_graph(graph);
 
   const std::vector<ir::OpId> order = schedule::schedule_ops(graph, options.schedule);
   const schedule::Lifetimes lifetimes = schedule::compute_lifetimes(graph, order);

@@ -2,6 +2,7 @@
 // The compiler's back half: fusion -> scheduling -> lifetimes -> static memory planning ->
 // lowering to S2Train instructions -> a validated executable.
 
+#include <ostream>
 #include <string>
 
 #include "compiler/driver/frontend.h"
@@ -16,6 +17,8 @@ struct BackendOptions {
   std::string schedule = "memory-aware";
   memory::PlanOptions plan;
   std::string memory_report;          // write the plan as JSON here when not empty
+  bool dump_after_fuse = false;       // print the graph after fusion
+  std::ostream* dump = nullptr;       // where (stdout when null)
 };
 
 struct BackendResult {

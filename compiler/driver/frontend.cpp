@@ -83,6 +83,7 @@ const std::vector<std::string>& frontend_pass_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> n = {"import", "autodiff"};
     for (const NamedPass& p : simplification_passes()) n.push_back(p.name);
+    n.push_back("fuse");  // the back half's first pass (backend.cpp dumps after it)
     return n;
   }();
   return names;

@@ -37,6 +37,7 @@ struct FrontendResult {
   std::vector<PassRecord> passes;
 };
 
+// Every pass --dump-after accepts: the front half's, then the back half's "fuse".
 const std::vector<std::string>& frontend_pass_names();
 
 // Throws UserError for a bad model, bad options or an unknown pass name.

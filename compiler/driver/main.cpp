@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
   compile_flags.add_to(compile_cmd);
   compile_cmd->add_option("--dump-after", front.dump_after,
                           "print the graph after this pass: import, autodiff, shape-inference, "
-                          "dce, cse, fold, simplify");
+                          "dce, cse, fold, simplify, fuse");
   compile_cmd->add_option("--dump-file", dump_file, "write the --dump-after text here instead of stdout");
   s2::compiler::BackendOptions back;
   std::string output;
@@ -145,6 +145,8 @@ int main(int argc, char** argv) {
       const s2::compiler::FrontendResult result = s2::compiler::run_frontend(front);
       std::cout << s2::compiler::frontend_summary(result);
       back.fuse = !no_fuse;
+      back.dump_after_fuse = front.dump_after == "fuse";
+      back.dump = front.dump;
       const s2::compiler::BackendResult compiled = s2::compiler::run_backend(result.graph, back);
       std::cout << s2::compiler::backend_summary(compiled);
       if (!output.empty()) {

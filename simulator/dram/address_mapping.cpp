@@ -38,4 +38,14 @@ DramAddress AddressMapping::decode_burst(uint64_t burst) const {
   return a;
 }
 
+uint64_t AddressMapping::encode(const DramAddress& a) const {
+  uint64_t burst = a.row;
+  burst = burst * ranks_ + a.rank;
+  burst = burst * banks_per_group_ + a.bank;
+  burst = burst * columns_ + a.column;
+  burst = burst * bank_groups_ + a.bank_group;
+  burst = burst * channels_ + a.channel;
+  return burst * burst_bytes_;
+}
+
 }  // namespace s2::sim::dram

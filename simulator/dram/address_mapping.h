@@ -40,6 +40,9 @@ class AddressMapping {
   // `burst` is address / burst_bytes(). Precondition: burst < bursts().
   DramAddress decode_burst(uint64_t burst) const;
   DramAddress decode(uint64_t address) const { return decode_burst(address / burst_bytes_); }
+  // The byte address of the first byte of burst `a`: decode(encode(a)) == a for every field
+  // in range (row < rows_per_bank, column < bursts per row, ...).
+  uint64_t encode(const DramAddress& a) const;
 
   uint32_t burst_bytes() const { return burst_bytes_; }
   uint32_t channels() const { return channels_; }

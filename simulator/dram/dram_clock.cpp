@@ -10,7 +10,8 @@ namespace {
 constexpr uint64_t kPsPerMs = 1'000'000'000;  // cycles = ps * kHz / kPsPerMs
 }  // namespace
 
-DramClock::DramClock(double clock_mhz) : khz_(static_cast<uint64_t>(std::llround(clock_mhz * 1000.0))) {
+DramClock::DramClock(double clock_mhz)
+    : khz_(static_cast<uint64_t>(std::llround(clock_mhz * 1000.0))) {
   internal_check(khz_ > 0, "DramClock: clock must be positive");
 }
 

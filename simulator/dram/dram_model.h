@@ -54,8 +54,8 @@ struct DramStats {
   uint64_t row_misses = 0;     // bank was closed: ACT needed
   uint64_t row_conflicts = 0;  // another row was open: PRE + ACT needed
   uint64_t activates = 0;
-  uint64_t precharges = 0;  // including those that close banks for a refresh
-  uint64_t refreshes = 0;   // all-bank REF commands, summed over ranks and channels
+  uint64_t precharges = 0;           // including those that close banks for a refresh
+  uint64_t refreshes = 0;            // all-bank REF commands, summed over ranks and channels
   Picoseconds data_bus_busy_ps = 0;  // data beats on the bus, summed over channels
   Picoseconds last_done_ps = 0;      // latest completion of any group so far
 };

@@ -39,8 +39,8 @@ using Cycle = int64_t;
 
 // The timings of target::DramTiming as signed cycles, plus the burst's bus occupancy.
 struct JedecTimings {
-  Cycle RCD, CL, CWL, RP, RAS, RC, CCD_S, CCD_L, RRD_S, RRD_L, FAW, WR, WTR_S, WTR_L, RTP,
-      REFI, RFC;
+  Cycle RCD, CL, CWL, RP, RAS, RC, CCD_S, CCD_L, RRD_S, RRD_L, FAW, WR, WTR_S, WTR_L, RTP, REFI,
+      RFC;
   Cycle burst;  // burst_length / data_rate
 
   static JedecTimings from(const target::DramDesc& desc);
@@ -78,6 +78,9 @@ class JedecChannel {
 
   RowOutcome outcome(const BurstRequest& request) const;
   CommandPlan plan(const BurstRequest& request) const;
+  // No request's column command can issue before this (tCCD_S after the last one): a plan that
+  // reaches it cannot be beaten on time.
+  Cycle column_floor() const { return last_column_ + t_.CCD_S; }
   // Takes any refresh due before the request's first command, then commits its commands and
   // counts them in `stats`. Returns what was issued.
   CommandPlan issue(const BurstRequest& request, DramStats& stats);
@@ -88,17 +91,17 @@ class JedecChannel {
   struct Bank {
     bool open = false;
     uint32_t row = 0;
-    Cycle act = kNever;       // last ACT
-    Cycle pre = kNever;       // last PRE
-    Cycle read = kNever;      // last RD command
-    Cycle write_end = kNever; // end of the last write's data
+    Cycle act = kNever;        // last ACT
+    Cycle pre = kNever;        // last PRE
+    Cycle read = kNever;       // last RD command
+    Cycle write_end = kNever;  // end of the last write's data
   };
   struct Rank {
-    std::vector<Bank> banks;  // bank_group * banks_per_group + bank
-    std::vector<Cycle> act_in_group;     // last ACT per bank group (tRRD_L)
-    std::vector<Cycle> column_in_group;  // last RD/WR per bank group (tCCD_L)
+    std::vector<Bank> banks;                // bank_group * banks_per_group + bank
+    std::vector<Cycle> act_in_group;        // last ACT per bank group (tRRD_L)
+    std::vector<Cycle> column_in_group;     // last RD/WR per bank group (tCCD_L)
     std::vector<Cycle> write_end_in_group;  // tWTR_L
-    Cycle act = kNever;                  // last ACT of the rank (tRRD_S)
+    Cycle act = kNever;                     // last ACT of the rank (tRRD_S)
     std::array<Cycle, 4> faw{kNever, kNever, kNever, kNever};  // last four ACTs, ring
     uint32_t faw_next = 0;
     Cycle write_end = kNever;  // tWTR_S

@@ -66,7 +66,8 @@ JedecModel::JedecModel(const target::DramDesc& desc, std::string backend)
       peak_(desc.peak_bandwidth_bytes_per_s()),
       capacity_(desc.capacity_bytes) {
   channels_.reserve(desc.channels);
-  for (uint32_t c = 0; c < desc.channels; ++c) channels_.emplace_back(desc, timings_);
+  for (uint32_t c = 0; c < desc.channels; ++c)
+    channels_.emplace_back(desc, timings_);
   queue_.reserve(kQueueDepth);
 }
 
@@ -85,16 +86,21 @@ void JedecModel::check_range(const std::vector<Access>& group) const {
 
 std::size_t JedecModel::pick(const JedecChannel& channel) const {
   if (queue_.front().bypassed >= kMaxBypass) return 0;
-  for (std::size_t i = 0; i < queue_.size(); ++i) {
-    if (channel.outcome(queue_[i].request) == RowOutcome::Hit) return i;
-  }
   std::size_t best = 0;
-  Cycle best_start = std::numeric_limits<Cycle>::max();
+  Cycle best_column = std::numeric_limits<Cycle>::max();
+  bool best_hit = false;
   for (std::size_t i = 0; i < queue_.size(); ++i) {
-    const Cycle start = channel.plan(queue_[i].request).first();
-    if (start < best_start) {
-      best_start = start;
+    const CommandPlan p = channel.plan(queue_[i].request);
+    const bool hit = p.outcome == RowOutcome::Hit;
+    // The oldest hit at the earliest possible slot wins outright (the common case of a
+    // stream); stop scanning.
+    if (hit && p.column <= channel.column_floor()) return i;
+    // Strictly earlier column slot wins; on a tie a row hit beats a miss or conflict, and
+    // otherwise the older request (lower index) keeps its place.
+    if (p.column < best_column || (p.column == best_column && hit && !best_hit)) {
       best = i;
+      best_column = p.column;
+      best_hit = hit;
     }
   }
   return best;
@@ -105,14 +111,16 @@ void JedecModel::serve_channel(uint32_t channel_index, const std::vector<Access>
   JedecChannel& channel = channels_[channel_index];
   BurstCursor cursor(mapping_, group, channel_index);
   queue_.clear();
-  while (queue_.size() < kQueueDepth && !cursor.done()) queue_.push_back(cursor.next(arrival));
+  while (queue_.size() < kQueueDepth && !cursor.done())
+    queue_.push_back(cursor.next(arrival));
 
   while (!queue_.empty()) {
     const std::size_t chosen = pick(channel);
     const Queued q = queue_[chosen];
     const CommandPlan p = channel.issue(q.request, stats_);
     access_done[q.access] = std::max(access_done[q.access], p.data_end);
-    for (std::size_t i = 0; i < chosen; ++i) ++queue_[i].bypassed;
+    for (std::size_t i = 0; i < chosen; ++i)
+      ++queue_[i].bypassed;
     queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(chosen));
     if (!cursor.done()) queue_.push_back(cursor.next(std::max(arrival, p.column)));
   }
@@ -123,7 +131,8 @@ GroupResult JedecModel::serve(const std::vector<Access>& group, Picoseconds arri
   const Cycle arrival = clock_.to_cycle(arrival_ps);
   std::vector<Cycle> done(group.size(), arrival);
   const uint64_t bursts_before = stats_.read_bursts + stats_.write_bursts;
-  for (uint32_t c = 0; c < channels_.size(); ++c) serve_channel(c, group, arrival, done);
+  for (uint32_t c = 0; c < channels_.size(); ++c)
+    serve_channel(c, group, arrival, done);
 
   GroupResult result;
   result.done_ps = arrival_ps;

@@ -6,14 +6,17 @@
 // Scheduling. Channels are independent, so a group is split by channel and each channel runs
 // its own controller. Its queue holds up to kQueueDepth bursts of the group in arrival order
 // (age); a burst enters when the group arrives or, once the queue is full, when an earlier
-// burst's column command frees its slot. Each step picks, FR-FCFS:
-//   1. the oldest burst that hits an open row (ready for its column command now);
-//   2. otherwise the burst whose first command (PRE or ACT) can issue earliest, the oldest on a
-//      tie: the "first ready" among row misses and conflicts;
+// burst's column command frees its slot. Each step picks, FR-FCFS in event time:
+//   1. the burst whose column command (RD/WR) can issue first: "first ready". A row hit is
+//      ready for it now; a miss or conflict first needs its PRE/ACT, which issue as early as
+//      their own windows allow, typically while other banks' bursts still use the bus;
+//   2. on a tie, a row hit before a miss or conflict, then the oldest;
 //   3. except that the oldest burst is taken as soon as kMaxBypass younger ones have been
 //      served before it, so a stream of row hits cannot starve a conflict forever.
+// Ranking by the column slot rather than "any hit first" matters: with bank groups, the next
+// burst to the same group must wait tCCD_L, and a ready miss to another group fills that gap.
 // The picked burst's commands are committed to the channel (refreshes included), and its data
-// end is its completion. Cost: O(kQueueDepth) per burst; no per-cycle work.
+// end is its completion. Cost: kQueueDepth command plans per burst; no per-cycle work.
 
 #include <cstddef>
 #include <string>

@@ -61,12 +61,16 @@ void clip(int64_t lo, int64_t hi, uint64_t extent, uint64_t& out_lo, uint64_t& o
   out_hi = static_cast<uint64_t>(std::max(lo, hi));
 }
 
-// Input rows read by output rows [o0, o1) through taps [t0, t1): o*stride + t*dil - pad.
+// Input rows read by output rows [o0, o1) through taps [t0, t1): o*stride + t*dil - pad,
+// widened so that each output row reads at least its whole stride period (the rows up to the
+// next window's start). A strided sweep thus moves whole row ranges rather than every other
+// row: DRAM bursts run along rows, and a 1x1 stride-2 window would otherwise leave holes
+// whose saving the row-granular DMA could not realise anyway.
 void input_span(uint64_t o0, uint64_t o1, uint64_t t0, uint64_t t1, int64_t stride,
                 int64_t dil, int64_t pad, uint64_t extent, uint64_t& lo, uint64_t& hi) {
   const auto s = [](uint64_t v) { return static_cast<int64_t>(v); };
-  clip(s(o0) * stride + s(t0) * dil - pad, (s(o1) - 1) * stride + (s(t1) - 1) * dil - pad + 1,
-       extent, lo, hi);
+  const int64_t reach = std::max((s(t1) - 1) * dil + 1, s(t0) * dil + stride);
+  clip(s(o0) * stride + s(t0) * dil - pad, (s(o1) - 1) * stride + reach - pad, extent, lo, hi);
 }
 
 // Forward output rows that any tap of a kernel of `kernel` taps maps onto input rows [i0, i1).

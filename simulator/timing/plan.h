@@ -1,0 +1,43 @@
+#pragma once
+// The timing plan of a program: for every instruction, the unit that runs it, its tiles
+// (DRAM loads and stores, PE and PPU cycles each; tiling.h), and its roofline (roofline.h).
+// The SystemC top replays it: per tile it issues the loads to the DRAM model, advances the
+// PE array and the PPU by the tile's cycles, and issues the stores.
+//
+// Control instructions (end, barrier) have no tiles. Errors: a tile that cannot fit is a
+// UserError; plan_program prefixes it with the instruction index ("instruction 12: ...").
+
+#include <cstdint>
+#include <vector>
+
+#include "isa/container/executable.h"
+#include "isa/encoding/instruction.h"
+#include "isa/target/target_desc.h"
+#include "simulator/timing/roofline.h"
+#include "simulator/timing/tiling.h"
+
+namespace s2::sim::timing {
+
+struct InstructionPlan {
+  isa::Unit unit = isa::Unit::Control;
+  std::vector<Tile> tiles;
+  uint64_t macs = 0;
+  uint64_t bytes = 0;             // roofline bytes: operand spans read plus written
+  uint64_t roofline_cycles = 0;
+
+  uint64_t pe_cycles() const;     // sums over the tiles
+  uint64_t ppu_cycles() const;
+  uint64_t load_bytes() const;
+  uint64_t store_bytes() const;
+};
+
+// Plans one instruction, building the PE array model of the target's dataflow.
+InstructionPlan plan_instruction(const isa::Instruction& inst, const target::TargetDesc& target);
+// The same with a model already built (plan_program builds it once).
+InstructionPlan plan_instruction(const isa::Instruction& inst, const target::TargetDesc& target,
+                                 const PeArrayModel& model);
+
+std::vector<InstructionPlan> plan_program(const isa::Executable& exe,
+                                          const target::TargetDesc& target);
+
+}  // namespace s2::sim::timing

@@ -1,0 +1,32 @@
+#pragma once
+// The roofline bound of an instruction: no schedule can beat
+//     max(MACs / (rows * cols), DRAM bytes / peak DRAM bytes per accelerator cycle)
+// accelerator cycles. MACs are the instruction's true multiply-accumulates (gemm_view.h; 0
+// for PPU, DMA and control instructions). DRAM bytes are the sum of the spans
+// (TensorDesc::span_bytes) of the operands read plus those written; an in-place operand
+// counts twice. Peak DRAM bytes per cycle: all channels transferring every beat
+// (DramDesc::peak_bandwidth_bytes_per_s) divided by the accelerator clock.
+
+#include <cstdint>
+
+#include "isa/encoding/instruction.h"
+#include "isa/target/target_desc.h"
+
+namespace s2::sim::timing {
+
+struct Roofline {
+  uint64_t macs = 0;
+  uint64_t bytes_read = 0;
+  uint64_t bytes_written = 0;
+  uint64_t compute_cycles = 0;  // ceil(macs / (rows * cols))
+  uint64_t memory_cycles = 0;   // ceil(bytes / peak bytes per cycle)
+  uint64_t cycles = 0;          // the bound, max of the two
+
+  uint64_t bytes() const { return bytes_read + bytes_written; }
+};
+
+double dram_bytes_per_cycle(const target::TargetDesc& target);
+
+Roofline roofline(const isa::Instruction& inst, const target::TargetDesc& target);
+
+}  // namespace s2::sim::timing

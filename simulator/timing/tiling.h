@@ -1,0 +1,69 @@
+#pragma once
+// The sequencer's tiling plan: how one instruction is cut into tiles that fit the on-chip
+// buffers, and the DRAM traffic and unit cycles of each tile.
+//
+// Double buffering: while one tile computes, the next one loads, so every tile's operands
+// must fit in HALF of each buffer it uses. A tile that does not fit is split further (never
+// truncated); when even the smallest tile does not fit, tiling throws a UserError naming the
+// instruction and the buffer.
+//
+// PE instructions (gemm_view.h gives the implicit GEMM M x N x K per group). A tile is an
+// M_b x N_b x K_b block whose extents are boxes on each GEMM axis. Half-buffer footprints
+// (f32, E = 4 bytes):
+//   input        M_b * K_b * E   the streamed operand as the array consumes it (the
+//                                sequencer expands convolution windows while filling it)
+//   weight       K_b * N_b * E
+//   accumulator  M_b * N_b * E   partial sums across K blocks
+//   output       M_b * N_b * E * (1 + residual + gate) + N_b * E * (bias + 2 * stats)
+// Loop order: group, N block, M block, K block (innermost), so a tile's partial sums stay in
+// the accumulator across its K blocks. Loads per tile: the streamed block always; the
+// stationary block unless it is still resident (a single K block, so the N block's weights
+// stay in their half of the weight buffer across M blocks); bias, residual and gate with the
+// last K block. Stores: the output block with the last K block; statistics when the last M
+// block of an N block finishes. Among power-of-two block sizes (multiples of the array edge,
+// and the full extents) the sequencer picks the one with the least estimated time
+// max(PE cycles, DRAM bytes / peak DRAM bytes per cycle), then the fewest bytes.
+// A tile's pe_cycles is PeArrayModel::tile_cycles of its shape; its ppu_cycles is the
+// epilogue (pe_array_model.h) on its last K block.
+//
+// PPU and DMA instructions (ppu_model.h gives their passes): each pass is split into T tiles,
+// T the smallest count whose share of every streamed operand (equal flat parts, rounded
+// down at the boundaries) plus the pass's small per-channel operands fits half of the output
+// buffer (the PPU staging buffer).
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "isa/encoding/instruction.h"
+#include "isa/target/target_desc.h"
+#include "simulator/timing/dram_access.h"
+#include "simulator/timing/pe_array_model.h"
+
+namespace s2::sim::timing {
+
+enum class Buffer : uint8_t { Input, Weight, Accumulator, Output };
+inline constexpr std::array<const char*, 4> kBufferNames{"input", "weight", "accumulator",
+                                                         "output"};
+const target::SramBufferDesc& buffer_desc(const target::TargetDesc& target, Buffer buffer);
+
+struct Tile {
+  std::vector<DramAccess> loads;
+  std::vector<DramAccess> stores;
+  uint64_t pe_cycles = 0;
+  uint64_t ppu_cycles = 0;
+  PassShape shape;                        // M_b x N_b x K_b of a PE tile; zero otherwise
+  uint64_t elements = 0;                  // PPU/DMA tile: work elements (E of its pass part)
+  std::array<uint64_t, 4> footprint{};    // bytes used in each Buffer
+};
+
+// Tiles of a PE instruction (conv2d, conv2d_bwd_data, conv2d_bwd_weight, gemm).
+std::vector<Tile> tile_pe_instruction(const isa::Instruction& inst,
+                                      const target::TargetDesc& target,
+                                      const PeArrayModel& model);
+
+// Tiles of a PPU or DMA instruction.
+std::vector<Tile> tile_stream_instruction(const isa::Instruction& inst,
+                                          const target::TargetDesc& target);
+
+}  // namespace s2::sim::timing

@@ -1,0 +1,120 @@
+// DRAM model benchmark: for each shipped preset, the bandwidth the JEDEC model achieves on a
+// sequential stream (64 KiB tiles, reads then writes), on random 64-byte reads, and on a tile
+// copy (read a tile, write it elsewhere), with the model's own speed in bursts per wall second.
+// Not a test: it asserts nothing, and the wall-clock numbers depend on the machine.
+//
+//   dram_bench [MiB]      (stream length per pattern, default 64)
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "isa/target/target_loader.h"
+#include "simulator/dram/dram_model.h"
+
+namespace {
+
+using s2::sim::dram::Access;
+using s2::sim::dram::AccessKind;
+using s2::sim::dram::DramModel;
+using s2::sim::dram::Picoseconds;
+
+s2::target::DramDesc load_preset(const std::string& preset) {
+  const std::string text =
+      "name: bench\nclock_mhz: 1000\npe_array: {rows: 4, cols: 4}\n"
+      "sram:\n"
+      "  input: {size: 1KiB, banks: 1, bank_width: 16}\n"
+      "  weight: {size: 1KiB, banks: 1, bank_width: 16}\n"
+      "  accumulator: {size: 1KiB, banks: 1, bank_width: 16}\n"
+      "  output: {size: 1KiB, banks: 1, bank_width: 16}\n"
+      "ppu: {lanes: 4, ops: {default: {throughput: 1, latency: 1}}}\n"
+      "dma: {engines: 1, width: 64, max_outstanding: 8}\n"
+      "dram: {preset: " +
+      preset + "}\n";
+  return s2::target::parse_target(text, "bench.yaml", S2_SOURCE_DIR "/configs/dram").dram;
+}
+
+struct Run {
+  uint64_t bytes = 0;
+  Picoseconds simulated_ps = 0;
+  double wall_s = 0;
+  uint64_t bursts = 0;
+  double hit_rate = 0;
+};
+
+// Serves `groups`, each arriving when the previous one was handed over (all at time 0: the
+// DMA keeps the controller's queue full), and measures simulated and wall time.
+Run run(const s2::target::DramDesc& desc, const std::vector<std::vector<Access>>& groups) {
+  const std::unique_ptr<DramModel> model = s2::sim::dram::make_dram_model(desc);
+  Run r;
+  const auto start = std::chrono::steady_clock::now();
+  for (const auto& group : groups) {
+    r.simulated_ps = std::max(r.simulated_ps, model->serve(group, 0).done_ps);
+  }
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto& s = model->stats();
+  r.bytes = s.bytes_read + s.bytes_written;
+  r.bursts = s.read_bursts + s.write_bursts;
+  r.hit_rate = static_cast<double>(s.row_hits) / static_cast<double>(r.bursts);
+  return r;
+}
+
+void report(const char* pattern, const s2::target::DramDesc& desc, const Run& r) {
+  const double rate = static_cast<double>(r.bytes) / (static_cast<double>(r.simulated_ps) * 1e-12);
+  std::printf("  %-22s %8.2f GB/s  %5.1f%% of peak  row hits %5.1f%%  %9.0f bursts/s wall\n",
+              pattern, rate / 1e9, 100.0 * rate / desc.peak_bandwidth_bytes_per_s(),
+              100.0 * r.hit_rate, static_cast<double>(r.bursts) / r.wall_s);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const uint64_t mib = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 64;
+  const uint64_t total = mib << 20;
+  const uint64_t tile = 64 * 1024;
+  double all_bursts = 0;
+  double all_wall = 0;
+  for (const char* preset : {"DDR4-3200", "LPDDR4-4266", "HBM2"}) {
+    const s2::target::DramDesc desc = load_preset(preset);
+    std::printf("%s: %u channel(s), peak %.2f GB/s\n", preset, desc.channels,
+                desc.peak_bandwidth_bytes_per_s() / 1e9);
+    std::vector<Run> runs;
+
+    for (AccessKind kind : {AccessKind::Read, AccessKind::Write}) {
+      std::vector<std::vector<Access>> groups;
+      for (uint64_t a = 0; a < total; a += tile)
+        groups.push_back({{a, tile, kind}});
+      runs.push_back(run(desc, groups));
+      report(kind == AccessKind::Read ? "sequential read" : "sequential write", desc, runs.back());
+    }
+
+    std::mt19937_64 rng(1);
+    std::vector<std::vector<Access>> random(1);
+    const uint64_t slots = desc.capacity_bytes / 64;
+    for (uint64_t i = 0; i < total / 64 / 8; ++i) {
+      random[0].push_back({(rng() % slots) * 64, 64, AccessKind::Read});
+    }
+    runs.push_back(run(desc, random));
+    report("random 64 B read", desc, runs.back());
+
+    std::vector<std::vector<Access>> copy;
+    for (uint64_t a = 0; a < total / 2; a += tile) {
+      copy.push_back({{a, tile, AccessKind::Read}});
+      copy.push_back({{a + desc.capacity_bytes / 2, tile, AccessKind::Write}});
+    }
+    runs.push_back(run(desc, copy));
+    report("tile copy (rd+wr)", desc, runs.back());
+
+    for (const Run& r : runs) {
+      all_bursts += static_cast<double>(r.bursts);
+      all_wall += r.wall_s;
+    }
+  }
+  std::printf("model speed over all runs: %.2f M bursts per wall second\n",
+              all_bursts / all_wall / 1e6);
+  return 0;
+}

@@ -1,0 +1,181 @@
+// The DRAM model's plumbing: the registry (backend names from presets, unknown names), the
+// address mapping (documented field order, round trip), the ps <-> DRAM-cycle clock, and the
+// serve() contract (per-access completion, statistics, capacity errors, persistence).
+
+#include "simulator/dram/dram_model.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "isa/common/errors.h"
+#include "isa/target/target_loader.h"
+#include "simulator/dram/address_mapping.h"
+#include "simulator/dram/dram_clock.h"
+#include "simulator/dram/dram_registry.h"
+
+namespace s2::sim::dram {
+namespace {
+
+target::DramDesc load_preset(const std::string& preset) {
+  const std::string text =
+      "name: probe\nclock_mhz: 1000\npe_array: {rows: 4, cols: 4}\n"
+      "sram:\n"
+      "  input: {size: 1KiB, banks: 1, bank_width: 16}\n"
+      "  weight: {size: 1KiB, banks: 1, bank_width: 16}\n"
+      "  accumulator: {size: 1KiB, banks: 1, bank_width: 16}\n"
+      "  output: {size: 1KiB, banks: 1, bank_width: 16}\n"
+      "ppu: {lanes: 4, ops: {default: {throughput: 1, latency: 1}}}\n"
+      "dma: {engines: 1, width: 64, max_outstanding: 8}\n"
+      "dram: {preset: " +
+      preset + "}\n";
+  return target::parse_target(text, "probe.yaml", S2_SOURCE_DIR "/configs/dram").dram;
+}
+
+TEST(DramRegistry, PresetFamilyNamesTheBackend) {
+  EXPECT_EQ(dram_backend_name(load_preset("DDR4-3200")), "ddr4");
+  EXPECT_EQ(dram_backend_name(load_preset("LPDDR4-4266")), "lpddr4");
+  EXPECT_EQ(dram_backend_name(load_preset("HBM2")), "hbm2");
+  target::DramDesc explicit_desc = load_preset("DDR4-3200");
+  explicit_desc.preset.clear();
+  EXPECT_EQ(dram_backend_name(explicit_desc), "jedec");
+  EXPECT_EQ(make_dram_model(explicit_desc)->backend(), "jedec");
+  EXPECT_EQ(make_dram_model(load_preset("HBM2"))->backend(), "hbm2");
+}
+
+TEST(DramRegistry, UnknownBackendListsTheKnownOnes) {
+  target::DramDesc desc = load_preset("DDR4-3200");
+  desc.preset = "DDR5-4800";
+  try {
+    make_dram_model(desc);
+    FAIL() << "expected a UserError";
+  } catch (const UserError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "unknown DRAM backend \"ddr5\" (from dram.preset \"DDR5-4800\"); known backends: "
+              "ddr4, hbm2, jedec, lpddr4 (a preset selects the backend named by its family, the "
+              "part before '-')");
+  }
+}
+
+TEST(DramRegistry, BackendsAreSortedAndUnique) {
+  const auto& backends = dram_backends();
+  for (std::size_t i = 1; i < backends.size(); ++i) {
+    EXPECT_LT(backends[i - 1].name, backends[i].name);
+  }
+}
+
+TEST(AddressMapping, ConsecutiveBurstsGoChannelThenBankGroupThenColumn) {
+  const target::DramDesc hbm = load_preset("HBM2");  // 8 channels, 4 groups, 32 bursts per row
+  const AddressMapping m(hbm);
+  const uint64_t b = hbm.burst_bytes();
+  EXPECT_EQ(m.decode(0 * b).channel, 0u);
+  EXPECT_EQ(m.decode(7 * b).channel, 7u);
+  EXPECT_EQ(m.decode(8 * b).channel, 0u);
+  EXPECT_EQ(m.decode(8 * b).bank_group, 1u);
+  EXPECT_EQ(m.decode(8 * 4 * b).column, 1u);
+  EXPECT_EQ(m.decode(8 * 4 * b).bank_group, 0u);
+  const uint64_t row_span = 8ull * 4 * 32 * b;  // every channel and group through one row
+  EXPECT_EQ(m.decode(row_span).bank, 1u);
+  EXPECT_EQ(m.decode(row_span).column, 0u);
+  EXPECT_EQ(m.decode(row_span * 4).row, 1u);  // after the 4 banks of each group
+  EXPECT_EQ(m.decode(63).channel, 0u);        // within the first burst
+}
+
+TEST(AddressMapping, EncodeIsTheInverseOfDecode) {
+  for (const char* preset : {"DDR4-3200", "LPDDR4-4266", "HBM2"}) {
+    const target::DramDesc desc = load_preset(preset);
+    const AddressMapping m(desc);
+    for (uint64_t burst :
+         std::vector<uint64_t>{0, 1, 12345, 987654321 % m.bursts(), m.bursts() - 1}) {
+      const DramAddress a = m.decode_burst(burst);
+      EXPECT_EQ(m.encode(a), burst * desc.burst_bytes()) << preset << " burst " << burst;
+    }
+    EXPECT_EQ(m.decode_burst(m.bursts() - 1).row, desc.rows_per_bank - 1) << preset;
+  }
+}
+
+TEST(DramClock, EdgesRoundTripAtNonIntegerPeriods) {
+  const DramClock lpddr4(2133);  // tCK = 468.82... ps
+  for (int64_t c : std::vector<int64_t>{0, 1, 2, 3, 7, 1000, 2133000, 123456789, 40000000000}) {
+    EXPECT_EQ(lpddr4.to_cycle(lpddr4.to_ps(c)), c) << c;
+  }
+  EXPECT_EQ(lpddr4.to_ps(1), 469u);
+  EXPECT_EQ(lpddr4.to_cycle(1), 1);    // between edges 0 and 1: the next edge
+  EXPECT_EQ(lpddr4.to_cycle(470), 2);  // just after edge 1
+  const DramClock ddr4(1600);
+  EXPECT_EQ(ddr4.to_ps(16), 10000u);
+  EXPECT_DOUBLE_EQ(ddr4.period_ps(), 625.0);
+}
+
+TEST(DramModel, ReportsPerAccessCompletionAndCountsBytes) {
+  const target::DramDesc desc = load_preset("DDR4-3200");
+  const std::unique_ptr<DramModel> model = make_dram_model(desc);
+  const Picoseconds arrival = 1'000'000;
+  const GroupResult r = model->serve(
+      {{0, 4096, AccessKind::Read}, {1 << 20, 100, AccessKind::Write}, {4096, 0, AccessKind::Read}},
+      arrival);
+  ASSERT_EQ(r.access_done_ps.size(), 3u);
+  EXPECT_GT(r.access_done_ps[0], arrival);
+  EXPECT_GT(r.access_done_ps[1], arrival);
+  EXPECT_EQ(r.access_done_ps[2], arrival);  // zero bytes: done on arrival
+  EXPECT_EQ(r.done_ps, std::max(r.access_done_ps[0], r.access_done_ps[1]));
+  const DramStats& s = model->stats();
+  EXPECT_EQ(s.bytes_read, 4096u);
+  EXPECT_EQ(s.bytes_written, 100u);
+  EXPECT_EQ(s.read_bursts, 64u);
+  EXPECT_EQ(s.write_bursts, 2u);  // 100 bytes round out to two 64-byte bursts
+  EXPECT_EQ(s.row_hits + s.row_misses + s.row_conflicts, 66u);
+  EXPECT_EQ(s.last_done_ps, r.done_ps);
+  // 66 bursts of 4 cycles at 625 ps.
+  EXPECT_EQ(s.data_bus_busy_ps, 66u * 4 * 625);
+  EXPECT_DOUBLE_EQ(model->peak_bandwidth_bytes_per_s(), 25.6e9);
+  EXPECT_EQ(model->burst_bytes(), 64u);
+}
+
+TEST(DramModel, BankStatePersistsAcrossGroups) {
+  const std::unique_ptr<DramModel> model = make_dram_model(load_preset("DDR4-3200"));
+  model->serve({{0, 64, AccessKind::Read}}, 0);
+  model->serve({{256, 64, AccessKind::Read}}, 1'000'000);  // same bank group, row and bank
+  EXPECT_EQ(model->stats().row_misses, 1u);
+  EXPECT_EQ(model->stats().row_hits, 1u);
+}
+
+TEST(DramModel, AGroupArrivingWhileAnotherIsInFlightWaitsBehindIt) {
+  const std::unique_ptr<DramModel> model = make_dram_model(load_preset("DDR4-3200"));
+  const GroupResult first = model->serve({{0, 1 << 20, AccessKind::Read}}, 0);
+  const GroupResult second = model->serve({{2 << 20, 64, AccessKind::Read}}, 1000);
+  EXPECT_GT(second.done_ps, first.done_ps);
+}
+
+TEST(DramModel, IsDeterministic) {
+  const target::DramDesc desc = load_preset("HBM2");
+  std::vector<Access> group;
+  for (uint64_t i = 0; i < 2000; ++i) {
+    group.push_back({(i * 2654435761u) % (desc.capacity_bytes / 64) * 64, 64,
+                     i % 3 == 0 ? AccessKind::Write : AccessKind::Read});
+  }
+  const auto a = make_dram_model(desc);
+  const auto b = make_dram_model(desc);
+  EXPECT_EQ(a->serve(group, 5000).access_done_ps, b->serve(group, 5000).access_done_ps);
+  EXPECT_EQ(a->stats().row_conflicts, b->stats().row_conflicts);
+}
+
+TEST(DramModel, AccessPastCapacityIsAUserError) {
+  const target::DramDesc desc = load_preset("LPDDR4-4266");
+  const std::unique_ptr<DramModel> model = make_dram_model(desc);
+  try {
+    model->serve({{desc.capacity_bytes - 32, 64, AccessKind::Read}}, 0);
+    FAIL() << "expected a UserError";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("reach past the DRAM capacity of 536870912 bytes"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(model->stats().read_bursts, 0u);  // nothing of the bad group was served
+}
+
+}  // namespace
+}  // namespace s2::sim::dram

@@ -1,0 +1,226 @@
+// Timing probes of the JEDEC DRAM model (simulator/dram/), in the style of Ramulator 2.0's
+// tests/device_timings: each test sets up one situation and expects the latency that the
+// datasheet numbers of the preset give, computed here from the preset's values (DDR4-3200 is
+// 22-22-22 with tRAS 52, tFAW 34, ...; see configs/dram/*.yaml). Latencies are measured in DRAM
+// clock cycles from a request's arrival (on a clock edge) to its last data beat.
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "isa/target/target_loader.h"
+#include "simulator/dram/address_mapping.h"
+#include "simulator/dram/dram_clock.h"
+#include "simulator/dram/dram_model.h"
+#include "simulator/dram/dram_registry.h"
+
+namespace s2::sim::dram {
+namespace {
+
+// A DramDesc as the target loader builds it from `dram: {preset: NAME}`.
+target::DramDesc load_preset(const std::string& preset) {
+  const std::string text =
+      "name: probe\nclock_mhz: 1000\npe_array: {rows: 4, cols: 4}\n"
+      "sram:\n"
+      "  input: {size: 1KiB, banks: 1, bank_width: 16}\n"
+      "  weight: {size: 1KiB, banks: 1, bank_width: 16}\n"
+      "  accumulator: {size: 1KiB, banks: 1, bank_width: 16}\n"
+      "  output: {size: 1KiB, banks: 1, bank_width: 16}\n"
+      "ppu: {lanes: 4, ops: {default: {throughput: 1, latency: 1}}}\n"
+      "dma: {engines: 1, width: 64, max_outstanding: 8}\n"
+      "dram: {preset: " +
+      preset + "}\n";
+  return target::parse_target(text, "probe.yaml", S2_SOURCE_DIR "/configs/dram").dram;
+}
+
+// One model of one preset, driven by arrival cycles and addresses given as DRAM coordinates.
+class Probe {
+ public:
+  explicit Probe(const std::string& preset)
+      : desc(load_preset(preset)),
+        t(desc.timing),
+        burst(static_cast<int64_t>(desc.burst_length / desc.data_rate)),
+        model(make_dram_model(desc)),
+        mapping_(desc),
+        clock_(desc.clock_mhz) {}
+
+  Access at(uint32_t bank_group, uint32_t bank, uint32_t row, uint32_t column,
+            AccessKind kind = AccessKind::Read) const {
+    DramAddress a;
+    a.bank_group = bank_group;
+    a.bank = bank;
+    a.row = row;
+    a.column = column;
+    return Access{mapping_.encode(a), desc.burst_bytes(), kind};
+  }
+
+  // Latency in cycles of each access of `group` arriving at `cycle`.
+  std::vector<int64_t> serve(const std::vector<Access>& group, int64_t cycle) {
+    const GroupResult r = model->serve(group, clock_.to_ps(cycle));
+    std::vector<int64_t> latency;
+    for (Picoseconds done : r.access_done_ps)
+      latency.push_back(clock_.to_cycle(done) - cycle);
+    return latency;
+  }
+  int64_t serve_one(const Access& access, int64_t cycle) { return serve({access}, cycle)[0]; }
+
+  target::DramDesc desc;
+  target::DramTiming t;
+  int64_t burst;  // data-bus cycles of one burst: BL / data rate
+  std::unique_ptr<DramModel> model;
+
+ private:
+  AddressMapping mapping_;
+  DramClock clock_;
+};
+
+int64_t n(uint32_t cycles) {
+  return static_cast<int64_t>(cycles);
+}
+
+class DramTimingProbe : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(DramTimingProbe, ReadToClosedBankTakesRcdPlusClPlusBurst) {
+  Probe p(GetParam());
+  EXPECT_EQ(p.serve_one(p.at(0, 0, 5, 0), 100), n(p.t.tRCD) + n(p.t.tCL) + p.burst);
+  EXPECT_EQ(p.model->stats().row_misses, 1u);
+  EXPECT_EQ(p.model->stats().activates, 1u);
+}
+
+TEST_P(DramTimingProbe, ReadToOpenRowTakesClPlusBurst) {
+  Probe p(GetParam());
+  p.serve_one(p.at(0, 0, 5, 0), 100);
+  EXPECT_EQ(p.serve_one(p.at(0, 0, 5, 3), 1000), n(p.t.tCL) + p.burst);
+  EXPECT_EQ(p.model->stats().row_hits, 1u);
+  EXPECT_EQ(p.model->stats().activates, 1u);
+}
+
+TEST_P(DramTimingProbe, WriteToOpenRowTakesCwlPlusBurst) {
+  Probe p(GetParam());
+  p.serve_one(p.at(0, 0, 5, 0), 100);
+  EXPECT_EQ(p.serve_one(p.at(0, 0, 5, 1, AccessKind::Write), 1000), n(p.t.tCWL) + p.burst);
+}
+
+TEST_P(DramTimingProbe, RowConflictTakesRpPlusRcdPlusClPlusBurst) {
+  Probe p(GetParam());
+  p.serve_one(p.at(1, 1, 5, 0), 100);
+  EXPECT_EQ(p.serve_one(p.at(1, 1, 6, 0), 1000), n(p.t.tRP) + n(p.t.tRCD) + n(p.t.tCL) + p.burst);
+  EXPECT_EQ(p.model->stats().row_conflicts, 1u);
+  EXPECT_EQ(p.model->stats().precharges, 1u);
+}
+
+TEST_P(DramTimingProbe, RowConflictRightAfterActivateWaitsForTrasAndTrc) {
+  Probe p(GetParam());
+  // Both arrive together: ACT row 5 at 0, PRE no earlier than tRAS after it, ACT row 6 no
+  // earlier than tRP after the PRE and tRC after the first ACT.
+  const std::vector<int64_t> latency = p.serve({p.at(0, 2, 5, 0), p.at(0, 2, 6, 0)}, 200);
+  const int64_t second_act = std::max(n(p.t.tRAS) + n(p.t.tRP), n(p.t.tRC));
+  EXPECT_EQ(latency[0], n(p.t.tRCD) + n(p.t.tCL) + p.burst);
+  EXPECT_EQ(latency[1], second_act + n(p.t.tRCD) + n(p.t.tCL) + p.burst);
+}
+
+TEST_P(DramTimingProbe, ColumnCommandsAreSpacedByCcdShortAndLong) {
+  Probe p(GetParam());
+  // Open a row in bank groups 0 and (if any) 1, then read twice from the same group and twice
+  // from different groups (all before the first refresh: HBM2's tREFI is 3900).
+  const uint32_t other_group = p.desc.bank_groups > 1 ? 1 : 0;
+  p.serve({p.at(0, 0, 5, 0), p.at(other_group, 1, 5, 0)}, 100);
+  const auto same = p.serve({p.at(0, 0, 5, 1), p.at(0, 0, 5, 2)}, 1000);
+  EXPECT_EQ(same[1], n(p.t.tCCD_L) + n(p.t.tCL) + p.burst);
+  const auto different = p.serve({p.at(0, 0, 5, 3), p.at(other_group, 1, 5, 3)}, 2000);
+  EXPECT_EQ(different[1], n(other_group == 0 ? p.t.tCCD_L : p.t.tCCD_S) + n(p.t.tCL) + p.burst);
+}
+
+TEST_P(DramTimingProbe, ReadAfterWriteWaitsForWtrLongInSameBankGroup) {
+  Probe p(GetParam());
+  p.serve_one(p.at(0, 0, 5, 0), 100);
+  const auto latency = p.serve({p.at(0, 0, 5, 1, AccessKind::Write), p.at(0, 0, 5, 2)}, 2000);
+  EXPECT_EQ(latency[0], n(p.t.tCWL) + p.burst);
+  EXPECT_EQ(latency[1], n(p.t.tCWL) + p.burst + n(p.t.tWTR_L) + n(p.t.tCL) + p.burst);
+}
+
+TEST_P(DramTimingProbe, ReadAfterWriteWaitsForWtrShortAcrossBankGroups) {
+  Probe p(GetParam());
+  if (p.desc.bank_groups < 2) GTEST_SKIP() << GetParam() << " has no bank groups";
+  p.serve({p.at(0, 0, 5, 0), p.at(1, 0, 5, 0)}, 100);
+  const auto latency = p.serve({p.at(0, 0, 5, 1, AccessKind::Write), p.at(1, 0, 5, 1)}, 2000);
+  EXPECT_EQ(latency[1], n(p.t.tCWL) + p.burst + n(p.t.tWTR_S) + n(p.t.tCL) + p.burst);
+}
+
+TEST_P(DramTimingProbe, WriteAfterReadLeavesTheBusTurnaround) {
+  Probe p(GetParam());
+  p.serve_one(p.at(0, 0, 5, 0), 100);
+  const auto latency = p.serve({p.at(0, 0, 5, 1), p.at(0, 0, 5, 2, AccessKind::Write)}, 2000);
+  // JEDEC RD->WR: the write's data starts 2 cycles after the read's data ends (RL + BL/2 - WL
+  // + 2 between the commands), and never before tCCD_L after the read.
+  const int64_t write_command = std::max(n(p.t.tCCD_L), n(p.t.tCL) + p.burst + 2 - n(p.t.tCWL));
+  EXPECT_EQ(latency[1], write_command + n(p.t.tCWL) + p.burst);
+}
+
+TEST_P(DramTimingProbe, FifthActivateInsideTfawWaits) {
+  Probe p(GetParam());
+  if (n(p.t.tFAW) <= 4 * n(p.t.tRRD_S)) {
+    GTEST_SKIP() << GetParam() << ": tFAW <= 4 tRRD_S, the window never throttles";
+  }
+  // Five row misses in five banks, bank groups taken in turn so consecutive ACTs need only
+  // tRRD_S: ACTs at 0, tRRD_S, 2 tRRD_S, 3 tRRD_S, then the fifth waits for the first + tFAW.
+  const uint32_t groups = p.desc.bank_groups;
+  std::vector<Access> group;
+  for (uint32_t i = 0; i < 5; ++i)
+    group.push_back(p.at(i % groups, i / groups, 9, 0));
+  const auto latency = p.serve(group, 300);
+  const int64_t access = n(p.t.tRCD) + n(p.t.tCL) + p.burst;
+  for (int64_t i = 0; i < 4; ++i)
+    EXPECT_EQ(latency[static_cast<size_t>(i)], i * n(p.t.tRRD_S) + access);
+  const int64_t fifth_act =
+      std::max({4 * n(p.t.tRRD_S), n(p.t.tFAW), groups == 4 ? n(p.t.tRRD_L) : int64_t{0}});
+  EXPECT_EQ(fifth_act, n(p.t.tFAW));  // the window, not tRRD, sets it
+  EXPECT_EQ(latency[4], fifth_act + access);
+}
+
+TEST_P(DramTimingProbe, RefreshBlocksTheRankForTrfcEveryTrefi) {
+  Probe p(GetParam());
+  const int64_t refi = n(p.t.tREFI);
+  // Arriving when the first refresh falls due: the REF goes first (banks are closed, so it
+  // starts on time) and the read's ACT waits tRFC.
+  EXPECT_EQ(p.serve_one(p.at(0, 0, 1, 0), refi), n(p.t.tRFC) + n(p.t.tRCD) + n(p.t.tCL) + p.burst);
+  EXPECT_EQ(p.model->stats().refreshes, 1u);
+  // Just before the next one falls due: served at once.
+  EXPECT_EQ(p.serve_one(p.at(1 % p.desc.bank_groups, 1, 1, 0), 2 * refi - 200),
+            n(p.t.tRCD) + n(p.t.tCL) + p.burst);
+  EXPECT_EQ(p.model->stats().refreshes, 1u);
+  // Half an interval after the tenth: ten refreshes in all, the last long over.
+  EXPECT_EQ(p.serve_one(p.at(0, 0, 1, 1), 10 * refi + refi / 2),
+            n(p.t.tRCD) + n(p.t.tCL) + p.burst);
+  EXPECT_EQ(p.model->stats().refreshes, 10u);
+  // ... and refresh closed the row the first read had opened: that was a miss, not a hit.
+  EXPECT_EQ(p.model->stats().row_hits, 0u);
+  EXPECT_EQ(p.model->stats().row_misses, 3u);
+}
+
+TEST_P(DramTimingProbe, RefreshOfAnOpenBankWaitsForItsPrecharge) {
+  Probe p(GetParam());
+  const int64_t refi = n(p.t.tREFI);
+  // ACT at tREFI - 10: the precharge-all cannot close the bank before tRAS after it.
+  const int64_t act = refi - 10;
+  p.serve_one(p.at(0, 0, 3, 0), act);
+  const int64_t refresh_start = act + std::max(n(p.t.tRAS), n(p.t.tRCD) + n(p.t.tRTP)) + n(p.t.tRP);
+  EXPECT_EQ(p.serve_one(p.at(0, 0, 3, 1), refi),
+            refresh_start + n(p.t.tRFC) + n(p.t.tRCD) + n(p.t.tCL) + p.burst - refi);
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, DramTimingProbe,
+                         ::testing::Values("DDR4-3200", "LPDDR4-4266", "HBM2"),
+                         [](const ::testing::TestParamInfo<std::string>& preset) {
+                           std::string name;
+                           for (char c : preset.param) {
+                             if (c != '-') name += c;
+                           }
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace s2::sim::dram

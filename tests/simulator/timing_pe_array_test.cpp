@@ -1,0 +1,95 @@
+// PE array cycle probes: every expected number is written from the formula in
+// simulator/timing/pe_array_model.h, for the base config (32 x 32, 128-byte SRAM ports, so
+// one beat per array edge of f32).
+#include <gtest/gtest.h>
+
+#include "isa/common/errors.h"
+#include "simulator/timing/pe_array_model.h"
+#include "simulator/timing/plan.h"
+#include "timing_test_util.h"
+
+namespace s2::sim::timing {
+namespace {
+
+using test::config;
+using test::gemm;
+
+TEST(TimingPeArray, WeightStationaryFullArrayPass) {
+  const auto t = config("base");
+  const auto model = make_pe_array_model(t);
+  // load K=32 + fill 31+31 + stream M=64 + accumulate 2
+  EXPECT_EQ(model->pass_cycles({64, 32, 32}), 32u + 62u + 64u + 2u);
+  // A single instruction tile exactly rows x cols: one tile, one pass, the same count.
+  const InstructionPlan plan = plan_instruction(gemm(64, 32, 32), t);
+  ASSERT_EQ(plan.tiles.size(), 1u);
+  EXPECT_EQ(plan.tiles[0].pe_cycles, 160u);
+  EXPECT_EQ(model->passes(plan.tiles[0].shape), 1u);
+  // Epilogue: default latency 4 + 64*32 elements / 32 lanes at throughput 1.
+  EXPECT_EQ(plan.tiles[0].ppu_cycles, 4u + 64u);
+}
+
+TEST(TimingPeArray, OneRowTile) {
+  const auto t = config("base");
+  const InstructionPlan plan = plan_instruction(gemm(1, 32, 32), t);
+  ASSERT_EQ(plan.tiles.size(), 1u);
+  EXPECT_EQ(plan.tiles[0].pe_cycles, 32u + 62u + 1u + 2u);
+}
+
+TEST(TimingPeArray, PartialArrayStillFillsTheWholeArray) {
+  const auto model = make_pe_array_model(config("base"));
+  // K=5 weight rows, N=3 columns, 7 input rows: the skew crosses all 32 x 32 PEs.
+  EXPECT_EQ(model->pass_cycles({7, 3, 5}), 5u + 62u + 7u + 2u);
+}
+
+TEST(TimingPeArray, KLargerThanRowsSplitsIntoKPasses) {
+  const auto t = config("base");
+  const auto model = make_pe_array_model(t);
+  EXPECT_EQ(model->passes({64, 32, 64}), 2u);
+  EXPECT_EQ(model->tile_cycles({64, 32, 64}), 2u * 160u);
+  // K = 70 = 2 full passes of 32 and one of 6; N = 40 = one of 32 and one of 8.
+  const uint64_t expected = 2 * (32 + 62 + 10 + 2) + 2 * (32 + 62 + 10 + 2) +
+                            (6 + 62 + 10 + 2) + (6 + 62 + 10 + 2);
+  EXPECT_EQ(model->tile_cycles({10, 40, 70}), expected);
+  EXPECT_EQ(model->passes({10, 40, 70}), 6u);
+  const InstructionPlan plan = plan_instruction(gemm(64, 32, 64), t);
+  EXPECT_EQ(plan.pe_cycles(), 320u);
+}
+
+TEST(TimingPeArray, NarrowSramPortThrottlesStreaming) {
+  auto t = config("base");
+  t.sram.input.banks = 4;  // 64 B/cycle: a 32-wide input row takes two beats
+  t.sram.weight.bank_width_bytes = 8;  // 64 B/cycle: a weight row of 32 takes two beats
+  const auto model = make_pe_array_model(t);
+  EXPECT_EQ(model->pass_cycles({64, 32, 32}), 32u * 2u + 62u + 64u * 2u + 2u);
+}
+
+TEST(TimingPeArray, OutputStationary) {
+  auto t = config("base");
+  t.pe_array.dataflow = target::Dataflow::OutputStationary;
+  const auto model = make_pe_array_model(t);
+  // fill 62 + stream K=64 + drain M=32 rows + accumulate 2
+  EXPECT_EQ(model->pass_cycles({32, 32, 64}), 62u + 64u + 32u + 2u);
+  // M = 64 > rows: two passes, each streaming all of K.
+  EXPECT_EQ(model->passes({64, 32, 64}), 2u);
+  EXPECT_EQ(model->tile_cycles({64, 32, 64}), 2u * 160u);
+}
+
+TEST(TimingPeArray, PassLargerThanTheArrayIsAnInternalError) {
+  const auto model = make_pe_array_model(config("base"));
+  EXPECT_THROW(model->pass_cycles({1, 33, 1}), InternalError);
+  EXPECT_THROW(model->pass_cycles({1, 1, 0}), InternalError);
+}
+
+TEST(TimingPeArray, UnknownDataflowListsTheKnownOnes) {
+  try {
+    make_pe_array_model("row_stationary", config("base"));
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("row_stationary"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("output_stationary, weight_stationary"), std::string::npos) << msg;
+  }
+}
+
+}  // namespace
+}  // namespace s2::sim::timing

@@ -1,0 +1,168 @@
+// The sequencer's tiling: box decomposition, half-buffer fits, coverage, and the error when
+// not even the smallest tile fits.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "isa/common/errors.h"
+#include "isa/container/executable.h"
+#include "simulator/timing/dram_access.h"
+#include "simulator/timing/plan.h"
+#include "timing_test_util.h"
+
+namespace s2::sim::timing {
+namespace {
+
+using isa::Opcode;
+using isa::Slot;
+using test::config;
+using test::f32;
+
+// Flat indices a list of boxes covers, in order.
+std::vector<uint64_t> flat_indices(const isa::TensorDesc& d, const std::vector<Box>& boxes) {
+  std::vector<uint64_t> out;
+  for (const Box& b : boxes)
+    for (uint64_t i = b.lo[0]; i < b.hi[0]; ++i)
+      for (uint64_t j = b.lo[1]; j < b.hi[1]; ++j)
+        for (uint64_t k = b.lo[2]; k < b.hi[2]; ++k)
+          for (uint64_t l = b.lo[3]; l < b.hi[3]; ++l)
+            out.push_back(((i * d.shape[1] + j) * d.shape[2] + k) * d.shape[3] + l);
+  return out;
+}
+
+TEST(TimingTiling, FlatRangeBoxesCoverExactlyTheRange) {
+  const auto d = f32(0, {2, 3, 4, 5});
+  for (uint64_t a = 0; a < 120; ++a)
+    for (uint64_t b = a + 1; b <= 120; ++b) {
+      const auto boxes = flat_range_boxes(d, a, b);
+      EXPECT_LE(boxes.size(), 7u);
+      const auto idx = flat_indices(d, boxes);
+      ASSERT_EQ(idx.size(), b - a) << a << ".." << b;
+      for (uint64_t i = 0; i < idx.size(); ++i) ASSERT_EQ(idx[i], a + i) << a << ".." << b;
+    }
+}
+
+TEST(TimingTiling, BoxAccessesMergeDenseRowsAndSplitTheRest) {
+  const auto d = f32(0x1000, {2, 3, 4, 5});
+  std::vector<DramAccess> out;
+  box_accesses(d, Box::whole(d), false, out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0], (DramAccess{0x1000, 480, false}));
+  // Rows 1..2 of every (n, c) plane: 6 ranges of 2 rows x 5 elements.
+  out.clear();
+  Box b = Box::whole(d);
+  b.lo[2] = 1;
+  b.hi[2] = 3;
+  box_accesses(d, b, true, out);
+  ASSERT_EQ(out.size(), 6u);
+  EXPECT_EQ(out[0], (DramAccess{0x1000 + 5 * 4, 40, true}));
+  EXPECT_EQ(out[1], (DramAccess{0x1000 + 25 * 4, 40, true}));
+  // A transposed view (strides not dense): the innermost dimension spans its stride.
+  isa::TensorDesc t = f32(0x2000, {4, 3});
+  t.strides = {1, 4, 0, 0};
+  out.clear();
+  box_accesses(t, Box::whole(t), false, out);
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(out[1], (DramAccess{0x2000 + 4, 9 * 4, false}));
+}
+
+TEST(TimingTiling, BigConvOnTheSmallConfigFitsHalfBuffersAndCoversItsOperands) {
+  const auto t = config("small");
+  isa::Instruction conv(Opcode::Conv2d);
+  conv.set_raw(isa::Field::PadTop, 1);
+  conv.set_raw(isa::Field::PadLeft, 1);
+  conv.set_raw(isa::Field::PadBottom, 1);
+  conv.set_raw(isa::Field::PadRight, 1);
+  conv.set_operand(Slot::X, f32(0, {4, 64, 16, 16}));
+  conv.set_operand(Slot::W, f32(0x1000000, {128, 64, 3, 3}));
+  conv.set_operand(Slot::Bias, f32(0x2000000, {128}));
+  conv.set_operand(Slot::Residual, f32(0x3000000, {4, 128, 16, 16}));
+  conv.set_operand(Slot::Y, f32(0x4000000, {4, 128, 16, 16}));
+  conv.set_operand(Slot::Stats, f32(0x5000000, {2, 128}));
+  const InstructionPlan plan = plan_instruction(conv, t);
+  ASSERT_GT(plan.tiles.size(), 1u);
+  uint64_t y_bytes = 0, stats_bytes = 0;
+  std::set<uint64_t> y_addresses;
+  for (const Tile& tile : plan.tiles) {
+    for (unsigned b = 0; b < 4; ++b)
+      EXPECT_LE(tile.footprint[b], buffer_desc(t, static_cast<Buffer>(b)).size_bytes / 2);
+    for (const DramAccess& a : tile.stores) {
+      if (a.address >= 0x5000000) {
+        stats_bytes += a.bytes;
+      } else {
+        y_bytes += a.bytes;
+        EXPECT_TRUE(y_addresses.insert(a.address).second) << "y range stored twice";
+      }
+    }
+  }
+  EXPECT_EQ(y_bytes, 4u * 128 * 16 * 16 * 4);  // every output byte exactly once
+  EXPECT_EQ(stats_bytes, 2u * 128 * 4);
+  EXPECT_GE(plan.pe_cycles() * t.pe_array.macs(), plan.macs);
+  EXPECT_EQ(plan.macs, 4u * 16 * 16 * 128 * 64 * 9);
+}
+
+TEST(TimingTiling, SmallestPeTileThatCannotFitNamesInstructionAndBuffer) {
+  auto t = config("base");
+  t.sram.output.size_bytes = 16;  // half: 8 bytes; one y + residual + gate element is 12
+  isa::Instruction g = test::gemm(8, 8, 8);
+  g.set_operand(Slot::Residual, f32(0x9000000, {8, 8}));
+  g.set_operand(Slot::Gate, f32(0xa000000, {8, 8}));
+  try {
+    plan_instruction(g, t);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("gemm"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("output buffer"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("12 bytes"), std::string::npos) << msg;
+  }
+  // Through plan_program the message also carries the instruction index.
+  isa::Executable exe;
+  exe.instructions.push_back(isa::Instruction(Opcode::Barrier));
+  exe.instructions.push_back(g);
+  try {
+    plan_program(exe, t);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("instruction 1: gemm:", 0), 0u) << e.what();
+  }
+}
+
+TEST(TimingTiling, SmallestPpuTileThatCannotFitNamesTheOutputBuffer) {
+  auto t = config("base");
+  t.sram.output.size_bytes = 16;
+  isa::Instruction sgd(Opcode::Sgd);
+  sgd.set_operand(Slot::Weight, f32(0, {100}));
+  sgd.set_operand(Slot::Grad, f32(0x1000, {100}));
+  sgd.set_operand(Slot::Velocity, f32(0x2000, {100}));
+  try {
+    plan_instruction(sgd, t);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.rfind("sgd:", 0), 0u) << msg;
+    EXPECT_NE(msg.find("output buffer"), std::string::npos) << msg;
+  }
+  // Two elements' worth (24 bytes) in half: tiles of 2 elements, every byte once.
+  t.sram.output.size_bytes = 48;
+  const InstructionPlan plan = plan_instruction(sgd, t);
+  EXPECT_EQ(plan.tiles.size(), 50u);
+  EXPECT_EQ(plan.load_bytes(), 1200u);
+  EXPECT_EQ(plan.store_bytes(), 800u);
+}
+
+TEST(TimingTiling, WeightsStayResidentWhenKIsOneBlock) {
+  const auto t = config("base");
+  // 4096 rows do not fit one tile; K = 32 does: weights load once.
+  const InstructionPlan plan = plan_instruction(test::gemm(4096, 32, 32), t);
+  ASSERT_GT(plan.tiles.size(), 1u);
+  uint64_t weight_loads = 0;
+  for (const Tile& tile : plan.tiles)
+    for (const DramAccess& a : tile.loads)
+      if (a.address >= 0x4000000 && a.address < 0x8000000) weight_loads += a.bytes;
+  EXPECT_EQ(weight_loads, 32u * 32 * 4);
+}
+
+}  // namespace
+}  // namespace s2::sim::timing

@@ -29,11 +29,11 @@ void box_accesses(const isa::TensorDesc& desc, const Box& box, bool write,
                   std::vector<DramAccess>& out) {
   const unsigned rank = desc.rank;
   if (rank == 0 || box.empty(rank)) return;
-  for (unsigned d = 0; d < rank; ++d)
-    internal_check(box.hi[d] <= desc.shape[d],
-                   "timing: box dimension " + std::to_string(d) + " ends at " +
-                       std::to_string(box.hi[d]) + " past the extent " +
-                       std::to_string(desc.shape[d]));
+  for (unsigned d = 0; d < rank; ++d)  // hot path: build the message only on failure
+    if (box.hi[d] > desc.shape[d])
+      throw InternalError("timing: box dimension " + std::to_string(d) + " ends at " +
+                          std::to_string(box.hi[d]) + " past the extent " +
+                          std::to_string(desc.shape[d]));
   const uint64_t elem = isa::dtype_bytes(desc.dtype);
   // Dimensions [split, rank) form one range: every dimension inside it but the outermost is
   // covered whole, and each is laid out right after the next inner one (dense).
@@ -50,11 +50,20 @@ void box_accesses(const isa::TensorDesc& desc, const Box& box, bool write,
     for (unsigned d = 0; d < s; ++d) n *= box.hi[d] - box.lo[d];
     return n;
   };
-  // Bound the list: merge outer dimensions as spans (over-fetch) until few enough ranges.
-  while (split > 0 && runs_above(split) > kMaxRunsPerBox) --split;
+  auto span_elems = [&](unsigned s) {  // span of the range over dimensions [s, rank)
+    uint64_t n = 1;
+    for (unsigned d = s; d < rank; ++d) n += (box.hi[d] - 1 - box.lo[d]) * desc.strides[d];
+    return n;
+  };
+  // Bound the list of a read: merge outer dimensions as spans while the ranges are many and
+  // the over-fetch stays within twice the exact bytes. Writes stay exact: a store must never
+  // touch bytes the tile does not own.
+  const uint64_t exact = runs_above(split) * span_elems(split);
+  while (!write && split > 0 && runs_above(split) > kMaxRunsPerBox &&
+         runs_above(split - 1) * span_elems(split - 1) <= 2 * exact)
+    --split;
 
-  uint64_t run_elems = 1;  // span, in elements, of the range over dimensions [split, rank)
-  for (unsigned d = split; d < rank; ++d) run_elems += (box.hi[d] - 1 - box.lo[d]) * desc.strides[d];
+  const uint64_t run_elems = span_elems(split);
   const uint64_t run_bytes = run_elems * elem;
 
   std::array<uint64_t, isa::kMaxRank> idx{};
@@ -81,7 +90,7 @@ std::vector<Box> flat_range_boxes(const isa::TensorDesc& desc, uint64_t first, u
   std::vector<Box> boxes;
   const unsigned rank = desc.rank;
   if (rank == 0 || first >= last) return boxes;
-  internal_check(last <= desc.elements(), "timing: flat range past the tensor's elements");
+  if (last > desc.elements()) throw InternalError("timing: flat range past the tensor's elements");
   // inner[d]: elements in one index step of dimension d.
   std::array<uint64_t, isa::kMaxRank> inner{};
   inner[rank - 1] = 1;
@@ -130,7 +139,7 @@ std::vector<Box> flat_range_boxes(const isa::TensorDesc& desc, uint64_t first, u
     }
     if (e + 1 == rank || pos == last) break;
   }
-  internal_check(pos == last, "timing: flat range decomposition did not reach its end");
+  if (pos != last) throw InternalError("timing: flat range decomposition did not reach its end");
   return boxes;
 }
 

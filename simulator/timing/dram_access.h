@@ -6,10 +6,11 @@
 // box covers densely merge into one range, and each combination of the outer indices gives one
 // range. A strided innermost dimension (stride > 1) is read as its span from the first to the
 // last element, gaps included: DRAM moves whole bursts anyway, so the gaps cost about what
-// they would cost if read. When a box would produce more than kMaxRunsPerBox ranges, the
-// outermost split dimension is merged into the range as its span (over-fetching the rows in
-// between) so that a tile never carries an unbounded list: the bytes then over-approximate,
-// never under-approximate, what the tile needs.
+// they would cost if read. A read box that would produce more than kMaxRunsPerBox ranges
+// merges its outermost split dimensions into spans while that at most doubles its bytes (a
+// bounded over-fetch); a write box is always exact, since a store must not touch bytes its
+// tile does not own. Read bytes thus over-approximate, never under-approximate, what the
+// tile needs.
 
 #include <array>
 #include <cstdint>

@@ -15,11 +15,12 @@ uint64_t bytes_per_cycle(const target::SramBufferDesc& b) {
 }
 
 void check_pass(const PassShape& p, const PassShape& limit) {
-  internal_check(p.m > 0 && p.n > 0 && p.k > 0, "timing: empty PE array pass");
-  internal_check((limit.m == 0 || p.m <= limit.m) && (limit.n == 0 || p.n <= limit.n) &&
-                     (limit.k == 0 || p.k <= limit.k),
-                 "timing: PE array pass " + std::to_string(p.m) + "x" + std::to_string(p.n) +
-                     "x" + std::to_string(p.k) + " exceeds the array");
+  // Hot path: build the message only on failure.
+  if (p.m == 0 || p.n == 0 || p.k == 0) throw InternalError("timing: empty PE array pass");
+  if ((limit.m != 0 && p.m > limit.m) || (limit.n != 0 && p.n > limit.n) ||
+      (limit.k != 0 && p.k > limit.k))
+    throw InternalError("timing: PE array pass " + std::to_string(p.m) + "x" +
+                        std::to_string(p.n) + "x" + std::to_string(p.k) + " exceeds the array");
 }
 
 class WeightStationary final : public PeArrayModel {

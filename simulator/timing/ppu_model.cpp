@@ -22,8 +22,9 @@ uint64_t ppu_stream_cycles(const target::TargetDesc& target, target::PpuOp op,
   if (elements == 0) return 0;
   const target::PpuOpCost& cost = target.ppu.cost(op);
   const double rate = static_cast<double>(target.ppu.lanes) * cost.throughput;
-  internal_check(rate > 0, "timing: PPU op '" + std::string(target::name(op)) +
-                               "' has no throughput in target '" + target.name + "'");
+  if (!(rate > 0))
+    throw InternalError("timing: PPU op '" + std::string(target::name(op)) +
+                        "' has no throughput in target '" + target.name + "'");
   return static_cast<uint64_t>(std::ceil(static_cast<double>(elements) / rate));
 }
 

@@ -1,5 +1,7 @@
 #include "compiler/passes/dce.h"
 
+#include "compiler/ir/subgraph.h"
+
 #include <string>
 #include <vector>
 
@@ -54,15 +56,6 @@ Liveness find_live(const Graph& g) {
   return live;
 }
 
-template <typename IdT>
-std::vector<IdT> renumber(const std::vector<bool>& keep) {
-  std::vector<IdT> map(keep.size());
-  uint32_t next = 0;
-  for (size_t i = 0; i < keep.size(); ++i)
-    if (keep[i]) map[i] = IdT(next++);
-  return map;
-}
-
 size_t count_dead(const std::vector<bool>& live) {
   size_t n = 0;
   for (bool b : live)
@@ -79,48 +72,10 @@ PassResult dead_code_elimination(const Graph& in) {
   const size_t dead_datas = count_dead(live.data);
   if (dead_ops + dead_tensors + dead_datas == 0) return PassResult{in, false, "nothing dead"};
 
-  // A rebuild that copies only live nodes: data nodes, then tensors (whose producers are
-  // renumbered ahead, since add_op_node needs its outputs to exist), then ops, each in the
-  // original order so the printed graph changes only where something was removed.
-  const std::vector<DataId> data_map = renumber<DataId>(live.data);
-  const std::vector<TensorId> tensor_map = renumber<TensorId>(live.tensor);
-  const std::vector<OpId> op_map = renumber<OpId>(live.op);
-  auto map_tensor = [&](TensorId t) {
-    if (!t.valid()) return TensorId();
-    internal_check(live.tensor[t.index()],
-                   "dce: live node refers to dead tensor '%" + in.tensor(t).name + "'");
-    return tensor_map[t.index()];
-  };
-
-  PassResult result{Graph(in.name()), true, ""};
-  Graph& out = result.graph;
-  for (size_t d = 0; d < in.num_datas(); ++d)
-    if (live.data[d]) out.add_data(in.data(DataId(d)));
-  for (size_t t = 0; t < in.num_tensors(); ++t) {
-    if (!live.tensor[t]) continue;
-    Tensor copy = in.tensor(TensorId(t));
-    copy.data = data_map[copy.data.index()];
-    if (copy.producer.valid()) {
-      internal_check(live.op[copy.producer.index()],
-                     "dce: live tensor '%" + copy.name + "' has a dead producer");
-      copy.producer = op_map[copy.producer.index()];
-    }
-    out.add_tensor(std::move(copy));
-  }
-  for (size_t i = 0; i < in.num_ops(); ++i) {
-    if (!live.op[i]) continue;
-    Op copy = in.op(OpId(i));
-    for (TensorId& t : copy.inputs)
-      t = map_tensor(t);
-    for (TensorId& t : copy.outputs)
-      t = map_tensor(t);
-    out.add_op_node(std::move(copy));
-  }
-  std::vector<TensorId> outputs;
-  for (TensorId t : in.outputs())
-    outputs.push_back(map_tensor(t));
-  out.set_outputs(std::move(outputs));
-  out.set_loss(map_tensor(in.loss()));
+  // A rebuild that copies only live nodes, each in the original order so the printed graph
+  // changes only where something was removed.
+  PassResult result{copy_selected(in, Selection{live.op, live.tensor, live.data, {}, {}}, "dce"),
+                    true, ""};
   result.summary = "removed " + std::to_string(dead_ops) + " ops, " + std::to_string(dead_tensors) +
                    " tensors, " + std::to_string(dead_datas) + " data nodes";
   return result;

@@ -1,5 +1,7 @@
 #include "compiler/passes/fusion.h"
 
+#include "compiler/ir/subgraph.h"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
@@ -251,17 +253,6 @@ void drop_joint_cycles(const std::vector<std::vector<OpId>>& preds,
   }
 }
 
-template <typename IdT>
-std::vector<IdT> renumber(const std::vector<bool>& keep) {
-  std::vector<IdT> map(keep.size());
-  uint32_t next = 0;
-  for (size_t i = 0; i < keep.size(); ++i)
-    if (keep[i]) map[i] = IdT(next++);
-  return map;
-}
-
-// The graph with each chosen group replaced by its fused op, which takes its main op's
-// place; absorbed ops and intermediates are gone, everything else keeps its relative order.
 Graph rebuild(const Graph& in, const std::vector<Candidate>& all,
               const std::vector<size_t>& chosen) {
   std::vector<bool> keep_op(in.num_ops(), true), keep_tensor(in.num_tensors(), true),
@@ -283,40 +274,8 @@ Graph rebuild(const Graph& in, const std::vector<Candidate>& all,
     }
     replacement[c.ops[c.main].index()] = fusion::fused_op(in, c);
   }
-  const std::vector<DataId> data_map = renumber<DataId>(keep_data);
-  const std::vector<TensorId> tensor_map = renumber<TensorId>(keep_tensor);
-  const std::vector<OpId> op_map = renumber<OpId>(keep_op);
-  auto map_tensor = [&](TensorId t) {
-    if (!t.valid()) return TensorId();
-    internal_check(keep_tensor[t.index()],
-                   "fusion: a surviving node reads the fused-away '%" + in.tensor(t).name + "'");
-    return tensor_map[t.index()];
-  };
-  Graph out(in.name());
-  for (size_t d = 0; d < in.num_datas(); ++d)
-    if (keep_data[d]) out.add_data(in.data(DataId(d)));
-  for (size_t t = 0; t < in.num_tensors(); ++t) {
-    if (!keep_tensor[t]) continue;
-    Tensor copy = in.tensor(TensorId(t));
-    copy.data = data_map[copy.data.index()];
-    if (copy.producer.valid()) copy.producer = op_map[producer[copy.producer.index()].index()];
-    out.add_tensor(std::move(copy));
-  }
-  for (size_t i = 0; i < in.num_ops(); ++i) {
-    if (!keep_op[i]) continue;
-    Op copy = replacement[i] ? *replacement[i] : in.op(OpId(i));
-    for (TensorId& t : copy.inputs)
-      t = map_tensor(t);
-    for (TensorId& t : copy.outputs)
-      t = map_tensor(t);
-    out.add_op_node(std::move(copy));
-  }
-  std::vector<TensorId> outputs;
-  for (TensorId t : in.outputs())
-    outputs.push_back(map_tensor(t));
-  out.set_outputs(std::move(outputs));
-  out.set_loss(map_tensor(in.loss()));
-  return out;
+  return copy_selected(in, Selection{keep_op, keep_tensor, keep_data, replacement, producer},
+                       "fusion");
 }
 
 }  // namespace

@@ -1,0 +1,81 @@
+#pragma once
+// What one simulated training step produced: the data every report (summary, JSON, trace,
+// memory CSV) is rendered from. Filled by the SystemC top (simulator/top/top.h); times are in
+// accelerator cycles from the start of the run.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "isa/encoding/isa_table.h"
+#include "simulator/dram/dram_model.h"
+#include "simulator/top/dependency_tracker.h"
+#include "simulator/top/memory_tracker.h"
+
+namespace s2::sim::report {
+
+struct InstructionRecord {
+  uint32_t index = 0;
+  std::string op;       // first source op name from the debug section, else the mnemonic
+  std::string mnemonic;
+  isa::Unit unit = isa::Unit::Control;
+  uint64_t start_cycle = 0;
+  uint64_t end_cycle = 0;
+  uint64_t compute_cycles = 0;  // PE plus PPU cycles of its tiles
+  uint64_t tiles = 0;
+  uint64_t macs = 0;
+  uint64_t bytes = 0;  // roofline bytes
+  uint64_t roofline_cycles = 0;
+
+  uint64_t cycles() const { return end_cycle - start_cycle; }
+};
+
+struct UnitSummary {
+  uint64_t busy_cycles = 0;     // cycles holding an instruction (one at a time per unit)
+  uint64_t compute_cycles = 0;  // cycles its datapath computed (PE or PPU cycles of tiles)
+  uint64_t instructions = 0;
+};
+
+// One DRAM group (a tile's loads or stores) as the DRAM model served it.
+struct DramEvent {
+  uint64_t start_cycle = 0;
+  uint64_t end_cycle = 0;
+  uint64_t bytes = 0;
+  bool write = false;
+};
+
+inline constexpr std::array<isa::Unit, 3> kTimedUnits{isa::Unit::Pe, isa::Unit::Ppu,
+                                                     isa::Unit::Dma};
+
+struct RunResult {
+  std::string program;  // executable path
+  std::string config;   // target name
+  double clock_mhz = 0;
+  uint32_t pe_count = 0;
+  uint32_t window = 0;
+  uint64_t total_cycles = 0;
+  std::vector<InstructionRecord> instructions;  // program order, completed ones only
+  std::array<UnitSummary, 4> units{};           // indexed by isa::Unit
+  dram::DramStats dram;
+  double dram_peak_bytes_per_s = 0;
+  std::vector<DramEvent> dram_events;
+  std::vector<top::MemorySample> memory;
+  uint64_t memory_peak = 0;     // simulated
+  uint64_t planned_peak = 0;    // from the tensor table's lifetimes (top::planned_peak)
+  uint64_t planned_arena = 0;   // the executable's memory plan: arena size
+  uint64_t planned_persistent = 0;  // bytes below the arena (arena_base)
+  uint64_t total_macs = 0;
+  uint64_t total_bytes = 0;
+  uint64_t roofline_cycles = 0;  // whole step: max(total MACs / PEs, total bytes / peak)
+  std::vector<top::StuckInstruction> deadlock;  // non-empty: the run stopped there
+  double wall_seconds = 0;
+
+  const UnitSummary& unit(isa::Unit u) const { return units[static_cast<size_t>(u)]; }
+  double milliseconds() const { return static_cast<double>(total_cycles) / (clock_mhz * 1e3); }
+  double seconds() const { return milliseconds() / 1e3; }
+  double dram_bandwidth_bytes_per_s() const;  // achieved: bytes moved / simulated time
+  double roofline_ratio() const;              // simulated / whole-step roofline
+};
+
+}  // namespace s2::sim::report

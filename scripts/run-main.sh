@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job on a fresh machine: install what is needed, build, compile resnet18's training
-# step into resnet18.bin and describe it; then assemble the hand-written training step of a
-# small MLP, describe and disassemble it. (`s2sim run resnet18.bin` joins as it lands.)
+# step into resnet18.bin, simulate it with `s2sim run` and print the report; then assemble
+# the hand-written training step of a small MLP, describe and disassemble it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${S2_BUILD_DIR:-$root/build}
@@ -11,8 +11,9 @@ echo
 echo "== s2c compile resnet18 -o $build/resnet18.bin --memory-report $build/resnet18.plan.json"
 "$build/compiler/s2c" compile resnet18 -o "$build/resnet18.bin" --memory-report "$build/resnet18.plan.json"
 echo
-echo "== s2sim info $build/resnet18.bin (s2sim run is not built yet)"
-"$build/simulator/s2sim" info "$build/resnet18.bin" | sed -n '1,20p'
+echo "== s2sim run $build/resnet18.bin --config configs/s2train_base.yaml --report $build/resnet18.report.json"
+"$build/simulator/s2sim" run "$build/resnet18.bin" --config "$root/configs/s2train_base.yaml" \
+  --report "$build/resnet18.report.json"
 out="$build/mlp_step.bin"
 echo
 echo "== s2c asm docs/examples/mlp_step.s2asm -o $out"

@@ -5,16 +5,18 @@
 #include "isa/common/tool_main.h"
 #include "s2/version.h"
 #include "simulator/cli/commands.h"
+#include "simulator/cli/run_command.h"
 
-int main(int argc, char** argv) {
+#include <cstdlib>
+#include <systemc>
+
+int sc_main(int argc, char** argv) {
   CLI::App app{"s2sim - the S2Train simulator: inspect and run S2Train executables (*.bin)"};
   app.set_version_flag("--version", std::string("s2sim ") + s2::kVersion);
   app.require_subcommand(1);
   app.footer(
       "Exit status: 0 success, 1 bad input (the message names the file and place), 2 internal "
-      "error.\n"
-      "Planned: `s2sim run PROG.bin --config CFG.yaml` simulates a training step; it is not part "
-      "of this build yet.");
+      "error.");
 
   std::string disasm_path;
   bool all_data = false;
@@ -43,6 +45,24 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::ExistingFile);
 
+  s2::sim::RunCommandOptions run_options;
+  CLI::App* run = app.add_subcommand("run", "Simulate one training step and report cycles, "
+                                            "utilization, DRAM traffic and memory");
+  run->add_option("executable", run_options.executable, "S2Train executable (.bin)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  run->add_option("--config", run_options.config,
+                  "target description (.yaml; default configs/s2train_base.yaml)")
+      ->check(CLI::ExistingFile);
+  run->add_option("--report", run_options.report, "write the JSON report here");
+  run->add_option("--trace", run_options.trace, "write a Chrome/Perfetto trace here");
+  run->add_option("--memory-trace", run_options.memory_trace,
+                  "write live DRAM bytes over time (CSV) here");
+  run->add_flag("--layers", run_options.layers, "print the per-layer table");
+  run->add_option("--window", run_options.window,
+                  "controller decode window in instructions; 1 runs sequentially (default 64)")
+      ->check(CLI::PositiveNumber);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -52,6 +72,13 @@ int main(int argc, char** argv) {
     if (*disasm) std::cout << s2::sim::run_disasm(disasm_path, all_data ? 0 : data_limit);
     if (*info) std::cout << s2::sim::run_info(info_path);
     if (*validate) std::cout << s2::sim::run_validate_config(config_path);
+    if (*run) return s2::sim::run_simulation(run_options, std::cout);
     return s2::kExitOk;
   });
+}
+
+// SystemC's entry point wraps sc_main; the banner must be off before SystemC starts.
+int main(int argc, char** argv) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+  return sc_core::sc_elab_and_sim(argc, argv);
 }

@@ -17,7 +17,7 @@ namespace s2::sim::report {
 
 struct InstructionRecord {
   uint32_t index = 0;
-  std::string op;       // first source op name from the debug section, else the mnemonic
+  std::string op;  // first source op name from the debug section, else the mnemonic
   std::string mnemonic;
   isa::Unit unit = isa::Unit::Control;
   uint64_t start_cycle = 0;
@@ -46,7 +46,7 @@ struct DramEvent {
 };
 
 inline constexpr std::array<isa::Unit, 3> kTimedUnits{isa::Unit::Pe, isa::Unit::Ppu,
-                                                     isa::Unit::Dma};
+                                                      isa::Unit::Dma};
 
 struct RunResult {
   std::string program;  // executable path
@@ -61,9 +61,9 @@ struct RunResult {
   double dram_peak_bytes_per_s = 0;
   std::vector<DramEvent> dram_events;
   std::vector<top::MemorySample> memory;
-  uint64_t memory_peak = 0;     // simulated
-  uint64_t planned_peak = 0;    // from the tensor table's lifetimes (top::planned_peak)
-  uint64_t planned_arena = 0;   // the executable's memory plan: arena size
+  uint64_t memory_peak = 0;         // simulated
+  uint64_t planned_peak = 0;        // from the tensor table's lifetimes (top::planned_peak)
+  uint64_t planned_arena = 0;       // the executable's memory plan: arena size
   uint64_t planned_persistent = 0;  // bytes below the arena (arena_base)
   uint64_t total_macs = 0;
   uint64_t total_bytes = 0;

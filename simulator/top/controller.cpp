@@ -11,11 +11,10 @@ Controller::Controller(sc_core::sc_module_name name) : sc_core::sc_module(name) 
 void Controller::begin(RunContext& ctx) {
   ctx_ = &ctx;
   pending_ = true;
-  for (auto& q : queues_) q.clear();
+  for (auto& q : queues_)
+    q.clear();
   // Before the first sc_start the thread has not run yet and finds pending_ set itself.
-  if (sc_core::sc_is_running() || sc_core::sc_time_stamp() > sc_core::SC_ZERO_TIME ||
-      sc_core::sc_delta_count() > 0)
-    start_.notify(sc_core::SC_ZERO_TIME);
+  if (sc_core::sc_start_of_simulation_invoked()) start_.notify(sc_core::SC_ZERO_TIME);
 }
 
 uint64_t Controller::now_cycle(const RunContext& ctx) const {
@@ -25,7 +24,8 @@ uint64_t Controller::now_cycle(const RunContext& ctx) const {
 
 void Controller::run() {
   for (;;) {
-    while (!pending_) sc_core::wait(start_);
+    while (!pending_)
+      sc_core::wait(start_);
     pending_ = false;
     run_program(*ctx_);
   }
@@ -70,7 +70,8 @@ void Controller::run_program(RunContext& ctx) {
 
 uint32_t Controller::next(isa::Unit unit) {
   auto& queue = queues_[static_cast<size_t>(unit)];
-  while (queue.empty()) sc_core::wait(queue_events_[static_cast<size_t>(unit)]);
+  while (queue.empty())
+    sc_core::wait(queue_events_[static_cast<size_t>(unit)]);
   const uint32_t index = queue.front();
   queue.pop_front();
   return index;
@@ -83,8 +84,8 @@ void Controller::complete(const report::InstructionRecord& record) {
 }
 
 void Controller::abort(uint32_t index) {
-  internal_check(ctx_->failed(), "controller: abort of instruction " + std::to_string(index) +
-                                     " without an error");
+  internal_check(ctx_->failed(),
+                 "controller: abort of instruction " + std::to_string(index) + " without an error");
   progress_.notify(sc_core::SC_ZERO_TIME);
 }
 

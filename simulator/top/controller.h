@@ -7,11 +7,10 @@
 // Deadlock: when nothing is in flight, nothing can issue and instructions remain, it stops
 // and leaves the stuck instructions in the run result (never a hang).
 
-#include <systemc>
-
 #include <array>
 #include <deque>
 #include <memory>
+#include <systemc>
 
 #include "simulator/top/dependency_tracker.h"
 #include "simulator/top/interfaces.h"

@@ -34,23 +34,28 @@ std::vector<uint32_t> DependencyTracker::take_ready() {
     }
     if (depends_done(static_cast<uint32_t>(i))) ready.push_back(static_cast<uint32_t>(i));
   }
-  for (uint32_t i : ready) state_[i] = State::Issued;
+  for (uint32_t i : ready)
+    state_[i] = State::Issued;
   in_flight_ += ready.size();
   return ready;
 }
 
 void DependencyTracker::complete(uint32_t index) {
-  internal_check(index < program_.size() && state_[index] == State::Issued,
-                 "controller: completion of instruction " + std::to_string(index) +
-                     " that is not in flight");
+  internal_check(
+      index < program_.size() && state_[index] == State::Issued,
+      "controller: completion of instruction " + std::to_string(index) + " that is not in flight");
   state_[index] = State::Done;
   --in_flight_;
   ++completed_;
-  for (uint32_t d : dependents_[index]) --unmet_[d];  // one entry per listed edge
-  while (head_ < program_.size() && state_[head_] == State::Done) ++head_;
+  for (uint32_t d : dependents_[index])
+    --unmet_[d];  // one entry per listed edge
+  while (head_ < program_.size() && state_[head_] == State::Done)
+    ++head_;
 }
 
-bool DependencyTracker::deadlocked() const { return !finished() && in_flight_ == 0; }
+bool DependencyTracker::deadlocked() const {
+  return !finished() && in_flight_ == 0;
+}
 
 std::vector<StuckInstruction> DependencyTracker::stuck() const {
   std::vector<StuckInstruction> out;

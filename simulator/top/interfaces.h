@@ -2,9 +2,8 @@
 // The SystemC interfaces the top's modules are bound through (ports in the units, channels in
 // the controller and the DRAM module). Both are called from the units' SC_THREADs.
 
-#include <systemc>
-
 #include <cstdint>
+#include <systemc>
 #include <vector>
 
 #include "isa/encoding/isa_table.h"

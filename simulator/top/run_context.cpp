@@ -12,8 +12,10 @@ uint64_t AcceleratorClock::cycle_at_or_after(uint64_t ps) const {
   const double estimate = std::ceil(static_cast<double>(ps) / period_ps_ - 1e-9);
   auto cycle = static_cast<uint64_t>(std::max(estimate, 0.0));
   // The rounding of edge_ps may put the estimated edge a picosecond early or late.
-  while (edge_ps(cycle) < ps) ++cycle;
-  while (cycle > 0 && edge_ps(cycle - 1) >= ps) --cycle;
+  while (edge_ps(cycle) < ps)
+    ++cycle;
+  while (cycle > 0 && edge_ps(cycle - 1) >= ps)
+    --cycle;
   return cycle;
 }
 

@@ -54,8 +54,8 @@ struct RunContext {
   report::RunResult result;
   std::vector<uint8_t> completed;  // per instruction: a record was filled
   size_t completed_count = 0;
-  uint64_t base_ps = 0;            // SystemC time at which the run started
-  std::exception_ptr error;        // first failure inside a process; the run stops issuing
+  uint64_t base_ps = 0;      // SystemC time at which the run started
+  std::exception_ptr error;  // first failure inside a process; the run stops issuing
 
   bool failed() const { return error != nullptr; }
   void fail(std::exception_ptr e) {

@@ -1,0 +1,33 @@
+#pragma once
+// `s2sim run PROG.bin --config CFG.yaml`: simulates one training step on the SystemC top
+// (simulator/top/top.h) and writes the reports (simulator/report/).
+//
+// Order of work: the config and the executable are loaded and validated first, so a malformed
+// one is rejected with the loader's UserError before any simulation. After the run: the
+// summary (and with `layers` the per-layer table) goes to `out`; the files asked for are
+// written; then a deadlock or a roofline violation (a model bug) is an InternalError, raised
+// after the reports so they can be inspected. The progress bar goes to stderr only when
+// stderr is a terminal.
+//
+// The caller must be running inside sc_main (SystemC's entry point).
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+namespace s2::sim {
+
+struct RunCommandOptions {
+  std::string executable;
+  std::string config = "configs/s2train_base.yaml";  // target description, as in s2c
+  std::string report;                                // --report: JSON report path, empty for none
+  std::string trace;                                 // --trace: Chrome/Perfetto trace path
+  std::string memory_trace;                          // --memory-trace: CSV path
+  bool layers = false;                               // --layers: per-layer table on stdout
+  uint32_t window = 64;  // --window: controller decode window (1: sequential)
+};
+
+// Returns the exit status (0); errors are exceptions (isa/common/tool_main.h maps them).
+int run_simulation(const RunCommandOptions& options, std::ostream& out);
+
+}  // namespace s2::sim

@@ -1,0 +1,19 @@
+#pragma once
+// `s2sim run --report out.json`: everything the summary says, plus one row per instruction.
+// Top-level keys: program, config, clock_mhz, total_cycles, milliseconds, units{pe,ppu,dma:
+// busy_cycles, compute_cycles, utilization, instructions}, dram{bytes_read, bytes_written,
+// bandwidth_bytes_per_s, peak_bytes_per_s, row_hits, row_misses, row_conflicts, refreshes},
+// memory{peak_bytes, planned_peak_bytes, planned_persistent_bytes, planned_arena_bytes},
+// roofline{cycles, ratio, total_macs, total_bytes}, deadlock[], instructions[{index, op,
+// mnemonic, unit, start_cycle, end_cycle, cycles, compute_cycles, tiles, macs, bytes,
+// roofline_cycles}].
+
+#include <ostream>
+
+#include "simulator/report/run_result.h"
+
+namespace s2::sim::report {
+
+void write_json_report(const RunResult& result, std::ostream& os);
+
+}  // namespace s2::sim::report

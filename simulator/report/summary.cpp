@@ -1,0 +1,135 @@
+#include "simulator/report/summary.h"
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+#include <vector>
+
+namespace s2::sim::report {
+namespace {
+
+// v with `decimals` digits after the point, then `suffix`.
+std::string fixed(double v, int decimals, const char* suffix = "") {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f%s", decimals, v, suffix);
+  return buffer;
+}
+
+std::string mib(uint64_t bytes) {
+  return fixed(static_cast<double>(bytes) / (1024.0 * 1024.0), 2, " MiB");
+}
+
+std::string pad(std::string s, size_t width) {
+  if (s.size() < width) s.insert(0, width - s.size(), ' ');
+  return s;
+}
+
+}  // namespace
+
+std::string summary_text(const RunResult& r) {
+  std::ostringstream os;
+  os << "Simulated " << r.program << " on " << r.config << " (" << fixed(r.clock_mhz, 0)
+     << " MHz, decode window " << r.window << ")\n";
+  os << "  total cycles       " << r.total_cycles << "\n";
+  os << "  time               " << fixed(r.milliseconds(), 4, " ms") << "\n";
+  os << "  instructions       " << r.instructions.size() << "\n";
+  uint64_t busy_sum = 0;
+  for (isa::Unit u : kTimedUnits) {
+    const UnitSummary& s = r.unit(u);
+    busy_sum += s.busy_cycles;
+    const double util = r.total_cycles == 0 ? 0
+                                            : 100.0 * static_cast<double>(s.busy_cycles) /
+                                                  static_cast<double>(r.total_cycles);
+    const double active = r.total_cycles == 0 ? 0
+                                              : 100.0 * static_cast<double>(s.compute_cycles) /
+                                                    static_cast<double>(r.total_cycles);
+    const char* name = u == isa::Unit::Pe ? "pe_array" : u == isa::Unit::Ppu ? "ppu" : "dma";
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "  %-9s busy %14llu cycles (%5.1f%%), computing %14llu (%5.1f%%), %llu "
+                  "instructions\n",
+                  name, static_cast<unsigned long long>(s.busy_cycles), util,
+                  static_cast<unsigned long long>(s.compute_cycles), active,
+                  static_cast<unsigned long long>(s.instructions));
+    os << line;
+  }
+  os << "  overlap            unit busy cycles sum to " << busy_sum << " ("
+     << fixed(r.total_cycles == 0
+                           ? 0
+                           : static_cast<double>(busy_sum) / static_cast<double>(r.total_cycles), 2)
+     << "x the total)\n";
+  const double pe_util =
+      r.total_cycles == 0 || r.pe_count == 0
+          ? 0
+          : 100.0 * static_cast<double>(r.total_macs) /
+                (static_cast<double>(r.pe_count) * static_cast<double>(r.total_cycles));
+  os << "  MACs               " << r.total_macs << " (PE array MAC utilization "
+     << fixed(pe_util, 1, "%") << ")\n";
+  os << "  DRAM               read " << mib(r.dram.bytes_read) << ", written "
+     << mib(r.dram.bytes_written) << ", achieved "
+     << fixed(r.dram_bandwidth_bytes_per_s() / 1e9, 2, " GB/s") << " of "
+     << fixed(r.dram_peak_bytes_per_s / 1e9, 2, " GB/s") << " peak ("
+     << fixed(r.dram_peak_bytes_per_s <= 0
+                             ? 0
+                             : 100.0 * r.dram_bandwidth_bytes_per_s() / r.dram_peak_bytes_per_s, 1, "%")
+     << "), row hits " << r.dram.row_hits << ", misses " << r.dram.row_misses << ", conflicts "
+     << r.dram.row_conflicts << "\n";
+  os << "  memory peak        " << mib(r.memory_peak) << " live (" << r.memory_peak
+     << " B); planned " << r.planned_peak << " B (persistent " << r.planned_persistent
+     << " B + arena " << r.planned_arena << " B)\n";
+  os << "  roofline           " << r.roofline_cycles << " cycles for the whole step; simulated / "
+     << "roofline = " << fixed(r.roofline_ratio(), 3) << "\n";
+  return os.str();
+}
+
+std::string layer_of(const std::string& op) {
+  const size_t cut = op.find_first_of("/.");
+  return cut == std::string::npos ? op : op.substr(0, cut);
+}
+
+std::string layer_table(const RunResult& r) {
+  struct Row {
+    uint64_t count = 0, macs = 0, bytes = 0, sum = 0;
+    std::array<uint64_t, 4> unit_cycles{};
+  };
+  std::vector<std::string> order;
+  std::map<std::string, Row> rows;
+  uint64_t total = 0;
+  for (const InstructionRecord& rec : r.instructions) {
+    if (rec.unit == isa::Unit::Control) continue;
+    const std::string key = layer_of(rec.op);
+    auto [it, fresh] = rows.try_emplace(key);
+    if (fresh) order.push_back(key);
+    Row& row = it->second;
+    ++row.count;
+    row.macs += rec.macs;
+    row.bytes += rec.bytes;
+    row.sum += rec.cycles();
+    row.unit_cycles[static_cast<size_t>(rec.unit)] += rec.cycles();
+    total += rec.cycles();
+  }
+  size_t width = 5;
+  for (const std::string& k : order)
+    width = std::max(width, k.size());
+  std::ostringstream os;
+  os << "Per layer (cycles are summed instruction durations; units overlap):\n";
+  os << "  " << std::string(width - 5, ' ') << "layer" << pad("instrs", 8) << pad("pe", 13)
+     << pad("ppu", 13) << pad("dma", 13) << pad("MACs", 16) << pad("bytes", 14) << pad("share", 8)
+     << "\n";
+  for (const std::string& k : order) {
+    const Row& row = rows[k];
+    os << "  " << pad(k, width) << pad(std::to_string(row.count), 8)
+       << pad(std::to_string(row.unit_cycles[static_cast<size_t>(isa::Unit::Pe)]), 13)
+       << pad(std::to_string(row.unit_cycles[static_cast<size_t>(isa::Unit::Ppu)]), 13)
+       << pad(std::to_string(row.unit_cycles[static_cast<size_t>(isa::Unit::Dma)]), 13)
+       << pad(std::to_string(row.macs), 16) << pad(std::to_string(row.bytes), 14)
+       << pad(fixed(total == 0 ? 0
+                                          : 100.0 * static_cast<double>(row.sum) /
+                                                static_cast<double>(total), 1, "%"),
+              8)
+       << "\n";
+  }
+  return os.str();
+}
+
+}  // namespace s2::sim::report

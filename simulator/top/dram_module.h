@@ -1,0 +1,27 @@
+#pragma once
+// The DRAM shared by the units: a channel that serves each group through the run's DramModel
+// (dram_model.h) at the caller's current simulated time, and records each group for the
+// bandwidth counters of the reports. The model itself keeps the device state between groups,
+// so the module has no process: serving costs no wait() and no context switch.
+
+#include <systemc>
+
+#include "simulator/top/interfaces.h"
+#include "simulator/top/run_context.h"
+
+namespace s2::sim::top {
+
+class DramModule : public sc_core::sc_module, public DramIf {
+ public:
+  explicit DramModule(sc_core::sc_module_name name) : sc_core::sc_module(name) {}
+
+  void begin(RunContext& ctx) { ctx_ = &ctx; }
+
+  uint64_t serve_now(const std::vector<timing::DramAccess>& group) override;
+
+ private:
+  RunContext* ctx_ = nullptr;
+  std::vector<dram::Access> scratch_;
+};
+
+}  // namespace s2::sim::top

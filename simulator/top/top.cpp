@@ -1,0 +1,96 @@
+#include "simulator/top/top.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "isa/common/errors.h"
+#include "simulator/timing/roofline.h"
+
+namespace s2::sim::top {
+namespace {
+
+std::string op_name(const isa::Executable& exe, uint32_t index) {
+  if (index < exe.debug.size() && !exe.debug[index].empty()) return exe.debug[index].front();
+  return std::string(exe.instructions[index].info().mnemonic);
+}
+
+uint64_t ceil_div(double a, double b) {
+  return b <= 0 ? 0 : static_cast<uint64_t>(std::ceil(a / b - 1e-9));
+}
+
+// Totals that need the whole program: names, the planned memory and the roofline of the step.
+void finish_result(const RunContext& ctx, report::RunResult& r) {
+  const isa::Executable& exe = ctx.exe;
+  const target::TargetDesc& target = ctx.target;
+  for (uint32_t i = 0; i < exe.instructions.size(); ++i) {
+    report::InstructionRecord& rec = r.instructions[i];
+    rec.index = i;
+    rec.op = op_name(exe, i);
+    rec.mnemonic = std::string(exe.instructions[i].info().mnemonic);
+    rec.unit = exe.instructions[i].info().unit;
+    r.total_macs += rec.macs;
+    r.total_bytes += rec.bytes;
+  }
+  r.config = target.name;
+  r.clock_mhz = target.clock_mhz;
+  r.pe_count = static_cast<uint32_t>(target.pe_array.macs());
+  r.window = ctx.options.window;
+  r.dram = ctx.dram->stats();
+  r.dram_peak_bytes_per_s = ctx.dram->peak_bandwidth_bytes_per_s();
+  r.memory = ctx.memory.samples();
+  r.memory_peak = ctx.memory.peak_bytes();
+  r.planned_peak = planned_peak(exe);
+  r.planned_arena = exe.plan.arena_size;
+  r.planned_persistent = exe.plan.arena_base;
+  r.roofline_cycles =
+      std::max(ceil_div(static_cast<double>(r.total_macs), static_cast<double>(r.pe_count)),
+               ceil_div(static_cast<double>(r.total_bytes), timing::dram_bytes_per_cycle(target)));
+}
+
+}  // namespace
+
+Top::Top(sc_core::sc_module_name name)
+    : sc_core::sc_module(name),
+      controller_("controller"),
+      pe_array_("pe_array", isa::Unit::Pe),
+      ppu_("ppu", isa::Unit::Ppu),
+      dma_("dma", isa::Unit::Dma),
+      dram_("dram") {
+  for (Unit* u : {&pe_array_, &ppu_, &dma_}) {
+    u->issue(controller_);
+    u->dram(dram_);
+  }
+}
+
+report::RunResult Top::run(const isa::Executable& exe, const target::TargetDesc& target,
+                           const SimOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  RunContext ctx(exe, target, options);
+  ctx.base_ps = static_cast<uint64_t>(sc_core::sc_time_stamp().value());
+  for (Unit* u : {&pe_array_, &ppu_, &dma_})
+    u->begin(ctx);
+  dram_.begin(ctx);
+  controller_.begin(ctx);
+  sc_core::sc_start();  // returns when every process waits on an event nobody will notify
+  if (ctx.error) std::rethrow_exception(ctx.error);
+  report::RunResult result = std::move(ctx.result);
+  if (result.deadlock.empty())
+    internal_check(ctx.completed_count == exe.instructions.size(),
+                   "simulation stopped with " +
+                       std::to_string(exe.instructions.size() - ctx.completed_count) +
+                       " instructions incomplete and no deadlock found");
+  finish_result(ctx, result);
+  result.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return result;
+}
+
+report::RunResult simulate(const isa::Executable& exe, const target::TargetDesc& target,
+                           const SimOptions& options) {
+  internal_check(sc_core::sc_get_time_resolution() == sc_core::sc_time(1, sc_core::SC_PS),
+                 "simulate: SystemC time resolution must be 1 ps");
+  static Top* top = new Top("s2train");  // elaborated once per process (SystemC owns it)
+  return top->run(exe, target, options);
+}
+
+}  // namespace s2::sim::top

@@ -1,0 +1,89 @@
+#include "simulator/top/unit.h"
+
+#include <algorithm>
+#include <string>
+
+#include "isa/common/errors.h"
+#include "simulator/timing/plan.h"
+
+namespace s2::sim::top {
+
+Unit::Unit(sc_core::sc_module_name name, isa::Unit unit)
+    : sc_core::sc_module(name), issue("issue"), dram("dram"), unit_(unit) {
+  SC_THREAD(run);
+}
+
+void Unit::run() {
+  for (;;) {
+    const uint32_t index = issue->next(unit_);
+    if (ctx_->failed()) continue;  // the run is stopping: drop what was still queued
+    try {
+      execute(index);
+    } catch (...) {
+      ctx_->fail(std::current_exception());
+      issue->abort(index);
+    }
+  }
+}
+
+uint64_t Unit::now_ps() const {
+  return static_cast<uint64_t>(sc_core::sc_time_stamp().value()) - ctx_->base_ps;
+}
+
+void Unit::wait_until(uint64_t cycle) {
+  const uint64_t target = ctx_->clock.edge_ps(cycle);
+  const uint64_t now = now_ps();
+  if (target > now)
+    sc_core::wait(sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(target - now)));
+}
+
+uint64_t Unit::serve(uint64_t cycle, const std::vector<timing::DramAccess>& group) {
+  if (group.empty()) return cycle;
+  return ctx_->clock.cycle_at_or_after(dram->serve_now(group));
+}
+
+void Unit::execute(uint32_t index) {
+  RunContext& ctx = *ctx_;
+  const isa::Instruction& inst = ctx.exe.instructions[index];
+  timing::InstructionPlan plan;
+  try {
+    plan = timing::plan_instruction(inst, ctx.target, *ctx.pe_model);
+  } catch (const UserError& e) {
+    throw UserError("instruction " + std::to_string(index) + " (" +
+                    std::string(inst.info().mnemonic) + "): " + e.what());
+  }
+  report::InstructionRecord r;
+  r.index = index;
+  r.unit = unit_;
+  r.macs = plan.macs;
+  r.bytes = plan.bytes;
+  r.roofline_cycles = plan.roofline_cycles;
+  r.tiles = plan.tiles.size();
+  r.start_cycle = ctx.clock.cycle_at_or_after(now_ps());
+  wait_until(r.start_cycle);
+  ctx.started(index, r.start_cycle);
+
+  const std::vector<timing::Tile>& tiles = plan.tiles;
+  uint64_t cycle = r.start_cycle;
+  uint64_t loads_done = tiles.empty() ? cycle : serve(cycle, tiles.front().loads);
+  uint64_t compute_end = cycle;
+  uint64_t stores_done = cycle;
+  for (size_t t = 0; t < tiles.size(); ++t) {
+    cycle = std::max(loads_done, compute_end);
+    wait_until(cycle);
+    if (t + 1 < tiles.size()) loads_done = serve(cycle, tiles[t + 1].loads);
+    const uint64_t compute = tiles[t].pe_cycles + tiles[t].ppu_cycles;
+    r.compute_cycles += compute;
+    cycle += compute;
+    compute_end = cycle;
+    if (!tiles[t].stores.empty()) {
+      wait_until(cycle);
+      stores_done = std::max(stores_done, serve(cycle, tiles[t].stores));
+    }
+  }
+  r.end_cycle = std::max(compute_end, stores_done);
+  wait_until(r.end_cycle);
+  issue->complete(r);
+}
+
+}  // namespace s2::sim::top

@@ -1,0 +1,43 @@
+#pragma once
+// A execution unit (PE array, PPU or DMA): one SC_THREAD that takes instructions from its
+// controller queue and replays their timing plan (simulator/timing/plan.h), planned as the
+// instruction issues. The whole PE array is this one process, never one per PE.
+//
+// Per tile t, with double buffering (a tile's operands fit half of each buffer, tiling.h):
+//   loads(t+1) issue to the DRAM when tile t starts computing (the half that tile t-1 used is
+//            free by then);
+//   compute(t) starts at max(loads(t) done, compute(t-1) end), on a clock edge, and takes
+//            pe_cycles + ppu_cycles (the PPU epilogue streams from the PE array);
+//   stores(t) issue when compute(t) ends.
+// The instruction ends when its last compute has ended and every store has completed. Time
+// advances by at most three wait()s per tile, never per cycle.
+
+#include <systemc>
+
+#include "simulator/top/interfaces.h"
+#include "simulator/top/run_context.h"
+
+namespace s2::sim::top {
+
+class Unit : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(Unit);
+  Unit(sc_core::sc_module_name name, isa::Unit unit);
+
+  sc_core::sc_port<IssueIf> issue;
+  sc_core::sc_port<DramIf> dram;
+
+  void begin(RunContext& ctx) { ctx_ = &ctx; }
+
+ private:
+  void run();
+  void execute(uint32_t index);
+  uint64_t now_ps() const;
+  void wait_until(uint64_t cycle);
+  uint64_t serve(uint64_t cycle, const std::vector<timing::DramAccess>& group);
+
+  isa::Unit unit_;
+  RunContext* ctx_ = nullptr;
+};
+
+}  // namespace s2::sim::top

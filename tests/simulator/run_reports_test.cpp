@@ -1,0 +1,67 @@
+// The report renderers on a hand-made RunResult: the physics check names the instruction that
+// beat its roofline, layers group by op-name prefix, and the memory CSV has its header.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "isa/common/errors.h"
+#include "simulator/report/memory_trace.h"
+#include "simulator/report/physics_check.h"
+#include "simulator/report/summary.h"
+
+namespace s2::sim::report {
+namespace {
+
+RunResult two_instructions() {
+  RunResult r;
+  r.clock_mhz = 1000;
+  r.total_cycles = 100;
+  InstructionRecord a;
+  a.index = 0;
+  a.op = "layer1.0.conv1";
+  a.unit = isa::Unit::Pe;
+  a.start_cycle = 0;
+  a.end_cycle = 60;
+  a.roofline_cycles = 60;
+  InstructionRecord b = a;
+  b.index = 1;
+  b.op = "layer1.0.bn1";
+  b.unit = isa::Unit::Ppu;
+  b.start_cycle = 60;
+  b.end_cycle = 100;
+  b.roofline_cycles = 40;
+  r.instructions = {a, b};
+  r.memory = {{0, 10}, {60, 30}, {60, 20}};
+  return r;
+}
+
+TEST(RunReports, PhysicsCheckPassesAtTheBoundAndNamesAViolation) {
+  RunResult r = two_instructions();
+  EXPECT_NO_THROW(check_roofline(r));
+  r.instructions[1].roofline_cycles = 41;
+  EXPECT_EQ(roofline_violations(r), std::vector<uint32_t>{1});
+  try {
+    check_roofline(r);
+    FAIL() << "no InternalError";
+  } catch (const InternalError& e) {
+    EXPECT_NE(std::string(e.what()).find("instruction 1 (layer1.0.bn1) 40 < 41"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(RunReports, LayersGroupByOpNamePrefix) {
+  EXPECT_EQ(layer_of("layer1.0.conv1"), "layer1");
+  EXPECT_EQ(layer_of("fc"), "fc");
+  const std::string table = layer_table(two_instructions());
+  EXPECT_NE(table.find("layer1       2           60           40"), std::string::npos) << table;
+  EXPECT_NE(table.find("100.0%"), std::string::npos) << table;
+}
+
+TEST(RunReports, MemoryTraceKeepsEveryChangeInOrder) {
+  std::ostringstream os;
+  write_memory_trace(two_instructions(), os);
+  EXPECT_EQ(os.str(), "time_cycles,live_bytes\n0,10\n60,30\n60,20\n");
+}
+
+}  // namespace
+}  // namespace s2::sim::report

@@ -55,7 +55,8 @@ void write_json_report(const RunResult& r, std::ostream& os) {
        << ", \"start_cycle\": " << i.start_cycle << ", \"end_cycle\": " << i.end_cycle
        << ", \"cycles\": " << i.cycles() << ", \"compute_cycles\": " << i.compute_cycles
        << ", \"tiles\": " << i.tiles << ", \"macs\": " << i.macs << ", \"bytes\": " << i.bytes
-       << ", \"roofline_cycles\": " << i.roofline_cycles << "}";
+       << ", \"roofline_cycles\": " << i.roofline_cycles << ", \"bound\": \""
+       << r.bound(i.macs, i.bytes) << "\"}";
   }
   os << "\n  ]\n}\n";
 }

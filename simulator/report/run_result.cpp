@@ -13,4 +13,15 @@ double RunResult::roofline_ratio() const {
              : static_cast<double>(total_cycles) / static_cast<double>(roofline_cycles);
 }
 
+double RunResult::dram_bytes_per_cycle() const {
+  return clock_mhz <= 0 ? 0 : dram_peak_bytes_per_s / (clock_mhz * 1e6);
+}
+
+const char* RunResult::bound(uint64_t macs, uint64_t bytes) const {
+  const double compute_cycles = pe_count == 0 ? 0 : static_cast<double>(macs) / pe_count;
+  const double bpc = dram_bytes_per_cycle();
+  const double memory_cycles = bpc <= 0 ? 0 : static_cast<double>(bytes) / bpc;
+  return compute_cycles > memory_cycles ? "compute" : "memory";
+}
+
 }  // namespace s2::sim::report

@@ -76,6 +76,11 @@ struct RunResult {
   double seconds() const { return milliseconds() / 1e3; }
   double dram_bandwidth_bytes_per_s() const;  // achieved: bytes moved / simulated time
   double roofline_ratio() const;              // simulated / whole-step roofline
+  // DRAM bytes the peak bandwidth moves per accelerator cycle.
+  double dram_bytes_per_cycle() const;
+  // "compute" when MACs / PEs exceeds bytes / DRAM bytes per cycle (the roofline's compute
+  // side dominates), else "memory": which resource bounds work of this size on this target.
+  const char* bound(uint64_t macs, uint64_t bytes) const;
 };
 
 }  // namespace s2::sim::report

@@ -114,8 +114,9 @@ std::string layer_table(const RunResult& r) {
   std::ostringstream os;
   os << "Per layer (cycles are summed instruction durations; units overlap):\n";
   os << "  " << std::string(width - 5, ' ') << "layer" << pad("instrs", 8) << pad("pe", 13)
-     << pad("ppu", 13) << pad("dma", 13) << pad("MACs", 16) << pad("bytes", 14) << pad("share", 8)
-     << "\n";
+     << pad("ppu", 13) << pad("dma", 13) << pad("MACs", 16) << pad("bytes", 14) << pad("MAC/B", 8)
+     << pad("bound", 9) << pad("share", 8) << "\n";
+  std::vector<std::string> compute_bound, memory_bound;
   for (const std::string& k : order) {
     const Row& row = rows[k];
     os << "  " << pad(k, width) << pad(std::to_string(row.count), 8)
@@ -123,12 +124,27 @@ std::string layer_table(const RunResult& r) {
        << pad(std::to_string(row.unit_cycles[static_cast<size_t>(isa::Unit::Ppu)]), 13)
        << pad(std::to_string(row.unit_cycles[static_cast<size_t>(isa::Unit::Dma)]), 13)
        << pad(std::to_string(row.macs), 16) << pad(std::to_string(row.bytes), 14)
+       << pad(fixed(row.bytes == 0 ? 0 : static_cast<double>(row.macs) / static_cast<double>(row.bytes), 1), 8)
+       << pad(r.bound(row.macs, row.bytes), 9)
        << pad(fixed(total == 0 ? 0
                                           : 100.0 * static_cast<double>(row.sum) /
                                                 static_cast<double>(total), 1, "%"),
               8)
        << "\n";
+    (std::string(r.bound(row.macs, row.bytes)) == "compute" ? compute_bound : memory_bound).push_back(k);
   }
+  auto list = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const std::string& k : v) s += (s.empty() ? "" : ", ") + k;
+    return s.empty() ? std::string("none") : s;
+  };
+  os << "  machine balance " << fixed(r.dram_bytes_per_cycle() > 0
+                                          ? r.pe_count / r.dram_bytes_per_cycle()
+                                          : 0,
+                                      1)
+     << " MAC/B: layers above it are compute-bound (" << list(compute_bound)
+     << "), below it memory-bound (" << list(memory_bound)
+     << "); a larger PE array speeds the first, more DRAM bandwidth the second.\n";
   return os.str();
 }
 

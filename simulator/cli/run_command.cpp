@@ -15,6 +15,7 @@
 #include "simulator/report/memory_trace.h"
 #include "simulator/report/physics_check.h"
 #include "simulator/report/summary.h"
+#include "s2/version.h"
 #include "simulator/top/top.h"
 
 namespace s2::sim {
@@ -47,7 +48,8 @@ std::function<void(size_t, size_t)> progress_bar() {
 
 int run_simulation(const RunCommandOptions& options, std::ostream& out) {
   if (options.window == 0) throw UserError("--window must be at least 1");
-  const target::TargetDesc target = target::load_target(options.config);
+  const target::TargetDesc target = target::load_target(
+      options.config.empty() ? std::string(kConfigDir) + "/s2train_base.yaml" : options.config);
   const isa::Executable exe = isa::load_executable(options.executable);
 
   top::SimOptions sim;

@@ -19,7 +19,7 @@ namespace s2::sim {
 
 struct RunCommandOptions {
   std::string executable;
-  std::string config = "configs/s2train_base.yaml";  // target description, as in s2c
+  std::string config;  // target description; empty: the shipped configs/s2train_base.yaml, as in s2c
   std::string report;                                // --report: JSON report path, empty for none
   std::string trace;                                 // --trace: Chrome/Perfetto trace path
   std::string memory_trace;                          // --memory-trace: CSV path

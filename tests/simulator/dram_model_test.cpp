@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "isa/common/errors.h"
+#include "dram_test_util.h"
 #include "isa/target/target_loader.h"
 #include "simulator/dram/address_mapping.h"
 #include "simulator/dram/dram_clock.h"
@@ -19,21 +20,6 @@
 
 namespace s2::sim::dram {
 namespace {
-
-target::DramDesc load_preset(const std::string& preset) {
-  const std::string text =
-      "name: probe\nclock_mhz: 1000\npe_array: {rows: 4, cols: 4}\n"
-      "sram:\n"
-      "  input: {size: 1KiB, banks: 1, bank_width: 16}\n"
-      "  weight: {size: 1KiB, banks: 1, bank_width: 16}\n"
-      "  accumulator: {size: 1KiB, banks: 1, bank_width: 16}\n"
-      "  output: {size: 1KiB, banks: 1, bank_width: 16}\n"
-      "ppu: {lanes: 4, ops: {default: {throughput: 1, latency: 1}}}\n"
-      "dma: {engines: 1, width: 64, max_outstanding: 8}\n"
-      "dram: {preset: " +
-      preset + "}\n";
-  return target::parse_target(text, "probe.yaml", S2_SOURCE_DIR "/configs/dram").dram;
-}
 
 TEST(DramRegistry, PresetFamilyNamesTheBackend) {
   EXPECT_EQ(dram_backend_name(load_preset("DDR4-3200")), "ddr4");

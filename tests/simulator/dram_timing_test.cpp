@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "dram_test_util.h"
 #include "isa/target/target_loader.h"
 #include "simulator/dram/address_mapping.h"
 #include "simulator/dram/dram_clock.h"
@@ -19,22 +20,6 @@
 
 namespace s2::sim::dram {
 namespace {
-
-// A DramDesc as the target loader builds it from `dram: {preset: NAME}`.
-target::DramDesc load_preset(const std::string& preset) {
-  const std::string text =
-      "name: probe\nclock_mhz: 1000\npe_array: {rows: 4, cols: 4}\n"
-      "sram:\n"
-      "  input: {size: 1KiB, banks: 1, bank_width: 16}\n"
-      "  weight: {size: 1KiB, banks: 1, bank_width: 16}\n"
-      "  accumulator: {size: 1KiB, banks: 1, bank_width: 16}\n"
-      "  output: {size: 1KiB, banks: 1, bank_width: 16}\n"
-      "ppu: {lanes: 4, ops: {default: {throughput: 1, latency: 1}}}\n"
-      "dma: {engines: 1, width: 64, max_outstanding: 8}\n"
-      "dram: {preset: " +
-      preset + "}\n";
-  return target::parse_target(text, "probe.yaml", S2_SOURCE_DIR "/configs/dram").dram;
-}
 
 // One model of one preset, driven by arrival cycles and addresses given as DRAM coordinates.
 class Probe {

@@ -255,10 +255,15 @@ Executable read_executable(const std::vector<uint8_t>& bytes, const std::string&
 std::vector<uint8_t> read_file_bytes(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw UserError(path + ": is a directory");
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw UserError(path + ": cannot open: " + std::strerror(errno));
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw UserError(path + ": read error: " + std::strerror(errno));
+  const std::streamoff size = in.tellg();
+  if (size < 0) throw UserError(path + ": cannot determine the file size");
+  std::vector<uint8_t> bytes(static_cast<size_t>(size));
+  in.seekg(0);
+  // One bulk read: executables carry hundreds of MiB of weights.
+  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))
+    throw UserError(path + ": read error: " + std::strerror(errno));
   return bytes;
 }
 

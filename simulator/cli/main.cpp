@@ -59,6 +59,9 @@ int sc_main(int argc, char** argv) {
   run->add_option("--memory-trace", run_options.memory_trace,
                   "write live DRAM bytes over time (CSV) here");
   run->add_flag("--layers", run_options.layers, "print the per-layer table");
+  run->add_flag("--check", run_options.check,
+                "prove the memory plan and dependencies with the shadow-memory checker; exit 1 "
+                "on any finding");
   run->add_option("--window", run_options.window,
                   "controller decode window in instructions; 1 runs sequentially (default 64)")
       ->check(CLI::PositiveNumber);

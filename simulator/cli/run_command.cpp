@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -10,6 +11,7 @@
 #include "isa/common/errors.h"
 #include "isa/container/reader.h"
 #include "isa/target/target_loader.h"
+#include "simulator/checker/shadow_checker.h"
 #include "simulator/report/chrome_trace.h"
 #include "simulator/report/json_report.h"
 #include "simulator/report/memory_trace.h"
@@ -42,6 +44,26 @@ std::function<void(size_t, size_t)> progress_bar() {
     if (done == total) std::fputc('\n', stderr);
     std::fflush(stderr);
   };
+}
+
+// The shadow-memory checker over the instructions in the order the simulation completed them.
+int check_memory(const isa::Executable& exe, const report::RunResult& result, std::ostream& out) {
+  std::vector<const report::InstructionRecord*> done;
+  for (const report::InstructionRecord& r : result.instructions) done.push_back(&r);
+  std::stable_sort(done.begin(), done.end(), [](const auto* a, const auto* b) {
+    return a->end_cycle < b->end_cycle;
+  });
+  checker::ShadowChecker shadow(exe);
+  for (const report::InstructionRecord* r : done) shadow.complete(r->index);
+  const std::vector<checker::Finding>& findings = shadow.finish();
+  if (findings.empty()) {
+    out << "  check              no findings (shadow memory, " << done.size()
+        << " instructions in simulated order)\n";
+    return 0;
+  }
+  out << "  check              " << findings.size() << " finding(s):\n"
+      << checker::format_findings(findings);
+  return 1;
 }
 
 }  // namespace
@@ -79,7 +101,7 @@ int run_simulation(const RunCommandOptions& options, std::ostream& out) {
                         ": nothing in flight and no instruction can issue; " +
                         top::describe_stuck(result.deadlock));
   report::check_roofline(result);
-  return 0;
+  return options.check ? check_memory(exe, result, out) : 0;
 }
 
 }  // namespace s2::sim

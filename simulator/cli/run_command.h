@@ -25,9 +25,11 @@ struct RunCommandOptions {
   std::string memory_trace;                          // --memory-trace: CSV path
   bool layers = false;                               // --layers: per-layer table on stdout
   uint32_t window = 64;  // --window: controller decode window (1: sequential)
+  bool check = false;    // --check: the shadow-memory checker over the simulated order
 };
 
-// Returns the exit status (0); errors are exceptions (isa/common/tool_main.h maps them).
+// Returns the exit status: 0, or 1 when --check found anything (the findings are printed);
+// errors are exceptions (isa/common/tool_main.h maps them).
 int run_simulation(const RunCommandOptions& options, std::ostream& out);
 
 }  // namespace s2::sim

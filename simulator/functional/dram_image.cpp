@@ -1,0 +1,156 @@
+#include "simulator/functional/dram_image.h"
+
+#include <cstring>
+#include <string>
+
+#include "isa/common/errors.h"
+#include "isa/common/hex.h"
+
+namespace s2::sim::functional {
+namespace {
+
+// Calls fn(k, byte address) for element k of the descriptor, in row-major order. The offset
+// is carried incrementally (an odometer), so a gather costs O(elements), not O(rank) each.
+template <typename Fn>
+void for_each_address(const isa::TensorDesc& d, Fn fn) {
+  const uint64_t n = d.elements();
+  const uint64_t bytes = isa::dtype_bytes(d.dtype);
+  uint32_t index[isa::kMaxRank] = {};
+  uint64_t offset = 0;  // in elements
+  for (uint64_t k = 0; k < n; ++k) {
+    fn(static_cast<size_t>(k), d.addr + offset * bytes);
+    for (size_t dim = d.rank; dim-- > 0;) {
+      offset += d.strides[dim];
+      if (++index[dim] < d.shape[dim]) break;
+      offset -= uint64_t{d.strides[dim]} * d.shape[dim];
+      index[dim] = 0;
+    }
+  }
+}
+
+void expect_dtype(const isa::TensorDesc& d, isa::DType want) {
+  internal_check(d.dtype == want, "functional DRAM image: descriptor at " + hex(d.addr) + " is " +
+                                      std::string(isa::dtype_name(d.dtype)) + ", not " +
+                                      std::string(isa::dtype_name(want)));
+}
+
+void expect_count(const isa::TensorDesc& d, size_t count) {
+  internal_check(d.elements() == count, "functional DRAM image: " + std::to_string(count) +
+                                            " values for a descriptor of " +
+                                            std::to_string(d.elements()) + " elements at " +
+                                            hex(d.addr));
+}
+
+uint32_t load_le32(const uint8_t* p) {
+  return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
+}
+
+void store_le32(uint8_t* p, uint32_t v) {
+  p[0] = static_cast<uint8_t>(v);
+  p[1] = static_cast<uint8_t>(v >> 8);
+  p[2] = static_cast<uint8_t>(v >> 16);
+  p[3] = static_cast<uint8_t>(v >> 24);
+}
+
+}  // namespace
+
+DramImage DramImage::load(const isa::Executable& exe) {
+  DramImage image(exe.plan.dram_size);
+  for (const isa::TensorEntry& t : exe.tensors) {
+    if (!t.has_data()) continue;
+    const uint64_t n = t.dense_bytes();
+    if (t.addr > image.size() || n > image.size() - t.addr || t.data_offset > exe.data.size() ||
+        n > exe.data.size() - t.data_offset)
+      throw UserError("tensor '" + t.name + "': its " + std::to_string(n) +
+                      " bytes of initial data do not fit the DRAM image (" + hex(image.size()) +
+                      " bytes) at " + hex(t.addr) + " or the data section (" +
+                      std::to_string(exe.data.size()) + " bytes) at offset " +
+                      std::to_string(t.data_offset));
+    std::memcpy(image.bytes_.data() + t.addr, exe.data.data() + t.data_offset,
+                static_cast<size_t>(n));
+  }
+  return image;
+}
+
+void DramImage::check_inside(const isa::TensorDesc& d) const {
+  const uint64_t span = d.span_bytes();
+  if (d.addr > size() || span > size() - d.addr)
+    throw UserError("descriptor " + hex(d.addr) + "+" + hex(span) +
+                    " lies outside the DRAM image of " + hex(size()) + " bytes");
+}
+
+std::vector<float> DramImage::read_f32(const isa::TensorDesc& d) const {
+  expect_dtype(d, isa::DType::F32);
+  check_inside(d);
+  std::vector<float> out(static_cast<size_t>(d.elements()));
+  const uint8_t* base = bytes_.data();
+  for_each_address(d, [&](size_t k, uint64_t at) {
+    const uint32_t bits = load_le32(base + at);
+    std::memcpy(&out[k], &bits, sizeof bits);
+  });
+  return out;
+}
+
+std::vector<int32_t> DramImage::read_i32(const isa::TensorDesc& d) const {
+  expect_dtype(d, isa::DType::I32);
+  check_inside(d);
+  std::vector<int32_t> out(static_cast<size_t>(d.elements()));
+  const uint8_t* base = bytes_.data();
+  for_each_address(
+      d, [&](size_t k, uint64_t at) { out[k] = static_cast<int32_t>(load_le32(base + at)); });
+  return out;
+}
+
+void DramImage::write_f32(const isa::TensorDesc& d, const std::vector<float>& values) {
+  expect_dtype(d, isa::DType::F32);
+  expect_count(d, values.size());
+  check_inside(d);
+  uint8_t* base = bytes_.data();
+  for_each_address(d, [&](size_t k, uint64_t at) {
+    uint32_t bits;
+    std::memcpy(&bits, &values[k], sizeof bits);
+    store_le32(base + at, bits);
+  });
+}
+
+void DramImage::write_i32(const isa::TensorDesc& d, const std::vector<int32_t>& values) {
+  expect_dtype(d, isa::DType::I32);
+  expect_count(d, values.size());
+  check_inside(d);
+  uint8_t* base = bytes_.data();
+  for_each_address(
+      d, [&](size_t k, uint64_t at) { store_le32(base + at, static_cast<uint32_t>(values[k])); });
+}
+
+std::vector<uint8_t> DramImage::read_raw(const isa::TensorDesc& d) const {
+  check_inside(d);
+  const size_t width = isa::dtype_bytes(d.dtype);
+  std::vector<uint8_t> out(static_cast<size_t>(d.elements()) * width);
+  const uint8_t* base = bytes_.data();
+  for_each_address(d, [&](size_t k, uint64_t at) {
+    std::memcpy(out.data() + k * width, base + at, width);
+  });
+  return out;
+}
+
+void DramImage::write_raw(const isa::TensorDesc& d, const std::vector<uint8_t>& values) {
+  const size_t width = isa::dtype_bytes(d.dtype);
+  expect_count(d, values.size() / width);
+  internal_check(values.size() % width == 0, "functional DRAM image: ragged raw write");
+  check_inside(d);
+  uint8_t* base = bytes_.data();
+  for_each_address(d, [&](size_t k, uint64_t at) {
+    std::memcpy(base + at, values.data() + k * width, width);
+  });
+}
+
+std::vector<uint8_t> DramImage::entry_bytes(const isa::TensorEntry& entry) const {
+  const uint64_t n = entry.dense_bytes();
+  if (entry.addr > size() || n > size() - entry.addr)
+    throw UserError("tensor '" + entry.name + "' at " + hex(entry.addr) + "+" + hex(n) +
+                    " lies outside the DRAM image of " + hex(size()) + " bytes");
+  const auto first = bytes_.begin() + static_cast<std::ptrdiff_t>(entry.addr);
+  return std::vector<uint8_t>(first, first + static_cast<std::ptrdiff_t>(n));
+}
+
+}  // namespace s2::sim::functional

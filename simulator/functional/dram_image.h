@@ -1,0 +1,50 @@
+#pragma once
+// The functional model's DRAM: a flat byte image (byte i is address i) that the datapath
+// reads and writes through ISA tensor descriptors, gathering and scattering elements in
+// row-major order of the descriptor's shape, as the DMA engines do. Strided descriptors
+// (transposed or sliced views) are gathered exactly like dense ones.
+//
+// Contract: every access is checked against the image size first; a descriptor that reaches
+// outside DRAM is a UserError naming its address and span, never a stray access. Values are
+// stored little-endian, as in the executable's data section.
+
+#include <cstdint>
+#include <vector>
+
+#include "isa/container/executable.h"
+
+namespace s2::sim::functional {
+
+class DramImage {
+ public:
+  explicit DramImage(uint64_t size) : bytes_(size, 0) {}
+
+  // The program's DRAM before its first instruction: plan.dram_size zero bytes, with each
+  // tensor-table entry's initial data (dense_bytes() bytes of the data section at
+  // data_offset) copied to the entry's address. UserError when an entry does not fit.
+  static DramImage load(const isa::Executable& exe);
+
+  uint64_t size() const { return bytes_.size(); }
+  const std::vector<uint8_t>& bytes() const { return bytes_; }
+
+  // The descriptor's elements, dense in row-major order. The descriptor's dtype must be the
+  // one asked for (an InternalError otherwise: the caller checked the instruction).
+  std::vector<float> read_f32(const isa::TensorDesc& desc) const;
+  std::vector<int32_t> read_i32(const isa::TensorDesc& desc) const;
+  // Scatters dense row-major values; their count must be the descriptor's element count.
+  void write_f32(const isa::TensorDesc& desc, const std::vector<float>& values);
+  void write_i32(const isa::TensorDesc& desc, const std::vector<int32_t>& values);
+
+  // Raw elements of any dtype (dtype_bytes() bytes each), for copy and fill.
+  std::vector<uint8_t> read_raw(const isa::TensorDesc& desc) const;
+  void write_raw(const isa::TensorDesc& desc, const std::vector<uint8_t>& values);
+
+  // A tensor-table entry's bytes as laid out densely at its address (dense_bytes() bytes).
+  std::vector<uint8_t> entry_bytes(const isa::TensorEntry& entry) const;
+
+ private:
+  void check_inside(const isa::TensorDesc& desc) const;
+  std::vector<uint8_t> bytes_;
+};
+
+}  // namespace s2::sim::functional

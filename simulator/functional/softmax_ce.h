@@ -1,0 +1,18 @@
+#pragma once
+// softmax_ce on the PPU: logits [N, classes] against labels [N] (i32 class indices). Per row,
+// in f32: max = the first-to-last running maximum (a strict >), sum = sum from +0.0f of
+// exp(x - max) in class order (std::exp on float, the same libm call as the reference).
+//   loss     total = sum over rows from +0.0f of (log(sum) - (x[label] - max)); divided by N
+//            for reduction "mean".
+//   dlogits  exp(x - max) / sum - (c == label ? 1 : 0), then divided by N for "mean".
+// Each output is computed as its own pass over the logits (loss first), as the reference's two
+// kernels are. A label outside [0, classes) is a UserError naming the sample.
+
+#include "isa/encoding/instruction.h"
+#include "simulator/functional/dram_image.h"
+
+namespace s2::sim::functional {
+
+void run_softmax_ce(const isa::Instruction& inst, DramImage& image);
+
+}  // namespace s2::sim::functional

@@ -1,0 +1,599 @@
+// Per-opcode tests of the functional kernels on small hand-built instructions. Each builds a
+// program image with random operands (contiguous, transposed and sliced descriptors), runs
+// the instruction through s2::sim::functional and through the compiler's stream checker (the
+// op registry's reference kernels), and compares the whole DRAM image bit for bit. What the
+// compiler never emits (eltwise sub/max/min/axpby, reduce mean/max/sumsq, PE statistics, bn_fwd
+// from statistics) is checked against values worked out here.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "compiler/lower/stream_checker.h"
+#include "isa/common/errors.h"
+#include "simulator/functional/conv.h"
+#include "simulator/functional/execute.h"
+
+namespace s2::sim::functional {
+namespace {
+
+using isa::DType;
+using isa::Field;
+using isa::Opcode;
+using isa::Slot;
+using isa::TensorDesc;
+
+// A program under construction: tensors with initial data, and one instruction.
+class Program {
+ public:
+  explicit Program(Opcode op) : inst_(op) { exe_.target = "test"; }
+
+  // A dense tensor of random values in [-1, 1) (i32: `int_range` values from 0).
+  TensorDesc tensor(const std::vector<uint32_t>& shape, DType dtype = DType::F32,
+                    uint32_t int_range = 0) {
+    isa::TensorEntry e;
+    e.name = "t" + std::to_string(exe_.tensors.size());
+    e.dtype = dtype;
+    e.shape = shape;
+    e.addr = top_;
+    e.size = e.dense_bytes();
+    e.data_offset = exe_.data.size();
+    std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+    for (uint64_t i = 0; i < e.dense_bytes() / isa::dtype_bytes(dtype); ++i) {
+      uint32_t bits = 0;
+      if (dtype == DType::F32) {
+        bits = isa::f32_bits(real(rng_));
+      } else {
+        bits = static_cast<uint32_t>(rng_() % std::max<uint32_t>(int_range, 1));
+      }
+      for (unsigned b = 0; b < isa::dtype_bytes(dtype); ++b)
+        exe_.data.push_back(static_cast<uint8_t>(bits >> (8 * b)));
+    }
+    top_ += (e.size + 63) / 64 * 64;
+    exe_.tensors.push_back(e);
+    return TensorDesc::contiguous(e.addr, dtype, shape);
+  }
+  // A [rows, cols] view of a tensor stored [cols, rows]: read transposed through strides.
+  TensorDesc transposed(uint32_t rows, uint32_t cols) {
+    TensorDesc d = tensor({cols, rows});
+    d.shape = {rows, cols, 0, 0};
+    d.strides = {1, rows, 0, 0};
+    return d;
+  }
+  // A view of `shape` whose innermost dimension is a slice of a row 3 elements longer.
+  TensorDesc sliced(std::vector<uint32_t> shape) {
+    std::vector<uint32_t> stored = shape;
+    stored.back() += 3;
+    TensorDesc d = tensor(stored);
+    for (size_t i = 0; i < shape.size(); ++i)
+      d.shape[i] = shape[i];
+    d.addr += 4;  // starts one element in
+    return d;
+  }
+  // A zero-initialised tensor (outputs).
+  TensorDesc zeros(const std::vector<uint32_t>& shape, DType dtype = DType::F32) {
+    TensorDesc d = tensor(shape, dtype, 1);
+    std::fill(exe_.data.end() - static_cast<std::ptrdiff_t>(exe_.tensors.back().dense_bytes()),
+              exe_.data.end(), uint8_t{0});
+    return d;
+  }
+
+  isa::Instruction& inst() { return inst_; }
+  Program& set(Slot slot, const TensorDesc& d) {
+    inst_.set_operand(slot, d);
+    return *this;
+  }
+  Program& field(Field f, uint32_t v) {
+    inst_.set_raw(f, v);
+    return *this;
+  }
+
+  const isa::Executable& exe() {
+    exe_.instructions = {inst_};
+    exe_.plan.dram_size = top_ + 64;
+    return exe_;
+  }
+
+  // Our image after the instruction.
+  DramImage run_ours() {
+    DramImage image = DramImage::load(exe());
+    execute_instruction(inst_, image);
+    return image;
+  }
+
+  // Runs both models; true when every DRAM byte agrees.
+  ::testing::AssertionResult matches_reference() {
+    const DramImage ours = run_ours();
+    lower::DramImage theirs = lower::DramImage::load(exe());
+    lower::execute_instruction(exe_, 0, theirs);
+    if (ours.bytes() == theirs.bytes()) return ::testing::AssertionSuccess();
+    size_t first = 0;
+    while (ours.bytes()[first] == theirs.bytes()[first]) ++first;
+    return ::testing::AssertionFailure() << "first differing byte at address " << first;
+  }
+
+  // The f32 values of `d` after our run.
+  std::vector<float> result(const TensorDesc& d) { return run_ours().read_f32(d); }
+
+ private:
+  isa::Instruction inst_;
+  isa::Executable exe_;
+  uint64_t top_ = 0;
+  std::mt19937 rng_{12345};
+};
+
+// ---- PE array -------------------------------------------------------------------------------
+
+struct ConvCase {
+  uint32_t n, c, h, w, k, r, s, stride, pad, dilation, groups;
+};
+
+void conv_fields(Program& p, const ConvCase& cc) {
+  p.field(Field::StrideH, cc.stride).field(Field::StrideW, cc.stride);
+  p.field(Field::PadTop, cc.pad).field(Field::PadLeft, cc.pad);
+  p.field(Field::PadBottom, cc.pad).field(Field::PadRight, cc.pad);
+  p.field(Field::DilationH, cc.dilation).field(Field::DilationW, cc.dilation);
+  p.field(Field::Groups, cc.groups);
+}
+
+uint32_t out_size(uint32_t in, const ConvCase& cc, uint32_t kernel) {
+  return (in + 2 * cc.pad - cc.dilation * (kernel - 1) - 1) / cc.stride + 1;
+}
+
+const ConvCase kConvCases[] = {
+    {2, 3, 7, 6, 4, 3, 3, 1, 1, 1, 1},     // 27 taps: one K-tile
+    {2, 8, 9, 9, 6, 3, 3, 2, 1, 1, 1},     // 72 taps: three K-tiles, stride 2
+    {1, 8, 10, 10, 4, 3, 3, 1, 2, 2, 2},   // dilation and groups
+    {3, 16, 5, 5, 40, 1, 1, 1, 0, 1, 1},   // 1x1, K > 32
+};
+
+TEST(FunctionalConv2d, ForwardWithBiasResidualReluMatchesTheReference) {
+  for (const ConvCase& cc : kConvCases) {
+    Program p(Opcode::Conv2d);
+    const uint32_t pp = out_size(cc.h, cc, cc.r), qq = out_size(cc.w, cc, cc.s);
+    p.set(Slot::X, p.tensor({cc.n, cc.c, cc.h, cc.w}))
+        .set(Slot::W, p.tensor({cc.k, cc.c / cc.groups, cc.r, cc.s}))
+        .set(Slot::Bias, p.tensor({cc.k}))
+        .set(Slot::Residual, p.tensor({cc.n, cc.k, pp, qq}))
+        .set(Slot::Y, p.zeros({cc.n, cc.k, pp, qq}));
+    conv_fields(p, cc);
+    p.field(Field::Act, static_cast<uint32_t>(isa::Activation::Relu));
+    EXPECT_TRUE(p.matches_reference()) << "c=" << cc.c << " k=" << cc.k;
+    p.inst().clear_operand(Slot::Bias);
+    p.inst().clear_operand(Slot::Residual);
+    p.field(Field::Act, 0);
+    EXPECT_TRUE(p.matches_reference()) << "plain, c=" << cc.c << " k=" << cc.k;
+  }
+}
+
+TEST(FunctionalConv2d, BackwardDataWithResidualAndGateMatchesTheReference) {
+  for (const ConvCase& cc : kConvCases) {
+    Program p(Opcode::Conv2dBwdData);
+    const uint32_t pp = out_size(cc.h, cc, cc.r), qq = out_size(cc.w, cc, cc.s);
+    p.set(Slot::Dy, p.tensor({cc.n, cc.k, pp, qq}))
+        .set(Slot::W, p.tensor({cc.k, cc.c / cc.groups, cc.r, cc.s}))
+        .set(Slot::Residual, p.tensor({cc.n, cc.c, cc.h, cc.w}))
+        .set(Slot::Gate, p.tensor({cc.n, cc.c, cc.h, cc.w}))
+        .set(Slot::Dx, p.zeros({cc.n, cc.c, cc.h, cc.w}));
+    conv_fields(p, cc);
+    EXPECT_TRUE(p.matches_reference()) << "c=" << cc.c << " k=" << cc.k;
+  }
+}
+
+TEST(FunctionalConv2d, BackwardWeightWithResidualMatchesTheReference) {
+  for (const ConvCase& cc : kConvCases) {
+    Program p(Opcode::Conv2dBwdWeight);
+    const uint32_t pp = out_size(cc.h, cc, cc.r), qq = out_size(cc.w, cc, cc.s);
+    p.set(Slot::X, p.tensor({cc.n, cc.c, cc.h, cc.w}))
+        .set(Slot::Dy, p.tensor({cc.n, cc.k, pp, qq}))
+        .set(Slot::Residual, p.tensor({cc.k, cc.c / cc.groups, cc.r, cc.s}))
+        .set(Slot::Dw, p.zeros({cc.k, cc.c / cc.groups, cc.r, cc.s}));
+    conv_fields(p, cc);
+    EXPECT_TRUE(p.matches_reference()) << "c=" << cc.c << " k=" << cc.k;
+  }
+}
+
+// Large enough that one image fills an im2col chunk: the weight gradient's running sum then
+// crosses a chunk boundary, where its K-tiles restart. The chunking must be the reference's.
+TEST(FunctionalConv2d, BackwardWeightAcrossImageChunksMatchesTheReference) {
+  const ConvCase cc{3, 64, 52, 52, 2, 3, 3, 1, 1, 1, 1};
+  ConvGeometry g;
+  g.n = 3, g.c = 64, g.r = g.s = 3, g.p = g.q = 52, g.k = 2;
+  ASSERT_EQ(images_per_chunk(g), 2u);  // 2^22 / (576 taps * 2704 pixels) = 2.7: chunks {2, 1}
+  Program p(Opcode::Conv2dBwdWeight);
+  p.set(Slot::X, p.tensor({cc.n, cc.c, cc.h, cc.w}))
+      .set(Slot::Dy, p.tensor({cc.n, cc.k, 52, 52}))
+      .set(Slot::Dw, p.zeros({cc.k, cc.c, cc.r, cc.s}));
+  conv_fields(p, cc);
+  EXPECT_TRUE(p.matches_reference());
+}
+
+TEST(FunctionalConv2d, ImagesPerChunkFollowsTheImageSize) {
+  ConvGeometry g;
+  g.n = 8, g.c = 4, g.r = g.s = 3, g.p = g.q = 8;  // 36 taps * 64 pixels = 2304 per image
+  EXPECT_EQ(images_per_chunk(g), 8u);              // 2^22 / 2304 = 1820, clamped to N
+  g.c = 1024, g.p = g.q = 32;                      // 9216 taps * 1024 = 9437184 per image
+  EXPECT_EQ(images_per_chunk(g), 1u);
+  g.c = 64, g.p = g.q = 16;  // 576 * 256 = 147456: 28 images per chunk
+  g.n = 64;
+  EXPECT_EQ(images_per_chunk(g), 28u);
+}
+
+// A 1x1 convolution of one pixel is a dot product: 40 channels = K-tiles of 32 and 8. With
+// values whose sums round, the tiled order gives (tile0) + (tile1), not a plain running sum.
+TEST(FunctionalConv2d, SumsKTilesOfThirtyTwoThenAddsTheTiles) {
+  Program p(Opcode::Conv2d);
+  const TensorDesc x = p.zeros({1, 40, 1, 1}), w = p.zeros({1, 40, 1, 1});
+  const TensorDesc y = p.zeros({1, 1, 1, 1});
+  p.set(Slot::X, x).set(Slot::W, w).set(Slot::Y, y);
+  DramImage image = DramImage::load(p.exe());
+  std::vector<float> xv(40, 1.0f), wv(40, 1.0f);
+  xv[0] = 1e8f;   // tile 0: 1e8 + 31 ones, each lost to rounding -> 1e8
+  xv[32] = -1e8f; // tile 1: -1e8 + 7 ones -> -1e8; tile0 + tile1 = 0
+  image.write_f32(x, xv);
+  image.write_f32(w, wv);
+  execute_instruction(p.inst(), image);
+  EXPECT_EQ(image.read_f32(y)[0], 0.0f);  // a running sum would give 7 (1e8 - 1e8 + 7 ones)
+}
+
+TEST(FunctionalConv2d, StatsAreTheChannelSumsOfTheFinalOutput) {
+  Program p(Opcode::Conv2d);
+  const TensorDesc y = p.zeros({2, 3, 4, 4}), stats = p.zeros({2, 3});
+  p.set(Slot::X, p.tensor({2, 2, 4, 4})).set(Slot::W, p.tensor({3, 2, 1, 1})).set(Slot::Y, y);
+  p.set(Slot::Stats, stats).field(Field::Act, static_cast<uint32_t>(isa::Activation::Relu));
+  const DramImage image = p.run_ours();
+  const std::vector<float> yv = image.read_f32(y), sv = image.read_f32(stats);
+  for (size_t k = 0; k < 3; ++k) {
+    float sum = 0.0f, sq = 0.0f;
+    for (size_t n = 0; n < 2; ++n)
+      for (size_t t = 0; t < 16; ++t) {
+        const float v = yv[(n * 3 + k) * 16 + t];
+        EXPECT_GE(v, 0.0f);
+        sum += v;
+        sq += v * v;
+      }
+    EXPECT_EQ(sv[k], sum);
+    EXPECT_EQ(sv[3 + k], sq);
+  }
+}
+
+TEST(FunctionalGemm, EveryTransposeWithBiasResidualGateReluMatchesTheReference) {
+  const uint32_t m = 5, n = 7, k = 70;  // K-tiles of 32, 32 and 6
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb) {
+      Program p(Opcode::Gemm);
+      p.set(Slot::A, ta ? p.tensor({k, m}) : p.tensor({m, k}))
+          .set(Slot::B, tb ? p.tensor({n, k}) : p.tensor({k, n}))
+          .set(Slot::Bias, p.tensor({n}))
+          .set(Slot::Residual, p.tensor({m, n}))
+          .set(Slot::Gate, p.tensor({m, n}))
+          .set(Slot::Y, p.zeros({m, n}));
+      p.field(Field::TransA, static_cast<uint32_t>(ta)).field(Field::TransB, static_cast<uint32_t>(tb));
+      p.field(Field::Act, static_cast<uint32_t>(isa::Activation::Relu));
+      EXPECT_TRUE(p.matches_reference()) << "trans_a=" << ta << " trans_b=" << tb;
+    }
+}
+
+// Strided descriptors: a transposed view of a and a sliced view of b and y read and write
+// exactly the elements a dense copy would.
+TEST(FunctionalGemm, TransposedAndSlicedDescriptorsMatchTheReference) {
+  Program p(Opcode::Gemm);
+  p.set(Slot::A, p.transposed(6, 40)).set(Slot::B, p.sliced({40, 5}));
+  p.set(Slot::Y, p.sliced({6, 5}));
+  EXPECT_TRUE(p.matches_reference());
+  const TensorDesc a = p.inst().get(Slot::A);
+  DramImage image = DramImage::load(p.exe());
+  const std::vector<float> av = image.read_f32(a);
+  const std::vector<float> stored = image.read_f32(TensorDesc::contiguous(a.addr, DType::F32, {40, 6}));
+  for (size_t i = 0; i < 6; ++i)
+    for (size_t j = 0; j < 40; ++j)
+      ASSERT_EQ(av[i * 40 + j], stored[j * 6 + i]);
+}
+
+TEST(FunctionalGemm, SmallProductIsExact) {
+  Program p(Opcode::Gemm);
+  const TensorDesc a = p.zeros({2, 2}), b = p.zeros({2, 2}), bias = p.zeros({2}), y = p.zeros({2, 2});
+  p.set(Slot::A, a).set(Slot::B, b).set(Slot::Bias, bias).set(Slot::Y, y).field(Field::TransB, 1);
+  DramImage image = DramImage::load(p.exe());
+  image.write_f32(a, {1, 2, 3, 4});
+  image.write_f32(b, {5, 6, 7, 8});  // stored [N, K]: b^T = [[5, 7], [6, 8]]
+  image.write_f32(bias, {0.5f, -100});
+  execute_instruction(p.inst(), image);
+  EXPECT_EQ(image.read_f32(y), (std::vector<float>{17.5f, -77, 39.5f, -47}));
+}
+
+// ---- PPU ------------------------------------------------------------------------------------
+
+TEST(FunctionalBatchNorm, ForwardWithRunningStatsAndReluMatchesTheReference) {
+  for (bool running : {true, false}) {
+    Program p(Opcode::BnFwd);
+    p.set(Slot::X, p.tensor({3, 4, 5, 5})).set(Slot::Gamma, p.tensor({4})).set(Slot::Beta, p.tensor({4}));
+    p.set(Slot::Y, p.zeros({3, 4, 5, 5})).set(Slot::Mean, p.zeros({4})).set(Slot::InvStd, p.zeros({4}));
+    if (running) p.set(Slot::RunningMean, p.tensor({4})).set(Slot::RunningVar, p.sliced({4}));
+    p.field(Field::Act, static_cast<uint32_t>(isa::Activation::Relu));
+    p.inst().set_f32(Field::Eps, 1e-3f);
+    p.inst().set_f32(Field::BnMomentum, 0.3f);
+    EXPECT_TRUE(p.matches_reference()) << "running statistics: " << running;
+  }
+}
+
+TEST(FunctionalBatchNorm, ForwardFromStatsUsesTheGivenMoments) {
+  Program p(Opcode::BnFwd);
+  const TensorDesc x = p.zeros({2, 1, 1, 2}), stats = p.zeros({2, 1}), y = p.zeros({2, 1, 1, 2});
+  const TensorDesc mean = p.zeros({1}), invstd = p.zeros({1}), gamma = p.zeros({1}), beta = p.zeros({1});
+  p.set(Slot::X, x).set(Slot::Stats, stats).set(Slot::Y, y).set(Slot::Mean, mean);
+  p.set(Slot::InvStd, invstd).set(Slot::Gamma, gamma).set(Slot::Beta, beta);
+  p.inst().set_f32(Field::Eps, 0.0f);
+  DramImage image = DramImage::load(p.exe());
+  image.write_f32(x, {1, 2, 3, 4});
+  image.write_f32(stats, {8, 24});  // not x's moments: mean 2, var 24/4 - 4 = 2
+  image.write_f32(gamma, {2});
+  image.write_f32(beta, {1});
+  execute_instruction(p.inst(), image);
+  EXPECT_EQ(image.read_f32(mean)[0], 2.0f);
+  EXPECT_EQ(image.read_f32(invstd)[0], static_cast<float>(1.0 / std::sqrt(2.0)));
+  const std::vector<float> yv = image.read_f32(y);
+  for (size_t i = 0; i < 4; ++i)
+    EXPECT_EQ(yv[i], static_cast<float>((static_cast<double>(i + 1) - 2.0) / std::sqrt(2.0) * 2.0 + 1.0));
+}
+
+TEST(FunctionalBatchNorm, BackwardWithGateMatchesTheReference) {
+  for (bool gate : {true, false}) {
+    Program p(Opcode::BnBwd);
+    p.set(Slot::Dy, p.tensor({2, 3, 4, 4})).set(Slot::X, p.tensor({2, 3, 4, 4}));
+    p.set(Slot::Gamma, p.tensor({3})).set(Slot::Mean, p.tensor({3})).set(Slot::InvStd, p.tensor({3}));
+    if (gate) p.set(Slot::Gate, p.tensor({2, 3, 4, 4}));
+    p.set(Slot::Dx, p.zeros({2, 3, 4, 4})).set(Slot::DGamma, p.zeros({3})).set(Slot::DBeta, p.zeros({3}));
+    EXPECT_TRUE(p.matches_reference()) << "gate: " << gate;
+  }
+}
+
+struct PoolCase {
+  uint32_t h, kernel, stride, pad, ceil, include_pad, out;
+};
+const PoolCase kPoolCases[] = {
+    {8, 2, 2, 0, 0, 1, 4}, {7, 3, 2, 1, 0, 1, 4}, {7, 3, 2, 1, 0, 0, 4}, {6, 3, 2, 1, 1, 0, 4},
+    {5, 5, 1, 0, 0, 1, 1}};
+
+void pool_fields(Program& p, const PoolCase& c, bool avg) {
+  p.field(Field::KernelH, c.kernel).field(Field::KernelW, c.kernel);
+  p.field(Field::StrideH, c.stride).field(Field::StrideW, c.stride);
+  p.field(Field::PadTop, c.pad).field(Field::PadLeft, c.pad).field(Field::PadBottom, c.pad);
+  p.field(Field::PadRight, c.pad).field(Field::CeilMode, c.ceil);
+  if (avg) p.field(Field::CountIncludePad, c.include_pad);
+}
+
+TEST(FunctionalPool, MaxAndAverageForwardAndBackwardMatchTheReference) {
+  for (const PoolCase& c : kPoolCases) {
+    const std::string what = "h=" + std::to_string(c.h) + " k=" + std::to_string(c.kernel) +
+                             " ceil=" + std::to_string(c.ceil);
+    Program fwd(Opcode::MaxPoolFwd);
+    fwd.set(Slot::X, fwd.tensor({2, 3, c.h, c.h})).set(Slot::Y, fwd.zeros({2, 3, c.out, c.out}));
+    fwd.set(Slot::Idx, fwd.zeros({2, 3, c.out, c.out}, DType::I32));
+    pool_fields(fwd, c, false);
+    EXPECT_TRUE(fwd.matches_reference()) << "maxpool_fwd " << what;
+    Program bwd(Opcode::MaxPoolBwd);
+    bwd.set(Slot::Dy, bwd.tensor({2, 3, c.out, c.out}));
+    bwd.set(Slot::Idx, bwd.tensor({2, 3, c.out, c.out}, DType::I32, c.h * c.h));
+    bwd.set(Slot::Dx, bwd.zeros({2, 3, c.h, c.h}));
+    pool_fields(bwd, c, false);
+    EXPECT_TRUE(bwd.matches_reference()) << "maxpool_bwd " << what;
+    Program avg(Opcode::AvgPoolFwd);
+    avg.set(Slot::X, avg.tensor({2, 3, c.h, c.h})).set(Slot::Y, avg.zeros({2, 3, c.out, c.out}));
+    pool_fields(avg, c, true);
+    EXPECT_TRUE(avg.matches_reference()) << "avgpool_fwd " << what;
+    Program avgb(Opcode::AvgPoolBwd);
+    avgb.set(Slot::Dy, avgb.tensor({2, 3, c.out, c.out})).set(Slot::Dx, avgb.zeros({2, 3, c.h, c.h}));
+    pool_fields(avgb, c, true);
+    EXPECT_TRUE(avgb.matches_reference()) << "avgpool_bwd " << what;
+  }
+}
+
+TEST(FunctionalPool, MaxPoolBackwardRejectsAnIndexOutsideThePlane) {
+  Program p(Opcode::MaxPoolBwd);
+  const TensorDesc idx = p.zeros({1, 1, 1, 1}, DType::I32);
+  p.set(Slot::Dy, p.tensor({1, 1, 1, 1})).set(Slot::Idx, idx).set(Slot::Dx, p.zeros({1, 1, 2, 2}));
+  pool_fields(p, {2, 2, 2, 0, 0, 1, 1}, false);
+  DramImage image = DramImage::load(p.exe());
+  image.write_i32(idx, {4});
+  try {
+    execute_instruction(p.inst(), image);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("maxpool_bwd: idx 4"), std::string::npos) << e.what();
+  }
+}
+
+// eltwise ops the compiler emits, through contiguous and strided operands.
+TEST(FunctionalEltwise, RegistryOpsMatchTheReference) {
+  using E = isa::EltwiseOp;
+  for (E op : {E::Add, E::Mul, E::Relu, E::ReluBwd, E::Scale}) {
+    Program p(Opcode::Eltwise);
+    const bool unary = op == E::Relu || op == E::Scale;
+    p.set(Slot::A, p.transposed(6, 5));
+    if (!unary) p.set(Slot::B, p.tensor({30}));
+    p.set(Slot::Y, p.sliced({5, 6})).field(Field::Op, static_cast<uint32_t>(op));
+    p.inst().set_f32(Field::ScaleA, 0.3f);
+    p.inst().set_f32(Field::ScaleB, -0.7f);
+    EXPECT_TRUE(p.matches_reference()) << "op " << static_cast<int>(op);
+  }
+}
+
+std::vector<float> eltwise_of(isa::EltwiseOp op, const std::vector<float>& a,
+                              const std::vector<float>& b, float sa = 1, float sb = 1) {
+  Program p(Opcode::Eltwise);
+  const auto n = static_cast<uint32_t>(a.size());
+  const TensorDesc ad = p.zeros({n}), bd = p.zeros({n}), y = p.zeros({n});
+  p.set(Slot::A, ad).set(Slot::Y, y).field(Field::Op, static_cast<uint32_t>(op));
+  if (!b.empty()) p.set(Slot::B, bd);
+  p.inst().set_f32(Field::ScaleA, sa);
+  p.inst().set_f32(Field::ScaleB, sb);
+  DramImage image = DramImage::load(p.exe());
+  image.write_f32(ad, a);
+  if (!b.empty()) image.write_f32(bd, b);
+  execute_instruction(p.inst(), image);
+  return image.read_f32(y);
+}
+
+TEST(FunctionalEltwise, OpsWithoutAReferenceKernelComputeTheirDefinition) {
+  using E = isa::EltwiseOp;
+  const float nan = std::nanf("");
+  EXPECT_EQ(eltwise_of(E::Sub, {3, -1}, {1, 0.5f}), (std::vector<float>{2, -1.5f}));
+  std::vector<float> mx = eltwise_of(E::Max, {3, nan, 1}, {4, 1, nan});
+  EXPECT_EQ(mx[0], 4);
+  EXPECT_TRUE(std::isnan(mx[1]) && std::isnan(mx[2]));
+  std::vector<float> mn = eltwise_of(E::Min, {3, nan, -2}, {4, 1, nan});
+  EXPECT_EQ(mn[0], 3);
+  EXPECT_TRUE(std::isnan(mn[1]) && std::isnan(mn[2]));
+  // (0.1f * a) and (3 * b) are each rounded before the sum: no fused multiply-add.
+  const float a = 1.1f, b = 1e-8f;
+  EXPECT_EQ(eltwise_of(E::Axpby, {a}, {b}, 0.1f, 3.0f)[0], 0.1f * a + 3.0f * b);
+  EXPECT_EQ(eltwise_of(E::Scale, {2}, {}, 0.5f, 4.0f)[0], 5.0f);
+  EXPECT_EQ(eltwise_of(E::ReluBwd, {5, 6}, {0, 1e-30f}), (std::vector<float>{0, 6}));
+}
+
+TEST(FunctionalSoftmaxCe, LossGradientAndBothMatchTheReference) {
+  for (uint32_t reduction : {0u, 1u})
+    for (int outputs = 1; outputs <= 3; ++outputs) {
+      Program p(Opcode::SoftmaxCe);
+      p.set(Slot::Logits, p.tensor({4, 10})).set(Slot::Labels, p.tensor({4}, DType::I32, 10));
+      if (outputs & 1) p.set(Slot::Loss, p.zeros({1}));
+      if (outputs & 2) p.set(Slot::DLogits, p.zeros({4, 10}));
+      p.field(Field::Reduction, reduction);
+      EXPECT_TRUE(p.matches_reference()) << "reduction " << reduction << " outputs " << outputs;
+    }
+}
+
+TEST(FunctionalSoftmaxCe, UniformLogitsGiveLogOfTheClassCount) {
+  Program p(Opcode::SoftmaxCe);
+  const TensorDesc logits = p.zeros({2, 4}), labels = p.zeros({2}, DType::I32);
+  const TensorDesc loss = p.zeros({1});
+  p.set(Slot::Logits, logits).set(Slot::Labels, labels).set(Slot::Loss, loss);
+  DramImage image = DramImage::load(p.exe());
+  image.write_i32(labels, {3, 0});
+  execute_instruction(p.inst(), image);
+  EXPECT_FLOAT_EQ(image.read_f32(loss)[0], std::log(4.0f));
+  image.write_i32(labels, {1, 4});
+  try {
+    execute_instruction(p.inst(), image);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("label 4 of sample 1"), std::string::npos) << e.what();
+  }
+}
+
+TEST(FunctionalSgd, MomentumWeightDecayAndPlainUpdatesMatchTheReference) {
+  for (bool momentum : {true, false}) {
+    Program p(Opcode::Sgd);
+    p.set(Slot::Weight, p.tensor({3, 7})).set(Slot::Grad, p.sliced({3, 7}));
+    if (momentum) p.set(Slot::Velocity, p.tensor({3, 7}));
+    p.inst().set_f32(Field::Lr, 0.05f);
+    p.inst().set_f32(Field::Momentum, momentum ? 0.9f : 0.0f);
+    p.inst().set_f32(Field::WeightDecay, momentum ? 5e-4f : 0.0f);
+    EXPECT_TRUE(p.matches_reference()) << "momentum " << momentum;
+  }
+}
+
+TEST(FunctionalReduce, SumOverEveryAxisSetMatchesTheReference) {
+  for (uint32_t axes = 1; axes < 16; ++axes) {
+    Program p(Opcode::Reduce);
+    const std::vector<uint32_t> shape = {2, 3, 4, 5};
+    std::vector<uint32_t> kept;
+    for (uint32_t d = 0; d < 4; ++d)
+      if (!((axes >> d) & 1u)) kept.push_back(shape[d]);
+    if (kept.empty()) kept = {1};
+    p.set(Slot::X, p.tensor(shape)).set(Slot::Y, p.zeros(kept));
+    p.field(Field::Reduce, static_cast<uint32_t>(isa::ReduceOp::Sum)).field(Field::Axes, axes);
+    EXPECT_TRUE(p.matches_reference()) << "axes " << axes;
+  }
+}
+
+TEST(FunctionalReduce, MeanMaxAndSumOfSquaresComputeTheirDefinition) {
+  auto run = [](isa::ReduceOp op, uint32_t axes) {
+    Program p(Opcode::Reduce);
+    const TensorDesc x = p.zeros({2, 3}), y = p.zeros({axes == 1 ? 3u : 2u});
+    p.set(Slot::X, x).set(Slot::Y, y);
+    p.field(Field::Reduce, static_cast<uint32_t>(op)).field(Field::Axes, axes);
+    DramImage image = DramImage::load(p.exe());
+    image.write_f32(x, {1, -2, 3, 4, 5, -6});
+    execute_instruction(p.inst(), image);
+    return image.read_f32(y);
+  };
+  using R = isa::ReduceOp;
+  EXPECT_EQ(run(R::Mean, 1), (std::vector<float>{2.5f, 1.5f, -1.5f}));
+  EXPECT_EQ(run(R::Mean, 2), (std::vector<float>{2.0f / 3.0f, 1.0f}));
+  EXPECT_EQ(run(R::Max, 2), (std::vector<float>{3, 5}));
+  EXPECT_EQ(run(R::SumSq, 1), (std::vector<float>{17, 29, 45}));
+}
+
+// ---- DMA and control ------------------------------------------------------------------------
+
+TEST(FunctionalDma, CopyAndFillOfEveryTypeMatchTheReference) {
+  for (DType t : {DType::F32, DType::I32, DType::U8}) {
+    Program copy(Opcode::Copy);
+    copy.set(Slot::Src, copy.tensor({4, 6}, t, 200)).set(Slot::Dst, copy.zeros({24}, t));
+    EXPECT_TRUE(copy.matches_reference()) << isa::dtype_name(t);
+    Program fill(Opcode::Fill);
+    fill.set(Slot::Dst, fill.zeros({3, 5}, t));
+    for (float v : {-0.0f, 7.75f, 250.0f, -3.5f}) {
+      if (t == DType::U8 && v < 0) continue;  // the stream checker's cast is undefined there
+      fill.inst().set_f32(Field::Value, v);
+      EXPECT_TRUE(fill.matches_reference()) << isa::dtype_name(t) << " " << v;
+    }
+  }
+}
+
+TEST(FunctionalDma, CopyThroughStridedViewsTransposes) {
+  Program p(Opcode::Copy);
+  const TensorDesc src = p.transposed(3, 4), dst = p.zeros({3, 4});
+  p.set(Slot::Src, src).set(Slot::Dst, dst);
+  EXPECT_TRUE(p.matches_reference());
+  const DramImage image = p.run_ours();
+  const std::vector<float> stored =
+      image.read_f32(TensorDesc::contiguous(src.addr, DType::F32, {4, 3}));
+  const std::vector<float> out = image.read_f32(dst);
+  for (size_t i = 0; i < 3; ++i)
+    for (size_t j = 0; j < 4; ++j)
+      EXPECT_EQ(out[i * 4 + j], stored[j * 3 + i]);
+}
+
+TEST(FunctionalDma, FillSaturatesIntegersAndKeepsNanOutOfThem) {
+  Program p(Opcode::Fill);
+  const TensorDesc i32 = p.zeros({2}, DType::I32);
+  p.set(Slot::Dst, i32);
+  p.inst().set_f32(Field::Value, 1e20f);
+  EXPECT_EQ(p.run_ours().read_i32(i32), (std::vector<int32_t>{INT32_MAX, INT32_MAX}));
+  p.inst().set_f32(Field::Value, std::nanf(""));
+  EXPECT_EQ(p.run_ours().read_i32(i32), (std::vector<int32_t>{0, 0}));
+}
+
+TEST(FunctionalControl, BarrierAndEndLeaveDramUntouched) {
+  for (Opcode op : {Opcode::Barrier, Opcode::End}) {
+    Program p(op);
+    p.tensor({16});
+    const DramImage before = DramImage::load(p.exe());
+    EXPECT_TRUE(p.run_ours().bytes() == before.bytes());
+  }
+}
+
+TEST(FunctionalExecute, EveryOpcodeOfTheIsaHasAKernel) {
+  EXPECT_EQ(functional_opcodes().size(), isa::opcode_table().size());
+}
+
+TEST(FunctionalExecute, MalformedInstructionsAndOutOfRangeDescriptorsAreUserErrors) {
+  Program p(Opcode::Eltwise);
+  const TensorDesc a = p.tensor({8});
+  p.set(Slot::A, a).set(Slot::Y, p.zeros({8})).field(Field::Op, static_cast<uint32_t>(isa::EltwiseOp::Relu));
+  DramImage image = DramImage::load(p.exe());
+  TensorDesc far = a;
+  far.addr = 1u << 20;
+  p.inst().set_operand(Slot::A, far);
+  EXPECT_THROW(execute_instruction(p.inst(), image), UserError);
+  p.inst().set_operand(Slot::A, TensorDesc::contiguous(0, DType::F32, {9}));
+  EXPECT_THROW(execute_instruction(p.inst(), image), UserError);  // 9 elements into 8
+}
+
+}  // namespace
+}  // namespace s2::sim::functional

@@ -59,6 +59,18 @@ int sc_main(int argc, char** argv) {
   run->add_option("--memory-trace", run_options.memory_trace,
                   "write live DRAM bytes over time (CSV) here");
   run->add_flag("--layers", run_options.layers, "print the per-layer table");
+  run->add_flag("--functional", run_options.functional,
+                "compute real numbers on a DRAM image initialised from the executable; prints "
+                "the loss");
+  run->add_option("--steps", run_options.steps,
+                  "training steps on the same executable, weights carried over (implies "
+                  "--functional)")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--dump", run_options.dump,
+                  "tensors to write as NAME.npy, comma-separated (implies --functional)");
+  run->add_option("--dump-dir", run_options.dump_dir, "directory for --dump (default .)");
+  run->add_option("--dump-all", run_options.dump_all,
+                  "write every tensor as .npy into this directory (implies --functional)");
   run->add_flag("--check", run_options.check,
                 "prove the memory plan and dependencies with the shadow-memory checker; exit 1 "
                 "on any finding");

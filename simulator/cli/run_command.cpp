@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -12,6 +13,8 @@
 #include "isa/container/reader.h"
 #include "isa/target/target_loader.h"
 #include "simulator/checker/shadow_checker.h"
+#include "simulator/functional/execute.h"
+#include "simulator/report/npy_writer.h"
 #include "simulator/report/chrome_trace.h"
 #include "simulator/report/json_report.h"
 #include "simulator/report/memory_trace.h"
@@ -46,18 +49,103 @@ std::function<void(size_t, size_t)> progress_bar() {
   };
 }
 
-// The shadow-memory checker over the instructions in the order the simulation completed them.
-int check_memory(const isa::Executable& exe, const report::RunResult& result, std::ostream& out) {
+// Instruction indices in the order the simulation completed them.
+std::vector<uint32_t> completion_order(const report::RunResult& result) {
   std::vector<const report::InstructionRecord*> done;
   for (const report::InstructionRecord& r : result.instructions) done.push_back(&r);
   std::stable_sort(done.begin(), done.end(), [](const auto* a, const auto* b) {
     return a->end_cycle < b->end_cycle;
   });
+  std::vector<uint32_t> order;
+  for (const report::InstructionRecord* r : done) order.push_back(r->index);
+  return order;
+}
+
+std::vector<std::string> split_names(const std::string& list) {
+  std::vector<std::string> names;
+  size_t start = 0;
+  for (size_t i = 0; i <= list.size(); ++i)
+    if (i == list.size() || list[i] == ',') {
+      if (i > start) names.push_back(list.substr(start, i - start));
+      start = i + 1;
+    }
+  return names;
+}
+
+std::string npy_file_name(const std::string& tensor) {
+  std::string name = tensor;
+  for (char& c : name)
+    if (c == '/' || c == '\\' || c == ':') c = '_';
+  return name + ".npy";
+}
+
+// Functional mode: the instructions' real effect on a DRAM image loaded from the executable,
+// applied in the simulated completion order (a valid order: the dependencies hold), for
+// `steps` steps with the weights, optimizer and batch-norm state carried over. Prints each
+// step's loss; writes the requested tensors as .npy, each captured when its planned lifetime
+// ends in the last step (later its space may hold another tensor).
+void run_functional(const isa::Executable& exe, const report::RunResult& result,
+                    const RunCommandOptions& options, std::ostream& out) {
+  const std::vector<uint32_t> order = completion_order(result);
+  std::vector<size_t> dumped;  // tensor-table indices
+  std::string dir = options.dump_dir;
+  if (!options.dump_all.empty()) {
+    dir = options.dump_all;
+    for (size_t t = 0; t < exe.tensors.size(); ++t) dumped.push_back(t);
+  }
+  for (const std::string& name : split_names(options.dump)) {
+    size_t t = 0;
+    while (t < exe.tensors.size() && exe.tensors[t].name != name) ++t;
+    if (t == exe.tensors.size())
+      throw UserError("--dump: no tensor '" + name + "' in " + options.executable +
+                      " (s2sim info lists them)");
+    dumped.push_back(t);
+  }
+  if (!dumped.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw UserError(dir + ": cannot create the dump directory: " + ec.message());
+  }
+  std::vector<std::vector<size_t>> ends_at(exe.instructions.size());
+  for (size_t t : dumped) ends_at.at(exe.tensors[t].last).push_back(t);
+
+  const isa::Instruction* loss_inst = nullptr;
+  for (const isa::Instruction& inst : exe.instructions)
+    if (inst.opcode() == isa::Opcode::SoftmaxCe && inst.operand(isa::Slot::Loss)) loss_inst = &inst;
+
+  functional::DramImage image = functional::DramImage::load(exe);
+  std::vector<std::vector<uint8_t>> captured(exe.tensors.size());
+  for (uint32_t step = 1; step <= options.steps; ++step) {
+    for (uint32_t index : order) {
+      functional::execute_instruction(exe.instructions[index], image);
+      if (step == options.steps)
+        for (size_t t : ends_at[index]) captured[t] = image.entry_bytes(exe.tensors[t]);
+    }
+    if (loss_inst != nullptr) {
+      char line[96];
+      std::snprintf(line, sizeof line, "  step %-4u loss    %.9g\n", step,
+                    static_cast<double>(image.read_f32(*loss_inst->operand(isa::Slot::Loss))[0]));
+      out << line;
+    }
+  }
+  for (size_t t : dumped) {
+    const isa::TensorEntry& e = exe.tensors[t];
+    std::vector<uint8_t> bytes = captured[t];
+    bytes.resize(static_cast<size_t>(e.dense_bytes()));
+    report::write_npy((std::filesystem::path(dir) / npy_file_name(e.name)).string(), e.dtype,
+                      e.shape, bytes);
+  }
+  if (!dumped.empty()) out << "  dumped             " << dumped.size() << " tensor(s) to " << dir << "\n";
+}
+
+// The shadow-memory checker over the instructions in the order the simulation completed them.
+int check_memory(const isa::Executable& exe, const report::RunResult& result, std::ostream& out) {
+  const std::vector<uint32_t> order = completion_order(result);
   checker::ShadowChecker shadow(exe);
-  for (const report::InstructionRecord* r : done) shadow.complete(r->index);
+  for (uint32_t index : order) shadow.complete(index);
   const std::vector<checker::Finding>& findings = shadow.finish();
   if (findings.empty()) {
-    out << "  check              no findings (shadow memory, " << done.size()
+    out << "  check              no findings (shadow memory, " << order.size()
         << " instructions in simulated order)\n";
     return 0;
   }
@@ -101,6 +189,9 @@ int run_simulation(const RunCommandOptions& options, std::ostream& out) {
                         ": nothing in flight and no instruction can issue; " +
                         top::describe_stuck(result.deadlock));
   report::check_roofline(result);
+  const bool functional = options.functional || options.steps > 1 || !options.dump.empty() ||
+                          !options.dump_all.empty();
+  if (functional) run_functional(exe, result, options, out);
   return options.check ? check_memory(exe, result, out) : 0;
 }
 

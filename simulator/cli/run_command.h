@@ -26,6 +26,11 @@ struct RunCommandOptions {
   bool layers = false;                               // --layers: per-layer table on stdout
   uint32_t window = 64;  // --window: controller decode window (1: sequential)
   bool check = false;    // --check: the shadow-memory checker over the simulated order
+  bool functional = false;  // --functional: compute real numbers (implied by the three below)
+  uint32_t steps = 1;       // --steps: training steps on the same DRAM image
+  std::string dump;         // --dump NAME[,NAME...]: tensors to write as .npy into dump_dir
+  std::string dump_dir = ".";
+  std::string dump_all;     // --dump-all DIR: every tensor
 };
 
 // Returns the exit status: 0, or 1 when --check found anything (the findings are printed);

@@ -233,6 +233,48 @@ TEST_F(Cli, CompileTakesTheBatchAndLabelsFromNpy) {
   EXPECT_NE(r.out.find("input.npy"), std::string::npos) << r.out;
 }
 
+// The data after a .npy header (both writers pad the header to 64 bytes).
+std::string npy_data(const std::string& path) {
+  const std::string bytes = read_text(path);
+  const size_t end = bytes.find('\n');
+  return end == std::string::npos ? "" : bytes.substr(end + 1);
+}
+
+TEST_F(Cli, FunctionalRunMatchesTheReferenceInterpreterBitForBit) {
+  const std::string bin = path("l5.bin");
+  Result r = run(kS2c + " compile lenet5 --batch 2 --image 16 -o " + quoted(bin));
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = run(kS2c + " reference lenet5 --batch 2 --image 16 --out-dir " + quoted(path("ref")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = run(kS2sim + " run " + quoted(bin) + " --check --dump conv1.weight,fc3.bias,loss --dump-dir " +
+          quoted(path("sim")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("check              no findings"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("step 1    loss"), std::string::npos) << r.out;
+  for (const char* name : {"conv1.weight", "fc3.bias"})
+    EXPECT_EQ(npy_data(path(std::string("sim/") + name + ".npy")),
+              npy_data(path(std::string("ref/updated/") + name + ".npy")))
+        << name;
+  EXPECT_EQ(npy_data(path("sim/loss.npy")), npy_data(path("ref/loss.npy")));
+}
+
+TEST_F(Cli, FunctionalStepsLowerTheLoss) {
+  const std::string bin = path("l5.bin");
+  ASSERT_EQ(run(kS2c + " compile lenet5 --batch 4 -o " + quoted(bin)).status, 0);
+  const Result r = run(kS2sim + " run " + quoted(bin) + " --steps 12");
+  ASSERT_EQ(r.status, 0) << r.out;
+  auto loss_at = [&](int step) {
+    const std::string key = "step " + std::to_string(step);
+    const size_t at = r.out.find(key);
+    return at == std::string::npos ? -1.0 : std::stod(r.out.substr(r.out.find("loss", at) + 4));
+  };
+  EXPECT_GT(loss_at(1), 0.0) << r.out;
+  EXPECT_LT(loss_at(12), 0.8 * loss_at(1)) << r.out;
+  const Result bad = run(kS2sim + " run " + quoted(bin) + " --dump nosuchtensor");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.out.find("no tensor 'nosuchtensor'"), std::string::npos) << bad.out;
+}
+
 TEST_F(Cli, ReferenceWritesTheStep) {
   const Result r = run(kS2c + " reference mlp --batch 2 --image 8 --out-dir " + quoted(path("ref")));
   ASSERT_EQ(r.status, 0) << r.out;

@@ -40,6 +40,20 @@ class AddressMapping {
   // `burst` is address / burst_bytes(). Precondition: burst < bursts().
   DramAddress decode_burst(uint64_t burst) const;
   DramAddress decode(uint64_t address) const { return decode_burst(address / burst_bytes_); }
+  // Moves `a` == decode_burst(b) to decode_burst(b + channels()), the same channel's next burst,
+  // by carrying through the fields above the channel instead of dividing again (the burst
+  // cursor's hot path). Precondition: b + channels() < bursts().
+  void step_in_channel(DramAddress& a) const {
+    if (++a.bank_group < bank_groups_) return;
+    a.bank_group = 0;
+    if (++a.column < columns_) return;
+    a.column = 0;
+    if (++a.bank < banks_per_group_) return;
+    a.bank = 0;
+    if (++a.rank < ranks_) return;
+    a.rank = 0;
+    ++a.row;
+  }
   // The byte address of the first byte of burst `a`: decode(encode(a)) == a for every field
   // in range (row < rows_per_bank, column < bursts per row, ...).
   uint64_t encode(const DramAddress& a) const;

@@ -47,56 +47,6 @@ JedecChannel::JedecChannel(const target::DramDesc& desc, const JedecTimings& tim
   }
 }
 
-RowOutcome JedecChannel::outcome(const BurstRequest& request) const {
-  const Bank& b = bank(request);
-  if (!b.open) return RowOutcome::Miss;
-  return b.row == request.row ? RowOutcome::Hit : RowOutcome::Conflict;
-}
-
-Cycle JedecChannel::precharge_ready(const Bank& b) const {
-  return std::max({b.act + t_.RAS, b.read + t_.RTP, b.write_end + t_.WR});
-}
-
-Cycle JedecChannel::activate_ready(const Rank& rank, const Bank& b, uint32_t bank_group) const {
-  return std::max({b.pre + t_.RP, b.act + t_.RC, rank.act + t_.RRD_S,
-                   rank.act_in_group[bank_group] + t_.RRD_L, rank.faw[rank.faw_next] + t_.FAW,
-                   rank.refresh_end});
-}
-
-CommandPlan JedecChannel::plan(const BurstRequest& request) const {
-  const Rank& rank = ranks_[request.rank];
-  const Bank& b = bank(request);
-  const uint32_t g = request.bank_group;
-  CommandPlan p;
-  p.outcome = outcome(request);
-
-  Cycle column = request.ready;
-  if (p.outcome == RowOutcome::Hit) {
-    column = std::max(column, b.act + t_.RCD);
-  } else {
-    Cycle act_floor = request.ready;
-    if (p.outcome == RowOutcome::Conflict) {
-      p.pre = std::max(request.ready, precharge_ready(b));
-      act_floor = p.pre + t_.RP;
-    }
-    // faw[faw_next] is the fourth-latest ACT: a fifth must wait tFAW after it.
-    p.act = std::max(act_floor, activate_ready(rank, b, g));
-    column = p.act + t_.RCD;
-  }
-
-  column = std::max({column, last_column_ + t_.CCD_S, rank.column_in_group[g] + t_.CCD_L});
-  const Cycle latency = request.write ? t_.CWL : t_.CL;
-  if (request.write) {
-    column = std::max(column, last_read_end_ + kBusTurnaround - latency);
-  } else {
-    column = std::max({column, rank.write_end + t_.WTR_S, rank.write_end_in_group[g] + t_.WTR_L});
-  }
-  column = std::max(column, bus_free_ - latency);
-  p.column = column;
-  p.data_end = column + latency + t_.burst;
-  return p;
-}
-
 void JedecChannel::refresh(Rank& rank, Cycle until, DramStats& stats) {
   while (rank.refresh_due <= until) {
     // Precharge-all: every open bank closes as soon as its own windows allow; REF follows tRP
@@ -124,9 +74,10 @@ void JedecChannel::refresh(Rank& rank, Cycle until, DramStats& stats) {
   }
 }
 
-CommandPlan JedecChannel::issue(const BurstRequest& request, DramStats& stats) {
+CommandPlan JedecChannel::issue(const BurstRequest& request, const CommandPlan& planned,
+                                DramStats& stats) {
   Rank& rank = ranks_[request.rank];
-  CommandPlan p = plan(request);
+  CommandPlan p = planned;
   // A refresh takes priority once due; it may close this request's row, so plan again.
   while (p.first() >= rank.refresh_due) {
     refresh(rank, p.first(), stats);

@@ -26,6 +26,7 @@
 //
 // Times are DRAM clock cycles (int64). plan() is pure; issue() commits a request.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -76,6 +77,7 @@ class JedecChannel {
 
   JedecChannel(const target::DramDesc& desc, const JedecTimings& timings);
 
+  // Inline (below): the scheduler plans every queued burst for every burst it issues.
   RowOutcome outcome(const BurstRequest& request) const;
   CommandPlan plan(const BurstRequest& request) const;
   // No request's column command can issue before this (tCCD_S after the last one): a plan that
@@ -83,7 +85,12 @@ class JedecChannel {
   Cycle column_floor() const { return last_column_ + t_.CCD_S; }
   // Takes any refresh due before the request's first command, then commits its commands and
   // counts them in `stats`. Returns what was issued.
-  CommandPlan issue(const BurstRequest& request, DramStats& stats);
+  CommandPlan issue(const BurstRequest& request, DramStats& stats) {
+    return issue(request, plan(request), stats);
+  }
+  // The same, given `planned` == plan(request) computed on the current state (saves planning
+  // the picked request twice).
+  CommandPlan issue(const BurstRequest& request, const CommandPlan& planned, DramStats& stats);
 
  private:
   static constexpr Cycle kNever = -(Cycle{1} << 40);  // "long ago": every window is satisfied
@@ -126,5 +133,56 @@ class JedecChannel {
   Cycle bus_free_ = kNever;     // end of the last data burst
   Cycle last_read_end_ = kNever;
 };
+
+inline RowOutcome JedecChannel::outcome(const BurstRequest& request) const {
+  const Bank& b = bank(request);
+  if (!b.open) return RowOutcome::Miss;
+  return b.row == request.row ? RowOutcome::Hit : RowOutcome::Conflict;
+}
+
+inline Cycle JedecChannel::precharge_ready(const Bank& b) const {
+  return std::max({b.act + t_.RAS, b.read + t_.RTP, b.write_end + t_.WR});
+}
+
+inline Cycle JedecChannel::activate_ready(const Rank& rank, const Bank& b,
+                                          uint32_t bank_group) const {
+  return std::max({b.pre + t_.RP, b.act + t_.RC, rank.act + t_.RRD_S,
+                   rank.act_in_group[bank_group] + t_.RRD_L, rank.faw[rank.faw_next] + t_.FAW,
+                   rank.refresh_end});
+}
+
+inline CommandPlan JedecChannel::plan(const BurstRequest& request) const {
+  const Rank& rank = ranks_[request.rank];
+  const Bank& b = bank(request);
+  const uint32_t g = request.bank_group;
+  CommandPlan p;
+  p.outcome = outcome(request);
+
+  Cycle column = request.ready;
+  if (p.outcome == RowOutcome::Hit) {
+    column = std::max(column, b.act + t_.RCD);
+  } else {
+    Cycle act_floor = request.ready;
+    if (p.outcome == RowOutcome::Conflict) {
+      p.pre = std::max(request.ready, precharge_ready(b));
+      act_floor = p.pre + t_.RP;
+    }
+    // faw[faw_next] is the fourth-latest ACT: a fifth must wait tFAW after it.
+    p.act = std::max(act_floor, activate_ready(rank, b, g));
+    column = p.act + t_.RCD;
+  }
+
+  column = std::max({column, last_column_ + t_.CCD_S, rank.column_in_group[g] + t_.CCD_L});
+  const Cycle latency = request.write ? t_.CWL : t_.CL;
+  if (request.write) {
+    column = std::max(column, last_read_end_ + kBusTurnaround - latency);
+  } else {
+    column = std::max({column, rank.write_end + t_.WTR_S, rank.write_end_in_group[g] + t_.WTR_L});
+  }
+  column = std::max(column, bus_free_ - latency);
+  p.column = column;
+  p.data_end = column + latency + t_.burst;
+  return p;
+}
 
 }  // namespace s2::sim::dram

@@ -21,7 +21,7 @@ class JedecModel::BurstCursor {
 
   // Precondition: !done().
   Queued next(Cycle ready) {
-    const DramAddress a = mapping_.decode_burst(burst_);
+    const DramAddress& a = address_;
     Queued q;
     q.request.rank = a.rank;
     q.request.bank_group = a.bank_group;
@@ -31,7 +31,11 @@ class JedecModel::BurstCursor {
     q.request.ready = ready;
     q.access = static_cast<uint32_t>(access_);
     burst_ += mapping_.channels();
-    if (burst_ > last_) seek(access_ + 1);
+    if (burst_ > last_) {
+      seek(access_ + 1);
+    } else {
+      mapping_.step_in_channel(address_);  // == decode_burst(burst_), without the divisions
+    }
     return q;
   }
 
@@ -46,7 +50,10 @@ class JedecModel::BurstCursor {
       const uint64_t first = a.address / bb;
       last_ = (a.address + a.bytes - 1) / bb;
       burst_ = first + (channel_ + channels - first % channels) % channels;
-      if (burst_ <= last_) return;
+      if (burst_ <= last_) {
+        address_ = mapping_.decode_burst(burst_);
+        return;
+      }
     }
   }
 
@@ -56,6 +63,7 @@ class JedecModel::BurstCursor {
   std::size_t access_ = 0;
   uint64_t burst_ = 0;
   uint64_t last_ = 0;
+  DramAddress address_;  // decode_burst(burst_) while !done()
 };
 
 JedecModel::JedecModel(const target::DramDesc& desc, std::string backend)
@@ -64,11 +72,14 @@ JedecModel::JedecModel(const target::DramDesc& desc, std::string backend)
       clock_(desc.clock_mhz),
       timings_(JedecTimings::from(desc)),
       peak_(desc.peak_bandwidth_bytes_per_s()),
-      capacity_(desc.capacity_bytes) {
+      capacity_(desc.capacity_bytes),
+      banks_per_group_(desc.banks_per_group),
+      banks_per_rank_(desc.banks_per_rank()) {
   channels_.reserve(desc.channels);
   for (uint32_t c = 0; c < desc.channels; ++c)
     channels_.emplace_back(desc, timings_);
   queue_.reserve(kQueueDepth);
+  seen_.resize(static_cast<std::size_t>(desc.ranks) * banks_per_rank_);
 }
 
 void JedecModel::check_range(const std::vector<Access>& group) const {
@@ -84,17 +95,46 @@ void JedecModel::check_range(const std::vector<Access>& group) const {
   }
 }
 
-std::size_t JedecModel::pick(const JedecChannel& channel) const {
-  if (queue_.front().bypassed >= kMaxBypass) return 0;
+// Skipping repeats. In the queue, `ready` never decreases from older to younger entries: the
+// initial fill is at the arrival, and each later entry is enqueued at max(arrival, column of the
+// burst just issued), and the channel's column commands are issued in increasing time
+// (column >= last column + tCCD_S). plan() depends on a request only through its bank, row,
+// direction and `ready`, and its column slot never decreases as `ready` grows (a max of terms
+// each nondecreasing in it), with the same outcome. So an entry i with the same bank, row and
+// direction as an older planned entry j < i has column_i >= column_j and hit_i == hit_j, and
+// cannot change the result of the full scan:
+//  * after j, best_column <= column_j, and best_column only decreases; so column_i <
+//    best_column is false, and column_i == best_column forces column_j == best_column, at
+//    which point best_hit >= hit_j (j set it, or it was already a hit at that slot) and best_hit
+//    only turns false -> true while best_column holds; so the tie rule does not take i either;
+//  * if i would end the scan (a hit at the column floor), j would have ended it first.
+// Skipping i is therefore exact; pick() plans one entry per distinct (bank, row, direction) in
+// a scan (a stream over a few bank groups has a handful among 32 entries), and chooses exactly
+// what planning every entry would.
+JedecModel::Pick JedecModel::pick(const JedecChannel& channel) {
+  if (queue_.front().bypassed >= kMaxBypass) return {0, channel.plan(queue_.front().request)};
+  ++scan_;
+  const Cycle floor = channel.column_floor();
+  // Only the index during the scan: copying the best plan on every improvement costs more (a
+  // store-forwarding stall on its byte-sized outcome) than planning the winner once more.
   std::size_t best = 0;
   Cycle best_column = std::numeric_limits<Cycle>::max();
   bool best_hit = false;
   for (std::size_t i = 0; i < queue_.size(); ++i) {
-    const CommandPlan p = channel.plan(queue_[i].request);
+    const Queued& q = queue_[i];
+    Seen& seen = seen_[q.bank_slot];
+    if (seen.scan == scan_ && seen.row == q.request.row && seen.write == q.request.write)
+      continue;  // an older entry with the same bank, row and direction was planned
+    // Field by field: an aggregate assignment here compiles to a stack temporary whose
+    // byte-wise stores stall the 16-byte reload (store forwarding), a quarter of pick().
+    seen.scan = scan_;
+    seen.row = q.request.row;
+    seen.write = q.request.write;
+    const CommandPlan p = channel.plan(q.request);
     const bool hit = p.outcome == RowOutcome::Hit;
     // The oldest hit at the earliest possible slot wins outright (the common case of a
     // stream); stop scanning.
-    if (hit && p.column <= channel.column_floor()) return i;
+    if (hit && p.column <= floor) return {i, p};
     // Strictly earlier column slot wins; on a tie a row hit beats a miss or conflict, and
     // otherwise the older request (lower index) keeps its place.
     if (p.column < best_column || (p.column == best_column && hit && !best_hit)) {
@@ -103,7 +143,7 @@ std::size_t JedecModel::pick(const JedecChannel& channel) const {
       best_hit = hit;
     }
   }
-  return best;
+  return {best, channel.plan(queue_[best].request)};
 }
 
 void JedecModel::serve_channel(uint32_t channel_index, const std::vector<Access>& group,
@@ -111,18 +151,24 @@ void JedecModel::serve_channel(uint32_t channel_index, const std::vector<Access>
   JedecChannel& channel = channels_[channel_index];
   BurstCursor cursor(mapping_, group, channel_index);
   queue_.clear();
+  const auto enqueue = [&](Cycle ready) {
+    Queued q = cursor.next(ready);
+    q.bank_slot =
+        q.request.rank * banks_per_rank_ + q.request.bank_group * banks_per_group_ + q.request.bank;
+    queue_.push_back(q);
+  };
   while (queue_.size() < kQueueDepth && !cursor.done())
-    queue_.push_back(cursor.next(arrival));
+    enqueue(arrival);
 
   while (!queue_.empty()) {
-    const std::size_t chosen = pick(channel);
-    const Queued q = queue_[chosen];
-    const CommandPlan p = channel.issue(q.request, stats_);
+    const Pick chosen = pick(channel);
+    const Queued q = queue_[chosen.index];
+    const CommandPlan p = channel.issue(q.request, chosen.plan, stats_);
     access_done[q.access] = std::max(access_done[q.access], p.data_end);
-    for (std::size_t i = 0; i < chosen; ++i)
+    for (std::size_t i = 0; i < chosen.index; ++i)
       ++queue_[i].bypassed;
-    queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(chosen));
-    if (!cursor.done()) queue_.push_back(cursor.next(std::max(arrival, p.column)));
+    queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(chosen.index));
+    if (!cursor.done()) enqueue(std::max(arrival, p.column));
   }
 }
 

@@ -16,7 +16,8 @@
 // Ranking by the column slot rather than "any hit first" matters: with bank groups, the next
 // burst to the same group must wait tCCD_L, and a ready miss to another group fills that gap.
 // The picked burst's commands are committed to the channel (refreshes included), and its data
-// end is its completion. Cost: kQueueDepth command plans per burst; no per-cycle work.
+// end is its completion. Cost: at most kQueueDepth command plans per burst (one per distinct
+// bank, row and direction in the queue, see pick()); no per-cycle work.
 
 #include <cstddef>
 #include <string>
@@ -48,6 +49,18 @@ class JedecModel final : public DramModel {
     BurstRequest request;
     uint32_t access = 0;  // index into the group
     uint32_t bypassed = 0;
+    uint32_t bank_slot = 0;  // rank * banks_per_rank + bank_group * banks_per_group + bank
+  };
+  // The burst pick() chose and its plan on the current channel state.
+  struct Pick {
+    std::size_t index = 0;
+    CommandPlan plan;
+  };
+  // Per bank slot, the last request pick() planned in scan `scan` (see pick()).
+  struct Seen {
+    uint64_t scan = 0;
+    uint32_t row = 0;
+    bool write = false;
   };
   // Walks the bursts of one channel in a group, in address order per access, accesses in order.
   class BurstCursor;
@@ -55,7 +68,7 @@ class JedecModel final : public DramModel {
   void check_range(const std::vector<Access>& group) const;
   void serve_channel(uint32_t channel, const std::vector<Access>& group, Cycle arrival,
                      std::vector<Cycle>& access_done);
-  std::size_t pick(const JedecChannel& channel) const;
+  Pick pick(const JedecChannel& channel);
 
   std::string backend_;
   AddressMapping mapping_;
@@ -65,7 +78,11 @@ class JedecModel final : public DramModel {
   uint64_t capacity_;
   std::vector<JedecChannel> channels_;
   DramStats stats_;
+  uint32_t banks_per_group_;
+  uint32_t banks_per_rank_;
   std::vector<Queued> queue_;  // reused between calls
+  std::vector<Seen> seen_;     // per bank slot; scratch of pick()
+  uint64_t scan_ = 0;          // pick() calls so far: stamps `seen_`
 };
 
 }  // namespace s2::sim::dram

@@ -1,0 +1,200 @@
+// Bit-exact regression of the RTL PE (rtl_models/pe/pe_mac.sv, verilated) against its C++ twin
+// (rtl_models/pe/fp32_ref.h), plus the documented corner results of both.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cfenv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "rtl_models/pe/fp32_ref.h"
+#include "rtl_models/pe/pe_mac_check.h"
+#include "rtl_models/pe/pe_mac_rtl.h"
+
+namespace s2::rtl {
+namespace {
+
+constexpr uint64_t kRandomSeed = 20261121;
+constexpr uint64_t kRandomCount = 200000;
+
+float float_of(uint32_t x) {
+  float f;
+  std::memcpy(&f, &x, sizeof f);
+  return f;
+}
+
+void expect_no_mismatch(const MacRunResult& r) {
+  EXPECT_EQ(r.mismatches, 0u) << "of " << r.count << " triples";
+  for (const std::string& report : r.reports)
+    ADD_FAILURE() << report;
+}
+
+// Expected results written from the contract in fp32_mul.sv / fp32_add.sv, checked on both sides.
+struct Documented {
+  const char* what;
+  uint32_t a, b, acc;
+  uint32_t prod, acc_out;
+};
+
+TEST(RtlPeMac, DocumentedCornerResults) {
+  const Documented cases[] = {
+      {"1*1+1", 0x3F800000, 0x3F800000, 0x3F800000, 0x3F800000, 0x40000000},
+      {"two roundings, not fused: (1+2^-23)^2 - (1+2^-22)", 0x3F800001, 0x3F800001, 0xBF800002,
+       0x3F800002, 0x00000000},
+      {"tie 1 + 2^-24 rounds to even 1", 0x33800000, 0x3F800000, 0x3F800000, 0x33800000,
+       0x3F800000},
+      {"tie 1 + 3*2^-24 rounds to even 1+2^-22", 0x34400000, 0x3F800000, 0x3F800000, 0x34400000,
+       0x3F800002},
+      {"subnormal input read as +0", 0x00000001, 0x3F800000, 0x80000000, 0x00000000, 0x00000000},
+      {"subnormal input read as -0", 0x807FFFFF, 0x3F800000, 0x80000000, 0x80000000, 0x80000000},
+      {"product 2^-128 flushed, sign kept", 0x9F800000, 0x1F800000, 0x80000000, 0x80000000,
+       0x80000000},
+      {"product 2^-126 - 2^-150 (tie) rounds up to min normal", 0x3F7FFFFF, 0x00800000, 0x00000000,
+       0x00800000, 0x00800000},
+      {"product 2^-126 - 2^-149 is subnormal: flushed", 0x3F7FFFFE, 0x00800000, 0x00000000,
+       0x00000000, 0x00000000},
+      {"subnormal difference flushed with its sign", 0x3F800000, 0x00800000, 0x80800001, 0x00800000,
+       0x80000000},
+      {"x + (-x) = +0", 0x3F800000, 0x40000000, 0xC0000000, 0x40000000, 0x00000000},
+      {"-0 + -0 = -0", 0x80000000, 0x3F800000, 0x80000000, 0x80000000, 0x80000000},
+      {"overflow to Inf", 0x7F7FFFFF, 0x40000000, 0x00000000, 0x7F800000, 0x7F800000},
+      {"Inf * 0 is the canonical NaN", 0x7F800000, 0x00000000, 0x3F800000, kCanonicalNaN,
+       kCanonicalNaN},
+      {"Inf * subnormal (read as 0) is NaN", 0xFF800000, 0x00000001, 0x3F800000, kCanonicalNaN,
+       kCanonicalNaN},
+      {"Inf + -Inf is NaN", 0x7F800000, 0x3F800000, 0xFF800000, 0x7F800000, kCanonicalNaN},
+      {"NaN payload and sign dropped", 0xFFC12345, 0x3F800000, 0x3F800000, kCanonicalNaN,
+       kCanonicalNaN},
+      {"signalling NaN accumulator", 0x3F800000, 0x3F800000, 0x7F800001, 0x3F800000, kCanonicalNaN},
+      {"-Inf * 2 + 1 = -Inf", 0xFF800000, 0x40000000, 0x3F800000, 0xFF800000, 0xFF800000},
+  };
+  RtlPeMac rtl;
+  for (const Documented& c : cases) {
+    SCOPED_TRACE(c.what);
+    EXPECT_EQ(fp32_mul_ftz(c.a, c.b), c.prod);
+    EXPECT_EQ(pe_mac(c.a, c.b, c.acc), c.acc_out);
+    const PeMacOutputs got = rtl.evaluate(c.a, c.b, c.acc);
+    EXPECT_EQ(got.prod, c.prod);
+    EXPECT_EQ(got.acc_out, c.acc_out);
+  }
+}
+
+TEST(RtlPeMac, SpecialValueGridMatchesReference) {
+  RtlPeMac rtl;
+  const MacRunResult r = run_special_macs(rtl, 10);
+  EXPECT_EQ(r.count, 64u * 64u * 64u);
+  expect_no_mismatch(r);
+}
+
+// Products just below 2^-126: the host (IEEE) rounds them with the subnormal format's precision,
+// so some round UP to the smallest normal and are kept, even ones that rounding with an unbounded
+// exponent would leave subnormal (24 significand bits set, guard bit clear). The RTL must agree.
+TEST(RtlPeMac, UnderflowBoundaryOfTheMultiplier) {
+  RtlPeMac rtl;
+  const double min_normal = std::ldexp(1.0, -126);
+  const double tie = min_normal - std::ldexp(1.0, -150);            // rounds up (to even)
+  const double unbounded_tie = min_normal - std::ldexp(1.0, -151);  // the unbounded-range tie
+  int kept_below = 0, kept_only_by_ieee = 0, flushed_below = 0;
+  for (uint32_t frac = 0; frac < (1u << 23); frac += 4099) {
+    const uint32_t a = ((127u - 40u) << 23) | frac;  // [2^-40, 2^-39): b near 2^-86 is normal
+    const float b0 = static_cast<float>(min_normal / static_cast<double>(float_of(a)));
+    uint32_t b0_bits;
+    std::memcpy(&b0_bits, &b0, sizeof b0_bits);
+    for (int32_t d = -3; d <= 3; ++d) {
+      const uint32_t b = static_cast<uint32_t>(static_cast<int32_t>(b0_bits) + d);
+      const double exact = static_cast<double>(float_of(a)) * static_cast<double>(float_of(b));
+      const uint32_t ref = fp32_mul_ftz(a, b);
+      ASSERT_EQ(rtl.evaluate(a, b, 0).prod, ref) << std::hex << "a=0x" << a << " b=0x" << b;
+      if (exact >= min_normal) continue;
+      if (exact >= tie) {
+        EXPECT_EQ(ref, 0x00800000u);
+        ++kept_below;
+        if (exact < unbounded_tie) ++kept_only_by_ieee;
+      } else {
+        EXPECT_EQ(ref, 0x00000000u);
+        ++flushed_below;
+      }
+    }
+  }
+  EXPECT_GT(kept_below, 0);
+  EXPECT_GT(kept_only_by_ieee, 0);
+  EXPECT_GT(flushed_below, 0);
+}
+
+TEST(RtlPeMac, RandomTriplesMatchReference) {
+  RtlPeMac rtl;
+  const MacRunResult r = run_random_macs(rtl, kRandomSeed, kRandomCount, 10);
+  EXPECT_EQ(r.count, kRandomCount);
+  expect_no_mismatch(r);
+}
+
+// The random mixture reaches the corners that uniform bit patterns almost never hit.
+TEST(RtlPeMac, RandomTriplesCoverTheCorners) {
+  MacOperandGenerator gen(kRandomSeed);
+  const auto exp_of = [](uint32_t x) { return static_cast<int>((x >> 23) & 0xFFu); };
+  int min_normal_round_up = 0, flushed_sum = 0, cancellation = 0, overflow = 0, nan = 0;
+  for (uint64_t i = 0; i < kRandomCount; ++i) {
+    const MacOperands o = gen.next();
+    const uint32_t prod = fp32_mul_ftz(o.a, o.b);
+    const uint32_t acc_out = fp32_add_ftz(o.acc, prod);
+    const bool normal_in =
+        exp_of(o.a) != 0 && exp_of(o.a) != 255 && exp_of(o.b) != 0 && exp_of(o.b) != 255;
+    if (normal_in && (prod & 0x7FFFFFFFu) == 0x00800000u &&
+        std::fabs(static_cast<double>(float_of(o.a)) * static_cast<double>(float_of(o.b))) <
+            std::ldexp(1.0, -126)) {
+      ++min_normal_round_up;
+    }
+    const float unflushed_sum = float_of(o.acc) + float_of(prod);
+    if (exp_of(o.acc) != 0 && std::fpclassify(unflushed_sum) == FP_SUBNORMAL) ++flushed_sum;
+    if (exp_of(o.acc) != 0 && exp_of(prod) != 0 && (acc_out & 0x7FFFFFFFu) != 0 &&
+        exp_of(acc_out) + 8 < std::max(exp_of(o.acc), exp_of(prod))) {
+      ++cancellation;
+    }
+    if (normal_in && exp_of(o.acc) != 255 && exp_of(acc_out) == 255 && acc_out != kCanonicalNaN) {
+      ++overflow;
+    }
+    if (acc_out == kCanonicalNaN) ++nan;
+  }
+  EXPECT_GE(min_normal_round_up, 50);
+  EXPECT_GE(flushed_sum, 50);
+  EXPECT_GE(cancellation, 1000);
+  EXPECT_GE(overflow, 1000);
+  EXPECT_GE(nan, 1000);
+  std::printf(
+      "coverage of %llu triples: %d products rounded up to 2^-126, %d subnormal sums "
+      "flushed, %d cancellations of > 8 binades, %d overflows, %d NaN results\n",
+      static_cast<unsigned long long>(kRandomCount), min_normal_round_up, flushed_sum, cancellation,
+      overflow, nan);
+}
+
+// The regression can fail: with the host in a wrong rounding mode the reference rounds the
+// wrong way, and the comparison must catch it and report operands, both results and the seed.
+class WrongRoundingMode : public ::testing::TestWithParam<int> {};
+
+TEST_P(WrongRoundingMode, IsCaught) {
+  RtlPeMac rtl;
+  const int saved = std::fegetround();
+  ASSERT_EQ(std::fesetround(GetParam()), 0);
+  const MacRunResult r = run_random_macs(rtl, kRandomSeed, 20000, 1);
+  std::fesetround(saved);
+  EXPECT_GT(r.mismatches, 1000u) << "of " << r.count;
+  ASSERT_FALSE(r.reports.empty());
+  const std::string& report = r.reports.front();
+  EXPECT_NE(report.find("a=0x"), std::string::npos) << report;
+  EXPECT_NE(report.find("RTL prod=0x"), std::string::npos) << report;
+  EXPECT_NE(report.find("ref prod=0x"), std::string::npos) << report;
+  EXPECT_NE(report.find("seed=20261121"), std::string::npos) << report;
+}
+
+INSTANTIATE_TEST_SUITE_P(RtlPeMac, WrongRoundingMode,
+                         ::testing::Values(FE_TOWARDZERO, FE_UPWARD, FE_DOWNWARD),
+                         [](const ::testing::TestParamInfo<int>& mode) {
+                           return mode.param == FE_TOWARDZERO ? std::string("TowardZero")
+                                  : mode.param == FE_UPWARD   ? std::string("Upward")
+                                                              : std::string("Downward");
+                         });
+
+}  // namespace
+}  // namespace s2::rtl

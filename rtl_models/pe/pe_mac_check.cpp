@@ -110,7 +110,7 @@ MacOperands MacOperandGenerator::next() {
       ops.b = near_one_magnitude() | sign(1);
       const uint32_t p = fp32_mul_ftz(ops.a, ops.b) ^ 0x80000000u;
       const int32_t delta = static_cast<int32_t>(next_u32() % 9u) - 4;
-      ops.acc = static_cast<uint32_t>(static_cast<int32_t>(p) + delta);
+      ops.acc = p + static_cast<uint32_t>(delta);  // wraps like a signed step, without UB
       break;
     }
     case 5: {  // product near the underflow boundary 2^-126
@@ -119,12 +119,13 @@ MacOperands MacOperandGenerator::next() {
       const float b = static_cast<float>(std::ldexp(1.0, -126) / static_cast<double>(float_of(a)));
       const int32_t delta = static_cast<int32_t>(next_u32() % 5u) - 2;
       ops.a = a | sign(0);
-      ops.b = static_cast<uint32_t>(static_cast<int32_t>(bits_of(b)) + delta) | sign(1);
+      // Unsigned wrap-around: the same bits as a signed step, without signed overflow.
+      ops.b = (bits_of(b) + static_cast<uint32_t>(delta)) | sign(1);
       if (next_u32() % 2u == 0) {
         ops.acc &= 0x80000000u;  // add to a zero
       } else {  // or nearly cancel: the exact sum is then often subnormal (flushed)
         const uint32_t p = fp32_mul_ftz(ops.a, ops.b) ^ 0x80000000u;
-        ops.acc = static_cast<uint32_t>(static_cast<int32_t>(p) + delta);
+        ops.acc = p + static_cast<uint32_t>(delta);
       }
       break;
     }

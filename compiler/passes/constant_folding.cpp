@@ -10,13 +10,6 @@
 namespace s2::ir {
 namespace {
 
-bool aliases_input(const Graph& g, const Op& op) {
-  for (TensorId out : op.outputs)
-    for (TensorId in : op.inputs)
-      if (out.valid() && in.valid() && g.tensor(out).data == g.tensor(in).data) return true;
-  return false;
-}
-
 // `op` alone in a graph of its own, its inputs copied (views and contents) from `from`.
 // Returns the outputs of the copy, per the op's outputs.
 std::vector<TensorId> isolate(const Graph& from, const Op& op, const std::vector<TensorId>& inputs,
@@ -46,7 +39,6 @@ std::vector<TensorId> isolate(const Graph& from, const Op& op, const std::vector
 
 class ConstantFolder : public GraphRewriter {
  public:
-  explicit ConstantFolder(const Graph& in) : replaced_(in.num_tensors(), false) {}
   size_t folded() const { return folded_; }
 
  protected:
@@ -55,23 +47,17 @@ class ConstantFolder : public GraphRewriter {
     Graph& g = ctx.graph();
     std::vector<TensorId> inputs;
     bool all_constant = true;
-    bool input_replaced = false;
     for (TensorId t : op.inputs) {
       inputs.push_back(ctx.map(t));
       if (!t.valid()) continue;
       all_constant = all_constant && g.data(g.tensor(inputs.back()).data).constant;
-      input_replaced = input_replaced || replaced_[t.index()];
     }
     // An in-place write into a constant contradicts Data::constant; folding it would hide
     // the write, so it stays for whoever built the graph to see.
     if (all_constant && !old.writes_in_place(op) && !old.has_side_effect(op)) {
       ++folded_;
-      return replace(op, fold(op, inputs, ctx));
+      return fold(op, inputs, ctx);
     }
-    // GraphRewriter copies a view (or in-place op) with the data of its OLD input; when that
-    // input was replaced, the copy must be rebuilt on the replacement through shape inference.
-    if (input_replaced && aliases_input(old, op))
-      return replace(op, ctx.emit(op.type, op.name, op.category, inputs, op.attrs));
     return std::nullopt;
   }
 
@@ -97,20 +83,13 @@ class ConstantFolder : public GraphRewriter {
     return constants;
   }
 
-  std::vector<TensorId> replace(const Op& op, std::vector<TensorId> by) {
-    for (TensorId t : op.outputs)
-      if (t.valid()) replaced_[t.index()] = true;
-    return by;
-  }
-
-  std::vector<bool> replaced_;
   size_t folded_ = 0;
 };
 
 }  // namespace
 
 PassResult constant_folding(const Graph& in) {
-  ConstantFolder folder(in);
+  ConstantFolder folder;
   PassResult result = folder.run(in);
   if (folder.folded() == 0) return PassResult{in, false, "nothing to fold"};
   result.summary = "folded " + std::to_string(folder.folded()) + " ops into constants";

@@ -1,22 +1,32 @@
 #!/usr/bin/python3
-"""Cross-check one training step of the S2Train reference interpreter against PyTorch.
+"""Cross-check one S2Train training step (simulator dump or reference interpreter) with PyTorch.
 
-`s2c reference MODEL --out-dir DIR` writes the step's inputs and results as .npy files and a
-manifest (compiler/driver/reference.h). This script rebuilds the same model in PyTorch
-(torchvision's resnet18/34/50 and vgg11, and our own mlp and lenet5 modules, all with the
-same state_dict names), loads the same weights, running statistics and batch, runs one
-training step -- model.train(), F.cross_entropy, torch.optim.SGD(lr, momentum, weight_decay)
--- and compares, per tensor, max|ours - torch| / max|torch| (the absolute error where torch's
-tensor is all zero) for the loss, every weight gradient, every updated weight and every
-updated running statistic.
+The directory is one of:
+* a simulator dump: `s2sim run X.bin --functional --dump-all DIR` writes every tensor after the
+  step, the executable's initial data (DIR/initial/) and DIR/manifest.json, format
+  "s2sim-dump 1" (simulator/report/dump_manifest.h). The sgd instructions name each weight's
+  gradient tensor and give lr, momentum and weight decay; the ReLU masks are the dumped ReLU
+  outputs > 0 and the max-pool argmaxes the dumped idx operands. The executable does not name
+  its model: it is recognised from the weight names (torchvision's state_dict names), or given
+  with --model. The dump must be of a 1-step run (--steps 1).
+* a reference-interpreter step: `s2c reference MODEL --out-dir DIR` writes the step's inputs,
+  results and forward decisions as .npy files and a manifest, format "s2train-reference-step 1"
+  (compiler/driver/reference.h).
 
-PyTorch follows our forward decisions (decisions/*.npy: each ReLU's mask and each max-pool's
-argmax). fp32 sums in another order differ in the last bits, so a pre-activation within ~1e-6
-of zero, or two nearly equal values in a pooling window, may land on the other side in
-PyTorch and move one gradient element by O(1), although both are right to rounding. Every
-element where PyTorch's own choice differs is counted, and its margin -- |x| / max|x| for a
-ReLU, (max - chosen) / max|x| for a pool -- is a row of the table like any other error, so a
-flip that is not a near-tie still fails the check.
+This script rebuilds the same model in PyTorch (torchvision's resnet18/34/50 and vgg11, and our
+own mlp and lenet5 modules, all with the same state_dict names), loads the same weights,
+running statistics and batch, runs one training step -- model.train(), F.cross_entropy,
+torch.optim.SGD(lr, momentum, weight_decay) -- and compares, per tensor,
+max|ours - torch| / max|torch| (the absolute error where torch's tensor is all zero) for the
+loss, every weight gradient, every updated weight and every updated running statistic.
+
+PyTorch follows our forward decisions (each ReLU's mask and each max-pool's argmax). fp32 sums
+in another order differ in the last bits, so a pre-activation within ~1e-6 of zero, or two
+nearly equal values in a pooling window, may land on the other side in PyTorch and move one
+gradient element by O(1), although both are right to rounding. Every element where PyTorch's
+own choice differs is counted, and its margin -- |x| / max|x| for a ReLU, (max - chosen) /
+max|x| for a pool -- is a row of the table like any other error, so a flip that is not a
+near-tie still fails the check.
 
 Some steps are ill-conditioned: batch norm over few values per channel (resnet18 on 32x32
 images at batch 4 normalises 4 values per channel in layer4) amplifies rounding until
@@ -24,7 +34,7 @@ PyTorch's own float32 step is ~1e-4 away from its float64 step. --fp64-floor sho
 per tensor, so an error above the tolerance can be told apart from a wrong result.
 
 It prints a table and the worst tensor, and exits 0 when every error is within --tolerance,
-1 when one exceeds it, and 2 when the directory is not a usable reference step.
+1 when one exceeds it, and 2 when the directory is not a usable step.
 
 Run with Debian's interpreter and packages: /usr/bin/python3 with python3-torch,
 python3-torchvision and python3-numpy.
@@ -41,7 +51,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 import torchvision
 
-MANIFEST_FORMAT = "s2train-reference-step 1"
+REFERENCE_FORMAT = "s2train-reference-step 1"  # compiler/driver/reference.h
+SIM_DUMP_FORMAT = "s2sim-dump 1"  # simulator/report/dump_manifest.h
 
 
 class InputError(Exception):
@@ -97,9 +108,9 @@ class LeNet5(nn.Module):
 class Decisions:
     """Our forward decisions, handed out by op name, and PyTorch's disagreements with them."""
 
-    def __init__(self, directory, manifest):
-        self.directory = directory
-        self.expected = {d["op"]: d["type"] for d in manifest["decisions"]}
+    def __init__(self, step):
+        self.step = step
+        self.expected = dict(step.decisions)
         self.used = set()
         self.flips = {}  # op name -> (elements that differ, worst margin, max|x|, shape)
 
@@ -110,7 +121,7 @@ class Decisions:
         if op in self.used:
             raise InputError("decision '%s' used twice" % op)
         self.used.add(op)
-        return torch.from_numpy(load(self.directory, "decisions", op + ".npy").astype(np.int64))
+        return torch.from_numpy(self.step.decision(op).astype(np.int64))
 
     def record(self, op, differ, margin, scale, shape):
         self.flips[op] = (int(differ), float(margin), float(scale), tuple(shape))
@@ -133,7 +144,7 @@ class DecidedReLU(nn.Module):
         op = self.path if self.calls == 1 else "%s_%d" % (self.path, self.calls)
         mask = self.decisions.take(op, "relu")
         if tuple(mask.shape) != tuple(x.shape):
-            raise InputError("decisions/%s.npy: shape %s, PyTorch's is %s"
+            raise InputError("decision %s: shape %s, PyTorch's is %s"
                              % (op, tuple(mask.shape), tuple(x.shape)))
         mask = mask > 0
         with torch.no_grad():
@@ -157,11 +168,11 @@ class DecidedMaxPool(nn.Module):
                                       ceil_mode=p.ceil_mode, return_indices=True)
         index = self.decisions.take(self.path, "max_pool2d")
         if tuple(index.shape) != tuple(own.shape):
-            raise InputError("decisions/%s.npy: shape %s, PyTorch's is %s"
+            raise InputError("decision %s: shape %s, PyTorch's is %s"
                              % (self.path, tuple(index.shape), tuple(own.shape)))
         plane = x.shape[2] * x.shape[3]
         if index.numel() and (index.min() < 0 or index.max() >= plane):
-            raise InputError("decisions/%s.npy: an index outside the %dx%d input plane"
+            raise InputError("decision %s: an index outside the %dx%d input plane"
                              % (self.path, x.shape[2], x.shape[3]))
         y = x.flatten(2).gather(2, index.flatten(2)).view(own.shape)
         with torch.no_grad():
@@ -220,70 +231,247 @@ def load(directory, *parts):
         raise InputError("%s: %s" % (path, e))
 
 
-def load_state(model, directory, manifest):
-    """Copies init/<key>.npy into every state_dict entry; the names must match exactly."""
-    ours = list(manifest["weights"]) + list(manifest["state"])
+class ReferenceStep:
+    """A step written by `s2c reference`: init/, grad/, updated/, decisions/ and loss.npy.
+
+    Both step sources offer: model, options (batch, channels, height, width, classes),
+    weights and state (state_dict names, in model order), sgd(name) -> (lr, momentum,
+    weight_decay), initial(name), batch() -> (input, labels), decisions ({op: type}),
+    decision(op) and ours(kind, name) for kind loss, grad or updated."""
+
+    def __init__(self, directory, manifest):
+        self.directory, self.manifest = directory, manifest
+        self.model = manifest["model"]
+        self.options = manifest["options"]
+        self.weights = list(manifest["weights"])
+        self.state = list(manifest["state"])
+        self.decisions = {d["op"]: d["type"] for d in manifest["decisions"]}
+
+    def describe(self):
+        return "reference interpreter step"
+
+    def sgd(self, name):
+        sgd = self.manifest["sgd"]
+        return sgd["lr"], sgd["momentum"], sgd["weight_decay"]
+
+    def initial(self, name):
+        return load(self.directory, "init", name + ".npy")
+
+    def batch(self):
+        return self.initial("input"), self.initial("labels")
+
+    def decision(self, op):
+        return load(self.directory, "decisions", op + ".npy")
+
+    def ours(self, kind, name):
+        if kind == "loss":
+            return load(self.directory, "loss.npy")
+        return load(self.directory, kind, name + ".npy")
+
+
+# The zoo's models by a state_dict name only they have (the first match wins; the exact names
+# and shapes are then checked against PyTorch's state_dict).
+MODEL_SIGNATURES = [
+    ("vgg11", ["features.0.weight"]),
+    ("resnet50", ["layer1.0.conv3.weight"]),
+    ("resnet34", ["layer1.2.conv1.weight"]),
+    ("resnet18", ["layer1.0.conv1.weight"]),
+    ("lenet5", ["conv1.weight", "fc1.weight"]),
+    ("mlp", ["fc1.weight"]),
+]
+
+
+class SimDump:
+    """A functional run's dump written by `s2sim run --dump-all` (see the module docstring)."""
+
+    def __init__(self, directory, manifest, model=None):
+        self.directory, self.manifest = directory, manifest
+        if manifest.get("steps") != 1:
+            raise InputError("the dump is of a %s-step run; the initial data is before the "
+                             "first step and the dumps after the last: run with --steps 1"
+                             % manifest.get("steps"))
+        self.tensors = {t["name"]: t for t in manifest["tensors"]}
+        by_role = {}
+        for t in manifest["tensors"]:
+            by_role.setdefault(t["role"], []).append(t["name"])
+        self.weights = by_role.get("weight", [])
+        self.state = by_role.get("state", [])
+        self.updates = {}
+        for u in manifest["sgd"]:
+            if u["weight"] is None or u["grad"] is None:
+                raise InputError("an sgd instruction whose weight or gradient names no tensor: %s"
+                                 % u)
+            if u["weight"] in self.updates:
+                raise InputError("weight '%s' is updated by two sgd instructions" % u["weight"])
+            self.updates[u["weight"]] = u
+        missing = [w for w in self.weights if w not in self.updates]
+        if missing:
+            raise InputError("weights no sgd instruction updates: %s" % missing)
+        for u in self.updates.values():
+            # PyTorch's first step starts each momentum buffer from the gradient: ours must
+            # start from zero for the two to be the same step.
+            if u["velocity"] is not None and np.any(self.initial(u["velocity"]) != 0):
+                raise InputError("velocity '%s' does not start at zero: not a first step"
+                                 % u["velocity"])
+        loss = manifest.get("softmax_ce")
+        if not loss or None in (loss["logits"], loss["labels"], loss["loss"]):
+            raise InputError("the program has no softmax_ce loss with named tensors: %s" % loss)
+        self.loss = loss
+        inputs = by_role.get("input", [])
+        if len(inputs) != 1 or len(self.tensors[inputs[0]]["shape"]) != 4:
+            raise InputError("expected one 4-d input tensor, found %s"
+                             % [(n, self.tensors[n]["shape"]) for n in inputs])
+        self.input = inputs[0]
+        n, c, h, w = self.tensors[self.input]["shape"]
+        classes = self.tensors[loss["logits"]]["shape"][-1]
+        self.options = {"batch": n, "channels": c, "height": h, "width": w, "classes": classes}
+        self.model = model or self.recognise_model()
+        self.decisions = {}
+        self.decision_tensor = {}
+        for d in manifest["decisions"]:
+            if d["op"] is None or d["tensor"] is None:
+                raise InputError("instruction %d's %s decision names no tensor"
+                                 % (d["instruction"], d["type"]))
+            if d["op"] in self.decisions:
+                raise InputError("two decisions for op '%s'" % d["op"])
+            self.decisions[d["op"]] = d["type"]
+            self.decision_tensor[d["op"]] = d["tensor"]
+
+    def recognise_model(self):
+        names = set(self.weights)
+        for model, keys in MODEL_SIGNATURES:
+            if all(k in names for k in keys):
+                return model
+        raise InputError("no zoo model has these weight names (%s, ...); give --model"
+                         % ", ".join(self.weights[:4]))
+
+    def describe(self):
+        m = self.manifest
+        return "simulator dump of %s (target %s, simulated on %s)" % (
+            m.get("executable"), m.get("target"), m.get("config"))
+
+    def sgd(self, name):
+        u = self.updates[name]
+        return u["lr"], u["momentum"], u["weight_decay"]
+
+    def file_of(self, name, which):
+        entry = self.tensors.get(name)
+        if entry is None:
+            raise InputError("manifest.json: no tensor '%s'" % name)
+        if entry[which] is None:
+            raise InputError("tensor '%s' has no %s (%s)" % (
+                name, "dump" if which == "file" else "initial data",
+                "run s2sim with --dump-all" if which == "file" else "not in the executable"))
+        return load(self.directory, entry[which])
+
+    def initial(self, name):
+        return self.file_of(name, "initial")
+
+    def batch(self):
+        return self.initial(self.input), self.initial(self.loss["labels"])
+
+    def decision(self, op):
+        array = self.file_of(self.decision_tensor[op], "file")
+        return array > 0 if self.decisions[op] == "relu" else array
+
+    def ours(self, kind, name):
+        if kind == "loss":
+            return self.file_of(self.loss["loss"], "file")
+        if kind == "updated":
+            return self.file_of(name, "file")
+        grad = self.updates[name]["grad"]
+        array = self.file_of(grad, "file")
+        shape = tuple(self.tensors[name]["shape"])
+        if array.size != int(np.prod(shape)):
+            raise InputError("gradient '%s' of '%s' has %d elements, the weight %d"
+                             % (grad, name, array.size, int(np.prod(shape))))
+        return array.reshape(shape)
+
+
+def open_step(directory, model=None):
+    """The step in `directory`, by its manifest's format."""
+    manifest_path = os.path.join(directory, "manifest.json")
+    if not os.path.isfile(manifest_path):
+        raise InputError("%s: missing" % manifest_path)
+    with open(manifest_path) as f:
+        manifest = json.load(f)
+    kind = manifest.get("format")
+    if kind == SIM_DUMP_FORMAT:
+        return SimDump(directory, manifest, model)
+    if kind == REFERENCE_FORMAT:
+        if model is not None and model != manifest["model"]:
+            raise InputError("--model %s, but the reference step is of %s"
+                             % (model, manifest["model"]))
+        return ReferenceStep(directory, manifest)
+    raise InputError("%s: format %r, expected %r or %r"
+                     % (manifest_path, kind, SIM_DUMP_FORMAT, REFERENCE_FORMAT))
+
+
+def load_state(model, step):
+    """Copies every state_dict entry's initial data in; the names must match exactly."""
+    ours = step.weights + step.state
     theirs = model.state_dict()
     counters = {k for k in theirs if k.endswith("num_batches_tracked")}
     missing = [k for k in theirs if k not in counters and k not in ours]
     extra = [k for k in ours if k not in theirs]
     if missing or extra:
-        raise InputError("state_dict names differ from PyTorch's: missing %s, unexpected %s"
-                         % (missing, extra))
+        raise InputError("state_dict names differ from PyTorch's %s: missing %s, unexpected %s"
+                         % (step.model, missing, extra))
     state = {}
     for key, value in theirs.items():
         if key in counters:
             state[key] = torch.zeros_like(value)
             continue
-        array = load(directory, "init", key + ".npy")
+        array = step.initial(key)
         if tuple(array.shape) != tuple(value.shape):
-            raise InputError("init/%s.npy: shape %s, PyTorch's %s is %s"
-                             % (key, tuple(array.shape), key, tuple(value.shape)))
+            raise InputError("initial %s: shape %s, PyTorch's is %s"
+                             % (key, tuple(array.shape), tuple(value.shape)))
         state[key] = torch.from_numpy(array.astype(np.float32))
     model.load_state_dict(state, strict=True)
 
 
-def torch_step(model, manifest, x, labels):
-    """One training step; returns the loss, the gradients and the updated state."""
-    sgd = manifest["sgd"]
-    optimizer = torch.optim.SGD(model.parameters(), lr=sgd["lr"], momentum=sgd["momentum"],
-                                weight_decay=sgd["weight_decay"])
+def torch_step(model, step, x, labels):
+    """One training step; returns the loss, the gradients and the updated state. Each parameter
+    gets its own SGD group with our hyper-parameters for it."""
+    params = dict(model.named_parameters())
+    groups = []
+    for name, p in params.items():
+        lr, momentum, weight_decay = step.sgd(name)
+        groups.append({"params": [p], "lr": lr, "momentum": momentum,
+                       "weight_decay": weight_decay})
+    optimizer = torch.optim.SGD(groups, lr=groups[0]["lr"] if groups else 0.0)
     model.train()
     optimizer.zero_grad()
     loss = F.cross_entropy(model(x), labels)
     loss.backward()
-    params = dict(model.named_parameters())
     grads = {k: p.grad.detach().clone() if p.grad is not None else torch.zeros_like(p)
              for k, p in params.items()}
     optimizer.step()
     state = model.state_dict()
-    updated = {k: state[k].detach().clone() for k in manifest["weights"] + manifest["state"]}
+    updated = {k: state[k].detach().clone() for k in step.weights + step.state}
     return loss.detach().reshape(1), grads, updated
 
 
-def run_torch(directory, manifest, dtype, follow=True):
+def run_torch(step, dtype, follow=True):
     """The step in PyTorch at `dtype`, following our decisions unless told not to. Returns the
     compared tensors keyed by (kind, name), and the decisions with PyTorch's disagreements."""
-    model = build_model(manifest["model"], manifest["options"])
-    load_state(model, directory, manifest)
-    decisions = Decisions(directory, manifest)
+    model = build_model(step.model, step.options)
+    load_state(model, step)
+    decisions = Decisions(step)
     if follow:
         follow_decisions(model, decisions)
     else:
         decisions.expected = {}
     model.to(dtype)
-    x = torch.from_numpy(load(directory, "init", "input.npy").astype(np.float32)).to(dtype)
-    labels = torch.from_numpy(load(directory, "init", "labels.npy").astype(np.int64))
-    loss, grads, updated = torch_step(model, manifest, x, labels)
+    x, labels = step.batch()
+    x = torch.from_numpy(x.astype(np.float32)).to(dtype)
+    labels = torch.from_numpy(labels.astype(np.int64))
+    loss, grads, updated = torch_step(model, step, x, labels)
     decisions.check_all_used()
     tensors = {("loss", "loss"): loss}
-    tensors.update({("grad", k): grads[k] for k in manifest["weights"]})
-    tensors.update({("updated", k): updated[k] for k in manifest["weights"] + manifest["state"]})
+    tensors.update({("grad", k): grads[k] for k in step.weights})
+    tensors.update({("updated", k): updated[k] for k in step.weights + step.state})
     return tensors, decisions
-
-
-def ours_file(directory, kind, name):
-    return load(directory, "loss.npy") if kind == "loss" else load(directory, kind, name + ".npy")
 
 
 def relative_error(ours, theirs):
@@ -294,15 +482,15 @@ def relative_error(ours, theirs):
     return float(diff / scale) if scale > 0 else float(diff), float(scale)
 
 
-def compare(directory, tensors, decisions, floor_tensors):
+def compare(step, tensors, decisions, floor_tensors):
     """Rows (kind, name, shape, max|torch|, error, PyTorch's own fp32-vs-fp64 error or None)."""
     rows = [("decision", op, shape, scale, margin, None)
             for op, (differ, margin, scale, shape) in decisions.flips.items()]
     for (kind, name), theirs in tensors.items():
         theirs = theirs.numpy()
-        ours = ours_file(directory, kind, name)
+        ours = step.ours(kind, name)
         if tuple(ours.shape) != tuple(theirs.shape):
-            raise InputError("%s/%s.npy: shape %s, PyTorch's is %s"
+            raise InputError("our %s %s: shape %s, PyTorch's is %s"
                              % (kind, name, tuple(ours.shape), tuple(theirs.shape)))
         error, scale = relative_error(ours, theirs)
         floor = None
@@ -327,7 +515,10 @@ def print_table(rows, top):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("directory", help="the --out-dir of `s2c reference`")
+    parser.add_argument("directory", help="the --dump-all directory of `s2sim run` or the "
+                                          "--out-dir of `s2c reference`")
+    parser.add_argument("--model", help="the zoo model of a simulator dump (default: "
+                                        "recognised from its weight names)")
     parser.add_argument("--tolerance", type=float, default=1e-4,
                         help="largest accepted max|ours - torch| / max|torch| (default 1e-4)")
     parser.add_argument("--top", type=int, default=0,
@@ -348,28 +539,21 @@ def main():
     torch.use_deterministic_algorithms(True)
     torch.set_default_dtype(torch.float32)
     try:
-        manifest_path = os.path.join(args.directory, "manifest.json")
-        if not os.path.isfile(manifest_path):
-            raise InputError("%s: missing" % manifest_path)
-        with open(manifest_path) as f:
-            manifest = json.load(f)
-        if manifest.get("format") != MANIFEST_FORMAT:
-            raise InputError("%s: format %r, expected %r"
-                             % (manifest_path, manifest.get("format"), MANIFEST_FORMAT))
+        step = open_step(args.directory, args.model)
         follow = not args.own_decisions
-        tensors, decisions = run_torch(args.directory, manifest, torch.float32, follow)
+        tensors, decisions = run_torch(step, torch.float32, follow)
         floor_tensors = None
         if args.fp64_floor or args.floor_factor > 0:
-            floor_tensors = run_torch(args.directory, manifest, torch.float64, follow)[0]
-        rows = compare(args.directory, tensors, decisions, floor_tensors)
+            floor_tensors = run_torch(step, torch.float64, follow)[0]
+        rows = compare(step, tensors, decisions, floor_tensors)
     except (InputError, KeyError, ValueError, RuntimeError) as e:
         print("torch_reference: %s: %s" % (args.directory, e), file=sys.stderr)
         return 2
 
-    o = manifest["options"]
-    print("%s: batch %d, %dx%dx%d, %d classes; PyTorch %s, torchvision %s"
-          % (manifest["model"], o["batch"], o["channels"], o["height"], o["width"],
-             o["classes"], torch.__version__, torchvision.__version__))
+    o = step.options
+    print("%s: batch %d, %dx%dx%d, %d classes, %s; PyTorch %s, torchvision %s"
+          % (step.model, o["batch"], o["channels"], o["height"], o["width"], o["classes"],
+             step.describe(), torch.__version__, torchvision.__version__))
     print_table(rows, args.top)
     if args.own_decisions:
         print("decisions: PyTorch's own (--own-decisions)")

@@ -105,6 +105,11 @@ int main(int argc, char** argv) {
   ref_cmd->add_option("model", ref.model, "model-zoo name")->required();
   ref_cmd->add_option("--out-dir", ref.out_dir, "directory to write")->required();
   ref_flags.add_to(ref_cmd);
+  ref_cmd->add_option("--config", ref.config,
+                      "accelerator configuration whose PE-array K-tile the sums follow, so the "
+                      "results match `s2sim run --functional` on it (default "
+                      "configs/s2train_base.yaml)")
+      ->check(CLI::ExistingFile);
 
   // asm
   s2::compiler::AsmOptions asm_options;

@@ -12,6 +12,8 @@
 #include "compiler/io/npy.h"
 #include "isa/common/errors.h"
 #include "isa/container/writer.h"
+#include "isa/target/target_loader.h"
+#include "s2/version.h"
 
 namespace s2::compiler {
 namespace {
@@ -103,7 +105,9 @@ class ReferenceStep {
 
   void run() {
     const fs::path out = o_.out_dir;
-    ir::Interpreter it(graph_);
+    const std::string config =
+        o_.config.empty() ? std::string(kConfigDir) + "/s2train_base.yaml" : o_.config;
+    ir::Interpreter it(graph_, target::load_target(config).pe_array.k_tile());
     const fs::path init = make_dir(out / "init");
     for (TensorId t : params_)
       write(it, init, t);

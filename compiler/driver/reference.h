@@ -36,6 +36,9 @@ struct ReferenceOptions {
   zoo::ModelOptions model_options;
   ir::SgdOptions sgd;
   std::string out_dir;
+  // The accelerator configuration whose PE array's K-tile the interpreter accumulates with
+  // (isa/numerics/pe_gemm.h); empty: the base configuration.
+  std::string config;
 };
 
 // Throws UserError for a bad model, bad options or a directory that cannot be written.

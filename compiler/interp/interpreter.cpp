@@ -5,6 +5,7 @@
 #include "compiler/interp/kernel.h"
 #include "compiler/ops/registry.h"
 #include "isa/common/errors.h"
+#include "isa/numerics/fp32.h"
 
 namespace s2::ir {
 namespace {
@@ -43,9 +44,17 @@ void scatter(const Tensor& t, const std::vector<T>& values, std::vector<T>* stor
   });
 }
 
+// Initial contents enter the datapath: subnormals read as zero.
+void flush(HostArray& a) {
+  if (a.dtype() != DType::F32) return;
+  for (float& v : a.f32())
+    v = numerics::load(v);
+}
+
 }  // namespace
 
-Interpreter::Interpreter(const Graph& graph) : graph_(graph), order_(graph.topo_order()) {
+Interpreter::Interpreter(const Graph& graph, size_t k_tile)
+    : graph_(graph), order_(graph.topo_order()), pe_(k_tile) {
   buffers_.reserve(graph.num_datas());
   for (size_t i = 0; i < graph.num_datas(); ++i) {
     const Data& d = graph.data(DataId(i));
@@ -53,6 +62,7 @@ Interpreter::Interpreter(const Graph& graph) : graph_(graph), order_(graph.topo_
       internal_check(static_cast<int64_t>(d.init->size()) == d.numel && d.init->dtype() == d.dtype,
                      "interpreter: initial data of '" + d.name + "' does not match its node");
       buffers_.push_back(*d.init);
+      flush(buffers_.back());
     } else {
       buffers_.emplace_back(d.dtype, static_cast<size_t>(d.numel));
     }
@@ -79,15 +89,21 @@ void Interpreter::set_value(TensorId id, const HostArray& values) {
   internal_check(static_cast<int64_t>(values.size()) == t.numel() && values.dtype() == t.dtype,
                  "interpreter: set_value of '" + t.name + "' with the wrong size or type");
   HostArray& b = buffer(t.data);
-  if (t.dtype == DType::F32) scatter(t, values.f32(), &b.f32());
-  else scatter(t, values.i32(), &b.i32());
+  if (t.dtype == DType::F32) {
+    std::vector<float> flushed = values.f32();
+    for (float& v : flushed)
+      v = numerics::load(v);
+    scatter(t, flushed, &b.f32());
+  } else {
+    scatter(t, values.i32(), &b.i32());
+  }
 }
 
 void Interpreter::run_op(const Op& op) {
   const OpSchema& schema = op_schema(op.type);
   if (schema.fusion == FusionClass::View) return;  // metadata only
 
-  KernelContext ctx{op, {}, {}};
+  KernelContext ctx{op, {}, {}, pe_};
   // Inputs that are not dense views are gathered into temporaries that live until the
   // kernel returns.
   std::vector<HostArray> temps;
@@ -134,7 +150,7 @@ void Interpreter::run_op(const Op& op) {
     }
     ctx.out.push_back(k);
   }
-  schema.kernel(ctx);
+  run_kernel(schema.kernel, ctx);
 }
 
 }  // namespace s2::ir

@@ -1,6 +1,6 @@
 #pragma once
-// What a reference-interpreter kernel sees: its op, and its inputs and outputs as dense
-// row-major arrays (the interpreter gathers strided views into temporaries first). An output
+// What a reference-interpreter kernel sees: its op, its inputs and outputs as dense
+// row-major arrays, and the PE GEMM model (the interpreter gathers strided views into temporaries first). An output
 // that aliases an input in place (sgd) points at the same memory as that input; kernels must
 // read each element before writing it there.
 
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compiler/ir/graph.h"
+#include "isa/numerics/pe_gemm.h"
 
 namespace s2::ir {
 
@@ -34,6 +35,12 @@ struct KernelContext {
   std::vector<KernelInput> in;    // per schema input; absent optional inputs are !present()
   std::vector<KernelOutput> out;  // per schema output; zero-filled unless aliased in place;
                                   // absent optional outputs are !present()
+  numerics::PeGemm& pe;           // the PE array's GEMM (its K-tile) for the PE-class kernels
 };
+
+// Runs the op's kernel, then makes its f32 outputs datapath values as the hardware writes them
+// (subnormals flushed, NaNs canonical: isa/numerics/fp32.h store()). Inputs must already be
+// datapath values (flushed), as everything a kernel wrote is.
+void run_kernel(void (*kernel)(KernelContext&), KernelContext& ctx);
 
 }  // namespace s2::ir

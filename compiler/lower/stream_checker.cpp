@@ -7,6 +7,7 @@
 #include <string>
 
 #include "compiler/interp/kernel.h"
+#include "isa/numerics/fp32.h"
 #include "compiler/lower/op_lowering.h"
 #include "compiler/ops/registry.h"
 #include "isa/common/errors.h"
@@ -78,7 +79,8 @@ class KernelRun {
     op_.name = op_name;
     op_.type = entry_.type;
     op_.attrs = kernel_attrs(where_, inst_, entry_, schema_);
-    ir::KernelContext ctx{op_, {}, {}};
+    numerics::KTiledGemm pe(numerics::kDefaultKTile);
+    ir::KernelContext ctx{op_, {}, {}, pe};
     for (const ir::InputSpec& spec : schema_.inputs) {
       const SlotBinding* b = entry_.input(spec.name);
       internal_check(b != nullptr || spec.optional,
@@ -109,7 +111,7 @@ class KernelRun {
       }
       ctx.out.push_back(out);
     }
-    schema_.kernel(ctx);
+    ir::run_kernel(schema_.kernel, ctx);
     for (const auto& [slot, a] : written_)
       image_.write(inst_.get(slot), *a);
   }
@@ -137,6 +139,9 @@ class KernelRun {
         input ? image_.read(*operand)
               : ir::HostArray(operand->dtype, static_cast<size_t>(operand->elements())));
     ir::HostArray* a = &arrays_.back();
+    if (a->dtype() == isa::DType::F32)  // values enter the datapath flushed
+      for (float& v : a->f32())
+        v = numerics::load(v);
     shapes_[a] = shape_of(*operand);
     bound_.emplace_back(b.slot, a);
     if (!input) written_.emplace_back(b.slot, a);

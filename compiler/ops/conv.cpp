@@ -1,6 +1,6 @@
 // The convolution family: conv2d and its two gradients, conv2d_bwd_data (the transposed
 // convolution giving dx) and conv2d_bwd_weight (giving dw). All run on the PE array.
-// Layout NCHW; the kernels and their accumulation order are in ops/conv_kernels.h.
+// Layout NCHW; the kernels and their accumulation order are in isa/numerics/conv.h.
 //
 // Each carries the epilogue stages its ISA instruction has (ops/epilogue.h), as optional
 // inputs after the positional ones and an `act` attribute defaulting to "none", so a graph
@@ -157,8 +157,8 @@ void kernel_conv2d(KernelContext& ctx) {
   const Shape& x = ctx.in[0].shape;
   const Shape& w = ctx.in[1].shape;
   const ConvGeometry g = geometry(ctx.op.attrs, x[0], x[1], x[2], x[3], w[0], w[2], w[3]);
-  conv_kernels::conv2d_forward(g, ctx.in[0].f32, ctx.in[1].f32, epilogue::optional_f32(ctx.in[2]),
-                               ctx.out[0].f32);
+  numerics::conv2d_forward(conv_kernels::to_numerics(g), ctx.in[0].f32, ctx.in[1].f32,
+                           epilogue::optional_f32(ctx.in[2]), ctx.out[0].f32, ctx.pe);
   epilogue::apply(ctx.out[0].f32, static_cast<size_t>(ctx.out[0].numel()),
                   epilogue::optional_f32(ctx.in[3]), epilogue::act_of(ctx.op), nullptr);
 }
@@ -193,7 +193,8 @@ void kernel_conv2d_bwd_data(KernelContext& ctx) {
   const Shape& w = ctx.in[1].shape;
   const Shape& dx = ctx.out[0].shape;
   const ConvGeometry g = geometry(ctx.op.attrs, dx[0], dx[1], dx[2], dx[3], dy[1], w[2], w[3]);
-  conv_kernels::conv2d_backward_data(g, ctx.in[0].f32, ctx.in[1].f32, ctx.out[0].f32);
+  numerics::conv2d_backward_data(conv_kernels::to_numerics(g), ctx.in[0].f32, ctx.in[1].f32,
+                                 ctx.out[0].f32, ctx.pe);
   epilogue::apply(ctx.out[0].f32, static_cast<size_t>(ctx.out[0].numel()),
                   epilogue::optional_f32(ctx.in[2]), isa::Activation::None,
                   epilogue::optional_f32(ctx.in[3]));
@@ -226,7 +227,8 @@ void kernel_conv2d_bwd_weight(KernelContext& ctx) {
   const Shape& x = ctx.in[0].shape;
   const Shape& dw = ctx.out[0].shape;
   const ConvGeometry g = geometry(ctx.op.attrs, x[0], x[1], x[2], x[3], dw[0], dw[2], dw[3]);
-  conv_kernels::conv2d_backward_weight(g, ctx.in[0].f32, ctx.in[1].f32, ctx.out[0].f32);
+  numerics::conv2d_backward_weight(conv_kernels::to_numerics(g), ctx.in[0].f32, ctx.in[1].f32,
+                                   ctx.out[0].f32, ctx.pe);
   epilogue::apply(ctx.out[0].f32, static_cast<size_t>(ctx.out[0].numel()),
                   epilogue::optional_f32(ctx.in[2]), isa::Activation::None, nullptr);
 }

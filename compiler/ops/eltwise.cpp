@@ -8,6 +8,7 @@
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/interp/kernel.h"
 #include "compiler/ops/registry.h"
+#include "isa/numerics/lane_ops.h"
 
 namespace s2::ir {
 namespace {
@@ -36,7 +37,7 @@ void relu_kernel(KernelContext& k) {
   float* y = k.out[0].f32;
   const size_t n = count(k.out[0]);
   for (size_t i = 0; i < n; ++i)
-    y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+    y[i] = numerics::relu(x[i]);
 }
 
 void relu_backward(BackwardContext& b) {
@@ -51,7 +52,7 @@ void relu_bwd_kernel(KernelContext& k) {
   float* dx = k.out[0].f32;
   const size_t n = count(k.out[0]);
   for (size_t i = 0; i < n; ++i)
-    dx[i] = y[i] > 0.0f ? dy[i] : 0.0f;
+    dx[i] = numerics::relu_bwd(dy[i], y[i]);
 }
 
 // ---- add ----
@@ -62,7 +63,7 @@ void add_kernel(KernelContext& k) {
   float* y = k.out[0].f32;
   const size_t n = count(k.out[0]);
   for (size_t i = 0; i < n; ++i)
-    y[i] = a[i] + b[i];
+    y[i] = numerics::add(a[i], b[i]);
 }
 
 void add_backward(BackwardContext& b) {
@@ -80,7 +81,7 @@ void mul_kernel(KernelContext& k) {
   float* y = k.out[0].f32;
   const size_t n = count(k.out[0]);
   for (size_t i = 0; i < n; ++i)
-    y[i] = a[i] * b[i];
+    y[i] = numerics::mul(a[i], b[i]);
 }
 
 void mul_backward(BackwardContext& b) {
@@ -95,14 +96,14 @@ void mul_backward(BackwardContext& b) {
 // ---- scale ----
 
 void scale_kernel(KernelContext& k) {
-  const float alpha = static_cast<float>(k.op.attrs.f("alpha"));
-  const float beta = static_cast<float>(k.op.attrs.f("beta"));
+  const float alpha = numerics::load(static_cast<float>(k.op.attrs.f("alpha")));
+  const float beta = numerics::load(static_cast<float>(k.op.attrs.f("beta")));
   const float* x = k.in[0].f32;
   float* y = k.out[0].f32;
   const size_t n = count(k.out[0]);
   // Rounded after the multiply and after the add: no fused multiply-add.
   for (size_t i = 0; i < n; ++i)
-    y[i] = alpha * x[i] + beta;
+    y[i] = numerics::scale_shift(x[i], alpha, beta);
 }
 
 void scale_backward(BackwardContext& b) {

@@ -1,9 +1,9 @@
 #pragma once
 // The PPU epilogue of the ops that stream their result through it on the way to DRAM, in the
 // ISA's order (isa/encoding/isa.def): y = act(pe + bias + residual), then gate (y kept where
-// gate > 0, zeroed elsewhere). Each step is rounded to fp32 on its own and uses the very
-// expressions of the separate ops (add, relu, relu_bwd in ops/eltwise.cpp), so a fused op
-// gives bit for bit what the unfused sequence gives — the contract passes/fusion.h relies on.
+// gate > 0, zeroed elsewhere). Each step is rounded to fp32 on its own and uses the lane
+// operations of the separate ops (isa/numerics/lane_ops.h: add, relu, relu_bwd, as
+// ops/eltwise.cpp does), so a fused op gives bit for bit what the unfused sequence gives — the contract passes/fusion.h relies on.
 //
 // Shared by the op families that carry an epilogue: ops/conv.cpp, ops/gemm.cpp and
 // ops/batch_norm.cpp. The bias stays in each kernel, since where it joins the accumulation
@@ -18,6 +18,7 @@
 #include "compiler/ops/registry.h"
 #include "isa/common/errors.h"
 #include "isa/encoding/isa_table.h"
+#include "isa/numerics/epilogue.h"
 
 namespace s2::ir::epilogue {
 
@@ -73,22 +74,10 @@ inline void expect_operand(const InferContext& ctx, size_t i, const Shape& outpu
   ctx.expect_shape(i, output);
 }
 
-// y = act(y + residual), then gate, over n elements; residual and gate may be null.
+// y = act(y + residual), then gate, over n elements; residual and gate may be null
+// (isa/numerics/epilogue.h, shared with the simulator).
 inline void apply(float* y, size_t n, const float* residual, Activation act, const float* gate) {
-  if (residual != nullptr)
-    for (size_t i = 0; i < n; ++i)
-      y[i] = y[i] + residual[i];
-  switch (act) {
-    case Activation::None:
-      break;
-    case Activation::Relu:
-      for (size_t i = 0; i < n; ++i)
-        y[i] = y[i] > 0.0f ? y[i] : 0.0f;
-      break;
-  }
-  if (gate != nullptr)
-    for (size_t i = 0; i < n; ++i)
-      y[i] = gate[i] > 0.0f ? y[i] : 0.0f;
+  numerics::apply_epilogue(y, n, residual, act == Activation::Relu, gate);
 }
 
 inline const float* optional_f32(const KernelInput& in) {

@@ -15,6 +15,7 @@
 #include "compiler/interp/kernel.h"
 #include "compiler/ops/epilogue.h"
 #include "compiler/ops/registry.h"
+#include "isa/numerics/gemm.h"
 
 namespace s2::ir {
 namespace {
@@ -57,65 +58,17 @@ std::vector<OutputSpec> infer_gemm(const InferContext& ctx) {
 
 // Copies op(src) into `dst` as a dense rows x cols matrix; src is rows x cols, or cols x rows
 // when `transposed`.
-void pack(const float* src, bool transposed, size_t rows, size_t cols, std::vector<float>* dst) {
-  dst->resize(rows * cols);
-  if (!transposed) {
-    std::copy(src, src + rows * cols, dst->begin());
-    return;
-  }
-  for (size_t c = 0; c < cols; ++c)
-    for (size_t r = 0; r < rows; ++r)
-      (*dst)[r * cols + c] = src[c * rows + r];
-}
-
-// Accumulation order (the contract the PE array's functional model reproduces): every output
-// element y[m][n] starts at 0.0f and adds the products op(a)[m][k] * op(b)[k][n] for
-// k = 0, 1, ..., K-1 in turn, each product and each sum rounded to f32 (no fused
-// multiply-add); the bias is added last, then the epilogue (residual, act, gate) element by
-// element. The loops run m, k, n with n innermost so that the
-// inner loop streams rows of op(b) and y contiguously; per element the order is the same.
+// The PE array's GEMM and order: isa/numerics/gemm.h (the bias joins after the whole sum),
+// then the epilogue (residual, act, gate) element by element.
 void gemm_kernel(KernelContext& k) {
   const bool ta = k.op.attrs.i("trans_a") != 0;
   const bool tb = k.op.attrs.i("trans_b") != 0;
-  const size_t m_size = static_cast<size_t>(k.out[0].shape[0]);
-  const size_t n_size = static_cast<size_t>(k.out[0].shape[1]);
-  const size_t k_size = static_cast<size_t>(ta ? k.in[0].shape[0] : k.in[0].shape[1]);
-  std::vector<float> a_pack, b_pack;
-  const float* a = k.in[0].f32;
-  const float* b = k.in[1].f32;
-  if (ta) {
-    pack(a, true, m_size, k_size, &a_pack);
-    a = a_pack.data();
-  }
-  if (tb) {
-    pack(b, true, k_size, n_size, &b_pack);
-    b = b_pack.data();
-  }
-  float* y = k.out[0].f32;  // zero-filled by the interpreter
-  // The PE array's order: each K-tile of kKTile steps is summed from zero in ascending k,
-  // then added to the row's running sum, tile by tile (as conv_kernels::gemm_packed does).
-  constexpr size_t kKTile = 32;
-  std::vector<float> tile(n_size);
-  for (size_t m = 0; m < m_size; ++m) {
-    float* y_row = y + m * n_size;
-    std::fill(y_row, y_row + n_size, 0.0f);
-    for (size_t k0 = 0; k0 < k_size; k0 += kKTile) {
-      std::fill(tile.begin(), tile.end(), 0.0f);
-      for (size_t kk = k0; kk < std::min(k_size, k0 + kKTile); ++kk) {
-        const float a_mk = a[m * k_size + kk];
-        const float* b_row = b + kk * n_size;
-        for (size_t n = 0; n < n_size; ++n)
-          tile[n] += a_mk * b_row[n];
-      }
-      for (size_t n = 0; n < n_size; ++n)
-        y_row[n] += tile[n];
-    }
-    if (k.in[2].present()) {
-      const float* bias = k.in[2].f32;
-      for (size_t n = 0; n < n_size; ++n)
-        y_row[n] += bias[n];
-    }
-  }
+  const auto m_size = static_cast<size_t>(k.out[0].shape[0]);
+  const auto n_size = static_cast<size_t>(k.out[0].shape[1]);
+  const auto k_size = static_cast<size_t>(ta ? k.in[0].shape[0] : k.in[0].shape[1]);
+  float* y = k.out[0].f32;
+  numerics::gemm(m_size, n_size, k_size, k.in[0].f32, ta, k.in[1].f32, tb,
+                 epilogue::optional_f32(k.in[2]), y, k.pe);
   epilogue::apply(y, m_size * n_size, epilogue::optional_f32(k.in[3]), epilogue::act_of(k.op),
                   epilogue::optional_f32(k.in[4]));
 }

@@ -10,6 +10,7 @@
 
 #include "compiler/interp/kernel.h"
 #include "compiler/ops/registry.h"
+#include "isa/numerics/lane_ops.h"
 
 namespace s2::ir {
 namespace {
@@ -56,22 +57,17 @@ std::vector<OutputSpec> infer_sgd(const InferContext& ctx) {
 }
 
 void sgd_kernel(KernelContext& k) {
-  const float lr = static_cast<float>(k.op.attrs.f("lr"));
-  const float momentum = static_cast<float>(k.op.attrs.f("momentum"));
-  const float weight_decay = static_cast<float>(k.op.attrs.f("weight_decay"));
+  numerics::SgdParams p;
+  p.lr = numerics::load(static_cast<float>(k.op.attrs.f("lr")));
+  p.momentum = numerics::load(static_cast<float>(k.op.attrs.f("momentum")));
+  p.weight_decay = numerics::load(static_cast<float>(k.op.attrs.f("weight_decay")));
   const size_t n = static_cast<size_t>(k.in[0].numel());
   const float* grad = k.in[1].f32;
   float* weight = k.out[0].f32;    // the memory of input 0
   float* velocity = k.out[1].f32;  // the memory of input 2, or null
-  for (size_t i = 0; i < n; ++i) {
-    float g = grad[i];
-    if (weight_decay != 0.0f) g = g + weight_decay * weight[i];
-    if (momentum != 0.0f) {
-      velocity[i] = momentum * velocity[i] + g;
-      g = velocity[i];
-    }
-    weight[i] = weight[i] - lr * g;
-  }
+  float unused = 0.0f;
+  for (size_t i = 0; i < n; ++i)
+    numerics::sgd_step(p, weight[i], grad[i], velocity != nullptr ? &velocity[i] : &unused);
 }
 
 }  // namespace

@@ -43,6 +43,9 @@ struct PeArrayDesc {
   std::set<EpilogueFeature> epilogue;
 
   uint64_t macs() const { return uint64_t{rows} * cols; }
+  // The K-tile of the array's accumulation (isa/numerics/pe_gemm.h): a weight-stationary
+  // column sums `rows` products per pass; an output-stationary PE sums the whole K (0).
+  uint32_t k_tile() const { return dataflow == Dataflow::WeightStationary ? rows : 0; }
   bool supports(EpilogueFeature feature) const { return epilogue.count(feature) != 0; }
 };
 

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <optional>
 
 #include "isa/common/errors.h"
 #include "isa/container/reader.h"
@@ -15,6 +16,7 @@
 #include "simulator/checker/shadow_checker.h"
 #include "simulator/functional/execute.h"
 #include "simulator/report/npy_writer.h"
+#include "simulator/report/dump_manifest.h"
 #include "simulator/report/chrome_trace.h"
 #include "simulator/report/json_report.h"
 #include "simulator/report/memory_trace.h"
@@ -72,20 +74,14 @@ std::vector<std::string> split_names(const std::string& list) {
   return names;
 }
 
-std::string npy_file_name(const std::string& tensor) {
-  std::string name = tensor;
-  for (char& c : name)
-    if (c == '/' || c == '\\' || c == ':') c = '_';
-  return name + ".npy";
-}
-
 // Functional mode: the instructions' real effect on a DRAM image loaded from the executable,
 // applied in the simulated completion order (a valid order: the dependencies hold), for
 // `steps` steps with the weights, optimizer and batch-norm state carried over. Prints each
 // step's loss; writes the requested tensors as .npy, each captured when its planned lifetime
 // ends in the last step (later its space may hold another tensor).
-void run_functional(const isa::Executable& exe, const report::RunResult& result,
-                    const RunCommandOptions& options, std::ostream& out) {
+void run_functional(const isa::Executable& exe, const target::TargetDesc& target,
+                    const report::RunResult& result, const RunCommandOptions& options,
+                    std::ostream& out) {
   const std::vector<uint32_t> order = completion_order(result);
   std::vector<size_t> dumped;  // tensor-table indices
   std::string dir = options.dump_dir;
@@ -113,15 +109,19 @@ void run_functional(const isa::Executable& exe, const report::RunResult& result,
   for (const isa::Instruction& inst : exe.instructions)
     if (inst.opcode() == isa::Opcode::SoftmaxCe && inst.operand(isa::Slot::Loss)) loss_inst = &inst;
 
+  functional::ModelDatapath model(target.pe_array.k_tile());
+  functional::Datapath& datapath = model.get();
   functional::DramImage image = functional::DramImage::load(exe);
   std::vector<std::vector<uint8_t>> captured(exe.tensors.size());
+  std::optional<double> last_loss;
   for (uint32_t step = 1; step <= options.steps; ++step) {
     for (uint32_t index : order) {
-      functional::execute_instruction(exe.instructions[index], image);
+      functional::execute_instruction(exe.instructions[index], image, datapath);
       if (step == options.steps)
         for (size_t t : ends_at[index]) captured[t] = image.entry_bytes(exe.tensors[t]);
     }
     if (loss_inst != nullptr) {
+      last_loss = image.read_f32(*loss_inst->operand(isa::Slot::Loss))[0];
       char line[96];
       std::snprintf(line, sizeof line, "  step %-4u loss    %.9g\n", step,
                     static_cast<double>(image.read_f32(*loss_inst->operand(isa::Slot::Loss))[0]));
@@ -132,9 +132,12 @@ void run_functional(const isa::Executable& exe, const report::RunResult& result,
     const isa::TensorEntry& e = exe.tensors[t];
     std::vector<uint8_t> bytes = captured[t];
     bytes.resize(static_cast<size_t>(e.dense_bytes()));
-    report::write_npy((std::filesystem::path(dir) / npy_file_name(e.name)).string(), e.dtype,
-                      e.shape, bytes);
+    report::write_npy((std::filesystem::path(dir) / report::dump_file_name(e.name)).string(),
+                      e.dtype, e.shape, bytes);
   }
+  if (!dumped.empty())
+    report::write_dump_manifest(dir, exe, {options.executable, result.config, options.steps,
+                                           last_loss, dumped});
   if (!dumped.empty()) out << "  dumped             " << dumped.size() << " tensor(s) to " << dir << "\n";
 }
 
@@ -191,7 +194,7 @@ int run_simulation(const RunCommandOptions& options, std::ostream& out) {
   report::check_roofline(result);
   const bool functional = options.functional || options.steps > 1 || !options.dump.empty() ||
                           !options.dump_all.empty();
-  if (functional) run_functional(exe, result, options, out);
+  if (functional) run_functional(exe, target, result, options, out);
   return options.check ? check_memory(exe, result, out) : 0;
 }
 

@@ -51,7 +51,7 @@ Moments stats_moments(const Planes& g, const std::vector<float>& stats, size_t c
 
 }  // namespace
 
-void run_bn_fwd(const isa::Instruction& inst, DramImage& image) {
+void run_bn_fwd(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   Operands ops(inst, image);
   const Planes g = planes_of(ops.desc(Slot::X));
   if (g.n * g.s <= 1)
@@ -85,7 +85,9 @@ void run_bn_fwd(const isa::Instruction& inst, DramImage& image) {
                                                  static_cast<double>((*running_var)[c]) +
                                              momentum * mo.unbiased);
   }
-  apply_epilogue(y, nullptr, inst.as<isa::Activation>(isa::Field::Act), nullptr);
+  EpilogueOperands e;
+  e.relu = inst.as<isa::Activation>(isa::Field::Act) == isa::Activation::Relu;
+  run_epilogue(dp.ppu, y, e);
   ops.write(Slot::Y, y);
   ops.write(Slot::Mean, mean_out);
   ops.write(Slot::InvStd, invstd_out);
@@ -93,14 +95,16 @@ void run_bn_fwd(const isa::Instruction& inst, DramImage& image) {
   if (running_var) ops.write(Slot::RunningVar, *running_var);
 }
 
-void run_bn_bwd(const isa::Instruction& inst, DramImage& image) {
+void run_bn_bwd(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   Operands ops(inst, image);
   const Planes g = planes_of(ops.desc(Slot::X));
   std::vector<float> dy = ops.f32(Slot::Dy);
   const std::vector<float> x = ops.f32(Slot::X), gamma = ops.f32(Slot::Gamma),
                            mean = ops.f32(Slot::Mean), invstd = ops.f32(Slot::InvStd);
   const auto gate = ops.opt_f32(Slot::Gate);
-  apply_epilogue(dy, nullptr, isa::Activation::None, data_or_null(gate));
+  EpilogueOperands e;
+  e.gate = data_or_null(gate);
+  run_epilogue(dp.ppu, dy, e);
   const double count = g.count();
   std::vector<float> dx(x.size()), dgamma(g.c), dbeta(g.c);
   for (size_t c = 0; c < g.c; ++c) {

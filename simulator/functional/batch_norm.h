@@ -17,11 +17,12 @@
 // mean(dy * xhat)), with xhat = (x - mean) * invstd from the saved f32 statistics.
 
 #include "isa/encoding/instruction.h"
+#include "simulator/functional/datapath.h"
 #include "simulator/functional/dram_image.h"
 
 namespace s2::sim::functional {
 
-void run_bn_fwd(const isa::Instruction& inst, DramImage& image);
-void run_bn_bwd(const isa::Instruction& inst, DramImage& image);
+void run_bn_fwd(const isa::Instruction& inst, DramImage& image, Datapath& dp);
+void run_bn_bwd(const isa::Instruction& inst, DramImage& image, Datapath& dp);
 
 }  // namespace s2::sim::functional

@@ -1,56 +1,25 @@
 #pragma once
-// The convolution family on the PE array: conv2d, conv2d_bwd_data, conv2d_bwd_weight, each a
-// GEMM over an im2col view of the input, one channel group at a time:
-//   forward      y_g[k][j]  = sum_e w_g[k][e] * col[e][j]     (+ bias[k] after the sum)
-//   bwd_data     dcol[e][j] = sum_k w_g[k][e] * dy_g[k][j],    then col2im into dx
-//   bwd_weight   dw_g[k][e] = sum_j dy_g[k][j] * col[e][j]
-// with e = (c*R + r)*S + s a filter tap of the group and j = (n*P + p)*Q + q an output pixel.
-// Every sum follows accumulate.h (K-tiles of 32 from +0.0f, tiles added in order). Padding
-// taps are real +0.0f operands of the sum, as in the reference interpreter (they can change
-// the sign of a zero result, so they are not skipped).
-//
-// Images are processed in chunks of images_per_chunk() (about 4M im2col floats). For the
-// forward and bwd_data the reduction does not cross images, so chunks change nothing; for
-// bwd_weight the reduction runs over all pixels of the batch, and each chunk's K-tiles restart
-// at the chunk boundary, so the chunk size is part of the numerics: it is the reference
-// interpreter's, and must stay equal to it.
-
-#include <cstdint>
-#include <vector>
+// The convolution family on the PE array: conv2d, conv2d_bwd_data, conv2d_bwd_weight. The
+// arithmetic and its order are isa/numerics/conv.h, computed on the datapath's PE GEMM; the
+// epilogue (bias, residual, act, gate) streams through the datapath's PPU lanes, then the
+// optional statistics.
 
 #include "isa/encoding/instruction.h"
+#include "isa/numerics/conv.h"
+#include "simulator/functional/datapath.h"
 #include "simulator/functional/dram_image.h"
 
 namespace s2::sim::functional {
 
-struct ConvGeometry {
-  size_t n = 0, c = 0, h = 0, w = 0;  // input x [N, C, H, W]
-  size_t k = 0, r = 0, s = 0;         // filters w [K, C/groups, R, S]
-  size_t p = 0, q = 0;                // output y [N, K, P, Q]
-  size_t sh = 1, sw = 1, pt = 0, pl = 0, dh = 1, dw = 1, groups = 1;
-
-  size_t cg() const { return c / groups; }
-  size_t kg() const { return k / groups; }
-  size_t taps() const { return cg() * r * s; }
-};
-
 // Geometry from the instruction's fields and the shapes of x (or dx), w (or dw) and y (or dy).
-ConvGeometry conv_geometry(const isa::Instruction& inst, const isa::TensorDesc& input,
-                           const isa::TensorDesc& filters, const isa::TensorDesc& output);
-
-// Images per im2col chunk: max(1, min(N, 2^22 / max(1, taps*P*Q))).
-size_t images_per_chunk(const ConvGeometry& g);
-
-// Dense row-major kernels; bias may be null.
-std::vector<float> conv2d_forward(const ConvGeometry& g, const float* x, const float* w,
-                                  const float* bias);
-std::vector<float> conv2d_backward_data(const ConvGeometry& g, const float* dy, const float* w);
-std::vector<float> conv2d_backward_weight(const ConvGeometry& g, const float* x, const float* dy);
+numerics::ConvGeometry conv_geometry(const isa::Instruction& inst, const isa::TensorDesc& input,
+                                     const isa::TensorDesc& filters,
+                                     const isa::TensorDesc& output);
 
 // The instructions, epilogue included (conv2d: bias, residual, act, stats; bwd_data:
 // residual, gate; bwd_weight: residual).
-void run_conv2d(const isa::Instruction& inst, DramImage& image);
-void run_conv2d_bwd_data(const isa::Instruction& inst, DramImage& image);
-void run_conv2d_bwd_weight(const isa::Instruction& inst, DramImage& image);
+void run_conv2d(const isa::Instruction& inst, DramImage& image, Datapath& dp);
+void run_conv2d_bwd_data(const isa::Instruction& inst, DramImage& image, Datapath& dp);
+void run_conv2d_bwd_weight(const isa::Instruction& inst, DramImage& image, Datapath& dp);
 
 }  // namespace s2::sim::functional

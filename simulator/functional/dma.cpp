@@ -22,7 +22,7 @@ T saturate(float v) {
 
 }  // namespace
 
-void run_copy(const isa::Instruction& inst, DramImage& image) {
+void run_copy(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/) {
   Operands ops(inst, image);
   const isa::TensorDesc& src = ops.desc(isa::Slot::Src);
   const isa::TensorDesc& dst = ops.desc(isa::Slot::Dst);
@@ -31,7 +31,7 @@ void run_copy(const isa::Instruction& inst, DramImage& image) {
   image.write_raw(dst, image.read_raw(src));
 }
 
-void run_fill(const isa::Instruction& inst, DramImage& image) {
+void run_fill(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/) {
   const isa::TensorDesc& dst = inst.get(isa::Slot::Dst);
   const float value = inst.f32(isa::Field::Value);
   const size_t width = isa::dtype_bytes(dst.dtype);

@@ -7,11 +7,12 @@
 //         (truncation toward zero), saturated to the type's range, NaN giving 0.
 
 #include "isa/encoding/instruction.h"
+#include "simulator/functional/datapath.h"
 #include "simulator/functional/dram_image.h"
 
 namespace s2::sim::functional {
 
-void run_copy(const isa::Instruction& inst, DramImage& image);
-void run_fill(const isa::Instruction& inst, DramImage& image);
+void run_copy(const isa::Instruction& inst, DramImage& image, Datapath& dp);
+void run_fill(const isa::Instruction& inst, DramImage& image, Datapath& dp);
 
 }  // namespace s2::sim::functional

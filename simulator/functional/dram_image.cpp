@@ -1,5 +1,7 @@
 #include "simulator/functional/dram_image.h"
 
+#include "isa/numerics/fp32.h"
+
 #include <cstring>
 #include <string>
 
@@ -85,8 +87,7 @@ std::vector<float> DramImage::read_f32(const isa::TensorDesc& d) const {
   std::vector<float> out(static_cast<size_t>(d.elements()));
   const uint8_t* base = bytes_.data();
   for_each_address(d, [&](size_t k, uint64_t at) {
-    const uint32_t bits = load_le32(base + at);
-    std::memcpy(&out[k], &bits, sizeof bits);
+    out[k] = numerics::load(numerics::from_bits(load_le32(base + at)));
   });
   return out;
 }
@@ -107,9 +108,7 @@ void DramImage::write_f32(const isa::TensorDesc& d, const std::vector<float>& va
   check_inside(d);
   uint8_t* base = bytes_.data();
   for_each_address(d, [&](size_t k, uint64_t at) {
-    uint32_t bits;
-    std::memcpy(&bits, &values[k], sizeof bits);
-    store_le32(base + at, bits);
+    store_le32(base + at, numerics::bits(numerics::store(values[k])));
   });
 }
 

@@ -28,10 +28,12 @@ class DramImage {
   const std::vector<uint8_t>& bytes() const { return bytes_; }
 
   // The descriptor's elements, dense in row-major order. The descriptor's dtype must be the
-  // one asked for (an InternalError otherwise: the caller checked the instruction).
+  // one asked for (an InternalError otherwise: the caller checked the instruction). f32
+  // values enter the datapath: subnormals read as zero (numerics::load).
   std::vector<float> read_f32(const isa::TensorDesc& desc) const;
   std::vector<int32_t> read_i32(const isa::TensorDesc& desc) const;
-  // Scatters dense row-major values; their count must be the descriptor's element count.
+  // Scatters dense row-major values; their count must be the descriptor's element count. f32
+  // values leave the datapath: flushed, NaNs canonical (numerics::store).
   void write_f32(const isa::TensorDesc& desc, const std::vector<float>& values);
   void write_i32(const isa::TensorDesc& desc, const std::vector<int32_t>& values);
 

@@ -1,39 +1,38 @@
 #include "simulator/functional/epilogue.h"
 
+#include "isa/numerics/epilogue.h"
+
 namespace s2::sim::functional {
 
-void apply_epilogue(std::vector<float>& y, const float* residual, isa::Activation act,
-                    const float* gate) {
-  const size_t n = y.size();
-  if (residual != nullptr)
-    for (size_t i = 0; i < n; ++i)
-      y[i] = y[i] + residual[i];
-  switch (act) {
-    case isa::Activation::None:
-      break;
-    case isa::Activation::Relu:
-      for (size_t i = 0; i < n; ++i)
-        y[i] = y[i] > 0.0f ? y[i] : 0.0f;
-      break;
-  }
-  if (gate != nullptr)
-    for (size_t i = 0; i < n; ++i)
-      y[i] = gate[i] > 0.0f ? y[i] : 0.0f;
+std::vector<float> broadcast_channels(const std::vector<float>& per_channel, size_t outer,
+                                      size_t channels, size_t inner) {
+  std::vector<float> out(outer * channels * inner);
+  size_t k = 0;
+  for (size_t o = 0; o < outer; ++o)
+    for (size_t c = 0; c < channels; ++c)
+      for (size_t t = 0; t < inner; ++t)
+        out[k++] = per_channel[c];
+  return out;
+}
+
+void run_epilogue(PpuLanes& ppu, std::vector<float>& y, const EpilogueOperands& e) {
+  LanePass pass;
+  pass.op = LaneOp::Epilogue;
+  pass.elements = y.size();
+  pass.stages.bias = !e.bias.empty();
+  pass.stages.residual = e.residual != nullptr;
+  pass.stages.relu = e.relu;
+  pass.stages.gate = e.gate != nullptr;
+  const numerics::EpilogueStages& s = pass.stages;
+  if (!s.bias && !s.residual && !s.relu && !s.gate) return;
+  ppu.run(pass, y.data(), s.bias ? e.bias.data() : nullptr, e.residual, e.gate, y.data(),
+          nullptr);
 }
 
 std::vector<float> channel_stats(const std::vector<float>& y, size_t outer, size_t channels,
                                  size_t inner) {
-  std::vector<float> stats(2 * channels, 0.0f);
-  float* sum = stats.data();
-  float* sumsq = stats.data() + channels;
-  for (size_t o = 0; o < outer; ++o)
-    for (size_t c = 0; c < channels; ++c) {
-      const float* v = y.data() + (o * channels + c) * inner;
-      for (size_t t = 0; t < inner; ++t) {
-        sum[c] += v[t];
-        sumsq[c] += v[t] * v[t];
-      }
-    }
+  std::vector<float> stats(2 * channels);
+  numerics::channel_stats(y.data(), outer, channels, inner, stats.data());
   return stats;
 }
 

@@ -17,10 +17,10 @@
 namespace s2::sim::functional {
 namespace {
 
-using Kernel = void (*)(const isa::Instruction&, DramImage&);
+using Kernel = void (*)(const isa::Instruction&, DramImage&, Datapath&);
 
 // Control instructions move no data: program order already waits for everything.
-void no_data(const isa::Instruction&, DramImage&) {}
+void no_data(const isa::Instruction&, DramImage&, Datapath&) {}
 
 // The opcode -> kernel table; a new opcode is one line here and a kernel in its family file.
 struct Entry {
@@ -70,7 +70,7 @@ const std::array<Kernel, 256>& kernel_table() {
 
 }  // namespace
 
-void execute_instruction(const isa::Instruction& inst, DramImage& image) {
+void execute_instruction(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   const std::vector<std::string> problems = isa::check_instruction(inst);
   if (!problems.empty()) {
     std::string text = std::string(inst.info().mnemonic) + ": malformed instruction:";
@@ -78,7 +78,7 @@ void execute_instruction(const isa::Instruction& inst, DramImage& image) {
       text += " " + p;
     throw UserError(text);
   }
-  kernel_table()[static_cast<uint8_t>(inst.opcode())](inst, image);
+  kernel_table()[static_cast<uint8_t>(inst.opcode())](inst, image, dp);
 }
 
 std::vector<std::string> functional_opcodes() {
@@ -89,11 +89,12 @@ std::vector<std::string> functional_opcodes() {
   return names;
 }
 
-DramImage execute_program(const isa::Executable& exe) {
+DramImage execute_program(const isa::Executable& exe, size_t k_tile) {
+  ModelDatapath model(k_tile);
   DramImage image = DramImage::load(exe);
   for (size_t i = 0; i < exe.instructions.size(); ++i) {
     try {
-      execute_instruction(exe.instructions[i], image);
+      execute_instruction(exe.instructions[i], image, model.get());
     } catch (const UserError& e) {
       throw UserError("instruction " + std::to_string(i) + ": " + e.what());
     }

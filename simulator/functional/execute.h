@@ -1,11 +1,11 @@
 #pragma once
 // The functional datapath of the simulator: one instruction's effect on the DRAM image, with
-// real fp32 numbers. The numerics are exactly those of the compiler's reference interpreter
-// (compiler/ops/*), so an executable run here in program order leaves the same bits in every
-// tensor as the compiler's stream checker and the interpreter - see each family's header for
-// its accumulation order (accumulate.h for the PE array). Subnormals are kept, as the
-// interpreter keeps them; flushing them (DESIGN.md §6) is left to the RTL issue, which must
-// apply it to both models at once.
+// real fp32 numbers on a Datapath (the PE GEMM and the PPU lanes: C++ models or RTL). The
+// numerics are those of isa/numerics/ (DESIGN.md §6: round to nearest-even, subnormals
+// flushed, the PE array's K-tiled accumulation), which the compiler's reference interpreter
+// uses too, so an executable run here in program order leaves the same bits in every tensor
+// as the interpreter with the same K-tile. Values are flushed as they are read from the DRAM
+// image and flushed, NaNs made canonical, as they are written (dram_image.h).
 //
 // Contract: the instruction is first checked with isa::check_instruction (a malformed one is
 // a UserError listing its problems); data-dependent faults (a label or pooling index out of
@@ -17,17 +17,20 @@
 #include <vector>
 
 #include "isa/container/executable.h"
+#include "simulator/functional/datapath.h"
 #include "simulator/functional/dram_image.h"
 
 namespace s2::sim::functional {
 
-void execute_instruction(const isa::Instruction& inst, DramImage& image);
+void execute_instruction(const isa::Instruction& inst, DramImage& image, Datapath& dp);
 
 // Every opcode's mnemonic that has a functional kernel, in opcode order (all of isa.def; the
 // execution table is checked against it when first used).
 std::vector<std::string> functional_opcodes();
 
-// The image after running every instruction of `exe` in program order from DramImage::load.
-DramImage execute_program(const isa::Executable& exe);
+// The image after running every instruction of `exe` in program order from DramImage::load,
+// on the C++ models with the given K-tile.
+DramImage execute_program(const isa::Executable& exe,
+                          size_t k_tile = numerics::kDefaultKTile);
 
 }  // namespace s2::sim::functional

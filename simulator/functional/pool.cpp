@@ -55,7 +55,7 @@ size_t idx(int64_t v) {
 
 }  // namespace
 
-void run_maxpool_fwd(const isa::Instruction& inst, DramImage& image) {
+void run_maxpool_fwd(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/) {
   Operands ops(inst, image);
   const PoolGeometry g = geometry(inst, ops.desc(Slot::X), ops.desc(Slot::Y));
   const std::vector<float> x = ops.f32(Slot::X);
@@ -82,7 +82,7 @@ void run_maxpool_fwd(const isa::Instruction& inst, DramImage& image) {
   if (ops.has(Slot::Idx)) ops.write(Slot::Idx, at_out);
 }
 
-void run_maxpool_bwd(const isa::Instruction& inst, DramImage& image) {
+void run_maxpool_bwd(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/) {
   Operands ops(inst, image);
   const PoolGeometry g = geometry(inst, ops.desc(Slot::Dx), ops.desc(Slot::Dy));
   const std::vector<float> dy = ops.f32(Slot::Dy);
@@ -101,7 +101,7 @@ void run_maxpool_bwd(const isa::Instruction& inst, DramImage& image) {
   ops.write(Slot::Dx, dx);
 }
 
-void run_avgpool_fwd(const isa::Instruction& inst, DramImage& image) {
+void run_avgpool_fwd(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/) {
   Operands ops(inst, image);
   const PoolGeometry g = geometry(inst, ops.desc(Slot::X), ops.desc(Slot::Y));
   const bool include_pad = inst.flag(Field::CountIncludePad);
@@ -123,7 +123,7 @@ void run_avgpool_fwd(const isa::Instruction& inst, DramImage& image) {
   ops.write(Slot::Y, y);
 }
 
-void run_avgpool_bwd(const isa::Instruction& inst, DramImage& image) {
+void run_avgpool_bwd(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/) {
   Operands ops(inst, image);
   const PoolGeometry g = geometry(inst, ops.desc(Slot::Dx), ops.desc(Slot::Dy));
   const bool include_pad = inst.flag(Field::CountIncludePad);

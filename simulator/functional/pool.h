@@ -13,13 +13,14 @@
 //                output order.
 
 #include "isa/encoding/instruction.h"
+#include "simulator/functional/datapath.h"
 #include "simulator/functional/dram_image.h"
 
 namespace s2::sim::functional {
 
-void run_maxpool_fwd(const isa::Instruction& inst, DramImage& image);
-void run_maxpool_bwd(const isa::Instruction& inst, DramImage& image);
-void run_avgpool_fwd(const isa::Instruction& inst, DramImage& image);
-void run_avgpool_bwd(const isa::Instruction& inst, DramImage& image);
+void run_maxpool_fwd(const isa::Instruction& inst, DramImage& image, Datapath& dp);
+void run_maxpool_bwd(const isa::Instruction& inst, DramImage& image, Datapath& dp);
+void run_avgpool_fwd(const isa::Instruction& inst, DramImage& image, Datapath& dp);
+void run_avgpool_bwd(const isa::Instruction& inst, DramImage& image, Datapath& dp);
 
 }  // namespace s2::sim::functional

@@ -56,7 +56,7 @@ std::vector<float> reduce(isa::ReduceOp op, const std::vector<float>& x,
   return y;
 }
 
-void run_reduce(const isa::Instruction& inst, DramImage& image) {
+void run_reduce(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/) {
   Operands ops(inst, image);
   const isa::TensorDesc& xd = ops.desc(isa::Slot::X);
   const uint32_t axes = inst.u(isa::Field::Axes);

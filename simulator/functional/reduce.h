@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "isa/encoding/instruction.h"
+#include "simulator/functional/datapath.h"
 #include "simulator/functional/dram_image.h"
 
 namespace s2::sim::functional {
@@ -17,6 +18,6 @@ namespace s2::sim::functional {
 std::vector<float> reduce(isa::ReduceOp op, const std::vector<float>& x,
                           const std::vector<uint32_t>& shape, uint32_t axes);
 
-void run_reduce(const isa::Instruction& inst, DramImage& image);
+void run_reduce(const isa::Instruction& inst, DramImage& image, Datapath& dp);
 
 }  // namespace s2::sim::functional

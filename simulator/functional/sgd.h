@@ -1,15 +1,17 @@
 #pragma once
-// sgd on the PPU, in place, element by element in f32 (each product and sum rounded):
+// sgd on the PPU, in place, element by element: numerics::sgd_step (isa/numerics/lane_ops.h)
+// as one pass of the datapath's PPU lanes:
 //   g = grad; if weight_decay != 0: g = g + weight_decay * weight
 //   if momentum != 0: velocity = momentum * velocity + g; g = velocity
 //   weight = weight - lr * g
 // A non-zero momentum without a velocity operand is a UserError.
 
 #include "isa/encoding/instruction.h"
+#include "simulator/functional/datapath.h"
 #include "simulator/functional/dram_image.h"
 
 namespace s2::sim::functional {
 
-void run_sgd(const isa::Instruction& inst, DramImage& image);
+void run_sgd(const isa::Instruction& inst, DramImage& image, Datapath& dp);
 
 }  // namespace s2::sim::functional

@@ -36,7 +36,7 @@ size_t label_of(const Operands& ops, const std::vector<int32_t>& labels, size_t 
 
 }  // namespace
 
-void run_softmax_ce(const isa::Instruction& inst, DramImage& image) {
+void run_softmax_ce(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/) {
   Operands ops(inst, image);
   const isa::TensorDesc& ld = ops.desc(Slot::Logits);
   const size_t rows = ld.shape[0], classes = ld.shape[1];

@@ -9,10 +9,11 @@
 // kernels are. A label outside [0, classes) is a UserError naming the sample.
 
 #include "isa/encoding/instruction.h"
+#include "simulator/functional/datapath.h"
 #include "simulator/functional/dram_image.h"
 
 namespace s2::sim::functional {
 
-void run_softmax_ce(const isa::Instruction& inst, DramImage& image);
+void run_softmax_ce(const isa::Instruction& inst, DramImage& image, Datapath& dp);
 
 }  // namespace s2::sim::functional

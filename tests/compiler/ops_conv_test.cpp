@@ -200,14 +200,14 @@ TEST_P(ConvValues, BwdWeightMatchesNaiveFormula) {
   expect_near_all(run_bwd_weight(cc, d), want);
 }
 
-// The PE array's K-tiled fp32 accumulation (conv_kernels::gemm_packed): products join a tile
+// The PE array's K-tiled fp32 accumulation (isa/numerics/pe_gemm.h, the default K-tile): products join a tile
 // sum in order; every kKTile products the tile joins the running sum; a new GEMM call (image
 // chunk) starts a new tile.
 class TiledSum {
  public:
   void add(float product) {
     tile_ = tile_ + product;
-    if (++count_ == conv_kernels::kKTile) flush();
+    if (++count_ == static_cast<int64_t>(numerics::kDefaultKTile)) flush();
   }
   void start_chunk() { flush(); }
   float total() {
@@ -227,7 +227,7 @@ class TiledSum {
   int64_t count_ = 0;
 };
 
-// The accumulation orders documented in compiler/ops/conv_kernels.h, replayed in fp32: the
+// The accumulation orders documented in isa/numerics/conv.h, replayed in fp32: the
 // simulator's functional model will rely on them.
 TEST_P(ConvValues, ForwardFollowsDocumentedOrderBitExactly) {
   const ConvCase& cc = GetParam();
@@ -265,7 +265,7 @@ TEST_P(ConvValues, BwdWeightFollowsDocumentedOrderBitExactly) {
   geometry.p = cc.p();
   geometry.q = cc.q();
   geometry.groups = cc.groups;
-  const int64_t chunk = conv_kernels::images_per_chunk(geometry);
+  const auto chunk = static_cast<int64_t>(numerics::images_per_chunk(conv_kernels::to_numerics(geometry)));
   const std::vector<float> got = run_bwd_weight(cc, d);
   for (int64_t ik = 0; ik < cc.k; ++ik)
     for (int64_t ic = 0; ic < cc.cg(); ++ic)

@@ -19,11 +19,20 @@
 namespace s2::sim::functional {
 namespace {
 
+// The C++ models at the default K-tile, as the compiler's stream checker uses.
+Datapath& model_datapath() {
+  static ModelDatapath model;
+  return model.get();
+}
+
+
 using isa::DType;
 using isa::Field;
 using isa::Opcode;
 using isa::Slot;
 using isa::TensorDesc;
+using numerics::ConvGeometry;
+using numerics::images_per_chunk;
 
 // A program under construction: tensors with initial data, and one instruction.
 class Program {
@@ -99,7 +108,7 @@ class Program {
   // Our image after the instruction.
   DramImage run_ours() {
     DramImage image = DramImage::load(exe());
-    execute_instruction(inst_, image);
+    execute_instruction(inst_, image, model_datapath());
     return image;
   }
 
@@ -234,7 +243,7 @@ TEST(FunctionalConv2d, SumsKTilesOfThirtyTwoThenAddsTheTiles) {
   xv[32] = -1e8f; // tile 1: -1e8 + 7 ones -> -1e8; tile0 + tile1 = 0
   image.write_f32(x, xv);
   image.write_f32(w, wv);
-  execute_instruction(p.inst(), image);
+  execute_instruction(p.inst(), image, model_datapath());
   EXPECT_EQ(image.read_f32(y)[0], 0.0f);  // a running sum would give 7 (1e8 - 1e8 + 7 ones)
 }
 
@@ -300,7 +309,7 @@ TEST(FunctionalGemm, SmallProductIsExact) {
   image.write_f32(a, {1, 2, 3, 4});
   image.write_f32(b, {5, 6, 7, 8});  // stored [N, K]: b^T = [[5, 7], [6, 8]]
   image.write_f32(bias, {0.5f, -100});
-  execute_instruction(p.inst(), image);
+  execute_instruction(p.inst(), image, model_datapath());
   EXPECT_EQ(image.read_f32(y), (std::vector<float>{17.5f, -77, 39.5f, -47}));
 }
 
@@ -331,7 +340,7 @@ TEST(FunctionalBatchNorm, ForwardFromStatsUsesTheGivenMoments) {
   image.write_f32(stats, {8, 24});  // not x's moments: mean 2, var 24/4 - 4 = 2
   image.write_f32(gamma, {2});
   image.write_f32(beta, {1});
-  execute_instruction(p.inst(), image);
+  execute_instruction(p.inst(), image, model_datapath());
   EXPECT_EQ(image.read_f32(mean)[0], 2.0f);
   EXPECT_EQ(image.read_f32(invstd)[0], static_cast<float>(1.0 / std::sqrt(2.0)));
   const std::vector<float> yv = image.read_f32(y);
@@ -399,7 +408,7 @@ TEST(FunctionalPool, MaxPoolBackwardRejectsAnIndexOutsideThePlane) {
   DramImage image = DramImage::load(p.exe());
   image.write_i32(idx, {4});
   try {
-    execute_instruction(p.inst(), image);
+    execute_instruction(p.inst(), image, model_datapath());
     FAIL() << "no error";
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("maxpool_bwd: idx 4"), std::string::npos) << e.what();
@@ -433,7 +442,7 @@ std::vector<float> eltwise_of(isa::EltwiseOp op, const std::vector<float>& a,
   DramImage image = DramImage::load(p.exe());
   image.write_f32(ad, a);
   if (!b.empty()) image.write_f32(bd, b);
-  execute_instruction(p.inst(), image);
+  execute_instruction(p.inst(), image, model_datapath());
   return image.read_f32(y);
 }
 
@@ -473,11 +482,11 @@ TEST(FunctionalSoftmaxCe, UniformLogitsGiveLogOfTheClassCount) {
   p.set(Slot::Logits, logits).set(Slot::Labels, labels).set(Slot::Loss, loss);
   DramImage image = DramImage::load(p.exe());
   image.write_i32(labels, {3, 0});
-  execute_instruction(p.inst(), image);
+  execute_instruction(p.inst(), image, model_datapath());
   EXPECT_FLOAT_EQ(image.read_f32(loss)[0], std::log(4.0f));
   image.write_i32(labels, {1, 4});
   try {
-    execute_instruction(p.inst(), image);
+    execute_instruction(p.inst(), image, model_datapath());
     FAIL() << "no error";
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("label 4 of sample 1"), std::string::npos) << e.what();
@@ -518,7 +527,7 @@ TEST(FunctionalReduce, MeanMaxAndSumOfSquaresComputeTheirDefinition) {
     p.field(Field::Reduce, static_cast<uint32_t>(op)).field(Field::Axes, axes);
     DramImage image = DramImage::load(p.exe());
     image.write_f32(x, {1, -2, 3, 4, 5, -6});
-    execute_instruction(p.inst(), image);
+    execute_instruction(p.inst(), image, model_datapath());
     return image.read_f32(y);
   };
   using R = isa::ReduceOp;
@@ -590,9 +599,9 @@ TEST(FunctionalExecute, MalformedInstructionsAndOutOfRangeDescriptorsAreUserErro
   TensorDesc far = a;
   far.addr = 1u << 20;
   p.inst().set_operand(Slot::A, far);
-  EXPECT_THROW(execute_instruction(p.inst(), image), UserError);
+  EXPECT_THROW(execute_instruction(p.inst(), image, model_datapath()), UserError);
   p.inst().set_operand(Slot::A, TensorDesc::contiguous(0, DType::F32, {9}));
-  EXPECT_THROW(execute_instruction(p.inst(), image), UserError);  // 9 elements into 8
+  EXPECT_THROW(execute_instruction(p.inst(), image, model_datapath()), UserError);  // 9 elements into 8
 }
 
 }  // namespace

@@ -1,0 +1,17 @@
+#include "compiler/interp/kernel.h"
+
+#include "isa/numerics/fp32.h"
+
+namespace s2::ir {
+
+void run_kernel(void (*kernel)(KernelContext&), KernelContext& ctx) {
+  kernel(ctx);
+  for (KernelOutput& out : ctx.out) {
+    if (out.f32 == nullptr) continue;
+    const auto n = static_cast<size_t>(out.numel());
+    for (size_t i = 0; i < n; ++i)
+      out.f32[i] = numerics::store(out.f32[i]);
+  }
+}
+
+}  // namespace s2::ir

@@ -1,0 +1,35 @@
+#include "isa/numerics/epilogue.h"
+
+#include <algorithm>
+
+#include "isa/numerics/lane_ops.h"
+
+namespace s2::numerics {
+
+void apply_epilogue(float* y, size_t n, const float* residual, bool relu, const float* gate) {
+  if (residual != nullptr)
+    for (size_t i = 0; i < n; ++i)
+      y[i] = add(y[i], residual[i]);
+  if (relu)
+    for (size_t i = 0; i < n; ++i)
+      y[i] = numerics::relu(y[i]);
+  if (gate != nullptr)
+    for (size_t i = 0; i < n; ++i)
+      y[i] = relu_bwd(y[i], gate[i]);
+}
+
+void channel_stats(const float* y, size_t outer, size_t channels, size_t inner, float* stats) {
+  float* sum = stats;
+  float* sumsq = stats + channels;
+  std::fill(stats, stats + 2 * channels, 0.0f);
+  for (size_t o = 0; o < outer; ++o)
+    for (size_t c = 0; c < channels; ++c) {
+      const float* v = y + (o * channels + c) * inner;
+      for (size_t t = 0; t < inner; ++t) {
+        sum[c] = add(sum[c], v[t]);
+        sumsq[c] = add(sumsq[c], mul(v[t], v[t]));
+      }
+    }
+}
+
+}  // namespace s2::numerics

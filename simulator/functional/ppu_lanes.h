@@ -1,0 +1,49 @@
+#pragma once
+// The PPU's element-wise datapath as the functional model uses it: one pass of a lane
+// operation over `elements` elements. Two implementations sit behind it: ModelPpuLanes (the
+// C++ lane operations of isa/numerics/lane_ops.h) and the RTL adapter (simulator/rtl/), which
+// streams the same pass through the verilated PPU. The operations are those the PPU RTL
+// implements; batch norm, pooling, softmax and the reductions are computed by the C++ model
+// in either case.
+//
+// Operands per op (null when unused; all arrays hold `elements` values, datapath values):
+//   Add, Sub, Mul, Max, Min   out0 = op(in0, in1)
+//   Relu                      out0 = relu(in0)
+//   ReluBwd                   out0 = relu_bwd(dy = in0, y = in1)
+//   Axpby                     out0 = alpha * in0 + beta * in1
+//   ScaleShift                out0 = alpha * in0 + beta
+//   Sgd                       in0 weight, in1 grad, in2 velocity (null without momentum);
+//                             out0 new weight, out1 new velocity
+//   Epilogue                  in0 accumulator, in1 bias (one value per element), in2 residual,
+//                             in3 gate, each used when its stage is on; out0 y
+#include <cstddef>
+
+#include "isa/numerics/lane_ops.h"
+
+namespace s2::sim::functional {
+
+enum class LaneOp { Add, Sub, Mul, Max, Min, Relu, ReluBwd, Axpby, ScaleShift, Sgd, Epilogue };
+
+struct LanePass {
+  LaneOp op = LaneOp::Add;
+  size_t elements = 0;
+  float alpha = 0.0f;
+  float beta = 0.0f;
+  numerics::SgdParams sgd;
+  numerics::EpilogueStages stages;
+};
+
+class PpuLanes {
+ public:
+  virtual ~PpuLanes() = default;
+  virtual void run(const LanePass& pass, const float* in0, const float* in1, const float* in2,
+                   const float* in3, float* out0, float* out1) = 0;
+};
+
+class ModelPpuLanes final : public PpuLanes {
+ public:
+  void run(const LanePass& pass, const float* in0, const float* in1, const float* in2,
+           const float* in3, float* out0, float* out1) override;
+};
+
+}  // namespace s2::sim::functional

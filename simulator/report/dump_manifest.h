@@ -1,0 +1,49 @@
+#pragma once
+// The manifest of a functional run's tensor dump (`s2sim run --dump/--dump-all DIR`): what a
+// reader outside the toolchain (scripts/torch_reference.py) needs to recompute the same
+// training step without parsing the executable.
+//
+// DIR/manifest.json, format tag "s2sim-dump 1", holds: the executable, the target it was
+// compiled for and the configuration the run simulated, the number of steps and the last
+// step's loss; "tensors", the whole tensor table (name, role, shape, dtype) with, per tensor,
+// the file of its dumped value ("file", relative to DIR, null when not dumped) and the file of
+// its initial data ("initial", null when the executable has none); "sgd", one entry per sgd
+// instruction naming its weight, gradient and velocity tensors with its lr, momentum and
+// weight_decay; "softmax_ce", the logits, labels and loss tensors of the loss instruction;
+// "decisions", the forward choices a reference must follow to reproduce the step bit-near:
+// {"op", "type": "relu", "tensor"} for every ReLU applied in the forward pass (the tensor is
+// its output, which the zoo names after the op, so the mask is tensor > 0) and
+// {"op", "type": "max_pool2d", "tensor"} for every maxpool_fwd (the tensor is its idx operand,
+// the flat argmax in the input plane). Operands are named by the tensor-table entry live at the
+// instruction that starts at the operand's address; one that no entry matches is null.
+//
+// Dumped values are taken after the last step; initial data is the executable's, before the
+// first step. Initial data goes to DIR/initial/<file>.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "isa/container/executable.h"
+
+namespace s2::sim::report {
+
+inline constexpr char kDumpManifestFormat[] = "s2sim-dump 1";
+
+struct DumpRun {
+  std::string executable;  // path as given to s2sim
+  std::string config;      // target name of the configuration the run simulated
+  unsigned steps = 1;
+  std::optional<double> loss;  // the last step's loss, when the program computes one
+  std::vector<size_t> dumped;  // tensor-table indices written as .npy into the directory
+};
+
+// The .npy file name of a tensor's dump: the name with path separators and ':' replaced by '_'.
+std::string dump_file_name(const std::string& tensor);
+
+// Writes dir/manifest.json and dir/initial/*.npy (the directory must exist). A UserError names
+// the path on failure.
+void write_dump_manifest(const std::string& dir, const isa::Executable& exe, const DumpRun& run);
+
+}  // namespace s2::sim::report

@@ -1,0 +1,181 @@
+// The simulator's own numbers against PyTorch (DESIGN.md validation ladder, steps 4 and 5 on
+// the same run): s2c compiles a zoo model with fusion and the search planner, s2sim runs it in
+// functional mode with the shadow-memory checker and dumps every tensor with a manifest
+// (simulator/report/dump_manifest.h), and scripts/torch_reference.py recomputes the step with
+// torch and torchvision from the executable's initial data and compares loss, weight gradients
+// and updated weights and running statistics.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "../common/run_command.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+using Result = s2::test::CommandResult;
+using s2::test::shell_quoted;
+const auto& run = s2::test::run_command;
+
+const std::string kS2c = shell_quoted(S2C_PATH);
+const std::string kS2sim = shell_quoted(S2SIM_PATH);
+const std::string kPython = "/usr/bin/python3";
+const std::string kScript =
+    shell_quoted(std::string(S2_SOURCE_DIR) + "/scripts/torch_reference.py");
+
+bool torch_available() {
+  static const bool ok = run(kPython + " -c 'import torch, torchvision, numpy'").status == 0;
+  return ok;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The number after "worst relative error: " in the script's output, or -1.
+double worst_error(const std::string& out) {
+  const std::string key = "worst relative error: ";
+  const size_t at = out.rfind(key);
+  return at == std::string::npos ? -1.0 : std::stod(out.substr(at + key.size()));
+}
+
+class TorchSim : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("s2torchsim_" +
+            std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string dump_dir() const { return (dir_ / "dump").string(); }
+
+  // Compiles `model` with fusion (the default) and the search planner, runs it functionally
+  // with the checker and dumps everything; expects a clean run.
+  void compile_and_dump(const std::string& model, int batch, const std::string& run_flags = "") {
+    const std::string bin = (dir_ / (model + ".bin")).string();
+    Result r = run(kS2c + " compile " + model + " --batch " + std::to_string(batch) +
+                   " --planner search -o " + shell_quoted(bin));
+    ASSERT_EQ(r.status, 0) << r.out;
+    r = run(kS2sim + " run " + shell_quoted(bin) + " --functional --check --dump-all " +
+            shell_quoted(dump_dir()) + " " + run_flags);
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("check              no findings"), std::string::npos) << r.out;
+  }
+
+  Result cross_check(const std::string& flags = "") const {
+    return run(kPython + " " + kScript + " " + shell_quoted(dump_dir()) + " " + flags);
+  }
+
+  void expect_matches_torch(const std::string& model, int batch) {
+    if (!torch_available())
+      GTEST_SKIP() << kPython << " cannot import torch, torchvision and numpy (Debian packages "
+                   << "python3-torch, python3-torchvision, python3-numpy): cross-check skipped";
+    ASSERT_NO_FATAL_FAILURE(compile_and_dump(model, batch));
+    const Result r = cross_check();
+    EXPECT_EQ(r.status, 0) << r.out;
+    const double worst = worst_error(r.out);
+    EXPECT_GE(worst, 0.0) << r.out;
+    EXPECT_LT(worst, 1e-4) << r.out;
+    EXPECT_NE(r.out.find(model + ": batch " + std::to_string(batch) +
+                         ", 3x32x32, 10 classes, "
+                         "simulator dump"),
+              std::string::npos)
+        << r.out;
+    const size_t summary = r.out.rfind("decisions:");  // the last lines, for the log
+    if (summary != std::string::npos) std::cout << model << ": " << r.out.substr(summary);
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(TorchSim, MlpMatchesPyTorch) {
+  expect_matches_torch("mlp", 4);
+}
+
+TEST_F(TorchSim, Lenet5MatchesPyTorch) {
+  expect_matches_torch("lenet5", 4);
+}
+
+// Batch 8: at batch 4 resnet18's layer4 batch norms normalise 4 values per channel and
+// PyTorch's own fp32 step is ~1e-4 from its fp64 step (see ReferenceStep.Resnet18MatchesPyTorch
+// and the script's --fp64-floor).
+TEST_F(TorchSim, Resnet18MatchesPyTorch) {
+  expect_matches_torch("resnet18", 8);
+}
+
+TEST_F(TorchSim, ManifestDescribesTheRun) {
+  ASSERT_NO_FATAL_FAILURE(compile_and_dump("mlp", 2));
+  const fs::path dump = dump_dir();
+  const std::string manifest = read_text(dump / "manifest.json");
+  for (const char* text :
+       {"\"format\": \"s2sim-dump 1\"", "\"target\": \"s2train_base\"", "\"steps\": 1",
+        "\"softmax_ce\": {\"logits\": \"fc3\", \"labels\": \"labels\", \"loss\": \"loss\"}",
+        "{\"weight\": \"fc3.bias\", \"grad\": \"fc3.grad_bias\", \"velocity\": "
+        "\"fc3.bias.velocity\", \"lr\": 0.00999999978, \"momentum\": 0.899999976, "
+        "\"weight_decay\": 0.000500000024}",
+        "{\"op\": \"relu1\", \"type\": \"relu\", \"tensor\": \"relu1\"",
+        "{\"name\": \"fc1.weight\", \"role\": \"weight\", \"shape\": [256, 3072], \"dtype\": "
+        "\"f32\", \"file\": \"fc1.weight.npy\", \"initial\": \"initial/fc1.weight.npy\"}",
+        "{\"name\": \"relu2\", \"role\": \"activation\", \"shape\": [2, 128], \"dtype\": "
+        "\"f32\", \"file\": \"relu2.npy\", \"initial\": null}"})
+    EXPECT_NE(manifest.find(text), std::string::npos) << text << "\n" << manifest;
+  // The step leaves the batch alone and changes the weights: the initial files are the
+  // executable's data, not the dumps.
+  EXPECT_EQ(read_text(dump / "initial" / "input.npy"), read_text(dump / "input.npy"));
+  EXPECT_EQ(read_text(dump / "initial" / "labels.npy"), read_text(dump / "labels.npy"));
+  EXPECT_NE(read_text(dump / "initial" / "fc2.weight.npy"), read_text(dump / "fc2.weight.npy"));
+  EXPECT_FALSE(fs::exists(dump / "initial" / "relu1.npy"));
+}
+
+// The check has teeth: a 0.1% error in one updated tensor of the simulator's dump fails it.
+TEST_F(TorchSim, CrossCheckCatchesAWrongUpdate) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  ASSERT_NO_FATAL_FAILURE(compile_and_dump("lenet5", 2));
+  const std::string file = dump_dir() + "/fc2.bias.npy";
+  const Result r0 = run(kPython + " -c 'import numpy as n; a = n.load(\"" + file +
+                        "\"); n.save(\"" + file + "\", a * n.float32(1.001))'");
+  ASSERT_EQ(r0.status, 0) << r0.out;
+  const Result r = cross_check();
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("(updated/fc2.bias); 1 of"), std::string::npos) << r.out;
+}
+
+// PyTorch follows the masks read from the dumped ReLU outputs: zeroing the largest output of
+// relu2 makes our mask disagree with PyTorch's own at that element by a margin of 1, which fails.
+TEST_F(TorchSim, CrossCheckCatchesAWrongReluMask) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  ASSERT_NO_FATAL_FAILURE(compile_and_dump("mlp", 2));
+  const std::string file = dump_dir() + "/relu2.npy";
+  const Result r0 = run(kPython + " -c 'import numpy as n; a = n.load(\"" + file +
+                        "\"); a.flat[a.argmax()] = 0; n.save(\"" + file + "\", a)'");
+  ASSERT_EQ(r0.status, 0) << r0.out;
+  const Result r = cross_check();
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("PyTorch alone would choose otherwise at 1 of them (in relu2; largest "
+                       "margin 1.000e+00)"),
+            std::string::npos)
+      << r.out;
+}
+
+// Initial data is from before the first step and dumps from after the last: a 2-step dump is
+// not one step, and the script says so instead of reporting a mismatch.
+TEST_F(TorchSim, CrossCheckRejectsAMultiStepDump) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  ASSERT_NO_FATAL_FAILURE(compile_and_dump("mlp", 2, "--steps 2"));
+  const Result r = cross_check();
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("run with --steps 1"), std::string::npos) << r.out;
+}
+
+}  // namespace

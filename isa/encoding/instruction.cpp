@@ -31,8 +31,8 @@ float f32_from_bits(uint32_t bits) {
 
 TensorDesc TensorDesc::contiguous(uint64_t addr, DType dtype, const std::vector<uint32_t>& shape) {
   internal_check(!shape.empty() && shape.size() <= kMaxRank,
-                 "TensorDesc::contiguous: rank " + std::to_string(shape.size()) +
-                     " outside 1.." + std::to_string(kMaxRank));
+                 "TensorDesc::contiguous: rank " + std::to_string(shape.size()) + " outside 1.." +
+                     std::to_string(kMaxRank));
   TensorDesc d;
   d.addr = addr;
   d.dtype = dtype;
@@ -49,7 +49,8 @@ TensorDesc TensorDesc::contiguous(uint64_t addr, DType dtype, const std::vector<
 
 uint64_t TensorDesc::elements() const {
   uint64_t n = 1;
-  for (unsigned i = 0; i < rank; ++i) n = saturating_mul(n, shape[i]);
+  for (unsigned i = 0; i < rank; ++i)
+    n = saturating_mul(n, shape[i]);
   return n;
 }
 
@@ -72,27 +73,34 @@ bool TensorDesc::is_contiguous() const {
 }
 
 bool TensorDesc::operator==(const TensorDesc& other) const {
-  return addr == other.addr && dtype == other.dtype && rank == other.rank &&
-         shape == other.shape && strides == other.strides;
+  return addr == other.addr && dtype == other.dtype && rank == other.rank && shape == other.shape &&
+         strides == other.strides;
 }
 
 Instruction::Instruction(Opcode opcode) : opcode_(opcode), info_(&opcode_info(opcode)) {
-  for (Field f : info_->fields) fields_[static_cast<size_t>(f)] = field_info(f).default_value.value_or(0);
+  for (Field f : info_->fields)
+    fields_[static_cast<size_t>(f)] = field_info(f).default_value.value_or(0);
 }
 
-bool Instruction::has_field(Field field) const { return field_index(*info_, field) >= 0; }
-bool Instruction::has_slot(Slot slot) const { return operand_index(*info_, slot) >= 0; }
+bool Instruction::has_field(Field field) const {
+  return field_index(*info_, field) >= 0;
+}
+bool Instruction::has_slot(Slot slot) const {
+  return operand_index(*info_, slot) >= 0;
+}
 
 uint32_t Instruction::raw(Field field) const {
-  internal_check(has_field(field), std::string(info_->mnemonic) + " has no field '" +
-                                       std::string(field_info(field).name) + "'");
+  if (!has_field(field))  // the message is built only on failure: hot path
+    throw InternalError(std::string(info_->mnemonic) + " has no field '" +
+                        std::string(field_info(field).name) + "'");
   return fields_[static_cast<size_t>(field)];
 }
 
 void Instruction::set_raw(Field field, uint32_t value) {
   const FieldInfo& fi = field_info(field);
-  internal_check(has_field(field), std::string(info_->mnemonic) + " has no field '" +
-                                       std::string(fi.name) + "'");
+  if (!has_field(field))  // the message is built only on failure: hot path
+    throw InternalError(std::string(info_->mnemonic) + " has no field '" + std::string(fi.name) +
+                        "'");
   internal_check(fi.bits == 32 || value < (uint32_t{1} << fi.bits),
                  std::string(info_->mnemonic) + "." + std::string(fi.name) + ": value " +
                      std::to_string(value) + " does not fit in " + std::to_string(fi.bits) +
@@ -100,31 +108,39 @@ void Instruction::set_raw(Field field, uint32_t value) {
   fields_[static_cast<size_t>(field)] = value;
 }
 
-float Instruction::f32(Field field) const { return f32_from_bits(raw(field)); }
-void Instruction::set_f32(Field field, float value) { set_raw(field, f32_bits(value)); }
+float Instruction::f32(Field field) const {
+  return f32_from_bits(raw(field));
+}
+void Instruction::set_f32(Field field, float value) {
+  set_raw(field, f32_bits(value));
+}
 
 const std::optional<TensorDesc>& Instruction::operand(Slot slot) const {
-  internal_check(has_slot(slot), std::string(info_->mnemonic) + " has no operand '" +
-                                     std::string(slot_info(slot).name) + "'");
+  if (!has_slot(slot))  // the message is built only on failure: hot path
+    throw InternalError(std::string(info_->mnemonic) + " has no operand '" +
+                        std::string(slot_info(slot).name) + "'");
   return operands_[static_cast<size_t>(slot)];
 }
 
 const TensorDesc& Instruction::get(Slot slot) const {
   const std::optional<TensorDesc>& d = operand(slot);
-  internal_check(d.has_value(), std::string(info_->mnemonic) + ": operand '" +
-                                    std::string(slot_info(slot).name) + "' is absent");
+  if (!d.has_value())  // the message is built only on failure: hot path
+    throw InternalError(std::string(info_->mnemonic) + ": operand '" +
+                        std::string(slot_info(slot).name) + "' is absent");
   return *d;
 }
 
 void Instruction::set_operand(Slot slot, const TensorDesc& desc) {
-  internal_check(has_slot(slot), std::string(info_->mnemonic) + " has no operand '" +
-                                     std::string(slot_info(slot).name) + "'");
+  if (!has_slot(slot))  // the message is built only on failure: hot path
+    throw InternalError(std::string(info_->mnemonic) + " has no operand '" +
+                        std::string(slot_info(slot).name) + "'");
   operands_[static_cast<size_t>(slot)] = desc;
 }
 
 void Instruction::clear_operand(Slot slot) {
-  internal_check(has_slot(slot), std::string(info_->mnemonic) + " has no operand '" +
-                                     std::string(slot_info(slot).name) + "'");
+  if (!has_slot(slot))  // the message is built only on failure: hot path
+    throw InternalError(std::string(info_->mnemonic) + " has no operand '" +
+                        std::string(slot_info(slot).name) + "'");
   operands_[static_cast<size_t>(slot)].reset();
 }
 

@@ -70,6 +70,11 @@ class AddressMapping {
   uint32_t banks_per_group_;
   uint32_t ranks_;
   uint64_t bursts_;
+  // When every radix is a power of two (all shipped presets), decode_burst() shifts and masks
+  // instead of dividing: the burst cursor decodes the first burst of every access.
+  bool pow2_ = false;
+  uint32_t channel_bits_ = 0, bank_group_bits_ = 0, column_bits_ = 0, bank_bits_ = 0,
+           rank_bits_ = 0;
 };
 
 }  // namespace s2::sim::dram

@@ -34,11 +34,11 @@ JedecTimings JedecTimings::from(const target::DramDesc& desc) {
 }
 
 JedecChannel::JedecChannel(const target::DramDesc& desc, const JedecTimings& timings)
-    : t_(timings), banks_per_group_(desc.banks_per_group) {
+    : t_(timings), banks_per_group_(desc.banks_per_group), banks_per_rank_(desc.banks_per_rank()) {
+  banks_.resize(static_cast<std::size_t>(desc.ranks) * banks_per_rank_);
   ranks_.resize(desc.ranks);
   for (uint32_t r = 0; r < desc.ranks; ++r) {
     Rank& rank = ranks_[r];
-    rank.banks.resize(desc.banks_per_rank());
     rank.act_in_group.assign(desc.bank_groups, kNever);
     rank.column_in_group.assign(desc.bank_groups, kNever);
     rank.write_end_in_group.assign(desc.bank_groups, kNever);
@@ -47,12 +47,15 @@ JedecChannel::JedecChannel(const target::DramDesc& desc, const JedecTimings& tim
   }
 }
 
-void JedecChannel::refresh(Rank& rank, Cycle until, DramStats& stats) {
+void JedecChannel::refresh(uint32_t rank_index, Cycle until, DramStats& stats) {
+  Rank& rank = ranks_[rank_index];
+  Bank* const first = banks_.data() + static_cast<std::size_t>(rank_index) * banks_per_rank_;
   while (rank.refresh_due <= until) {
     // Precharge-all: every open bank closes as soon as its own windows allow; REF follows tRP
     // after the last of them (and after any earlier PRE's tRP).
     Cycle start = std::max(rank.refresh_due, rank.refresh_end);
-    for (Bank& b : rank.banks) {
+    for (uint32_t i = 0; i < banks_per_rank_; ++i) {
+      Bank& b = first[i];
       if (b.open) {
         b.pre = std::max(rank.refresh_due, precharge_ready(b));
         b.open = false;
@@ -74,14 +77,12 @@ void JedecChannel::refresh(Rank& rank, Cycle until, DramStats& stats) {
   }
 }
 
-CommandPlan JedecChannel::issue(const BurstRequest& request, const CommandPlan& planned,
-                                DramStats& stats) {
+void JedecChannel::issue(const BurstRequest& request, CommandPlan& p, DramStats& stats) {
   Rank& rank = ranks_[request.rank];
-  CommandPlan p = planned;
   // A refresh takes priority once due; it may close this request's row, so plan again.
   while (p.first() >= rank.refresh_due) {
-    refresh(rank, p.first(), stats);
-    p = plan(request);
+    refresh(request.rank, p.first(), stats);
+    plan_into(request, p);
   }
 
   Bank& b = bank(request);
@@ -123,7 +124,6 @@ CommandPlan JedecChannel::issue(const BurstRequest& request, const CommandPlan& 
     last_read_end_ = p.data_end;
     ++stats.read_bursts;
   }
-  return p;
 }
 
 }  // namespace s2::sim::dram

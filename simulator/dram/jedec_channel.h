@@ -79,18 +79,37 @@ class JedecChannel {
 
   // Inline (below): the scheduler plans every queued burst for every burst it issues.
   RowOutcome outcome(const BurstRequest& request) const;
-  CommandPlan plan(const BurstRequest& request) const;
+  CommandPlan plan(const BurstRequest& request) const {
+    CommandPlan p;
+    plan_into(request, p);
+    return p;
+  }
+  // plan() written field by field into `out`: the scheduler's hot path keeps one plan in place
+  // instead of copying it, since a 16-byte copy of fields just stored one by one stalls on
+  // store forwarding.
+  void plan_into(const BurstRequest& request, CommandPlan& out) const;
   // No request's column command can issue before this (tCCD_S after the last one): a plan that
   // reaches it cannot be beaten on time.
   Cycle column_floor() const { return last_column_ + t_.CCD_S; }
+  // A lower bound, cheaper than plan(), of plan(request).column when the request is a miss or
+  // a conflict: its ACT waits for the rank's ACT windows (tRRD_S, tFAW, refresh) and its
+  // ready time, and its column command tRCD more and for the column floor.
+  Cycle activate_column_bound(const BurstRequest& request) const {
+    const Rank& rank = ranks_[request.rank];
+    const Cycle act = std::max(
+        {request.ready, rank.act + t_.RRD_S, rank.faw[rank.faw_next] + t_.FAW, rank.refresh_end});
+    return std::max(act + t_.RCD, column_floor());
+  }
   // Takes any refresh due before the request's first command, then commits its commands and
   // counts them in `stats`. Returns what was issued.
   CommandPlan issue(const BurstRequest& request, DramStats& stats) {
-    return issue(request, plan(request), stats);
+    CommandPlan p = plan(request);
+    issue(request, p, stats);
+    return p;
   }
-  // The same, given `planned` == plan(request) computed on the current state (saves planning
-  // the picked request twice).
-  CommandPlan issue(const BurstRequest& request, const CommandPlan& planned, DramStats& stats);
+  // The same, given `plan` == plan(request) computed on the current state (saves planning the
+  // picked request twice); on return `plan` is what was issued.
+  void issue(const BurstRequest& request, CommandPlan& plan, DramStats& stats);
 
  private:
   static constexpr Cycle kNever = -(Cycle{1} << 40);  // "long ago": every window is satisfied
@@ -104,11 +123,10 @@ class JedecChannel {
     Cycle write_end = kNever;  // end of the last write's data
   };
   struct Rank {
-    std::vector<Bank> banks;                // bank_group * banks_per_group + bank
-    std::vector<Cycle> act_in_group;        // last ACT per bank group (tRRD_L)
-    std::vector<Cycle> column_in_group;     // last RD/WR per bank group (tCCD_L)
-    std::vector<Cycle> write_end_in_group;  // tWTR_L
-    Cycle act = kNever;                     // last ACT of the rank (tRRD_S)
+    std::vector<Cycle> act_in_group;                           // last ACT per bank group (tRRD_L)
+    std::vector<Cycle> column_in_group;                        // last RD/WR per bank group (tCCD_L)
+    std::vector<Cycle> write_end_in_group;                     // tWTR_L
+    Cycle act = kNever;                                        // last ACT of the rank (tRRD_S)
     std::array<Cycle, 4> faw{kNever, kNever, kNever, kNever};  // last four ACTs, ring
     uint32_t faw_next = 0;
     Cycle write_end = kNever;  // tWTR_S
@@ -116,18 +134,22 @@ class JedecChannel {
     Cycle refresh_end = kNever;
   };
 
-  Bank& bank(const BurstRequest& r) { return ranks_[r.rank].banks[bank_index(r)]; }
-  const Bank& bank(const BurstRequest& r) const { return ranks_[r.rank].banks[bank_index(r)]; }
+  Bank& bank(const BurstRequest& r) { return banks_[bank_index(r)]; }
+  const Bank& bank(const BurstRequest& r) const { return banks_[bank_index(r)]; }
   uint32_t bank_index(const BurstRequest& r) const {
-    return r.bank_group * banks_per_group_ + r.bank;
+    return r.rank * banks_per_rank_ + r.bank_group * banks_per_group_ + r.bank;
   }
   Cycle precharge_ready(const Bank& b) const;
   Cycle activate_ready(const Rank& rank, const Bank& b, uint32_t bank_group) const;
   // Refreshes `rank` until its next refresh is due after `until`.
-  void refresh(Rank& rank, Cycle until, DramStats& stats);
+  void refresh(uint32_t rank_index, Cycle until, DramStats& stats);
 
   JedecTimings t_;
   uint32_t banks_per_group_;
+  uint32_t banks_per_rank_;
+  // Every bank of the channel, rank by rank (bank_index()): one flat array, so the scheduler's
+  // per-burst bank lookups take one indexed load.
+  std::vector<Bank> banks_;
   std::vector<Rank> ranks_;
   Cycle last_column_ = kNever;  // any rank (tCCD_S, in-order column commands)
   Cycle bus_free_ = kNever;     // end of the last data burst
@@ -151,25 +173,25 @@ inline Cycle JedecChannel::activate_ready(const Rank& rank, const Bank& b,
                    rank.refresh_end});
 }
 
-inline CommandPlan JedecChannel::plan(const BurstRequest& request) const {
+inline void JedecChannel::plan_into(const BurstRequest& request, CommandPlan& out) const {
   const Rank& rank = ranks_[request.rank];
   const Bank& b = bank(request);
   const uint32_t g = request.bank_group;
-  CommandPlan p;
-  p.outcome = outcome(request);
-
+  const RowOutcome outcome_now = outcome(request);
+  Cycle pre = 0;
+  Cycle act = 0;
   Cycle column = request.ready;
-  if (p.outcome == RowOutcome::Hit) {
+  if (outcome_now == RowOutcome::Hit) {
     column = std::max(column, b.act + t_.RCD);
   } else {
     Cycle act_floor = request.ready;
-    if (p.outcome == RowOutcome::Conflict) {
-      p.pre = std::max(request.ready, precharge_ready(b));
-      act_floor = p.pre + t_.RP;
+    if (outcome_now == RowOutcome::Conflict) {
+      pre = std::max(request.ready, precharge_ready(b));
+      act_floor = pre + t_.RP;
     }
     // faw[faw_next] is the fourth-latest ACT: a fifth must wait tFAW after it.
-    p.act = std::max(act_floor, activate_ready(rank, b, g));
-    column = p.act + t_.RCD;
+    act = std::max(act_floor, activate_ready(rank, b, g));
+    column = act + t_.RCD;
   }
 
   column = std::max({column, last_column_ + t_.CCD_S, rank.column_in_group[g] + t_.CCD_L});
@@ -180,9 +202,11 @@ inline CommandPlan JedecChannel::plan(const BurstRequest& request) const {
     column = std::max({column, rank.write_end + t_.WTR_S, rank.write_end_in_group[g] + t_.WTR_L});
   }
   column = std::max(column, bus_free_ - latency);
-  p.column = column;
-  p.data_end = column + latency + t_.burst;
-  return p;
+  out.outcome = outcome_now;
+  out.pre = pre;
+  out.act = act;
+  out.column = column;
+  out.data_end = column + latency + t_.burst;
 }
 
 }  // namespace s2::sim::dram

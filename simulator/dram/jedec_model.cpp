@@ -19,10 +19,10 @@ class JedecModel::BurstCursor {
 
   bool done() const { return access_ >= group_.size(); }
 
-  // Precondition: !done().
-  Queued next(Cycle ready) {
+  // Writes the next burst into `q` (in place: a Queued built on the stack and copied costs a
+  // store-forwarding stall on the hot path). Precondition: !done().
+  void next(Cycle ready, Queued& q) {
     const DramAddress& a = address_;
-    Queued q;
     q.request.rank = a.rank;
     q.request.bank_group = a.bank_group;
     q.request.bank = a.bank;
@@ -36,7 +36,6 @@ class JedecModel::BurstCursor {
     } else {
       mapping_.step_in_channel(address_);  // == decode_burst(burst_), without the divisions
     }
-    return q;
   }
 
  private:
@@ -78,8 +77,6 @@ JedecModel::JedecModel(const target::DramDesc& desc, std::string backend)
   channels_.reserve(desc.channels);
   for (uint32_t c = 0; c < desc.channels; ++c)
     channels_.emplace_back(desc, timings_);
-  queue_.reserve(kQueueDepth);
-  seen_.resize(static_cast<std::size_t>(desc.ranks) * banks_per_rank_);
 }
 
 void JedecModel::check_range(const std::vector<Access>& group) const {
@@ -95,80 +92,162 @@ void JedecModel::check_range(const std::vector<Access>& group) const {
   }
 }
 
-// Skipping repeats. In the queue, `ready` never decreases from older to younger entries: the
-// initial fill is at the arrival, and each later entry is enqueued at max(arrival, column of the
-// burst just issued), and the channel's column commands are issued in increasing time
-// (column >= last column + tCCD_S). plan() depends on a request only through its bank, row,
-// direction and `ready`, and its column slot never decreases as `ready` grows (a max of terms
-// each nondecreasing in it), with the same outcome. So an entry i with the same bank, row and
-// direction as an older planned entry j < i has column_i >= column_j and hit_i == hit_j, and
-// cannot change the result of the full scan:
+// Planning one burst per stream. In the queue, `ready` never decreases from older to younger
+// entries: the initial fill is at the arrival, and each later entry is enqueued at
+// max(arrival, column of the burst just issued), and the channel's column commands are issued
+// in increasing time (column >= last column + tCCD_S). plan() depends on a request only through
+// its bank, row, direction and `ready`, and its column slot never decreases as `ready` grows (a
+// max of terms each nondecreasing in it), with the same outcome. So an entry i with the same
+// bank, row and direction as an older entry j < i has column_i >= column_j and hit_i == hit_j,
+// and cannot change the result of a scan of every entry in age order:
 //  * after j, best_column <= column_j, and best_column only decreases; so column_i <
 //    best_column is false, and column_i == best_column forces column_j == best_column, at
 //    which point best_hit >= hit_j (j set it, or it was already a hit at that slot) and best_hit
 //    only turns false -> true while best_column holds; so the tie rule does not take i either;
 //  * if i would end the scan (a hit at the column floor), j would have ended it first.
-// Skipping i is therefore exact; pick() plans one entry per distinct (bank, row, direction) in
-// a scan (a stream over a few bank groups has a handful among 32 entries), and chooses exactly
-// what planning every entry would.
-JedecModel::Pick JedecModel::pick(const JedecChannel& channel) {
-  if (queue_.front().bypassed >= kMaxBypass) return {0, channel.plan(queue_.front().request)};
-  ++scan_;
+// The same holds by induction when several such entries are dropped. So scanning each stream's
+// oldest burst, in the age order of those bursts (the order of streams_), chooses exactly what
+// planning every entry would; a stream over a few bank groups has a handful of streams among 32
+// entries. The chosen burst is its stream's oldest, so bursts of a stream leave in order.
+std::size_t JedecModel::pick(const JedecChannel& channel, uint64_t picks, bool oldest_hit,
+                             CommandPlan& plan) const {
+  if (picks - slots_[streams_[order_[0]].head].age_key >= kMaxBypass) {
+    channel.plan_into(slots_[streams_[order_[0]].head].request, plan);
+    return 0;
+  }
   const Cycle floor = channel.column_floor();
-  // Only the index during the scan: copying the best plan on every improvement costs more (a
-  // store-forwarding stall on its byte-sized outcome) than planning the winner once more.
+  // First pass: the scan below stops at the first row hit at the column floor, and only a hit
+  // can stop it, so look for that hit planning hits alone (a miss or conflict, the costlier
+  // plan, is passed over by its bank state). Finding it decides the pick exactly as the full
+  // scan would, which reaches it having stopped nowhere earlier. The hits' column slots are
+  // kept for the full scan (the channel state does not change in between). The oldest burst,
+  // at position 0, was evaluated by the caller.
+  Cycle hit_column[kQueueDepth];
+  bool is_hit[kQueueDepth];
+  is_hit[0] = oldest_hit;
+  hit_column[0] = plan.column;
+  for (std::size_t i = 1; i < stream_count_; ++i) {
+    const BurstRequest& r = slots_[streams_[order_[i]].head].request;
+    is_hit[i] = channel.outcome(r) == RowOutcome::Hit;
+    if (!is_hit[i]) continue;
+    channel.plan_into(r, plan);
+    if (plan.column <= floor) return i;
+    hit_column[i] = plan.column;
+  }
+  // Full scan, in age order: strictly earlier column slot wins; on a tie a row hit beats a
+  // miss or conflict, and otherwise the older request (lower index) keeps its place. So a miss
+  // or conflict whose column cannot come before the best so far cannot win, whatever its
+  // exact plan: it is passed over on a lower bound of its column.
   std::size_t best = 0;
   Cycle best_column = std::numeric_limits<Cycle>::max();
   bool best_hit = false;
-  for (std::size_t i = 0; i < queue_.size(); ++i) {
-    const Queued& q = queue_[i];
-    Seen& seen = seen_[q.bank_slot];
-    if (seen.scan == scan_ && seen.row == q.request.row && seen.write == q.request.write)
-      continue;  // an older entry with the same bank, row and direction was planned
-    // Field by field: an aggregate assignment here compiles to a stack temporary whose
-    // byte-wise stores stall the 16-byte reload (store forwarding), a quarter of pick().
-    seen.scan = scan_;
-    seen.row = q.request.row;
-    seen.write = q.request.write;
-    const CommandPlan p = channel.plan(q.request);
-    const bool hit = p.outcome == RowOutcome::Hit;
-    // The oldest hit at the earliest possible slot wins outright (the common case of a
-    // stream); stop scanning.
-    if (hit && p.column <= floor) return {i, p};
-    // Strictly earlier column slot wins; on a tie a row hit beats a miss or conflict, and
-    // otherwise the older request (lower index) keeps its place.
-    if (p.column < best_column || (p.column == best_column && hit && !best_hit)) {
+  for (std::size_t i = 0; i < stream_count_; ++i) {
+    Cycle column = 0;
+    if (is_hit[i]) {
+      column = hit_column[i];
+    } else {
+      const BurstRequest& r = slots_[streams_[order_[i]].head].request;
+      if (channel.activate_column_bound(r) >= best_column) continue;
+      channel.plan_into(r, plan);
+      column = plan.column;
+    }
+    const bool hit = is_hit[i];
+    if (column < best_column || (column == best_column && hit && !best_hit)) {
       best = i;
-      best_column = p.column;
+      best_column = column;
       best_hit = hit;
     }
   }
-  return {best, channel.plan(queue_[best].request)};
+  channel.plan_into(slots_[streams_[order_[best]].head].request, plan);
+  return best;
+}
+
+void JedecModel::enqueue(uint8_t slot) {
+  Queued& q = slots_[slot];
+  q.next = kNone;
+  const uint64_t key = stream_key(q.request);
+  ++queued_;
+  // At most one stream per (bank, row, direction). Searched youngest head first: in a
+  // sequential stream the burst entering is kQueueDepth behind the one that just left, often
+  // in the same bank group, and that stream has just moved to the back.
+  for (std::size_t i = stream_count_; i-- > 0;) {
+    Stream& s = streams_[order_[i]];
+    if (s.key == key) {
+      slots_[s.tail].next = slot;
+      s.tail = slot;
+      return;
+    }
+  }
+  // The youngest burst: a new stream goes last in age order.
+  const uint8_t id = free_[--free_count_];
+  Stream& s = streams_[id];
+  s.key = key;
+  s.head_seq = q.seq;
+  s.head = slot;
+  s.tail = slot;
+  order_[stream_count_++] = id;
+}
+
+void JedecModel::dequeue(std::size_t position) {
+  --queued_;
+  const uint8_t id = order_[position];
+  Stream& s = streams_[id];
+  const uint8_t next = slots_[s.head].next;
+  if (next == kNone) {  // the stream is empty: close the gap
+    free_[free_count_++] = id;
+    --stream_count_;
+    for (std::size_t i = position; i < stream_count_; ++i)
+      order_[i] = order_[i + 1];
+    return;
+  }
+  // The stream's next burst is younger: move the stream back to its age rank.
+  s.head = next;
+  s.head_seq = slots_[next].seq;
+  std::size_t i = position;
+  for (; i + 1 < stream_count_ && streams_[order_[i + 1]].head_seq < s.head_seq; ++i)
+    order_[i] = order_[i + 1];
+  order_[i] = id;
 }
 
 void JedecModel::serve_channel(uint32_t channel_index, const std::vector<Access>& group,
                                Cycle arrival, std::vector<Cycle>& access_done) {
   JedecChannel& channel = channels_[channel_index];
   BurstCursor cursor(mapping_, group, channel_index);
-  queue_.clear();
-  const auto enqueue = [&](Cycle ready) {
-    Queued q = cursor.next(ready);
-    q.bank_slot =
-        q.request.rank * banks_per_rank_ + q.request.bank_group * banks_per_group_ + q.request.bank;
-    queue_.push_back(q);
+  uint64_t picks = 0;
+  uint32_t seq = 0;
+  const auto fill = [&](uint8_t slot, Cycle ready) {
+    Queued& q = slots_[slot];
+    cursor.next(ready, q);
+    q.seq = seq++;
+    q.age_key = picks + queued_;
+    enqueue(slot);
   };
-  while (queue_.size() < kQueueDepth && !cursor.done())
-    enqueue(arrival);
+  queued_ = 0;
+  stream_count_ = 0;
+  free_count_ = kQueueDepth;
+  for (std::size_t i = 0; i < kQueueDepth; ++i)
+    free_[i] = static_cast<uint8_t>(kQueueDepth - 1 - i);
+  while (queued_ < kQueueDepth && !cursor.done())
+    fill(static_cast<uint8_t>(queued_), arrival);
 
-  while (!queue_.empty()) {
-    const Pick chosen = pick(channel);
-    const Queued q = queue_[chosen.index];
-    const CommandPlan p = channel.issue(q.request, chosen.plan, stats_);
-    access_done[q.access] = std::max(access_done[q.access], p.data_end);
-    for (std::size_t i = 0; i < chosen.index; ++i)
-      ++queue_[i].bypassed;
-    queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(chosen.index));
-    if (!cursor.done()) enqueue(std::max(arrival, p.column));
+  CommandPlan planned;
+  while (queued_ > 0) {
+    // The common case, inline: the oldest burst is a row hit at the column floor. pick() would
+    // take it whatever the bypass count (rule 3 takes it too), so skip the call.
+    const BurstRequest& oldest = slots_[streams_[order_[0]].head].request;
+    const bool oldest_hit = channel.outcome(oldest) == RowOutcome::Hit;
+    if (oldest_hit) channel.plan_into(oldest, planned);
+    const std::size_t chosen = oldest_hit && planned.column <= channel.column_floor()
+                                   ? 0
+                                   : pick(channel, picks, oldest_hit, planned);
+    const uint8_t slot = streams_[order_[chosen]].head;
+    const Queued& q = slots_[slot];
+    channel.issue(q.request, planned, stats_);
+    access_done[q.access] = std::max(access_done[q.access], planned.data_end);
+    ++picks;
+    dequeue(chosen);
+    // The slot just freed takes the next burst (q is dead from here).
+    if (!cursor.done()) fill(slot, std::max(arrival, planned.column));
   }
 }
 

@@ -17,9 +17,13 @@
 // burst to the same group must wait tCCD_L, and a ready miss to another group fills that gap.
 // The picked burst's commands are committed to the channel (refreshes included), and its data
 // end is its completion. Cost: at most kQueueDepth command plans per burst (one per distinct
-// bank, row and direction in the queue, see pick()); no per-cycle work.
+// bank, row and direction in the queue, see pick()), typically one or two: the oldest hit at
+// the column floor ends the search, and a miss or conflict is planned only if a lower bound of
+// its column slot could beat the best found; no per-cycle work. tests/simulator/
+// dram_scheduler_test.cpp holds the scheduler to a plain restatement of these rules.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,22 +49,29 @@ class JedecModel final : public DramModel {
   std::string_view backend() const override { return backend_; }
 
  private:
+  static constexpr uint8_t kNone = 0xFF;
+  static_assert(kQueueDepth < kNone, "queue slots and streams are numbered in a byte");
+
+  // A queued burst, in one of kQueueDepth slots.
   struct Queued {
     BurstRequest request;
     uint32_t access = 0;  // index into the group
-    uint32_t bypassed = 0;
-    uint32_t bank_slot = 0;  // rank * banks_per_rank + bank_group * banks_per_group + bank
+    uint32_t seq = 0;     // enqueue order within the serve_channel() call: its age
+    // Picks made before this burst entered, plus its queue position then. Its position only
+    // drops when an older burst is picked, and every other pick since it entered took a
+    // younger one, so once it is the oldest, picks - age_key is how many younger bursts were
+    // served before it: the bypass count of FR-FCFS rule 3, kept without touching every older
+    // entry on each pick.
+    uint64_t age_key = 0;
+    uint8_t next = kNone;  // the next younger queued burst of the same Stream
   };
-  // The burst pick() chose and its plan on the current channel state.
-  struct Pick {
-    std::size_t index = 0;
-    CommandPlan plan;
-  };
-  // Per bank slot, the last request pick() planned in scan `scan` (see pick()).
-  struct Seen {
-    uint64_t scan = 0;
-    uint32_t row = 0;
-    bool write = false;
+  // The queued bursts of one (bank, row, direction), oldest first. pick() plans only a
+  // stream's oldest burst (why that is exact: jedec_model.cpp, above pick()).
+  struct Stream {
+    uint64_t key = 0;       // stream_key() of its bursts
+    uint32_t head_seq = 0;  // slots_[head].seq
+    uint8_t head = kNone;   // oldest burst's slot
+    uint8_t tail = kNone;   // youngest burst's slot
   };
   // Walks the bursts of one channel in a group, in address order per access, accesses in order.
   class BurstCursor;
@@ -68,7 +79,21 @@ class JedecModel final : public DramModel {
   void check_range(const std::vector<Access>& group) const;
   void serve_channel(uint32_t channel, const std::vector<Access>& group, Cycle arrival,
                      std::vector<Cycle>& access_done);
-  Pick pick(const JedecChannel& channel);
+  // Returns the position in order_ of the stream whose oldest burst FR-FCFS takes next, and
+  // stores that burst's plan on the channel's current state in `plan`. The caller has found
+  // that the oldest queued burst is not a row hit at the column floor; if it is a hit
+  // (`oldest_hit`), `plan` holds its plan on entry.
+  std::size_t pick(const JedecChannel& channel, uint64_t picks, bool oldest_hit,
+                   CommandPlan& plan) const;
+  // (row, bank slot, direction) in one word, so joining a stream is one comparison.
+  uint64_t stream_key(const BurstRequest& r) const {
+    const uint64_t bank_slot = r.rank * banks_per_rank_ + r.bank_group * banks_per_group_ + r.bank;
+    return (uint64_t{r.row} << 32) | (bank_slot << 1) | (r.write ? 1u : 0u);
+  }
+  // Queues the burst in `slot` (filled in by the caller) behind its stream, or as a new one.
+  void enqueue(uint8_t slot);
+  // Takes the oldest burst of the stream at order_[position] out of the queue.
+  void dequeue(std::size_t position);
 
   std::string backend_;
   AddressMapping mapping_;
@@ -80,9 +105,17 @@ class JedecModel final : public DramModel {
   DramStats stats_;
   uint32_t banks_per_group_;
   uint32_t banks_per_rank_;
-  std::vector<Queued> queue_;  // reused between calls
-  std::vector<Seen> seen_;     // per bank slot; scratch of pick()
-  uint64_t scan_ = 0;          // pick() calls so far: stamps `seen_`
+  Queued slots_[kQueueDepth];
+  // The queue, grouped: streams_ holds the streams with a queued burst (and free entries,
+  // listed in free_), and order_ their indices ordered by their oldest burst's age, so
+  // order_[0]'s head is the oldest queued burst and a scan of order_ visits each stream's
+  // oldest burst in age order, as a scan of the whole queue would. Reordering moves bytes.
+  Stream streams_[kQueueDepth];
+  uint8_t order_[kQueueDepth];
+  uint8_t free_[kQueueDepth];
+  std::size_t stream_count_ = 0;  // entries of order_ in use
+  std::size_t free_count_ = 0;    // entries of free_ in use
+  std::size_t queued_ = 0;        // bursts in the queue
 };
 
 }  // namespace s2::sim::dram

@@ -1,5 +1,6 @@
 #include "simulator/timing/dram_access.h"
 
+#include <algorithm>
 #include <string>
 
 #include "isa/common/errors.h"
@@ -69,10 +70,14 @@ void box_accesses(const isa::TensorDesc& desc, const Box& box, bool write,
   std::array<uint64_t, isa::kMaxRank> idx{};
   for (unsigned d = 0; d < split; ++d) idx[d] = box.lo[d];
   const uint64_t count = runs_above(split);
+  if (out.capacity() < out.size() + count)  // room for every run, growing geometrically
+    out.reserve(std::max(out.size() + count, 2 * out.capacity()));
+  // The element offset of the current run, kept up to date by the odometer below rather than
+  // recomputed from every index (this loop runs once per run of every tile).
+  uint64_t offset = 0;
+  for (unsigned d = 0; d < rank; ++d)
+    offset += box.lo[d] * desc.strides[d];
   for (uint64_t r = 0; r < count; ++r) {
-    uint64_t offset = 0;
-    for (unsigned d = 0; d < rank; ++d)
-      offset += (d < split ? idx[d] : box.lo[d]) * desc.strides[d];
     const uint64_t address = desc.addr + offset * elem;
     // Coalesce with the previous range when it ends exactly here (dense outer dimensions).
     if (!out.empty() && out.back().write == write && out.back().address + out.back().bytes == address)
@@ -80,7 +85,11 @@ void box_accesses(const isa::TensorDesc& desc, const Box& box, bool write,
     else
       out.push_back({address, run_bytes, write});
     for (unsigned d = split; d-- > 0;) {  // odometer over the outer dimensions
-      if (++idx[d] < box.hi[d]) break;
+      if (++idx[d] < box.hi[d]) {
+        offset += desc.strides[d];
+        break;
+      }
+      offset -= (idx[d] - 1 - box.lo[d]) * desc.strides[d];
       idx[d] = box.lo[d];
     }
   }

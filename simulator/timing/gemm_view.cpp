@@ -13,15 +13,7 @@ using isa::Field;
 using isa::Opcode;
 using isa::Slot;
 
-struct Conv {
-  uint64_t n, c, h, w;  // forward input
-  uint64_t k, r, s;     // weights [k, c/g, r, s]
-  uint64_t p, q;        // forward output
-  uint64_t g;
-  int64_t sh, sw, pt, pl, dh, dw;
-  uint64_t cg() const { return c / g; }
-  uint64_t kg() const { return k / g; }
-};
+using Conv = ConvShape;
 
 Conv conv_of(const isa::Instruction& inst, Slot x_slot, Slot w_slot, Slot y_slot) {
   const auto& x = inst.get(x_slot);
@@ -90,9 +82,9 @@ Box box4(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1, uint64_t c0, uint64
   return b;
 }
 
-Box conv_box(const isa::Instruction& inst, Slot slot, uint64_t g, const Range3& m,
-             const Range3& n, const Range3& k) {
-  const Conv cv = conv_of(inst);
+Box conv_box(const GemmView& view, const isa::Instruction& inst, Slot slot, uint64_t g,
+             const Range3& m, const Range3& n, const Range3& k) {
+  const Conv& cv = view.conv;
   const uint64_t nc0 = n.lo[2], nc1 = n.hi[2];
   uint64_t h0 = 0, h1 = 0, w0 = 0, w1 = 0;
   switch (inst.opcode()) {
@@ -140,9 +132,8 @@ Box conv_box(const isa::Instruction& inst, Slot slot, uint64_t g, const Range3& 
   }
 }
 
-Box gemm_box(const isa::Instruction& inst, Slot slot, const Range3& m, const Range3& n,
-             const Range3& k) {
-  const bool ta = inst.flag(Field::TransA), tb = inst.flag(Field::TransB);
+Box gemm_box(const GemmView& view, Slot slot, const Range3& m, const Range3& n, const Range3& k) {
+  const bool ta = view.trans_a, tb = view.trans_b;
   Box b;
   auto set2 = [&b](uint64_t r0, uint64_t r1, uint64_t c0, uint64_t c1) {
     b.lo = {r0, c0, 0, 0};
@@ -170,6 +161,8 @@ GemmView gemm_view(const isa::Instruction& inst) {
       const auto& a = inst.get(Slot::A);
       const auto& b = inst.get(Slot::B);
       const bool ta = inst.flag(Field::TransA), tb = inst.flag(Field::TransB);
+      v.trans_a = ta;
+      v.trans_b = tb;
       v.m = {1, 1, ta ? a.shape[1] : a.shape[0]};
       v.k = {1, 1, ta ? a.shape[0] : a.shape[1]};
       v.n = {1, 1, tb ? b.shape[0] : b.shape[1]};
@@ -191,6 +184,7 @@ GemmView gemm_view(const isa::Instruction& inst) {
                           std::string(inst.info().mnemonic));
   }
   const Conv cv = conv_of(inst);
+  v.conv = cv;
   v.groups = cv.g;
   v.macs = cv.n * cv.p * cv.q * cv.k * cv.cg() * cv.r * cv.s;
   v.n = {1, 1, inst.opcode() == Opcode::Conv2dBwdData ? cv.cg() : cv.kg()};
@@ -242,8 +236,8 @@ Box operand_box(const GemmView& view, const isa::Instruction& inst, Slot slot, u
     b.hi = {2, base + n.hi[2], 0, 0};
     return b;
   }
-  if (inst.opcode() == Opcode::Gemm) return gemm_box(inst, slot, m, n, k);
-  return conv_box(inst, slot, g, m, n, k);
+  if (inst.opcode() == Opcode::Gemm) return gemm_box(view, slot, m, n, k);
+  return conv_box(view, inst, slot, g, m, n, k);
 }
 
 }  // namespace s2::sim::timing

@@ -54,14 +54,29 @@ struct GemmOperand {
   GemmRole role;
 };
 
+// The shape parameters of a convolution, decoded once by gemm_view(): operand_box() runs for
+// every tile and operand, where decoding the instruction's fields again cost more than
+// computing the box.
+struct ConvShape {
+  uint64_t n = 0, c = 0, h = 0, w = 0;  // forward input
+  uint64_t k = 0, r = 0, s = 0;         // weights [k, c/g, r, s]
+  uint64_t p = 0, q = 0;                // forward output
+  uint64_t g = 1;
+  int64_t sh = 1, sw = 1, pt = 0, pl = 0, dh = 1, dw = 1;
+  uint64_t cg() const { return c / g; }
+  uint64_t kg() const { return k / g; }
+};
+
 struct GemmView {
   uint64_t groups = 1;
   Dims3 m{1, 1, 1};
   Dims3 n{1, 1, 1};
   Dims3 k{1, 1, 1};
   uint64_t macs = 0;
-  unsigned elem_bytes = 4;             // every PE operand is f32
-  std::vector<GemmOperand> operands;   // the present operands of the instruction
+  unsigned elem_bytes = 4;                // every PE operand is f32
+  std::vector<GemmOperand> operands;      // the present operands of the instruction
+  ConvShape conv;                         // conv2d*: its parameters (unused for gemm)
+  bool trans_a = false, trans_b = false;  // gemm: its transpose flags
 
   static uint64_t size(const Dims3& d) { return d[0] * d[1] * d[2]; }
 };
@@ -70,7 +85,8 @@ struct GemmView {
 // internal error for any other opcode. The instruction must be well formed (semantics.h).
 GemmView gemm_view(const isa::Instruction& inst);
 
-// The box of operand `slot` that the block (group g, rows m, columns n, reduction k) touches.
+// The box of operand `slot` that the block (group g, rows m, columns n, reduction k) touches;
+// `view` is gemm_view(inst).
 // For Stationary and Streamed operands this is the bounding box of what the block reads
 // (convolution halos included, clipped to the tensor); for PerColumn and Stats the columns
 // n; for Out and PerPixel exactly the block. May be empty (a block entirely in padding).

@@ -156,6 +156,11 @@ std::vector<Tile> tile_pe_instruction(const isa::Instruction& inst,
   std::vector<Tile> tiles;
   tiles.reserve(blk.tiles);
   const uint64_t nk_total = blocks(v.k, blk.k);
+  // The operands' descriptors, looked up once rather than per tile.
+  std::vector<const isa::TensorDesc*> descs;
+  descs.reserve(v.operands.size());
+  for (const GemmOperand& op : v.operands)
+    descs.push_back(&inst.get(op.slot));
   for (uint64_t g = 0; g < v.groups; ++g) {
     Dims3 npos{};
     do {
@@ -177,7 +182,8 @@ std::vector<Tile> tile_pe_instruction(const isa::Instruction& inst,
           t.footprint = footprint(t.shape.m, t.shape.n, t.shape.k, needs);
           t.pe_cycles = model.tile_cycles(t.shape);
           if (last_k) t.ppu_cycles = epilogue_cycles(target, t.shape.m * t.shape.n);
-          for (const GemmOperand& op : v.operands) {
+          for (std::size_t o = 0; o < v.operands.size(); ++o) {
+            const GemmOperand& op = v.operands[o];
             bool load = false, store = false;
             switch (op.role) {
               case GemmRole::Streamed: load = true; break;
@@ -189,7 +195,7 @@ std::vector<Tile> tile_pe_instruction(const isa::Instruction& inst,
             }
             if (!load && !store) continue;
             const Box box = operand_box(v, inst, op.slot, g, mr, nr, kr);
-            box_accesses(inst.get(op.slot), box, store, store ? t.stores : t.loads);
+            box_accesses(*descs[o], box, store, store ? t.stores : t.loads);
           }
           tiles.push_back(std::move(t));
         }

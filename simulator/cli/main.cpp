@@ -6,6 +6,7 @@
 #include "s2/version.h"
 #include "simulator/cli/commands.h"
 #include "simulator/cli/run_command.h"
+#include "simulator/rtl/regress.h"
 
 #include <cstdlib>
 #include <systemc>
@@ -77,6 +78,33 @@ int sc_main(int argc, char** argv) {
   run->add_option("--window", run_options.window,
                   "controller decode window in instructions; 1 runs sequentially (default 64)")
       ->check(CLI::PositiveNumber);
+  run->add_option("--rtl", run_options.rtl,
+                  "RTL units that replace the models: pe_array, ppu or pe_array,ppu (SystemC "
+                  "Verilator builds; implies --functional). Every pass is also run on the model "
+                  "and compared: cycles and bits; exit 1 on a divergence");
+  run->add_option("--vcd", run_options.vcd,
+                  "with --rtl: dump the RTL units' waveforms to PREFIX.pe_array.vcd and "
+                  "PREFIX.ppu.vcd");
+
+  s2::sim::rtl::RegressOptions regress_options;
+  std::string regress_unit = "all";
+  std::string regress_rounding = "nearest";
+  uint64_t regress_tile = 0;
+  CLI::App* regress = app.add_subcommand(
+      "regress",
+      "Co-design regression: random and directed tiles through the RTL (plain C++ Verilator "
+      "builds of the PE array at 32x32, 16x16, 8x4 and the PPU at 32 and 16 lanes) and the "
+      "simulator's models; cycles and bits must agree exactly");
+  regress->add_option("--seed", regress_options.seed, "seed of the tiles (default 1)");
+  regress->add_option("--count", regress_options.count, "tiles per unit (default 1000)");
+  regress->add_option("--unit", regress_unit, "pe_array, ppu or all (default all)")
+      ->check(CLI::IsMember({"pe_array", "ppu", "all"}));
+  CLI::Option* tile_option =
+      regress->add_option("--tile", regress_tile, "run only this tile (to reproduce a mismatch)");
+  regress->add_option("--model-rounding", regress_rounding,
+                      "rounding of the model: nearest (correct), or toward-zero to prove the "
+                      "regression catches a wrong model (it must then fail)")
+      ->check(CLI::IsMember({"nearest", "toward-zero"}));
 
   try {
     app.parse(argc, argv);
@@ -88,6 +116,14 @@ int sc_main(int argc, char** argv) {
     if (*info) std::cout << s2::sim::run_info(info_path);
     if (*validate) std::cout << s2::sim::run_validate_config(config_path);
     if (*run) return s2::sim::run_simulation(run_options, std::cout);
+    if (*regress) {
+      regress_options.pe_array = regress_unit != "ppu";
+      regress_options.ppu = regress_unit != "pe_array";
+      if (*tile_option) regress_options.tile = regress_tile;
+      regress_options.model_round_toward_zero = regress_rounding == "toward-zero";
+      return s2::sim::rtl::run_regress(regress_options, std::cout).passed() ? s2::kExitOk
+                                                                             : s2::kExitUserError;
+    }
     return s2::kExitOk;
   });
 }

@@ -23,6 +23,10 @@
 #include "simulator/report/physics_check.h"
 #include "simulator/report/summary.h"
 #include "s2/version.h"
+#include "simulator/rtl/cosim_log.h"
+#include "simulator/rtl/rtl_pe_gemm.h"
+#include "simulator/rtl/rtl_ppu_lanes.h"
+#include "simulator/top/rtl_units.h"
 #include "simulator/top/top.h"
 
 namespace s2::sim {
@@ -79,9 +83,11 @@ std::vector<std::string> split_names(const std::string& list) {
 // `steps` steps with the weights, optimizer and batch-norm state carried over. Prints each
 // step's loss; writes the requested tensors as .npy, each captured when its planned lifetime
 // ends in the last step (later its space may hold another tensor).
+// With RTL units (rtl.any()), their adapters replace the C++ models in the datapath and the
+// co-simulation log is printed after the steps.
 void run_functional(const isa::Executable& exe, const target::TargetDesc& target,
                     const report::RunResult& result, const RunCommandOptions& options,
-                    std::ostream& out) {
+                    const top::RtlUnits& rtl, rtl::CosimLog& log, std::ostream& out) {
   const std::vector<uint32_t> order = completion_order(result);
   std::vector<size_t> dumped;  // tensor-table indices
   std::string dir = options.dump_dir;
@@ -110,12 +116,26 @@ void run_functional(const isa::Executable& exe, const target::TargetDesc& target
     if (inst.opcode() == isa::Opcode::SoftmaxCe && inst.operand(isa::Slot::Loss)) loss_inst = &inst;
 
   functional::ModelDatapath model(target.pe_array.k_tile());
-  functional::Datapath& datapath = model.get();
+  std::optional<rtl::RtlPeGemm> rtl_pe;
+  std::optional<rtl::RtlPpuLanes> rtl_ppu;
+  if (rtl.pe_array != nullptr) rtl_pe.emplace(*rtl.pe_array, target, log);
+  if (rtl.ppu != nullptr) rtl_ppu.emplace(*rtl.ppu, target, log);
+  functional::Datapath datapath{rtl_pe ? static_cast<numerics::PeGemm&>(*rtl_pe)
+                                       : model.get().pe,
+                                rtl_ppu ? static_cast<functional::PpuLanes&>(*rtl_ppu)
+                                        : model.get().ppu};
   functional::DramImage image = functional::DramImage::load(exe);
   std::vector<std::vector<uint8_t>> captured(exe.tensors.size());
   std::optional<double> last_loss;
   for (uint32_t step = 1; step <= options.steps; ++step) {
     for (uint32_t index : order) {
+      if (rtl_pe || rtl_ppu)
+        log.context = "step " + std::to_string(step) + ", instruction " +
+                      std::to_string(index) + " (" +
+                      (index < exe.debug.size() && !exe.debug[index].empty()
+                           ? exe.debug[index].front()
+                           : std::string(exe.instructions[index].info().mnemonic)) +
+                      ")";
       functional::execute_instruction(exe.instructions[index], image, datapath);
       if (step == options.steps)
         for (size_t t : ends_at[index]) captured[t] = image.entry_bytes(exe.tensors[t]);
@@ -165,6 +185,12 @@ int run_simulation(const RunCommandOptions& options, std::ostream& out) {
       options.config.empty() ? std::string(kConfigDir) + "/s2train_base.yaml" : options.config);
   const isa::Executable exe = isa::load_executable(options.executable);
 
+  const top::RtlSelection selection = top::parse_rtl_units(options.rtl);
+  if (!options.vcd.empty() && !selection.any())
+    throw UserError("--vcd dumps the waveforms of RTL units: it needs --rtl");
+  // SystemC modules exist before the first simulation of the process (top::rtl_units).
+  const top::RtlUnits rtl = selection.any() ? top::rtl_units(selection, target) : top::RtlUnits{};
+
   top::SimOptions sim;
   sim.window = options.window;
   sim.progress = progress_bar();
@@ -193,9 +219,18 @@ int run_simulation(const RunCommandOptions& options, std::ostream& out) {
                         top::describe_stuck(result.deadlock));
   report::check_roofline(result);
   const bool functional = options.functional || options.steps > 1 || !options.dump.empty() ||
-                          !options.dump_all.empty();
-  if (functional) run_functional(exe, target, result, options, out);
-  return options.check ? check_memory(exe, result, out) : 0;
+                          !options.dump_all.empty() || selection.any();
+  rtl::CosimLog log;
+  // After the timing run: the RTL units only clock during the functional replay.
+  if (!options.vcd.empty()) top::open_rtl_vcd(rtl, options.vcd);
+  if (functional) run_functional(exe, target, result, options, rtl, log, out);
+  if (selection.any()) log.print(out);
+  const int check_status = options.check ? check_memory(exe, result, out) : 0;
+  if (log.diverged()) {
+    out << "RTL and model diverge (see the first divergence above)\n";
+    return 1;
+  }
+  return check_status;
 }
 
 }  // namespace s2::sim

@@ -31,9 +31,12 @@ struct RunCommandOptions {
   std::string dump;         // --dump NAME[,NAME...]: tensors to write as .npy into dump_dir
   std::string dump_dir = ".";
   std::string dump_all;     // --dump-all DIR: every tensor
+  std::string rtl;          // --rtl pe_array,ppu: RTL units replace the models (implies functional)
+  std::string vcd;          // --vcd PREFIX: waveforms of the RTL units
 };
 
-// Returns the exit status: 0, or 1 when --check found anything (the findings are printed);
+// Returns the exit status: 0, or 1 when --check found anything or an RTL unit diverged from
+// its model (the findings and the first divergence are printed);
 // errors are exceptions (isa/common/tool_main.h maps them).
 int run_simulation(const RunCommandOptions& options, std::ostream& out);
 

@@ -1,0 +1,47 @@
+#pragma once
+// The C++ reference of what pe_array.sv computes, written with s2::numerics (the one
+// definition of the datapath arithmetic): regressions compare the RTL against these bit for bit.
+#include <cstddef>
+#include <cstdint>
+
+#include "isa/numerics/fp32.h"
+#include "rtl_models/pe_array/pe_array_rtl.h"
+
+namespace s2::rtl {
+
+// One pass: c[i][j] = add(c[i][j], t) with t = +0, t = mac(t, x[i][r], w[r][j]) for r < k.
+inline void reference_pass(const PePass& pass, const uint32_t* x, size_t ldx, const uint32_t* w,
+                           size_t ldw, uint32_t* c, size_t ldc) {
+  for (uint32_t i = 0; i < pass.m; ++i)
+    for (uint32_t j = 0; j < pass.n; ++j) {
+      uint32_t t = 0;  // +0.0
+      for (uint32_t r = 0; r < pass.k; ++r)
+        t = numerics::mac_bits(t, x[size_t{i} * ldx + r], w[size_t{r} * ldw + j]);
+      uint32_t& out = c[size_t{i} * ldc + j];
+      out = numerics::add_bits(out, t);
+    }
+}
+
+// c += a * b with K-tiled accumulation: per block [k0, k0 + k_tile) in ascending order, a
+// fresh partial sum from +0 is added into c. What run_gemm() computes with k_tile = rows().
+// Written with the float forms (load at the inputs, store at the output) on purpose: a second,
+// independent formulation next to reference_pass()'s *_bits forms.
+inline void reference_gemm(uint32_t m, uint32_t n, uint32_t kd, const uint32_t* a, size_t lda,
+                           const uint32_t* b, size_t ldb, uint32_t* c, size_t ldc,
+                           uint32_t k_tile) {
+  using numerics::from_bits;
+  for (uint32_t i = 0; i < m; ++i)
+    for (uint32_t j = 0; j < n; ++j) {
+      float acc = numerics::load(from_bits(c[size_t{i} * ldc + j]));
+      for (uint32_t k0 = 0; k0 < kd; k0 += k_tile) {
+        float t = 0.0f;
+        for (uint32_t e = k0; e < kd && e < k0 + k_tile; ++e)
+          t = numerics::mac(t, numerics::load(from_bits(a[size_t{i} * lda + e])),
+                            numerics::load(from_bits(b[size_t{e} * ldb + j])));
+        acc = numerics::add(acc, t);
+      }
+      c[size_t{i} * ldc + j] = numerics::bits(numerics::store(acc));
+    }
+}
+
+}  // namespace s2::rtl

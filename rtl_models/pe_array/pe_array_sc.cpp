@@ -1,0 +1,279 @@
+#include "rtl_models/pe_array/pe_array_sc.h"
+
+#include <type_traits>
+#include <vector>
+
+#include "Vpe_array_sc_16x16.h"
+#include "Vpe_array_sc_32x32.h"
+#include "isa/common/errors.h"
+#include "rtl_models/pe_array/pe_array_memories.h"
+#include "verilated.h"
+#include "verilated_vcd_sc.h"
+
+namespace s2::rtl {
+namespace {
+
+constexpr uint32_t kMaxM = 1024;       // MAX_M of the SystemC builds (pe_array.sv default)
+constexpr unsigned kAccAddrBits = 10;  // $clog2(kMaxM)
+
+// Field access on the values of Verilator's SystemC ports: bool (1 bit), uint32_t (<= 32),
+// uint64_t (<= 64) or sc_bv<w> (wider); fields of up to 32 bits at any offset.
+template <typename T, typename = std::enable_if_t<std::is_integral_v<T>>>
+uint32_t get(const T& v, unsigned lsb, unsigned width) {
+  return static_cast<uint32_t>((static_cast<uint64_t>(v) >> lsb) & ((uint64_t{1} << width) - 1));
+}
+uint32_t get(const sc_dt::sc_bv_base& v, unsigned lsb, unsigned width) {
+  const int word = static_cast<int>(lsb / 32);
+  uint64_t pair = v.get_word(word);
+  if (word + 1 < v.size()) pair |= uint64_t{v.get_word(word + 1)} << 32;
+  return static_cast<uint32_t>((pair >> (lsb % 32)) & ((uint64_t{1} << width) - 1));
+}
+// Data fields: whole 32-bit words of an sc_bv (every data port is wider than 64 bits).
+void put_word(sc_dt::sc_bv_base& v, unsigned lsb, uint32_t value) {
+  v.set_word(static_cast<int>(lsb / 32), value);
+}
+
+// VerilatedVcdSc registers itself with the SystemC kernel as a trace file but never
+// unregisters; the kernel would call a deleted object. Its sc_trace_file base is private, so
+// only a C-style cast reaches it (the one cast that may convert to an inaccessible base).
+void unregister_vcd(VerilatedVcdSc* vcd) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wold-style-cast"
+  sc_core::sc_get_curr_simcontext()->remove_trace_file((sc_core::sc_trace_file*)vcd);
+#pragma GCC diagnostic pop
+}
+
+}  // namespace
+
+// The verilated model of one size with the signals bound to its ports, and the clocked
+// sequence of one pass. run() must be called from the module's SC_THREAD.
+class RtlPeArraySc::Driver {
+ public:
+  virtual ~Driver() = default;
+  virtual uint64_t run(const PePass& pass, PassMemories& mem, const sc_core::sc_time& half) = 0;
+  virtual void trace(VerilatedVcdSc* vcd) = 0;
+};
+
+namespace {
+
+template <class Model, uint32_t Rows, uint32_t Cols>
+class SizedDriver final : public RtlPeArraySc::Driver {
+ public:
+  SizedDriver()
+      : model_("pe_array"),
+        clk_("clk"),
+        rst_n_("rst_n"),
+        start_("start"),
+        busy_("busy"),
+        done_("done"),
+        w_rd_en_("w_rd_en"),
+        x_rd_en_("x_rd_en") {
+    model_.clk(clk_);
+    model_.rst_n(rst_n_);
+    model_.start(start_);
+    model_.cfg_m(cfg_m_);
+    model_.cfg_n(cfg_n_);
+    model_.cfg_k(cfg_k_);
+    model_.busy(busy_);
+    model_.done(done_);
+    model_.w_rd_en(w_rd_en_);
+    model_.w_rd_row(w_rd_row_);
+    model_.w_rd_data(w_rd_data_);
+    model_.x_rd_en(x_rd_en_);
+    model_.x_rd_row(x_rd_row_);
+    model_.x_rd_data(x_rd_data_);
+    model_.acc_rd_en(acc_rd_en_);
+    model_.acc_rd_addr(acc_rd_addr_);
+    model_.acc_rd_data(acc_rd_data_);
+    model_.acc_wr_en(acc_wr_en_);
+    model_.acc_wr_addr(acc_wr_addr_);
+    model_.acc_wr_data(acc_wr_data_);
+  }
+
+  void trace(VerilatedVcdSc* vcd) override { model_.trace(vcd, 99); }
+
+  uint64_t run(const PePass& pass, PassMemories& mem, const sc_core::sc_time& half) override {
+    using sc_core::wait;
+    if (!reset_done_) {  // the first pass starts with two reset cycles (not counted)
+      rst_n_.write(false);
+      for (int i = 0; i < 2; ++i) {
+        clk_.write(true);
+        wait(half);
+        clk_.write(false);
+        wait(half);
+      }
+      rst_n_.write(true);
+      reset_done_ = true;
+    }
+    cfg_m_.write(static_cast<CfgM>(pass.m));
+    cfg_n_.write(static_cast<CfgN>(pass.n));
+    cfg_k_.write(static_cast<CfgK>(pass.k));
+    start_.write(true);
+    wait(half);  // the clock is low; the request outputs settle
+    const uint64_t watchdog = mem.watchdog_cycles(Rows, Cols);
+    uint64_t cycles = 0;
+    for (;;) {
+      // Before the edge: answer the buffer reads, record what the SRAM sees at the edge.
+      if (w_rd_en_.read()) {
+        const uint32_t row = get(w_rd_row_.read(), 0, 32);
+        for (uint32_t j = 0; j < Cols; ++j) put_word(w_data_, 32 * j, mem.weight(row, j));
+        w_rd_data_.write(w_data_);
+      }
+      if (x_rd_en_.read()) {
+        const uint32_t i = get(x_rd_row_.read(), 0, 32);
+        for (uint32_t r = 0; r < Rows; ++r) put_word(x_data_, 32 * r, mem.input(i, r));
+        x_rd_data_.write(x_data_);
+      }
+      reads_.clear();
+      writes_.clear();
+      const auto rd_en = acc_rd_en_.read();
+      const auto wr_en = acc_wr_en_.read();
+      for (uint32_t j = 0; j < Cols; ++j) {
+        if (get(rd_en, j, 1))
+          reads_.push_back({j, get(acc_rd_addr_.read(), kAccAddrBits * j, kAccAddrBits), 0});
+        if (get(wr_en, j, 1))
+          writes_.push_back({j, get(acc_wr_addr_.read(), kAccAddrBits * j, kAccAddrBits),
+                             get(acc_wr_data_.read(), 32 * j, 32)});
+      }
+      const bool done = done_.read();
+      wait(sc_core::SC_ZERO_TIME);  // the data reach the model before the edge
+      clk_.write(true);
+      ++cycles;
+      wait(half);
+      // The SRAM at that edge: reads see the contents before the edge's writes.
+      for (Access& a : reads_) a.value = mem.acc_read(a.col, a.addr);
+      for (const Access& a : writes_) mem.acc_write(a.col, a.addr, a.value);
+      if (!reads_.empty()) {
+        for (const Access& a : reads_) put_word(acc_data_, 32 * a.col, a.value);
+        acc_rd_data_.write(acc_data_);
+      }
+      clk_.write(false);
+      start_.write(false);
+      if (done) return cycles;
+      internal_check(cycles < watchdog, "RTL PE array (SystemC): no done after " +
+                                            std::to_string(cycles) + " cycles");
+      wait(half);
+    }
+  }
+
+ private:
+  // The port value types Verilator chose for this size.
+  using CfgM = std::remove_reference_t<decltype(std::declval<Model&>().cfg_m.read())>;
+  using CfgN = std::remove_reference_t<decltype(std::declval<Model&>().cfg_n.read())>;
+  using CfgK = std::remove_reference_t<decltype(std::declval<Model&>().cfg_k.read())>;
+  template <typename Port>
+  using Value = std::remove_const_t<std::remove_reference_t<decltype(std::declval<Port&>().read())>>;
+  template <typename Port>
+  using Signal = sc_core::sc_signal<Value<Port>>;
+
+  struct Access {
+    uint32_t col;
+    uint32_t addr;
+    uint32_t value;
+  };
+
+  Model model_;
+  sc_core::sc_signal<bool> clk_;
+  sc_core::sc_signal<bool> rst_n_;
+  sc_core::sc_signal<bool> start_;
+  Signal<decltype(Model::cfg_m)> cfg_m_;
+  Signal<decltype(Model::cfg_n)> cfg_n_;
+  Signal<decltype(Model::cfg_k)> cfg_k_;
+  sc_core::sc_signal<bool> busy_;
+  sc_core::sc_signal<bool> done_;
+  sc_core::sc_signal<bool> w_rd_en_;
+  Signal<decltype(Model::w_rd_row)> w_rd_row_;
+  Signal<decltype(Model::w_rd_data)> w_rd_data_;
+  sc_core::sc_signal<bool> x_rd_en_;
+  Signal<decltype(Model::x_rd_row)> x_rd_row_;
+  Signal<decltype(Model::x_rd_data)> x_rd_data_;
+  Signal<decltype(Model::acc_rd_en)> acc_rd_en_;
+  Signal<decltype(Model::acc_rd_addr)> acc_rd_addr_;
+  Signal<decltype(Model::acc_rd_data)> acc_rd_data_;
+  Signal<decltype(Model::acc_wr_en)> acc_wr_en_;
+  Signal<decltype(Model::acc_wr_addr)> acc_wr_addr_;
+  Signal<decltype(Model::acc_wr_data)> acc_wr_data_;
+  // Shadows of the wide data inputs, written to their signals once per cycle.
+  Value<decltype(Model::w_rd_data)> w_data_;
+  Value<decltype(Model::x_rd_data)> x_data_;
+  Value<decltype(Model::acc_rd_data)> acc_data_;
+  std::vector<Access> reads_;
+  std::vector<Access> writes_;
+  bool reset_done_ = false;
+};
+
+}  // namespace
+
+RtlPeArraySc::RtlPeArraySc(sc_core::sc_module_name name, uint32_t rows, uint32_t cols,
+                           uint64_t clock_period_ps)
+    : sc_core::sc_module(name), rows_(rows), cols_(cols) {
+  if (clock_period_ps < 2 || clock_period_ps % 2 != 0)
+    throw UserError(std::string(basename()) + ": clock period must be an even number of ps >= 2, got " +
+                    std::to_string(clock_period_ps));
+  half_period_ = sc_core::sc_time(static_cast<double>(clock_period_ps / 2), sc_core::SC_PS);
+  // Tracing can only be enabled before the model exists (Verilator rule); it costs nothing
+  // until a VCD file is opened.
+  Verilated::traceEverOn(true);
+  if (rows == 32 && cols == 32)
+    driver_ = std::make_unique<SizedDriver<Vpe_array_sc_32x32, 32, 32>>();
+  else if (rows == 16 && cols == 16)
+    driver_ = std::make_unique<SizedDriver<Vpe_array_sc_16x16, 16, 16>>();
+  else
+    throw UserError("no SystemC RTL PE array of " + std::to_string(rows) + "x" +
+                    std::to_string(cols) + " is built; built sizes (rows x cols): 32x32, 16x16 "
+                    "(rtl_models/pe_array/CMakeLists.part.cmake)");
+  SC_HAS_PROCESS(RtlPeArraySc);
+  SC_THREAD(drive);
+}
+
+RtlPeArraySc::~RtlPeArraySc() {
+  if (vcd_) {
+    unregister_vcd(vcd_.get());
+    vcd_->close();
+  }
+}
+
+uint32_t RtlPeArraySc::max_m() const { return kMaxM; }
+
+void RtlPeArraySc::drive() {
+  for (;;) {
+    sc_core::wait(job_posted_);
+    job_cycles_ = driver_->run(job_pass_, *job_memories_, half_period_);
+    job_finished_ = true;
+  }
+}
+
+uint64_t RtlPeArraySc::run_pass(const PePass& pass, const uint32_t* x, size_t ldx,
+                                const uint32_t* w, size_t ldw, uint32_t* c, size_t ldc) {
+  check_pass(pass, ldx, ldw, ldc, "SystemC RTL PE array");
+  internal_check(!sc_core::sc_is_running() || sc_core::sc_get_status() == sc_core::SC_PAUSED,
+                 std::string(name()) + ": run_pass() called from inside the simulation");
+  // Before the first sc_start(): finish elaboration so the driver is waiting for a job.
+  if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  PassMemories mem(pass, x, ldx, w, ldw, c, ldc);
+  job_memories_ = &mem;
+  job_pass_ = pass;
+  job_finished_ = false;
+  job_posted_.notify(sc_core::SC_ZERO_TIME);
+  sc_core::sc_start();
+  job_memories_ = nullptr;
+  internal_check(job_finished_, std::string(name()) +
+                                    ": sc_start() returned before the pass finished (was the "
+                                    "simulation stopped?)");
+  return job_cycles_;
+}
+
+void RtlPeArraySc::open_vcd(const std::string& path) {
+  if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  auto vcd = std::make_unique<VerilatedVcdSc>();
+  driver_->trace(vcd.get());
+  vcd->open(path.c_str());
+  if (!vcd->isOpen()) {
+    unregister_vcd(vcd.get());
+    throw UserError(path + ": cannot open the VCD file for " + name());
+  }
+  if (vcd_) unregister_vcd(vcd_.get());
+  vcd_ = std::move(vcd);
+}
+
+}  // namespace s2::rtl

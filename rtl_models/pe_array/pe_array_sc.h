@@ -1,0 +1,67 @@
+#pragma once
+// The SystemC Verilator build of pe_array.sv as an sc_module behind the RtlPeArray interface,
+// for co-simulation inside s2sim. Bits and cycle counts are those of the plain C++ build.
+//
+// Protocol: run_pass() is called from OUTSIDE the simulation (between sc_start() calls, never
+// from a SystemC process). It posts the pass to the module's driver thread and calls
+// sc_core::sc_start(); the driver toggles the array's clock (an sc_signal<bool>, period
+// clock_period_ps) only while the pass runs, then waits for the next pass, so sc_start()
+// returns when the pass is done (no free-running sc_clock keeps the kernel busy). A pass of
+// N cycles advances SystemC time by exactly N clock periods.
+//
+// The first pass of an instance is preceded by two reset cycles (not counted in its result,
+// but they advance SystemC time).
+//
+// SystemC rule: every instance must be constructed before the first sc_start() of the
+// process (modules cannot be added once elaboration has finished). Built sizes: 32x32 and
+// 16x16; any other size is a UserError.
+#include <systemc>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "rtl_models/pe_array/pe_array_rtl.h"
+
+class VerilatedVcdSc;
+
+namespace s2::rtl {
+
+class PassMemories;
+
+class RtlPeArraySc final : public sc_core::sc_module, public RtlPeArray {
+ public:
+  RtlPeArraySc(sc_core::sc_module_name name, uint32_t rows, uint32_t cols,
+               uint64_t clock_period_ps);
+  ~RtlPeArraySc() override;
+
+  uint32_t rows() const override { return rows_; }
+  uint32_t cols() const override { return cols_; }
+  uint32_t max_m() const override;
+  uint64_t run_pass(const PePass& pass, const uint32_t* x, size_t ldx, const uint32_t* w,
+                    size_t ldw, uint32_t* c, size_t ldc) override;
+
+  // Dump every signal of the array to a VCD file from now on (Verilator's SystemC tracing).
+  // A file that cannot be opened is a UserError naming it. Call between sc_start() calls.
+  void open_vcd(const std::string& path);
+
+  // The model's signals and the per-size pass driver (pe_array_sc.cpp); public only so the
+  // implementation's size templates can derive from it.
+  class Driver;
+
+ private:
+  void drive();  // SC_THREAD: one pass per job_posted_ notification
+
+  uint32_t rows_;
+  uint32_t cols_;
+  sc_core::sc_time half_period_;
+  std::unique_ptr<Driver> driver_;
+  sc_core::sc_event job_posted_;
+  PassMemories* job_memories_ = nullptr;
+  PePass job_pass_{};
+  uint64_t job_cycles_ = 0;
+  bool job_finished_ = false;
+  std::unique_ptr<VerilatedVcdSc> vcd_;  // after driver_: closed before the model goes
+};
+
+}  // namespace s2::rtl

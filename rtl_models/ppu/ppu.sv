@@ -1,0 +1,195 @@
+// ppu: the S2Train PPU, LANES vector lanes streaming one pass of `count` elements
+// (simulator/timing/ppu_model.h). Bit-exact with s2::numerics; the lanes are ppu_lane.sv.
+//
+// A pass. On the rising edge that samples `start` (edge 0; ignored while a pass is in progress,
+// i.e. from its edge 0 to the edge that raises its `done`) the PPU latches op, count, width,
+// latency, the scalars and the epilogue stages. From then `in_ready` is high for
+// B = ceil(count / width) cycles; in each the driver presents the next beat of `width` elements
+// on lanes 0..width-1 of in0..in3 (the last beat may be short: lanes past the pass's end are
+// ignored). Beat k is captured into the input register
+// on edge k+1 (k = 0..B-1). The lanes compute on the input register; their results then travel
+// `latency` pipeline stages, the last of which is the output register: beat k's results are in
+// out0/out1 (lanes 0..out_count-1, with out_valid) after edge k+1+latency. `done` is high after
+// the edge that writes the pass's last beat, edge B+latency. So a pass takes
+//     latency + ceil(count / width)   cycles,
+// counted as rising edges after edge 0 up to and including the one that writes the last result;
+// the count is the sum of the input beats and the pipeline depth, not a counter of the formula.
+//
+// Pipeline: stage 1 is the lane result register; stages 2..latency are a delay line (a RAM of
+// 2^ceil(log2 MAX_LATENCY) entries written every cycle, read latency-1 entries behind the write
+// pointer, the output register being stage `latency`); valid/last travel in a shift register
+// tapped at the same depth. Contract on the inputs (the harness checks them): 1 <= count,
+// 1 <= width <= LANES, 1 <= latency <= MAX_LATENCY.
+module ppu
+  import ppu_pkg::*;
+#(
+    parameter int LANES = 32,
+    parameter int MAX_LATENCY = 64,
+    localparam int CW = $clog2(LANES + 1),       // width of a lane count (0..LANES)
+    localparam int LW = $clog2(MAX_LATENCY + 1)  // width of a latency (1..MAX_LATENCY)
+) (
+    input  logic                   clk,
+    input  logic                   rst_n,          // synchronous, active low
+    input  logic                   start,
+    input  logic [            3:0] op,             // ppu_op_e
+    input  logic [           31:0] count,          // elements of the pass, >= 1
+    input  logic [         CW-1:0] width,          // elements per beat, 1..LANES
+    input  logic [         LW-1:0] latency,        // pipeline stages, 1..MAX_LATENCY
+    input  logic [           31:0] alpha,
+    input  logic [           31:0] beta,
+    input  logic [           31:0] lr,
+    input  logic [           31:0] momentum,
+    input  logic [           31:0] weight_decay,
+    input  logic [            3:0] stages,         // epilogue {gate, relu, residual, bias}
+    output logic                   in_ready,
+    input  logic [LANES-1:0][31:0] in0,
+    input  logic [LANES-1:0][31:0] in1,
+    input  logic [LANES-1:0][31:0] in2,
+    input  logic [LANES-1:0][31:0] in3,
+    output logic                   out_valid,
+    output logic [         CW-1:0] out_count,      // valid lanes of out0/out1
+    output logic [LANES-1:0][31:0] out0,
+    output logic [LANES-1:0][31:0] out1,
+    output logic                   done
+);
+  localparam int AW = $clog2(MAX_LATENCY);
+  localparam int Depth = 1 << AW;  // >= MAX_LATENCY > latency - 1
+
+  // ---- pass configuration, latched with start ----
+  ppu_op_e op_q;
+  logic [CW-1:0] width_q;
+  logic [LW-1:0] latency_q;
+  logic [31:0] alpha_q, beta_q, lr_q, momentum_q, weight_decay_q;
+  logic [3:0] stages_q;
+
+  // ---- input sequencer: elements not yet accepted ----
+  logic busy, accept, finish;  // a pass is in progress; start accepted; last result written
+  assign accept = start && !busy;
+  logic [31:0] remaining;
+  logic [CW-1:0] beat_n;
+  logic [31:0] width_ext;
+  assign width_ext = {{(32 - CW) {1'b0}}, width_q};
+  assign in_ready = remaining != 32'd0;
+  assign beat_n = remaining < width_ext ? remaining[CW-1:0] : width_q;
+
+  // ---- input register (beat k captured on edge k+1) ----
+  logic in_valid_q, in_last_q;
+  logic [CW-1:0] in_n_q;
+  logic [LANES-1:0][31:0] in0_q, in1_q, in2_q, in3_q;
+
+  always_ff @(posedge clk) begin
+    if (!rst_n) begin
+      busy <= 1'b0;
+      remaining <= 32'd0;
+      in_valid_q <= 1'b0;
+      in_last_q <= 1'b0;
+    end else begin
+      if (accept) busy <= 1'b1;
+      else if (finish) busy <= 1'b0;
+      if (in_ready) begin
+        remaining <= remaining - {{(32 - CW) {1'b0}}, beat_n};
+        in_valid_q <= 1'b1;
+        in_last_q <= remaining <= width_ext;
+      end else begin
+        if (accept) remaining <= count;
+        in_valid_q <= 1'b0;
+        in_last_q <= 1'b0;
+      end
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (accept) begin
+      op_q <= ppu_op_e'(op);
+      width_q <= width;
+      latency_q <= latency;
+      alpha_q <= alpha;
+      beta_q <= beta;
+      lr_q <= lr;
+      momentum_q <= momentum;
+      weight_decay_q <= weight_decay;
+      stages_q <= stages;
+    end
+    if (in_ready) begin
+      in_n_q <= beat_n;
+      in0_q <= in0;
+      in1_q <= in1;
+      in2_q <= in2;
+      in3_q <= in3;
+    end
+  end
+
+  // ---- the lanes ----
+  logic [LANES-1:0][31:0] y0, y1;
+  for (genvar i = 0; i < LANES; i++) begin : g_lane
+    ppu_lane u_lane (
+        .op(op_q),
+        .alpha(alpha_q),
+        .beta(beta_q),
+        .lr(lr_q),
+        .momentum(momentum_q),
+        .weight_decay(weight_decay_q),
+        .stages(stages_q),
+        .in0(in0_q[i]),
+        .in1(in1_q[i]),
+        .in2(in2_q[i]),
+        .in3(in3_q[i]),
+        .out0(y0[i]),
+        .out1(y1[i])
+    );
+  end
+
+  // ---- pipeline stages 1..latency ----
+  // Stage 1 is written from the lanes on every edge; line[] holds stages 1..latency-1 in
+  // circular order, so the entry latency-1 behind the write pointer is stage latency-1, and the
+  // output register (stage latency) takes it. latency == 1: the output register is stage 1.
+  logic [AW-1:0] wp, rp;
+  logic [CW-1:0] n_line[Depth];
+  logic [LANES-1:0][31:0] y0_line[Depth];
+  logic [LANES-1:0][31:0] y1_line[Depth];
+  logic [MAX_LATENCY-1:0] valid_sr, last_sr;  // [j]: stage j+1
+  logic [AW-1:0] tap;
+  assign rp = wp - AW'(latency_q - LW'(1));
+  assign tap = AW'(latency_q - LW'(2));  // used only when latency >= 2
+
+  always_ff @(posedge clk) begin
+    y0_line[wp] <= y0;
+    y1_line[wp] <= y1;
+    n_line[wp] <= in_n_q;
+    if (latency_q == LW'(1)) begin
+      out0 <= y0;
+      out1 <= y1;
+      out_count <= in_n_q;
+    end else begin
+      out0 <= y0_line[rp];
+      out1 <= y1_line[rp];
+      out_count <= n_line[rp];
+    end
+  end
+
+  // The last beat leaves stage latency-1 (enters the output register) on this edge.
+  assign finish = latency_q == LW'(1) ? in_valid_q && in_last_q : last_sr[tap];
+
+  always_ff @(posedge clk) begin
+    if (!rst_n) begin
+      wp <= '0;
+      valid_sr <= '0;
+      last_sr <= '0;
+      out_valid <= 1'b0;
+      done <= 1'b0;
+    end else begin
+      wp <= wp + AW'(1);
+      if (accept) begin
+        // Every beat of the previous pass has left through its tap; bits still shifting past
+        // it must not reach the new pass's (possibly deeper) tap.
+        valid_sr <= '0;
+        last_sr <= '0;
+      end else begin
+        valid_sr <= {valid_sr[MAX_LATENCY-2:0], in_valid_q};
+        last_sr <= {last_sr[MAX_LATENCY-2:0], in_valid_q && in_last_q};
+      end
+      out_valid <= latency_q == LW'(1) ? in_valid_q : valid_sr[tap];
+      done <= finish;
+    end
+  end
+endmodule

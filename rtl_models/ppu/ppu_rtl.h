@@ -1,0 +1,79 @@
+#pragma once
+// The PPU RTL (rtl_models/ppu/ppu.sv) behind a Verilator-free interface: one call streams one
+// pass through the verilated PPU and returns the cycles it took. Two implementations: the plain
+// C++ Verilator build (make_rtl_ppu, for regressions) and the SystemC build RtlPpuSc (ppu_sc.h,
+// for co-simulation inside s2sim). Both give the same bits and the same cycles.
+//
+// Timing contract (ppu.sv): a pass of E elements at `width` elements per cycle through a
+// `latency`-stage pipeline takes exactly latency + ceil(E / width) cycles, the simulator's
+// ppu_pass_cycles() when width = lanes * throughput (ppu_pass_width()).
+//
+// Numerics: bit-exact with s2::numerics (isa/numerics/lane_ops.h) followed by numerics::store —
+// inputs and scalars read with DAZ, results flushed, NaN results 0x7FC00000.
+//
+// Streams per op (element i of each array; arrays the op does not use may be null):
+//   Add, Sub, Mul, Max, Min   out0 = in0 op in1
+//   Relu                      out0 = relu(in0)
+//   ReluBwd                   out0 = relu_bwd(dy = in0, y = in1)
+//   Axpby                     out0 = alpha*in0 + beta*in1
+//   ScaleShift                out0 = alpha*in0 + beta
+//   Sgd                       in0 weight, in1 grad, in2 velocity -> out0 weight, out1 velocity
+//                             (scalars lr, momentum, weight_decay). Zero momentum (after
+//                             DAZ) skips the velocity: in2 is not read, out1 not written, and
+//                             both may be null; out1 may be null in any case.
+//                             Streams an op does not use are ignored (neither read nor written).
+//   Epilogue                  in0 acc -> out0; in1 bias (already one value per element) when
+//                             `bias`, in2 residual when `residual`, in3 gate when `gate`
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace s2::rtl {
+
+// The values are ppu_pkg::ppu_op_e.
+enum class PpuRtlOp : uint32_t {
+  Add,
+  Sub,
+  Mul,
+  Max,
+  Min,
+  Relu,
+  ReluBwd,
+  Axpby,
+  ScaleShift,
+  Sgd,
+  Epilogue
+};
+const char* ppu_rtl_op_name(PpuRtlOp op);
+
+struct PpuPass {
+  PpuRtlOp op = PpuRtlOp::Add;
+  uint64_t elements = 0;  // E, 1 .. 2^32-1 (the RTL's 32-bit count)
+  uint32_t width = 1;     // elements per cycle, 1 .. lanes
+  uint32_t latency = 1;   // pipeline stages, 1 .. kPpuMaxLatency
+  uint32_t alpha = 0, beta = 0, lr = 0, momentum = 0, weight_decay = 0;  // fp32 bits
+  bool bias = false, residual = false, relu = false, gate = false;       // epilogue stages
+};
+
+// ppu.sv's MAX_LATENCY as built.
+inline constexpr uint32_t kPpuMaxLatency = 64;
+
+// width = lanes * throughput, the elements the harness presents per cycle; a UserError naming
+// `where` (e.g. the config key) unless that is a whole number >= 1.
+uint32_t ppu_pass_width(uint32_t lanes, double throughput, const std::string& where);
+
+class RtlPpu {
+ public:
+  virtual ~RtlPpu() = default;
+  virtual uint32_t lanes() const = 0;
+  // Streams one pass; returns its cycles. A UserError (naming the op) for a pass outside the
+  // contract above: E, width or latency out of range, or a stream the op needs left null.
+  virtual uint64_t run_pass(const PpuPass& pass, const uint32_t* in0, const uint32_t* in1,
+                            const uint32_t* in2, const uint32_t* in3, uint32_t* out0,
+                            uint32_t* out1) = 0;
+};
+
+// The plain C++ Verilator build with `lanes` lanes; a UserError listing the built sizes.
+std::unique_ptr<RtlPpu> make_rtl_ppu(uint32_t lanes);
+
+}  // namespace s2::rtl

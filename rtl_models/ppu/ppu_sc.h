@@ -1,0 +1,90 @@
+#pragma once
+// RtlPpuSc: the SystemC Verilator build of ppu.sv (LANES 32) as an sc_module implementing
+// RtlPpu, for co-simulation inside s2sim. Same bits and cycles as make_rtl_ppu(32).
+//
+// Clocking: an SC_THREAD drives the model's clock (an sc_signal<bool>) only while a pass runs;
+// there is no free-running sc_clock, so a simulation whose other processes are idle still
+// runs out of events and sc_start() returns (s2sim's top relies on that).
+//
+// Use: create every instance before the first sc_start() (SystemC forbids creating modules
+// after elaboration). run_pass() must be called from outside the simulation, between sc_start()
+// calls, never from a SystemC process: it posts the pass to the driver thread and calls
+// sc_core::sc_start(), which returns once the driver has finished the pass and waits for the
+// next one. Every other pending activity of the simulation runs during that sc_start() too.
+// A pass advances simulated time by (cycles + 1) clock periods: the cycle whose rising edge
+// samples start, then the pass's cycles (ppu.sv); the first pass is preceded by one reset cycle.
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <string>
+#include <systemc>
+
+#include "rtl_models/ppu/ppu_rtl.h"
+
+class Vppu_sc;
+class VerilatedVcdSc;
+
+namespace s2::rtl {
+
+namespace detail {
+struct PassStreams;
+class ScPort;
+}  // namespace detail
+
+class RtlPpuSc final : public sc_core::sc_module, public RtlPpu {
+ public:
+  static constexpr uint32_t kLanes = 32;
+  static constexpr int kBusBits = static_cast<int>(kLanes) * 32;
+  using Bus = sc_dt::sc_bv<kBusBits>;
+
+  // clock_period_ps: the PPU clock period in picoseconds, even and >= 2 (the clock is high for
+  // half of it); a UserError otherwise.
+  RtlPpuSc(const sc_core::sc_module_name& name, uint64_t clock_period_ps);
+  ~RtlPpuSc() override;
+  RtlPpuSc(const RtlPpuSc&) = delete;
+  RtlPpuSc& operator=(const RtlPpuSc&) = delete;
+
+  uint32_t lanes() const override { return kLanes; }
+  uint64_t run_pass(const PpuPass& pass, const uint32_t* in0, const uint32_t* in1,
+                    const uint32_t* in2, const uint32_t* in3, uint32_t* out0,
+                    uint32_t* out1) override;
+
+  // Dumps every signal of the RTL to a VCD file from now on (Verilator SystemC tracing). Call it
+  // between sc_start() calls; if elaboration is not complete yet it completes it with
+  // sc_start(SC_ZERO_TIME). A UserError naming `path` if the file cannot be opened.
+  void open_vcd(const std::string& path);
+  // Flushes and closes the VCD file; tracing stops. No effect if none is open.
+  void close_vcd();
+
+  sc_core::sc_time clock_period() const { return period_; }
+  // The clock period the constructor takes: `ps` picoseconds, or a UserError unless even, >= 2.
+  static sc_core::sc_time checked_clock_period(uint64_t ps);
+
+ private:
+  friend class detail::ScPort;
+  void drive();  // SC_THREAD: runs posted passes
+
+  sc_core::sc_time period_;
+  sc_core::sc_signal<bool> clk_{"clk"}, rst_n_{"rst_n"}, start_{"start"};
+  sc_core::sc_signal<uint32_t> op_{"op"}, count_{"count"}, width_{"width"}, latency_{"latency"},
+      stages_{"stages"};
+  sc_core::sc_signal<uint32_t> alpha_{"alpha"}, beta_{"beta"}, lr_{"lr"}, momentum_{"momentum"},
+      weight_decay_{"weight_decay"};
+  sc_core::sc_signal<bool> in_ready_{"in_ready"}, out_valid_{"out_valid"}, done_{"done"};
+  sc_core::sc_signal<uint32_t> out_count_{"out_count"};
+  sc_core::sc_signal<Bus> in_[4], out_[2];
+  Bus staged_[4];  // the words written so far of each input bus
+
+  std::unique_ptr<Vppu_sc> top_;
+  std::unique_ptr<VerilatedVcdSc> vcd_;
+
+  // The posted pass (owned by run_pass's frame while the driver runs it).
+  sc_core::sc_event job_event_;
+  const PpuPass* job_pass_ = nullptr;
+  const detail::PassStreams* job_streams_ = nullptr;
+  uint64_t job_cycles_ = 0;
+  std::exception_ptr job_error_;
+  bool reset_done_ = false;
+};
+
+}  // namespace s2::rtl

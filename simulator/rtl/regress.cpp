@@ -1,0 +1,314 @@
+#include "simulator/rtl/regress.h"
+
+#include <algorithm>
+#include <cfenv>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "isa/numerics/fp32.h"
+#include "isa/numerics/pe_gemm.h"
+#include "isa/target/target_desc.h"
+#include "rtl_models/pe_array/pe_array_rtl.h"
+#include "rtl_models/ppu/ppu_rtl.h"
+#include "simulator/functional/ppu_lanes.h"
+#include "simulator/rtl/hex_bits.h"
+#include "simulator/rtl/operand_mix.h"
+#include "simulator/rtl/rtl_ppu_lanes.h"
+#include "simulator/timing/pe_array_model.h"
+#include "simulator/timing/ppu_model.h"
+
+// Built with -frounding-math (simulator/CMakeLists.txt): the deliberately wrong model switches
+// the rounding mode around the model's computation.
+
+namespace s2::sim::rtl {
+namespace {
+
+struct ArraySize {
+  uint32_t rows, cols;
+};
+constexpr ArraySize kArraySizes[] = {{32, 32}, {16, 16}, {8, 4}};
+constexpr uint32_t kLaneCounts[] = {32, 16};
+
+// Rounding toward zero while alive, when asked: the wrong model of --model-rounding.
+class ModelRounding {
+ public:
+  explicit ModelRounding(bool toward_zero) : active_(toward_zero) {
+    if (active_) std::fesetround(FE_TOWARDZERO);
+  }
+  ~ModelRounding() {
+    if (active_) std::fesetround(FE_TONEAREST);
+  }
+  ModelRounding(const ModelRounding&) = delete;
+  ModelRounding& operator=(const ModelRounding&) = delete;
+
+ private:
+  bool active_;
+};
+
+// A configuration with the given array whose buffers deliver one array edge per cycle, as the
+// RTL's ports do.
+target::TargetDesc array_target(ArraySize s) {
+  target::TargetDesc t;
+  t.name = "regress " + std::to_string(s.rows) + "x" + std::to_string(s.cols);
+  t.source_file = "(s2sim regress)";
+  t.clock_mhz = 1000;
+  t.pe_array.rows = s.rows;
+  t.pe_array.cols = s.cols;
+  const uint32_t edge = 4 * std::max(s.rows, s.cols);
+  for (target::SramBufferDesc* b : {&t.sram.input, &t.sram.weight, &t.sram.accumulator,
+                                    &t.sram.output})
+    *b = {uint64_t{edge} * 1024, 1, edge};
+  return t;
+}
+
+// One dimension of a tile: at, just below and just above the array's edge, 1, a multiple, or
+// anything up to three edges.
+uint32_t dimension(OperandMix& rng, uint32_t edge) {
+  switch (rng.below(7)) {
+    case 0: return 1;
+    case 1: return edge > 1 ? edge - 1 : 1;
+    case 2: return edge;
+    case 3: return edge + 1;
+    case 4: return 2 * edge + 1;
+    default: return 1 + static_cast<uint32_t>(rng.below(3 * uint64_t{edge}));
+  }
+}
+
+std::string repro(uint64_t seed, uint64_t tile, const char* unit) {
+  return "reproduce: s2sim regress --unit " + std::string(unit) + " --seed " +
+         std::to_string(seed) + " --tile " + std::to_string(tile);
+}
+
+float datapath_value(uint32_t word) { return numerics::load(numerics::from_bits(word)); }
+
+class PeRegression {
+ public:
+  PeRegression(const RegressOptions& o, std::ostream& out, RegressSummary& s)
+      : o_(o), out_(out), s_(s) {
+    for (ArraySize size : kArraySizes) {
+      arrays_.push_back(s2::rtl::make_rtl_pe_array(size.rows, size.cols));
+      models_.push_back(timing::make_pe_array_model(array_target(size)));
+    }
+  }
+
+  void run_tile(uint64_t tile) {
+    const size_t which = tile % arrays_.size();
+    s2::rtl::RtlPeArray& array = *arrays_[which];
+    const auto profile = static_cast<OperandProfile>((tile / arrays_.size()) % kOperandProfiles);
+    OperandMix rng(tile_seed(o_.seed, tile), profile);
+    const uint32_t m = dimension(rng, array.rows());  // streamed rows: any count
+    const uint32_t n = dimension(rng, array.cols());
+    const uint32_t kd = dimension(rng, array.rows());
+    std::vector<uint32_t> a(size_t{m} * kd), b(size_t{kd} * n), c(size_t{m} * n);
+    for (uint32_t& v : a) v = rng.next();
+    for (uint32_t& v : b) v = rng.next();
+    for (uint32_t& v : c) v = rng.next();
+
+    // The model: the functional PE GEMM on datapath values.
+    std::vector<float> fa(a.size()), fb(b.size()), fc(c.size());
+    for (size_t i = 0; i < a.size(); ++i) fa[i] = datapath_value(a[i]);
+    for (size_t i = 0; i < b.size(); ++i) fb[i] = datapath_value(b[i]);
+    for (size_t i = 0; i < c.size(); ++i) fc[i] = datapath_value(c[i]);
+    {
+      ModelRounding rounding(o_.model_round_toward_zero);
+      numerics::KTiledGemm(array.rows()).accumulate(m, n, kd, fa.data(), kd, fb.data(), n,
+                                                    fc.data(), n);
+    }
+    const std::vector<s2::rtl::PassRecord> passes =
+        s2::rtl::run_gemm(array, m, n, kd, a.data(), kd, b.data(), n, c.data(), n);
+
+    ++s_.tiles;
+    const std::string what = "pe_array " + std::to_string(array.rows()) + "x" +
+                             std::to_string(array.cols()) + " tile " + std::to_string(tile) +
+                             " (" + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                             std::to_string(kd) + " M x N x K, " + profile_name(profile) + ")";
+    std::string mismatch;
+    for (size_t p = 0; p < passes.size(); ++p) {
+      const s2::rtl::PassRecord& r = passes[p];
+      const uint64_t want = models_[which]->pass_cycles({r.pass.m, r.pass.n, r.pass.k});
+      ++s_.passes;
+      s_.cycles += r.cycles;
+      if (r.cycles != want && mismatch.empty())
+        mismatch = "pass " + std::to_string(p) + " (" + std::to_string(r.pass.m) + "x" +
+                   std::to_string(r.pass.n) + "x" + std::to_string(r.pass.k) +
+                   "): RTL " + std::to_string(r.cycles) + " cycles, model " +
+                   std::to_string(want);
+    }
+    s_.elements += c.size();
+    for (size_t e = 0; e < c.size() && mismatch.empty(); ++e) {
+      const uint32_t want = numerics::bits(numerics::store(fc[e]));
+      if (c[e] == want) continue;
+      // The element's last write: the last K block's pass of its column and row blocks.
+      const size_t i = e / n, j = e % n;
+      const uint32_t last_k = kd - (kd - 1) / array.rows() * array.rows();
+      const size_t il = i % array.max_m(), jl = j % array.cols();
+      const uint64_t edge = last_k + 1 + il + (array.rows() - 1) + jl + 2;
+      mismatch = "c[" + std::to_string(i) + "][" + std::to_string(j) + "] (written at cycle " +
+                 std::to_string(edge) + " of its last pass, K_t = " + std::to_string(last_k) +
+                 "): RTL " + hex32(c[e]) + ", model " + hex32(want);
+    }
+    if (!mismatch.empty()) report(what + ": " + mismatch + "; " + repro(o_.seed, tile, "pe_array"));
+  }
+
+ private:
+  void report(const std::string& text) {
+    if (s_.mismatches++ < o_.max_reports) out_ << "MISMATCH " << text << "\n";
+  }
+  const RegressOptions& o_;
+  std::ostream& out_;
+  RegressSummary& s_;
+  std::vector<std::unique_ptr<s2::rtl::RtlPeArray>> arrays_;
+  std::vector<std::unique_ptr<timing::PeArrayModel>> models_;
+};
+
+constexpr functional::LaneOp kLaneOps[] = {
+    functional::LaneOp::Add,     functional::LaneOp::Sub,        functional::LaneOp::Mul,
+    functional::LaneOp::Max,     functional::LaneOp::Min,        functional::LaneOp::Relu,
+    functional::LaneOp::ReluBwd, functional::LaneOp::Axpby,      functional::LaneOp::ScaleShift,
+    functional::LaneOp::Sgd,     functional::LaneOp::Epilogue};
+
+class PpuRegression {
+ public:
+  PpuRegression(const RegressOptions& o, std::ostream& out, RegressSummary& s)
+      : o_(o), out_(out), s_(s) {
+    for (uint32_t lanes : kLaneCounts) ppus_.push_back(s2::rtl::make_rtl_ppu(lanes));
+  }
+
+  void run_tile(uint64_t tile) {
+    s2::rtl::RtlPpu& ppu = *ppus_[tile % ppus_.size()];
+    const auto profile = static_cast<OperandProfile>((tile / ppus_.size()) % kOperandProfiles);
+    OperandMix rng(tile_seed(o_.seed, tile) ^ 0x5050u, profile);
+    functional::LanePass pass;
+    pass.op = kLaneOps[rng.below(std::size(kLaneOps))];
+    const uint32_t lanes = ppu.lanes();
+    pass.elements = rng.below(4) == 0 ? 1 + rng.below(2000) : dimension(rng, lanes);
+    const uint32_t widths[] = {lanes, std::max(1u, lanes / 2), std::max(1u, lanes / 4)};
+    const uint32_t width = widths[rng.below(3)];
+    const auto latency = static_cast<uint32_t>(1 + rng.below(16));
+    OperandMix scalars(tile_seed(o_.seed, tile) ^ 0xA5A5u, OperandProfile::Ordinary);
+    auto scalar = [&](uint64_t zero_in) {
+      return rng.below(zero_in) == 0 ? 0u : (rng.below(8) == 0 ? rng.next() : scalars.next());
+    };
+    const uint32_t alpha = scalar(8), beta = scalar(8), lr = scalar(16), momentum = scalar(3),
+                   wd = scalar(3);
+    pass.alpha = datapath_value(alpha);
+    pass.beta = datapath_value(beta);
+    pass.sgd = {datapath_value(lr), datapath_value(momentum), datapath_value(wd)};
+    pass.stages = {rng.below(2) == 0, rng.below(2) == 0, rng.below(2) == 0, rng.below(2) == 0};
+
+    const size_t e = pass.elements;
+    std::vector<uint32_t> in[4];
+    std::vector<float> fin[4];
+    for (int k = 0; k < 4; ++k) {
+      in[k].resize(e);
+      fin[k].resize(e);
+      for (size_t i = 0; i < e; ++i) {
+        in[k][i] = rng.next();
+        fin[k][i] = datapath_value(in[k][i]);
+      }
+    }
+    const bool velocity = pass.op == functional::LaneOp::Sgd && pass.sgd.momentum != 0.0f;
+    std::vector<float> m0(e), m1(e);
+    {
+      ModelRounding rounding(o_.model_round_toward_zero);
+      functional::ModelPpuLanes().run(pass, fin[0].data(), fin[1].data(), fin[2].data(),
+                                      fin[3].data(), m0.data(), velocity ? m1.data() : nullptr);
+    }
+    s2::rtl::PpuPass p;
+    p.op = to_rtl_op(pass.op);
+    p.elements = e;
+    p.width = width;
+    p.latency = latency;
+    p.alpha = alpha, p.beta = beta, p.lr = lr, p.momentum = momentum, p.weight_decay = wd;
+    p.bias = pass.stages.bias, p.residual = pass.stages.residual, p.relu = pass.stages.relu,
+    p.gate = pass.stages.gate;
+    std::vector<uint32_t> r0(e), r1(e);
+    const uint64_t cycles = ppu.run_pass(p, in[0].data(), in[1].data(), in[2].data(),
+                                         in[3].data(), r0.data(), r1.data());
+    // The timing model's cost of the pass on a PPU of these lanes at this width and latency.
+    target::TargetDesc t;
+    t.name = "regress ppu";
+    t.ppu.lanes = lanes;
+    for (target::PpuOpCost& cost : t.ppu.ops)
+      cost = {static_cast<double>(width) / lanes, latency};
+    const uint64_t want_cycles = timing::ppu_pass_cycles(t, target::PpuOp::Eltwise, e);
+
+    ++s_.tiles;
+    ++s_.passes;
+    s_.cycles += cycles;
+    s_.elements += e * (velocity ? 2 : 1);
+    const std::string what = "ppu " + std::to_string(lanes) + " lanes tile " +
+                             std::to_string(tile) + " (" + s2::rtl::ppu_rtl_op_name(p.op) + ", " +
+                             std::to_string(e) + " elements, width " + std::to_string(width) +
+                             ", latency " + std::to_string(latency) + ", " +
+                             profile_name(profile) + ")";
+    std::string mismatch;
+    if (cycles != want_cycles)
+      mismatch = "RTL " + std::to_string(cycles) + " cycles, model " +
+                 std::to_string(want_cycles);
+    for (size_t i = 0; i < e && mismatch.empty(); ++i) {
+      const uint32_t w0 = numerics::bits(numerics::store(m0[i]));
+      const uint32_t w1 = numerics::bits(numerics::store(m1[i]));
+      const char* which = r0[i] != w0 ? "out0" : (velocity && r1[i] != w1 ? "out1" : nullptr);
+      if (which == nullptr) continue;
+      const bool first = which[3] == '0';
+      mismatch = std::string(which) + "[" + std::to_string(i) + "] (beat " +
+                 std::to_string(i / width) + ", out at cycle " +
+                 std::to_string(i / width + 1 + latency) + "): RTL " +
+                 hex32(first ? r0[i] : r1[i]) + ", model " + hex32(first ? w0 : w1) +
+                 "; inputs " + hex32(in[0][i]) + " " + hex32(in[1][i]) + " " +
+                 hex32(in[2][i]) + " " + hex32(in[3][i]);
+    }
+    if (!mismatch.empty()) {
+      if (s_.mismatches++ < o_.max_reports)
+        out_ << "MISMATCH " << what << ": " << mismatch << "; " << repro(o_.seed, tile, "ppu")
+             << "\n";
+    }
+  }
+
+ private:
+  const RegressOptions& o_;
+  std::ostream& out_;
+  RegressSummary& s_;
+  std::vector<std::unique_ptr<s2::rtl::RtlPpu>> ppus_;
+};
+
+void print_summary(std::ostream& out, const char* unit, const RegressSummary& s) {
+  out << "  " << unit << ": " << s.tiles << " tiles, " << s.passes << " passes, " << s.cycles
+      << " RTL cycles and " << s.elements << " output elements compared: "
+      << (s.mismatches == 0 ? std::string("no mismatch")
+                            : std::to_string(s.mismatches) + " tiles mismatch")
+      << "\n";
+}
+
+template <typename Regression>
+void run_unit(const RegressOptions& o, std::ostream& out, RegressSummary& s) {
+  Regression r(o, out, s);
+  if (o.tile) {
+    r.run_tile(*o.tile);
+    return;
+  }
+  for (uint64_t t = 0; t < o.count; ++t)
+    r.run_tile(t);
+}
+
+}  // namespace
+
+RegressResult run_regress(const RegressOptions& o, std::ostream& out) {
+  RegressResult result;
+  out << "s2sim regress: seed " << o.seed << ", "
+      << (o.tile ? "tile " + std::to_string(*o.tile) : std::to_string(o.count) + " tiles per unit")
+      << (o.model_round_toward_zero ? ", model rounding toward zero (deliberately wrong)" : "")
+      << "\n";
+  if (o.pe_array) run_unit<PeRegression>(o, out, result.pe_array);
+  if (o.ppu) run_unit<PpuRegression>(o, out, result.ppu);
+  out << "summary\n";
+  if (o.pe_array) print_summary(out, "pe_array (32x32, 16x16, 8x4)", result.pe_array);
+  if (o.ppu) print_summary(out, "ppu (32, 16 lanes)", result.ppu);
+  out << (result.passed() ? "PASS" : "FAIL") << "\n";
+  return result;
+}
+
+}  // namespace s2::sim::rtl

@@ -1,0 +1,137 @@
+#include "simulator/rtl/rtl_pe_gemm.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "isa/common/errors.h"
+#include "isa/numerics/fp32.h"
+#include "simulator/rtl/hex_bits.h"
+
+namespace s2::sim::rtl {
+namespace {
+
+// rows x cols of a strided float matrix as dense words.
+std::vector<uint32_t> dense_words(const float* v, size_t rows, size_t cols, size_t ld) {
+  std::vector<uint32_t> out(rows * cols);
+  for (size_t r = 0; r < rows; ++r) {
+    const std::vector<uint32_t> row = to_words(v + r * ld, cols);
+    std::copy(row.begin(), row.end(), out.begin() + static_cast<std::ptrdiff_t>(r * cols));
+  }
+  return out;
+}
+
+void check_port(const target::TargetDesc& t, const char* buffer, const target::SramBufferDesc& b,
+                uint32_t values) {
+  const uint64_t per_cycle = uint64_t{b.banks} * b.bank_width_bytes;
+  if (per_cycle < 4ull * values)
+    throw UserError(t.source_file + ": sram." + buffer + ": delivers " +
+                    std::to_string(per_cycle) + " bytes per cycle; the PE-array RTL streams " +
+                    std::to_string(values) + " fp32 values (" + std::to_string(4ull * values) +
+                    " bytes) per cycle, so --rtl pe_array needs at least that");
+}
+
+// The cycles of c (m x n) += a (m x kd) * b on the array, passes as s2::rtl::run_gemm cuts them.
+uint64_t gemm_cycles(const timing::PeArrayModel& model, const s2::rtl::RtlPeArray& array,
+                     uint64_t m, uint64_t n, uint64_t kd) {
+  auto blocks = [](uint64_t size, uint64_t limit, auto fn) {
+    for (uint64_t at = 0; at < size; at += limit) fn(std::min(limit, size - at));
+  };
+  uint64_t total = 0;
+  blocks(n, array.cols(), [&](uint64_t nb) {
+    blocks(kd, array.rows(), [&](uint64_t kb) {
+      blocks(m, array.max_m(), [&](uint64_t mb) { total += model.pass_cycles({mb, nb, kb}); });
+    });
+  });
+  return total;
+}
+
+// a (rows x cols, dense) transposed.
+std::vector<uint32_t> transposed(const std::vector<uint32_t>& a, size_t rows, size_t cols) {
+  std::vector<uint32_t> t(a.size());
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c)
+      t[c * rows + r] = a[r * cols + c];
+  return t;
+}
+
+}  // namespace
+
+RtlPeGemm::RtlPeGemm(s2::rtl::RtlPeArray& rtl, const target::TargetDesc& target, CosimLog& log)
+    : rtl_(rtl), log_(log), model_(rtl.rows()), timing_(timing::make_pe_array_model(target)) {
+  if (target.pe_array.dataflow != target::Dataflow::WeightStationary)
+    throw UserError(target.source_file +
+                    ": pe_array.dataflow: the PE-array RTL is weight_stationary; --rtl pe_array "
+                    "cannot stand in for '" +
+                    std::string(target::name(target.pe_array.dataflow)) + "'");
+  if (target.pe_array.rows != rtl.rows() || target.pe_array.cols != rtl.cols())
+    throw UserError(target.source_file + ": pe_array: the configuration has " +
+                    std::to_string(target.pe_array.rows) + "x" +
+                    std::to_string(target.pe_array.cols) + " PEs, the RTL is built with " +
+                    std::to_string(rtl.rows()) + "x" + std::to_string(rtl.cols()));
+  check_port(target, "input", target.sram.input, rtl.rows());
+  check_port(target, "weight", target.sram.weight, rtl.cols());
+  check_port(target, "accumulator", target.sram.accumulator, rtl.cols());
+}
+
+void RtlPeGemm::accumulate(size_t m, size_t n, size_t kd, const float* a, size_t lda,
+                           const float* b, size_t ldb, float* c, size_t ldc) {
+  if (m == 0 || n == 0) return;
+  const std::vector<uint32_t> wa = dense_words(a, m, kd, lda);
+  const std::vector<uint32_t> wb = dense_words(b, kd, n, ldb);
+  std::vector<uint32_t> wc = dense_words(c, m, n, ldc);
+  // The model on a dense copy of c.
+  std::vector<float> mc(m * n);
+  for (size_t i = 0; i < m; ++i)
+    std::copy(c + i * ldc, c + i * ldc + n, mc.begin() + static_cast<std::ptrdiff_t>(i * n));
+  model_.accumulate(m, n, kd, a, lda, b, ldb, mc.data(), n);
+
+  // Either operand may be the stationary one: c^T += b^T a^T sums every element over the same
+  // K-tiles in the same order, so the bits are the same. The sequencer streams the longer
+  // side, whichever costs fewer cycles.
+  const auto u32 = [](size_t v) { return static_cast<uint32_t>(v); };
+  std::vector<s2::rtl::PassRecord> passes;
+  if (kd > 0 && gemm_cycles(*timing_, rtl_, n, m, kd) < gemm_cycles(*timing_, rtl_, m, n, kd)) {
+    const std::vector<uint32_t> x = transposed(wb, kd, n);  // n x kd
+    const std::vector<uint32_t> w = transposed(wa, m, kd);  // kd x m
+    std::vector<uint32_t> ct = transposed(wc, m, n);        // n x m
+    passes = s2::rtl::run_gemm(rtl_, u32(n), u32(m), u32(kd), x.data(), kd, w.data(), m,
+                               ct.data(), m);
+    wc = transposed(ct, n, m);
+  } else if (kd > 0) {
+    passes = s2::rtl::run_gemm(rtl_, u32(m), u32(n), u32(kd), wa.data(), kd, wb.data(), n,
+                               wc.data(), n);
+  }
+  UnitCosim& u = log_.pe_array;
+  std::string divergence;
+  for (const s2::rtl::PassRecord& r : passes) {
+    const uint64_t model = timing_->pass_cycles({r.pass.m, r.pass.n, r.pass.k});
+    ++u.passes;
+    u.rtl_cycles += r.cycles;
+    u.model_cycles += model;
+    if (r.cycles != model && divergence.empty())
+      divergence = "pass " + std::to_string(r.pass.m) + "x" + std::to_string(r.pass.n) + "x" +
+                   std::to_string(r.pass.k) + " (M_t x N_t x K_t): RTL " +
+                   std::to_string(r.cycles) + " cycles, model " + std::to_string(model);
+  }
+  u.elements += m * n;
+  for (size_t i = 0; i < m && divergence.empty(); ++i)
+    for (size_t j = 0; j < n; ++j) {
+      const uint32_t want = numerics::bits(numerics::store(mc[i * n + j]));
+      if (wc[i * n + j] != want) {
+        divergence = "c[" + std::to_string(i) + "][" + std::to_string(j) + "] of a " +
+                     std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(kd) +
+                     " GEMM: RTL " + hex32(wc[i * n + j]) + ", model " + hex32(want);
+        break;
+      }
+    }
+  if (!divergence.empty()) {
+    ++u.divergences;
+    if (u.first.empty()) u.first = log_.context + ": " + divergence;
+  }
+  for (size_t i = 0; i < m; ++i)
+    for (size_t j = 0; j < n; ++j)
+      c[i * ldc + j] = numerics::from_bits(wc[i * n + j]);
+}
+
+}  // namespace s2::sim::rtl

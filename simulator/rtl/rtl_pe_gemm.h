@@ -1,0 +1,36 @@
+#pragma once
+// The PE-array RTL behind the functional model's PE GEMM (isa/numerics/pe_gemm.h): every
+// accumulate() runs as passes through the verilated array (s2::rtl::run_gemm: column blocks of
+// the array's width, K blocks of its rows aligned at 0, row blocks of its stream limit), and
+// the RTL's sums are what the datapath continues with. Every call is also computed by the C++
+// model (numerics::KTiledGemm with k_tile = rows) and every pass's cycles by the timing model
+// (timing::PeArrayModel::pass_cycles); a difference in any output bit or any pass's cycle
+// count is recorded in the CosimLog with the pass shape, the element and both values in hex.
+#include <memory>
+
+#include "isa/numerics/pe_gemm.h"
+#include "isa/target/target_desc.h"
+#include "rtl_models/pe_array/pe_array_rtl.h"
+#include "simulator/rtl/cosim_log.h"
+#include "simulator/timing/pe_array_model.h"
+
+namespace s2::sim::rtl {
+
+class RtlPeGemm final : public numerics::PeGemm {
+ public:
+  // The target must describe the RTL: a weight-stationary array of the RTL's rows x cols whose
+  // input, weight and accumulator buffers each deliver at least one array edge of fp32 per
+  // cycle; a UserError naming the config key otherwise.
+  RtlPeGemm(s2::rtl::RtlPeArray& rtl, const target::TargetDesc& target, CosimLog& log);
+  void accumulate(size_t m, size_t n, size_t kd, const float* a, size_t lda, const float* b,
+                  size_t ldb, float* c, size_t ldc) override;
+  size_t k_tile() const override { return rtl_.rows(); }
+
+ private:
+  s2::rtl::RtlPeArray& rtl_;
+  CosimLog& log_;
+  numerics::KTiledGemm model_;
+  std::unique_ptr<timing::PeArrayModel> timing_;
+};
+
+}  // namespace s2::sim::rtl

@@ -1,0 +1,33 @@
+#pragma once
+// The PPU RTL behind the functional model's PpuLanes (simulator/functional/ppu_lanes.h): each
+// lane pass streams through the verilated PPU at width = lanes * throughput and the latency of
+// the op's entry in the target's ppu.ops table (eltwise ops: `eltwise`; sgd: `sgd`; the PE
+// epilogue: `epilogue`), and the RTL's result is what the datapath continues with. Every pass
+// is also computed by the C++ model (ModelPpuLanes) and its cycles by the timing model
+// (timing::ppu_pass_cycles); a difference in any output bit or in the cycle count is recorded
+// in the CosimLog with the op, the pass, the element and both values in hex.
+#include "isa/target/target_desc.h"
+#include "rtl_models/ppu/ppu_rtl.h"
+#include "simulator/functional/ppu_lanes.h"
+#include "simulator/rtl/cosim_log.h"
+
+namespace s2::sim::rtl {
+
+// The RTL's op for a lane op (the same operations, named alike).
+s2::rtl::PpuRtlOp to_rtl_op(functional::LaneOp op);
+
+class RtlPpuLanes final : public functional::PpuLanes {
+ public:
+  // The RTL's lanes must equal the target's ppu.lanes (a UserError otherwise).
+  RtlPpuLanes(s2::rtl::RtlPpu& rtl, const target::TargetDesc& target, CosimLog& log);
+  void run(const functional::LanePass& pass, const float* in0, const float* in1,
+           const float* in2, const float* in3, float* out0, float* out1) override;
+
+ private:
+  s2::rtl::RtlPpu& rtl_;
+  const target::TargetDesc& target_;
+  CosimLog& log_;
+  functional::ModelPpuLanes model_;
+};
+
+}  // namespace s2::sim::rtl

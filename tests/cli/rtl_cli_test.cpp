@@ -1,0 +1,135 @@
+// RTL co-simulation end to end (docs/rtl.md): `s2sim regress` passes on random tiles and fails
+// on a deliberately wrong model; `s2sim run --rtl pe_array,ppu` gives the same cycles and the
+// same output bits as the models; bad --rtl / --vcd use is a clear error.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "../common/run_command.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+using Result = s2::test::CommandResult;
+using s2::test::shell_quoted;
+const auto& run = s2::test::run_command;
+
+const std::string kS2c = shell_quoted(S2C_PATH);
+const std::string kS2sim = shell_quoted(S2SIM_PATH);
+
+std::string read_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class RtlCli : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("s2rtlcli_" +
+            std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return shell_quoted((dir_ / name).string()); }
+
+  // Compiles `model`, runs it on the models and with the RTL units, and expects identical
+  // reports (cycles) and identical dumps (bits), and a clean co-simulation log.
+  void expect_rtl_matches_models(const std::string& model, const std::string& rtl,
+                                 const std::string& config_flag) {
+    const Result c = run(kS2c + " compile " + model + " --batch 2 " + config_flag + " -o " +
+                         path("x.bin"));
+    ASSERT_EQ(c.status, 0) << c.out;
+    const Result m = run(kS2sim + " run " + path("x.bin") + " " + config_flag +
+                         " --report " + path("model.json") + " --dump-all " + path("model"));
+    ASSERT_EQ(m.status, 0) << m.out;
+    const Result r = run(kS2sim + " run " + path("x.bin") + " " + config_flag + " --rtl " + rtl +
+                         " --report " + path("rtl.json") + " --dump-all " + path("rtl"));
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("RTL co-simulation"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("diverge"), std::string::npos) << r.out;
+    EXPECT_EQ(read_bytes(dir_ / "model.json"), read_bytes(dir_ / "rtl.json"));
+    size_t files = 0;
+    for (const auto& entry : fs::recursive_directory_iterator(dir_ / "model")) {
+      if (!entry.is_regular_file()) continue;
+      const fs::path rel = fs::relative(entry.path(), dir_ / "model");
+      if (rel.filename() == "manifest.json") continue;  // names the command's paths
+      ASSERT_TRUE(fs::exists(dir_ / "rtl" / rel)) << rel;
+      EXPECT_EQ(read_bytes(entry.path()), read_bytes(dir_ / "rtl" / rel)) << rel;
+      ++files;
+    }
+    EXPECT_GT(files, 10u);
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(RtlCli, RegressPassesOnRandomTilesOfEverySizeAndOp) {
+  const Result r = run(kS2sim + " regress --seed 11 --count 90");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("PASS"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("pe_array (32x32, 16x16, 8x4): 90 tiles"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ppu (32, 16 lanes): 90 tiles"), std::string::npos) << r.out;
+}
+
+TEST_F(RtlCli, RegressCatchesAModelWithTheWrongRounding) {
+  const Result r = run(kS2sim + " regress --seed 5 --count 24 --model-rounding toward-zero");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("MISMATCH pe_array"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("MISMATCH ppu"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("reproduce: s2sim regress --unit"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("FAIL"), std::string::npos) << r.out;
+}
+
+TEST_F(RtlCli, RegressReplaysOneTile) {
+  const Result r = run(kS2sim + " regress --seed 5 --tile 7 --unit ppu");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("ppu (32, 16 lanes): 1 tiles"), std::string::npos) << r.out;
+}
+
+TEST_F(RtlCli, MlpOnThePeArrayAndPpuRtlMatchesTheModels) {
+  expect_rtl_matches_models("mlp", "pe_array,ppu", "");
+}
+
+TEST_F(RtlCli, Lenet5OnThePeArrayAndPpuRtlMatchesTheModels) {
+  expect_rtl_matches_models("lenet5", "pe_array,ppu", "");
+}
+
+TEST_F(RtlCli, Lenet5OnTheSmallConfigsPeArrayRtlMatchesTheModel) {
+  expect_rtl_matches_models("lenet5", "pe_array",
+                            "--config " + shell_quoted(std::string(S2_SOURCE_DIR) +
+                                                       "/configs/s2train_small.yaml"));
+}
+
+TEST_F(RtlCli, VcdDumpsTheRtlUnitsWaveforms) {
+  ASSERT_EQ(run(kS2c + " compile mlp --batch 1 -o " + path("x.bin")).status, 0);
+  const Result r =
+      run(kS2sim + " run " + path("x.bin") + " --rtl ppu --vcd " + path("wave.vcd"));
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string vcd = read_bytes(dir_ / "wave.ppu.vcd");
+  EXPECT_NE(vcd.find("$enddefinitions"), std::string::npos);
+  EXPECT_NE(vcd.find("#"), std::string::npos);
+}
+
+TEST_F(RtlCli, BadRtlUseIsAClearError) {
+  ASSERT_EQ(run(kS2c + " compile mlp --batch 1 -o " + path("x.bin")).status, 0);
+  Result r = run(kS2sim + " run " + path("x.bin") + " --rtl pe_array,dma");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("--rtl: unknown unit 'dma'"), std::string::npos) << r.out;
+  r = run(kS2sim + " run " + path("x.bin") + " --vcd " + path("w.vcd"));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("--vcd"), std::string::npos) << r.out;
+  r = run(kS2sim + " run " + path("x.bin") + " --rtl ppu --config " +
+          shell_quoted(std::string(S2_SOURCE_DIR) + "/configs/s2train_small.yaml"));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("ppu.lanes"), std::string::npos) << r.out;
+}
+
+}  // namespace

@@ -9,8 +9,11 @@
 #include <string>
 
 #include "../common/run_command.h"
+#include "../common/torch_script.h"
 
 namespace {
+
+using s2::test::read_text;
 
 namespace fs = std::filesystem;
 
@@ -21,12 +24,6 @@ const auto& run = s2::test::run_command;
 const std::string kS2c = shell_quoted(S2C_PATH);
 const std::string kS2sim = shell_quoted(S2SIM_PATH);
 
-std::string read_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 class RtlCli : public testing::Test {
  protected:
@@ -55,14 +52,14 @@ class RtlCli : public testing::Test {
     ASSERT_EQ(r.status, 0) << r.out;
     EXPECT_NE(r.out.find("RTL co-simulation"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("diverge"), std::string::npos) << r.out;
-    EXPECT_EQ(read_bytes(dir_ / "model.json"), read_bytes(dir_ / "rtl.json"));
+    EXPECT_EQ(read_text(dir_ / "model.json"), read_text(dir_ / "rtl.json"));
     size_t files = 0;
     for (const auto& entry : fs::recursive_directory_iterator(dir_ / "model")) {
       if (!entry.is_regular_file()) continue;
       const fs::path rel = fs::relative(entry.path(), dir_ / "model");
       if (rel.filename() == "manifest.json") continue;  // names the command's paths
       ASSERT_TRUE(fs::exists(dir_ / "rtl" / rel)) << rel;
-      EXPECT_EQ(read_bytes(entry.path()), read_bytes(dir_ / "rtl" / rel)) << rel;
+      EXPECT_EQ(read_text(entry.path()), read_text(dir_ / "rtl" / rel)) << rel;
       ++files;
     }
     EXPECT_GT(files, 10u);
@@ -113,7 +110,7 @@ TEST_F(RtlCli, VcdDumpsTheRtlUnitsWaveforms) {
   const Result r =
       run(kS2sim + " run " + path("x.bin") + " --rtl ppu --vcd " + path("wave.vcd"));
   ASSERT_EQ(r.status, 0) << r.out;
-  const std::string vcd = read_bytes(dir_ / "wave.ppu.vcd");
+  const std::string vcd = read_text(dir_ / "wave.ppu.vcd");
   EXPECT_NE(vcd.find("$enddefinitions"), std::string::npos);
   EXPECT_NE(vcd.find("#"), std::string::npos);
 }

@@ -13,8 +13,14 @@
 #include <string>
 
 #include "../common/run_command.h"
+#include "../common/torch_script.h"
 
 namespace {
+
+using s2::test::kPython;
+using s2::test::read_text;
+using s2::test::torch_available;
+using s2::test::worst_error;
 
 namespace fs = std::filesystem;
 
@@ -24,28 +30,11 @@ const auto& run = s2::test::run_command;
 
 const std::string kS2c = shell_quoted(S2C_PATH);
 const std::string kS2sim = shell_quoted(S2SIM_PATH);
-const std::string kPython = "/usr/bin/python3";
 const std::string kScript =
     shell_quoted(std::string(S2_SOURCE_DIR) + "/scripts/torch_reference.py");
 
-bool torch_available() {
-  static const bool ok = run(kPython + " -c 'import torch, torchvision, numpy'").status == 0;
-  return ok;
-}
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
-// The number after "worst relative error: " in the script's output, or -1.
-double worst_error(const std::string& out) {
-  const std::string key = "worst relative error: ";
-  const size_t at = out.rfind(key);
-  return at == std::string::npos ? -1.0 : std::stod(out.substr(at + key.size()));
-}
 
 class TorchSim : public testing::Test {
  protected:

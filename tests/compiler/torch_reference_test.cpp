@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "../common/run_command.h"
+#include "../common/torch_script.h"
 
 #include "compiler/driver/reference.h"
 #include "compiler/io/npy.h"
@@ -18,6 +19,11 @@
 
 namespace s2::compiler {
 namespace {
+
+using s2::test::kPython;
+using s2::test::read_text;
+using s2::test::torch_available;
+using s2::test::worst_error;
 
 namespace fs = std::filesystem;
 
@@ -28,13 +34,8 @@ std::string quoted(const std::string& s) {
   return "'" + s + "'";
 }
 
-const std::string kPython = "/usr/bin/python3";
 const std::string kScript = std::string(S2_SOURCE_DIR) + "/scripts/torch_reference.py";
 
-bool torch_available() {
-  static const bool ok = run(kPython + " -c 'import torch, torchvision, numpy'").status == 0;
-  return ok;
-}
 
 zoo::ModelOptions model_options(int64_t batch, int64_t hw) {
   zoo::ModelOptions o;
@@ -45,19 +46,7 @@ zoo::ModelOptions model_options(int64_t batch, int64_t hw) {
   return o;
 }
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
-// The number after "worst relative error: " in the script's output, or -1.
-double worst_error(const std::string& out) {
-  const std::string key = "worst relative error: ";
-  const size_t at = out.rfind(key);
-  return at == std::string::npos ? -1.0 : std::stod(out.substr(at + key.size()));
-}
 
 class ReferenceStep : public testing::Test {
  protected:

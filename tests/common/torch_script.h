@@ -1,0 +1,37 @@
+#pragma once
+// What the tests that run scripts/torch_reference.py share: whether Debian's PyTorch is there,
+// reading a file whole, and the worst error the script reports.
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "run_command.h"
+
+namespace s2::test {
+
+inline const std::string kPython = "/usr/bin/python3";
+
+// True when /usr/bin/python3 imports torch, torchvision and numpy (checked once).
+inline bool torch_available() {
+  static const bool ok =
+      run_command(kPython + " -c 'import torch, torchvision, numpy'").status == 0;
+  return ok;
+}
+
+inline std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The number after "worst relative error: " in the script's output, or -1.
+inline double worst_error(const std::string& out) {
+  const std::string key = "worst relative error: ";
+  const size_t at = out.rfind(key);
+  return at == std::string::npos ? -1.0 : std::stod(out.substr(at + key.size()));
+}
+
+}  // namespace s2::test

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Benchmarks of the simulator's timing mode, each the median of RUNS runs, as `s2sim run`
+# reports its own wall time (the simulation, without loading) and simulated cycles per second:
+#   * resnet18 (batch 4, 3x32x32) on the base configuration     (target: under 1 s)
+#   * resnet50 (batch 32, 3x224x224) on the base configuration  (target: under 30 s)
+# Benchmarks want an optimised build: S2_BUILD_TYPE=Release S2_BUILD_DIR=build-release
+# scripts/build.sh, then S2SIM=build-release/simulator/s2sim S2C=build-release/compiler/s2c.
+#   scripts/bench-sim.sh [RUNS]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+s2c=${S2C:-$root/build/compiler/s2c}
+s2sim=${S2SIM:-$root/build/simulator/s2sim}
+runs=${1:-3}
+for tool in "$s2c" "$s2sim"; do
+  [ -x "$tool" ] || { echo "bench-sim: $tool not built (run scripts/build.sh)" >&2; exit 1; }
+done
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+bench() {  # name, executable: median of the wall times and cycles/s s2sim prints
+  local name=$1 bin=$2 walls=() rates=() line
+  for ((i = 1; i <= runs; i++)); do
+    line=$("$s2sim" run "$bin" | grep 'wall time')
+    walls+=("$(echo "$line" | sed -E 's/.*wall time +([0-9.]+) s.*/\1/')")
+    rates+=("$(echo "$line" | sed -E 's/.*\(([0-9.e+]+) simulated.*/\1/')")
+  done
+  local wall rate
+  wall=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  rate=$(printf '%s\n' "${rates[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  echo "$name: median wall $wall s over $runs runs ($rate simulated cycles/s); all: ${walls[*]}"
+}
+
+"$s2c" compile resnet18 -o "$out/r18.bin" > /dev/null
+bench "resnet18 b4 32x32, base" "$out/r18.bin"
+"$s2c" compile resnet50 --batch 32 --image 224 -o "$out/r50.bin" > /dev/null
+bench "resnet50 b32 224x224, base" "$out/r50.bin"

@@ -19,6 +19,7 @@
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/interp/kernel.h"
 #include "compiler/ops/registry.h"
+#include "isa/numerics/softmax_ce.h"
 #include "isa/common/errors.h"
 
 namespace s2::ir {
@@ -64,34 +65,18 @@ size_t label_of(const KernelContext& k, size_t n, size_t classes) {
   return static_cast<size_t>(t);
 }
 
-struct RowStats {
-  float max;
-  float sum;  // of exp(x - max)
-};
-
-RowStats row_stats(const float* row, size_t classes) {
-  float max = row[0];
-  for (size_t c = 1; c < classes; ++c)
-    max = row[c] > max ? row[c] : max;
-  float sum = 0.0f;
-  for (size_t c = 0; c < classes; ++c)
-    sum += std::exp(row[c] - max);
-  return {max, sum};
+// Labels checked against the class count, naming the op.
+void check_labels(const KernelContext& k, size_t rows, size_t classes) {
+  for (size_t n = 0; n < rows; ++n)
+    label_of(k, n, classes);
 }
 
 void softmax_ce_kernel(KernelContext& k) {
-  const size_t rows = static_cast<size_t>(k.in[0].shape[0]);
-  const size_t classes = static_cast<size_t>(k.in[0].shape[1]);
-  const float* x = k.in[0].f32;
-  float total = 0.0f;
-  for (size_t n = 0; n < rows; ++n) {
-    const float* row = x + n * classes;
-    const size_t t = label_of(k, n, classes);
-    const RowStats s = row_stats(row, classes);
-    total += std::log(s.sum) - (row[t] - s.max);
-  }
-  if (k.op.attrs.s("reduction") == "mean") total /= static_cast<float>(rows);
-  k.out[0].f32[0] = total;
+  const auto rows = static_cast<size_t>(k.in[0].shape[0]);
+  const auto classes = static_cast<size_t>(k.in[0].shape[1]);
+  check_labels(k, rows, classes);
+  k.out[0].f32[0] = numerics::softmax_ce_loss(k.in[0].f32, k.in[1].i32, rows, classes,
+                                              k.op.attrs.s("reduction") == "mean");
 }
 
 void softmax_ce_backward(BackwardContext& b) {
@@ -104,24 +89,12 @@ void softmax_ce_backward(BackwardContext& b) {
 }
 
 void softmax_ce_bwd_kernel(KernelContext& k) {
-  const size_t rows = static_cast<size_t>(k.in[0].shape[0]);
-  const size_t classes = static_cast<size_t>(k.in[0].shape[1]);
-  const bool mean = k.op.attrs.s("reduction") == "mean";
-  const float divisor = static_cast<float>(rows);
-  const float* x = k.in[0].f32;
-  float* dx = k.out[0].f32;
-  for (size_t n = 0; n < rows; ++n) {
-    const float* row = x + n * classes;
-    float* drow = dx + n * classes;
-    const size_t t = label_of(k, n, classes);
-    const RowStats s = row_stats(row, classes);
-    for (size_t c = 0; c < classes; ++c) {
-      float g = std::exp(row[c] - s.max) / s.sum - (c == t ? 1.0f : 0.0f);
-      if (mean) g /= divisor;
-      if (k.in[2].present()) g *= k.in[2].f32[0];
-      drow[c] = g;
-    }
-  }
+  const auto rows = static_cast<size_t>(k.in[0].shape[0]);
+  const auto classes = static_cast<size_t>(k.in[0].shape[1]);
+  check_labels(k, rows, classes);
+  numerics::softmax_ce_grad(k.in[0].f32, k.in[1].i32, rows, classes,
+                            k.op.attrs.s("reduction") == "mean",
+                            k.in[2].present() ? k.in[2].f32 : nullptr, k.out[0].f32);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 
 #include "isa/target/target_loader.h"
 #include "simulator/dram/dram_model.h"
+#include "simulator/dram_test_util.h"
 
 namespace {
 
@@ -22,21 +23,6 @@ using s2::sim::dram::Access;
 using s2::sim::dram::AccessKind;
 using s2::sim::dram::DramModel;
 using s2::sim::dram::Picoseconds;
-
-s2::target::DramDesc load_preset(const std::string& preset) {
-  const std::string text =
-      "name: bench\nclock_mhz: 1000\npe_array: {rows: 4, cols: 4}\n"
-      "sram:\n"
-      "  input: {size: 1KiB, banks: 1, bank_width: 16}\n"
-      "  weight: {size: 1KiB, banks: 1, bank_width: 16}\n"
-      "  accumulator: {size: 1KiB, banks: 1, bank_width: 16}\n"
-      "  output: {size: 1KiB, banks: 1, bank_width: 16}\n"
-      "ppu: {lanes: 4, ops: {default: {throughput: 1, latency: 1}}}\n"
-      "dma: {engines: 1, width: 64, max_outstanding: 8}\n"
-      "dram: {preset: " +
-      preset + "}\n";
-  return s2::target::parse_target(text, "bench.yaml", S2_SOURCE_DIR "/configs/dram").dram;
-}
 
 struct Run {
   uint64_t bytes = 0;
@@ -79,7 +65,7 @@ int main(int argc, char** argv) {
   double all_bursts = 0;
   double all_wall = 0;
   for (const char* preset : {"DDR4-3200", "LPDDR4-4266", "HBM2"}) {
-    const s2::target::DramDesc desc = load_preset(preset);
+    const s2::target::DramDesc desc = s2::sim::dram::load_preset(preset);
     std::printf("%s: %u channel(s), peak %.2f GB/s\n", preset, desc.channels,
                 desc.peak_bandwidth_bytes_per_s() / 1e9);
     std::vector<Run> runs;

@@ -26,15 +26,16 @@ void RtlPeArray::check_pass(const PePass& pass, size_t ldx, size_t ldw, size_t l
 
 std::vector<PassRecord> run_gemm(RtlPeArray& array, uint32_t m, uint32_t n, uint32_t kd,
                                  const uint32_t* a, size_t lda, const uint32_t* b, size_t ldb,
-                                 uint32_t* c, size_t ldc) {
+                                 uint32_t* c, size_t ldc, uint32_t max_m) {
+  const uint32_t mb_limit = max_m == 0 ? array.max_m() : std::min(max_m, array.max_m());
   std::vector<PassRecord> passes;
   for (uint32_t n0 = 0; n0 < n; n0 += array.cols()) {
     const uint32_t nb = std::min(array.cols(), n - n0);
     // K blocks in ascending order: the accumulator adds each block's partial sum in turn.
     for (uint32_t k0 = 0; k0 < kd; k0 += array.rows()) {
       const uint32_t kb = std::min(array.rows(), kd - k0);
-      for (uint32_t m0 = 0; m0 < m; m0 += array.max_m()) {
-        const PePass pass{std::min(array.max_m(), m - m0), nb, kb};
+      for (uint32_t m0 = 0; m0 < m; m0 += mb_limit) {
+        const PePass pass{std::min(mb_limit, m - m0), nb, kb};
         const uint64_t cycles =
             array.run_pass(pass, a + size_t{m0} * lda + k0, lda, b + size_t{k0} * ldb + n0, ldb,
                            c + size_t{m0} * ldc + n0, ldc);

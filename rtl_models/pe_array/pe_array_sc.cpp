@@ -50,6 +50,8 @@ void unregister_vcd(VerilatedVcdSc* vcd) {
 class RtlPeArraySc::Driver {
  public:
   virtual ~Driver() = default;
+  // Two cycles with rst_n low; the clock is left low.
+  virtual void reset(const sc_core::sc_time& half) = 0;
   virtual uint64_t run(const PePass& pass, PassMemories& mem, const sc_core::sc_time& half) = 0;
   virtual void trace(VerilatedVcdSc* vcd) = 0;
 };
@@ -92,19 +94,19 @@ class SizedDriver final : public RtlPeArraySc::Driver {
 
   void trace(VerilatedVcdSc* vcd) override { model_.trace(vcd, 99); }
 
+  void reset(const sc_core::sc_time& half) override {
+    rst_n_.write(false);
+    for (int i = 0; i < 2; ++i) {
+      clk_.write(true);
+      sc_core::wait(half);
+      clk_.write(false);
+      sc_core::wait(half);
+    }
+    rst_n_.write(true);
+  }
+
   uint64_t run(const PePass& pass, PassMemories& mem, const sc_core::sc_time& half) override {
     using sc_core::wait;
-    if (!reset_done_) {  // the first pass starts with two reset cycles (not counted)
-      rst_n_.write(false);
-      for (int i = 0; i < 2; ++i) {
-        clk_.write(true);
-        wait(half);
-        clk_.write(false);
-        wait(half);
-      }
-      rst_n_.write(true);
-      reset_done_ = true;
-    }
     cfg_m_.write(static_cast<CfgM>(pass.m));
     cfg_n_.write(static_cast<CfgN>(pass.n));
     cfg_k_.write(static_cast<CfgK>(pass.k));
@@ -199,7 +201,6 @@ class SizedDriver final : public RtlPeArraySc::Driver {
   Value<decltype(Model::acc_rd_data)> acc_data_;
   std::vector<Access> reads_;
   std::vector<Access> writes_;
-  bool reset_done_ = false;
 };
 
 }  // namespace
@@ -236,8 +237,12 @@ RtlPeArraySc::~RtlPeArraySc() {
 uint32_t RtlPeArraySc::max_m() const { return kMaxM; }
 
 void RtlPeArraySc::drive() {
+  driver_->reset(half_period_);  // at the start of the first simulation, time 0
+  reset_done_ = true;
+  reset_done_event_.notify(sc_core::SC_ZERO_TIME);
   for (;;) {
-    sc_core::wait(job_posted_);
+    while (job_memories_ == nullptr || job_finished_)  // a post may come during the reset
+      sc_core::wait(job_posted_);
     job_cycles_ = driver_->run(job_pass_, *job_memories_, half_period_);
     job_finished_ = true;
   }
@@ -246,17 +251,30 @@ void RtlPeArraySc::drive() {
 uint64_t RtlPeArraySc::run_pass(const PePass& pass, const uint32_t* x, size_t ldx,
                                 const uint32_t* w, size_t ldw, uint32_t* c, size_t ldc) {
   check_pass(pass, ldx, ldw, ldc, "SystemC RTL PE array");
-  internal_check(!sc_core::sc_is_running() || sc_core::sc_get_status() == sc_core::SC_PAUSED,
-                 std::string(name()) + ": run_pass() called from inside the simulation");
-  // Before the first sc_start(): finish elaboration so the driver is waiting for a job.
-  if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) sc_core::sc_start(sc_core::SC_ZERO_TIME);
   PassMemories mem(pass, x, ldx, w, ldw, c, ldc);
+  if (sc_core::sc_get_status() == sc_core::SC_RUNNING) {  // from a process: clock it here
+    internal_check(sc_core::sc_get_current_process_handle().proc_kind() ==
+                       sc_core::SC_THREAD_PROC_,
+                   std::string(name()) + ": run_pass() from inside the simulation needs a "
+                                         "thread process (it waits on the clock)");
+    while (!reset_done_) sc_core::wait(reset_done_event_);
+    internal_check(!in_pass_, std::string(name()) + ": two processes run passes at once");
+    in_pass_ = true;
+    const uint64_t cycles = driver_->run(pass, mem, half_period_);
+    in_pass_ = false;
+    return cycles;
+  }
+  // Before the first sc_start(): finish elaboration so the driver thread exists.
+  if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  internal_check(!in_pass_, std::string(name()) + ": run_pass() re-entered");
+  in_pass_ = true;
   job_memories_ = &mem;
   job_pass_ = pass;
   job_finished_ = false;
   job_posted_.notify(sc_core::SC_ZERO_TIME);
   sc_core::sc_start();
   job_memories_ = nullptr;
+  in_pass_ = false;
   internal_check(job_finished_, std::string(name()) +
                                     ": sc_start() returned before the pass finished (was the "
                                     "simulation stopped?)");

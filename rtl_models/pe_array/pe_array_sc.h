@@ -2,15 +2,18 @@
 // The SystemC Verilator build of pe_array.sv as an sc_module behind the RtlPeArray interface,
 // for co-simulation inside s2sim. Bits and cycle counts are those of the plain C++ build.
 //
-// Protocol: run_pass() is called from OUTSIDE the simulation (between sc_start() calls, never
-// from a SystemC process). It posts the pass to the module's driver thread and calls
-// sc_core::sc_start(); the driver toggles the array's clock (an sc_signal<bool>, period
-// clock_period_ps) only while the pass runs, then waits for the next pass, so sc_start()
-// returns when the pass is done (no free-running sc_clock keeps the kernel busy). A pass of
-// N cycles advances SystemC time by exactly N clock periods.
+// Two ways to run a pass; either way a pass of N cycles advances SystemC time by exactly N
+// clock periods (clock_period_ps), its first rising edge half a period after the call:
+//  * from a SystemC thread process (the simulation is running): the pass is clocked in the
+//    caller's thread, which returns when it is done. This is how s2sim's PE-array unit runs its
+//    tiles on the RTL (simulator/top/unit.h). One process at a time.
+//  * from outside the simulation (between sc_start() calls, e.g. the functional replay): the
+//    pass is posted to the module's driver thread and run_pass() calls sc_core::sc_start(),
+//    which returns when the pass is done (no free-running sc_clock keeps the kernel busy).
+// The clock (an sc_signal<bool>) toggles only while a pass runs.
 //
-// The first pass of an instance is preceded by two reset cycles (not counted in its result,
-// but they advance SystemC time).
+// Reset: the driver thread holds rst_n low for two cycles at the start of the first
+// simulation (time 0 of the process); a pass requested before that ends waits for it.
 //
 // SystemC rule: every instance must be constructed before the first sc_start() of the
 // process (modules cannot be added once elaboration has finished). Built sizes: 32x32 and
@@ -50,7 +53,7 @@ class RtlPeArraySc final : public sc_core::sc_module, public RtlPeArray {
   class Driver;
 
  private:
-  void drive();  // SC_THREAD: one pass per job_posted_ notification
+  void drive();  // SC_THREAD: the reset, then the passes posted from outside the simulation
 
   uint32_t rows_;
   uint32_t cols_;
@@ -61,6 +64,9 @@ class RtlPeArraySc final : public sc_core::sc_module, public RtlPeArray {
   PePass job_pass_{};
   uint64_t job_cycles_ = 0;
   bool job_finished_ = false;
+  bool reset_done_ = false;
+  sc_core::sc_event reset_done_event_;
+  bool in_pass_ = false;
   std::unique_ptr<VerilatedVcdSc> vcd_;  // after driver_: closed before the model goes
 };
 

@@ -1,19 +1,22 @@
 // ppu: the S2Train PPU, LANES vector lanes streaming one pass of `count` elements
 // (simulator/timing/ppu_model.h). Bit-exact with s2::numerics; the lanes are ppu_lane.sv.
 //
-// A pass. On the rising edge that samples `start` (edge 0; ignored while a pass is in progress,
-// i.e. from its edge 0 to the edge that raises its `done`) the PPU latches op, count, width,
-// latency, the scalars and the epilogue stages. From then `in_ready` is high for
-// B = ceil(count / width) cycles; in each the driver presents the next beat of `width` elements
-// on lanes 0..width-1 of in0..in3 (the last beat may be short: lanes past the pass's end are
-// ignored). Beat k is captured into the input register
-// on edge k+1 (k = 0..B-1). The lanes compute on the input register; their results then travel
-// `latency` pipeline stages, the last of which is the output register: beat k's results are in
-// out0/out1 (lanes 0..out_count-1, with out_valid) after edge k+1+latency. `done` is high after
-// the edge that writes the pass's last beat, edge B+latency. So a pass takes
+// A pass. On the rising edge that samples `start` (edge 1; ignored while a pass is in progress,
+// i.e. from its edge 1 to the edge that raises its `done`) the PPU latches op, count, width,
+// latency, the scalars and the epilogue stages, and captures the first beat: the driver
+// presents beat 0 (the first `width` elements, on lanes 0..width-1 of in0..in3) together with
+// start. Then `in_ready` is high for the other B - 1 beats (B = ceil(count / width)); in each
+// cycle it is high the driver presents the next beat (the last beat may be short: lanes past
+// the pass's end are ignored). Beat k is captured into the input register on edge k+1
+// (k = 0..B-1). The lanes compute on the input register; their results then travel `latency`
+// pipeline stages, the last of which is the output register: beat k's results are in out0/out1
+// (lanes 0..out_count-1, with out_valid) after edge k+1+latency. `done` is high after the edge
+// that writes the pass's last beat, edge B+latency. So a pass takes
 //     latency + ceil(count / width)   cycles,
-// counted as rising edges after edge 0 up to and including the one that writes the last result;
-// the count is the sum of the input beats and the pipeline depth, not a counter of the formula.
+// counted as rising edges from the one that samples start up to and including the one that
+// writes the last result (the PE array counts its passes the same way, so a unit can run them
+// back to back); the count is the sum of the input beats and the pipeline depth, not a counter
+// of the formula.
 //
 // Pipeline: stage 1 is the lane result register; stages 2..latency are a delay line (a RAM of
 // 2^ceil(log2 MAX_LATENCY) entries written every cycle, read latency-1 entries behind the write
@@ -62,15 +65,20 @@ module ppu
   logic [31:0] alpha_q, beta_q, lr_q, momentum_q, weight_decay_q;
   logic [3:0] stages_q;
 
-  // ---- input sequencer: elements not yet accepted ----
+  // ---- input sequencer: elements not yet captured ----
   logic busy, accept, finish;  // a pass is in progress; start accepted; last result written
   assign accept = start && !busy;
-  logic [31:0] remaining;
+  logic [31:0] remaining;  // after beat 0: elements of the pass not yet captured
+  // This edge's beat: beat 0 with start (from the ports), a later one while remaining != 0
+  // (from the latched configuration); never both, as remaining != 0 only while busy.
+  logic take;
+  logic [31:0] left, width_ext;
   logic [CW-1:0] beat_n;
-  logic [31:0] width_ext;
-  assign width_ext = {{(32 - CW) {1'b0}}, width_q};
+  assign take = accept || remaining != 32'd0;
+  assign left = accept ? count : remaining;
+  assign width_ext = {{(32 - CW) {1'b0}}, accept ? width : width_q};
   assign in_ready = remaining != 32'd0;
-  assign beat_n = remaining < width_ext ? remaining[CW-1:0] : width_q;
+  assign beat_n = left < width_ext ? left[CW-1:0] : width_ext[CW-1:0];
 
   // ---- input register (beat k captured on edge k+1) ----
   logic in_valid_q, in_last_q;
@@ -86,12 +94,11 @@ module ppu
     end else begin
       if (accept) busy <= 1'b1;
       else if (finish) busy <= 1'b0;
-      if (in_ready) begin
-        remaining <= remaining - {{(32 - CW) {1'b0}}, beat_n};
+      if (take) begin
+        remaining <= left - {{(32 - CW) {1'b0}}, beat_n};
         in_valid_q <= 1'b1;
-        in_last_q <= remaining <= width_ext;
+        in_last_q <= left <= width_ext;
       end else begin
-        if (accept) remaining <= count;
         in_valid_q <= 1'b0;
         in_last_q <= 1'b0;
       end
@@ -110,7 +117,7 @@ module ppu
       weight_decay_q <= weight_decay;
       stages_q <= stages;
     end
-    if (in_ready) begin
+    if (take) begin
       in_n_q <= beat_n;
       in0_q <= in0;
       in1_q <= in1;

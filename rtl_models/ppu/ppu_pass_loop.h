@@ -30,31 +30,33 @@ PassStreams check_pass(const PpuPass& pass, uint32_t lanes, const uint32_t* in0,
                        const uint32_t* in1, const uint32_t* in2, const uint32_t* in3,
                        uint32_t* out0, uint32_t* out1);
 
-// Streams the pass through the port; returns the cycles from the edge that samples start to the
-// edge that writes the last result (ppu.sv). The cycles come from the RTL's done; the harness
-// only checks that it got every element back, in a bounded number of cycles.
+// Streams the pass through the port; returns the cycles from the edge that samples start
+// (with beat 0) to the edge that writes the last result, both counted (ppu.sv): the port's
+// clock runs exactly that many cycles. The cycles come from the RTL's done; the harness only
+// checks that it got every element back, in a bounded number of cycles.
 template <class Port>
 uint64_t drive_pass(Port& port, const PpuPass& pass, const PassStreams& s) {
   const uint64_t e = pass.elements;
   const uint64_t beats = (e + pass.width - 1) / pass.width;
-  const uint64_t bound = pass.latency + beats + 1;  // a hung RTL fails, never hangs
-  port.configure(pass);
-  port.set_start(true);
-  port.tick();
-  port.set_start(false);
+  const uint64_t bound = pass.latency + beats;  // a hung RTL fails, never hangs
   uint64_t next_in = 0;
   uint64_t next_out = 0;
+  auto present_beat = [&] {
+    internal_check(next_in < e, "ppu RTL asks for more than the pass's elements");
+    const auto n = static_cast<uint32_t>(std::min<uint64_t>(pass.width, e - next_in));
+    for (int k = 0; k < 4; ++k)
+      if (s.in[static_cast<size_t>(k)] != nullptr)
+        port.set_input(k, s.in[static_cast<size_t>(k)] + next_in, n);
+    next_in += n;
+  };
+  port.configure(pass);
+  port.set_start(true);
+  present_beat();  // beat 0 goes with start
   uint64_t cycles = 0;
   for (;;) {
-    if (port.in_ready()) {
-      internal_check(next_in < e, "ppu RTL asks for more than the pass's elements");
-      const auto n = static_cast<uint32_t>(std::min<uint64_t>(pass.width, e - next_in));
-      for (int k = 0; k < 4; ++k)
-        if (s.in[static_cast<size_t>(k)] != nullptr)
-          port.set_input(k, s.in[static_cast<size_t>(k)] + next_in, n);
-      next_in += n;
-    }
+    if (cycles > 0 && port.in_ready()) present_beat();
     port.tick();
+    if (cycles == 0) port.set_start(false);
     ++cycles;
     if (port.out_valid()) {
       const uint32_t n = port.out_count();

@@ -103,17 +103,17 @@ RtlPpuSc::~RtlPpuSc() {
 
 void RtlPpuSc::drive() {
   detail::ScPort port(*this);
+  // Synchronous reset, one cycle with rst_n low, at the start of the first simulation.
+  port.set_start(false);
+  port.set_reset(true);
+  port.tick();
+  port.set_reset(false);
+  reset_done_ = true;
+  reset_done_event_.notify(sc_core::SC_ZERO_TIME);
   for (;;) {
     while (job_pass_ == nullptr)
       sc_core::wait(job_event_);
     try {
-      if (!reset_done_) {  // synchronous reset: one cycle with rst_n low
-        port.set_start(false);
-        port.set_reset(true);
-        port.tick();
-        port.set_reset(false);
-        reset_done_ = true;
-      }
       job_cycles_ = detail::drive_pass(port, *job_pass_, *job_streams_);
     } catch (...) {
       job_error_ = std::current_exception();
@@ -127,7 +127,22 @@ uint64_t RtlPpuSc::run_pass(const PpuPass& pass, const uint32_t* in0, const uint
                             const uint32_t* in2, const uint32_t* in3, uint32_t* out0,
                             uint32_t* out1) {
   const detail::PassStreams s = detail::check_pass(pass, kLanes, in0, in1, in2, in3, out0, out1);
-  internal_check(job_pass_ == nullptr,
+  if (sc_core::sc_get_status() == sc_core::SC_RUNNING) {  // from a process: clock it here
+    internal_check(sc_core::sc_get_current_process_handle().proc_kind() ==
+                       sc_core::SC_THREAD_PROC_,
+                   std::string(name()) + ": run_pass() from inside the simulation needs a "
+                                         "thread process (it waits on the clock)");
+    while (!reset_done_) sc_core::wait(reset_done_event_);
+    internal_check(!in_pass_, std::string(name()) + ": two processes run passes at once");
+    in_pass_ = true;
+    struct Leave {
+      bool& flag;
+      ~Leave() { flag = false; }
+    } leave{in_pass_};
+    detail::ScPort port(*this);
+    return detail::drive_pass(port, pass, s);
+  }
+  internal_check(job_pass_ == nullptr && !in_pass_,
                  std::string(name()) + ": run_pass re-entered, or called after a pass was stopped");
   job_pass_ = &pass;
   job_streams_ = &s;

@@ -7,12 +7,16 @@
 // runs out of events and sc_start() returns (s2sim's top relies on that).
 //
 // Use: create every instance before the first sc_start() (SystemC forbids creating modules
-// after elaboration). run_pass() must be called from outside the simulation, between sc_start()
-// calls, never from a SystemC process: it posts the pass to the driver thread and calls
-// sc_core::sc_start(), which returns once the driver has finished the pass and waits for the
-// next one. Every other pending activity of the simulation runs during that sc_start() too.
-// A pass advances simulated time by (cycles + 1) clock periods: the cycle whose rising edge
-// samples start, then the pass's cycles (ppu.sv); the first pass is preceded by one reset cycle.
+// after elaboration). A pass advances simulated time by exactly its cycles in clock periods
+// (ppu.sv counts from the edge that samples start), its first rising edge at the call's time.
+// run_pass() may be called
+//  * from a SystemC thread process while the simulation runs: the pass is clocked in the
+//    caller's thread (s2sim's units run their tiles this way; one process at a time);
+//  * from outside the simulation, between sc_start() calls: it posts the pass to the driver
+//    thread and calls sc_core::sc_start(), which returns once the pass is done. Every other
+//    pending activity of the simulation runs during that sc_start() too.
+// The driver thread resets the RTL (one cycle with rst_n low) at the start of the first
+// simulation, time 0; a pass requested before that ends waits for it.
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -85,6 +89,8 @@ class RtlPpuSc final : public sc_core::sc_module, public RtlPpu {
   uint64_t job_cycles_ = 0;
   std::exception_ptr job_error_;
   bool reset_done_ = false;
+  sc_core::sc_event reset_done_event_;
+  bool in_pass_ = false;
 };
 
 }  // namespace s2::rtl

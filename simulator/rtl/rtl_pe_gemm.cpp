@@ -33,14 +33,14 @@ void check_port(const target::TargetDesc& t, const char* buffer, const target::S
 
 // The cycles of c (m x n) += a (m x kd) * b on the array, passes as s2::rtl::run_gemm cuts them.
 uint64_t gemm_cycles(const timing::PeArrayModel& model, const s2::rtl::RtlPeArray& array,
-                     uint64_t m, uint64_t n, uint64_t kd) {
+                     uint32_t max_m, uint64_t m, uint64_t n, uint64_t kd) {
   auto blocks = [](uint64_t size, uint64_t limit, auto fn) {
     for (uint64_t at = 0; at < size; at += limit) fn(std::min(limit, size - at));
   };
   uint64_t total = 0;
   blocks(n, array.cols(), [&](uint64_t nb) {
     blocks(kd, array.rows(), [&](uint64_t kb) {
-      blocks(m, array.max_m(), [&](uint64_t mb) { total += model.pass_cycles({mb, nb, kb}); });
+      blocks(m, max_m, [&](uint64_t mb) { total += model.pass_cycles({mb, nb, kb}); });
     });
   });
   return total;
@@ -72,6 +72,14 @@ RtlPeGemm::RtlPeGemm(s2::rtl::RtlPeArray& rtl, const target::TargetDesc& target,
   check_port(target, "input", target.sram.input, rtl.rows());
   check_port(target, "weight", target.sram.weight, rtl.cols());
   check_port(target, "accumulator", target.sram.accumulator, rtl.cols());
+  // Passes hold at most the accumulator rows of a column (timing model), which the RTL's
+  // accumulator must cover.
+  const uint64_t model_m = timing_->max_pass().m;
+  if (model_m > rtl.max_m())
+    throw UserError(target.source_file + ": sram.accumulator.size: " + std::to_string(model_m) +
+                    " accumulator rows per PE column; the PE-array RTL is built with MAX_M " +
+                    std::to_string(rtl.max_m()) + ", so --rtl pe_array needs at most that");
+  max_m_ = static_cast<uint32_t>(model_m);
 }
 
 void RtlPeGemm::accumulate(size_t m, size_t n, size_t kd, const float* a, size_t lda,
@@ -91,16 +99,16 @@ void RtlPeGemm::accumulate(size_t m, size_t n, size_t kd, const float* a, size_t
   // side, whichever costs fewer cycles.
   const auto u32 = [](size_t v) { return static_cast<uint32_t>(v); };
   std::vector<s2::rtl::PassRecord> passes;
-  if (kd > 0 && gemm_cycles(*timing_, rtl_, n, m, kd) < gemm_cycles(*timing_, rtl_, m, n, kd)) {
+  if (kd > 0 && gemm_cycles(*timing_, rtl_, max_m_, n, m, kd) < gemm_cycles(*timing_, rtl_, max_m_, m, n, kd)) {
     const std::vector<uint32_t> x = transposed(wb, kd, n);  // n x kd
     const std::vector<uint32_t> w = transposed(wa, m, kd);  // kd x m
     std::vector<uint32_t> ct = transposed(wc, m, n);        // n x m
     passes = s2::rtl::run_gemm(rtl_, u32(n), u32(m), u32(kd), x.data(), kd, w.data(), m,
-                               ct.data(), m);
+                               ct.data(), m, max_m_);
     wc = transposed(ct, n, m);
   } else if (kd > 0) {
     passes = s2::rtl::run_gemm(rtl_, u32(m), u32(n), u32(kd), wa.data(), kd, wb.data(), n,
-                               wc.data(), n);
+                               wc.data(), n, max_m_);
   }
   UnitCosim& u = log_.pe_array;
   std::string divergence;

@@ -1,7 +1,8 @@
 #pragma once
 // The PE-array RTL behind the functional model's PE GEMM (isa/numerics/pe_gemm.h): every
 // accumulate() runs as passes through the verilated array (s2::rtl::run_gemm: column blocks of
-// the array's width, K blocks of its rows aligned at 0, row blocks of its stream limit), and
+// the array's width, K blocks of its rows aligned at 0, row blocks of the accumulator rows per
+// column the timing model gives a pass), and
 // the RTL's sums are what the datapath continues with. Every call is also computed by the C++
 // model (numerics::KTiledGemm with k_tile = rows) and every pass's cycles by the timing model
 // (timing::PeArrayModel::pass_cycles); a difference in any output bit or any pass's cycle
@@ -31,6 +32,7 @@ class RtlPeGemm final : public numerics::PeGemm {
   CosimLog& log_;
   numerics::KTiledGemm model_;
   std::unique_ptr<timing::PeArrayModel> timing_;
+  uint32_t max_m_ = 0;  // rows per pass: the model's accumulator rows per column
 };
 
 }  // namespace s2::sim::rtl

@@ -25,8 +25,15 @@ void check_pass(const PassShape& p, const PassShape& limit) {
 
 class WeightStationary final : public PeArrayModel {
  public:
-  explicit WeightStationary(const target::TargetDesc& t) : PeArrayModel(t) {}
-  PassShape max_pass() const override { return {0, cols_, rows_}; }
+  explicit WeightStationary(const target::TargetDesc& t)
+      : PeArrayModel(t), max_m_(t.sram.accumulator.size_bytes / (kF32Bytes * cols_)) {
+    if (max_m_ == 0)
+      throw UserError(t.source_file + ": sram.accumulator.size: " +
+                      std::to_string(t.sram.accumulator.size_bytes) +
+                      " bytes hold no row of partial sums for " + std::to_string(cols_) +
+                      " PE columns (" + std::to_string(kF32Bytes * cols_) + " bytes)");
+  }
+  PassShape max_pass() const override { return {max_m_, cols_, rows_}; }
   uint64_t pass_cycles(const PassShape& p) const override {
     check_pass(p, max_pass());
     const uint64_t load = p.k * beats(kF32Bytes * p.n, weight_bytes_per_cycle_);
@@ -35,6 +42,9 @@ class WeightStationary final : public PeArrayModel {
                                            beats(kF32Bytes * p.n, acc_bytes_per_cycle_));
     return load + fill + stream + kAccumulateLatency;
   }
+
+ private:
+  uint64_t max_m_;  // accumulator rows per PE column: the streamed rows one pass can hold
 };
 
 class OutputStationary final : public PeArrayModel {

@@ -7,7 +7,10 @@
 // cycles (every shipped config gives exactly one array edge of f32 per cycle: beats = 1).
 // E = 4 bytes per f32 element; R x C is the array (rows x cols).
 //
-// weight_stationary (K_t <= R, N_t <= C):
+// weight_stationary (K_t <= R, N_t <= C, M_t <= A):
+//   A = sram.accumulator.size / (E * C), the accumulator rows of one PE column: a pass
+//   accumulates its M_t output rows of each column in that column's accumulator bank (the
+//   RTL's MAX_M; base config 1024).
 //   pass = K_t * beats_w(E*N_t)                           weight load, one row per beat
 //        + (R - 1) + (C - 1)                              fill: skew through the whole array
 //        + M_t * max(beats_in(E*K_t), beats_acc(E*N_t))   stream, one input row per beat

@@ -17,20 +17,14 @@ uint64_t elements_of(const isa::Instruction& inst, Slot slot) {
 
 }  // namespace
 
-uint64_t ppu_stream_cycles(const target::TargetDesc& target, target::PpuOp op,
-                           uint64_t elements) {
+uint64_t ppu_pass_cycles(const target::TargetDesc& target, target::PpuOp op, uint64_t elements) {
   if (elements == 0) return 0;
   const target::PpuOpCost& cost = target.ppu.cost(op);
   const double rate = static_cast<double>(target.ppu.lanes) * cost.throughput;
   if (!(rate > 0))
     throw InternalError("timing: PPU op '" + std::string(target::name(op)) +
                         "' has no throughput in target '" + target.name + "'");
-  return static_cast<uint64_t>(std::ceil(static_cast<double>(elements) / rate));
-}
-
-uint64_t ppu_pass_cycles(const target::TargetDesc& target, target::PpuOp op, uint64_t elements) {
-  if (elements == 0) return 0;
-  return target.ppu.cost(op).latency + ppu_stream_cycles(target, op, elements);
+  return cost.latency + static_cast<uint64_t>(std::ceil(static_cast<double>(elements) / rate));
 }
 
 std::optional<target::PpuOp> ppu_op_of(isa::Opcode opcode) {

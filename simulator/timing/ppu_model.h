@@ -26,8 +26,9 @@
 //   reduce       read x, write y, E = |x| (the reduction consumes every input)
 //   copy, fill   DMA: read src / write dst through the output buffer, no PPU cycles
 //
-// In a tiled pass the latency is paid once, on the pass's first tile: later tiles follow
-// back to back in the PPU pipeline (the sequencer double-buffers them).
+// In a tiled pass every tile is a pass of its own and pays the latency: the PPU accepts a new
+// pass only once the previous one has drained (rtl_models/ppu/ppu.sv; its operands are already
+// in the other half of the staging buffer, so only the pipeline latency is exposed).
 
 #include <cstdint>
 #include <optional>
@@ -40,9 +41,6 @@ namespace s2::sim::timing {
 
 // Cycles of one pass of `op` over `elements` elements, with the latency.
 uint64_t ppu_pass_cycles(const target::TargetDesc& target, target::PpuOp op, uint64_t elements);
-// The same without the latency: the streaming part of a later tile of a pass.
-uint64_t ppu_stream_cycles(const target::TargetDesc& target, target::PpuOp op,
-                           uint64_t elements);
 
 struct StreamPass {
   // Operands streamed element by element, chunked into equal flat parts per tile.

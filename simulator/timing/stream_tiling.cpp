@@ -105,9 +105,8 @@ std::vector<Tile> tile_stream_instruction(const isa::Instruction& inst,
     for (uint64_t i = 0; i < parts; ++i) {
       Tile t;
       t.elements = part_begin(pass.work, i + 1, parts) - part_begin(pass.work, i, parts);
-      if (pass.op)
-        t.ppu_cycles = i == 0 ? ppu_pass_cycles(target, *pass.op, t.elements)
-                              : ppu_stream_cycles(target, *pass.op, t.elements);
+      t.ppu_op = pass.op;
+      if (pass.op) t.ppu_cycles = ppu_pass_cycles(target, *pass.op, t.elements);
       uint64_t bytes = 0;
       for (const Stream& s : streams) {
         const uint64_t b = part_begin(s.elements, i, parts), e = part_begin(s.elements, i + 1, parts);

@@ -29,10 +29,11 @@
 // PPU and DMA instructions (ppu_model.h gives their passes): each pass is split into T tiles,
 // T the smallest count whose share of every streamed operand (equal flat parts, rounded
 // down at the boundaries) plus the pass's small per-channel operands fits half of the output
-// buffer (the PPU staging buffer).
+// buffer (the PPU staging buffer). Each tile is a PPU pass of its elements (ppu_pass_cycles).
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "isa/encoding/instruction.h"
@@ -54,6 +55,7 @@ struct Tile {
   uint64_t ppu_cycles = 0;
   PassShape shape;                        // M_b x N_b x K_b of a PE tile; zero otherwise
   uint64_t elements = 0;                  // PPU/DMA tile: work elements (E of its pass part)
+  std::optional<target::PpuOp> ppu_op;    // PPU tile: the cost entry of its pass (none: DMA)
   std::array<uint64_t, 4> footprint{};    // bytes used in each Buffer
 };
 

@@ -167,6 +167,12 @@ class SizedDriver final : public RtlPeArraySc::Driver {
   using Value = std::remove_const_t<std::remove_reference_t<decltype(std::declval<Port&>().read())>>;
   template <typename Port>
   using Signal = sc_core::sc_signal<Value<Port>>;
+  // The harness's inputs are written by whichever thread runs the pass (the driver thread, or
+  // a simulator unit's thread calling run_pass() from inside the simulation).
+  template <typename T>
+  using Input = sc_core::sc_signal<T, sc_core::SC_MANY_WRITERS>;
+  template <typename Port>
+  using InputSignal = Input<Value<Port>>;
 
   struct Access {
     uint32_t col;
@@ -175,23 +181,23 @@ class SizedDriver final : public RtlPeArraySc::Driver {
   };
 
   Model model_;
-  sc_core::sc_signal<bool> clk_;
-  sc_core::sc_signal<bool> rst_n_;
-  sc_core::sc_signal<bool> start_;
-  Signal<decltype(Model::cfg_m)> cfg_m_;
-  Signal<decltype(Model::cfg_n)> cfg_n_;
-  Signal<decltype(Model::cfg_k)> cfg_k_;
+  Input<bool> clk_;
+  Input<bool> rst_n_;
+  Input<bool> start_;
+  InputSignal<decltype(Model::cfg_m)> cfg_m_;
+  InputSignal<decltype(Model::cfg_n)> cfg_n_;
+  InputSignal<decltype(Model::cfg_k)> cfg_k_;
   sc_core::sc_signal<bool> busy_;
   sc_core::sc_signal<bool> done_;
   sc_core::sc_signal<bool> w_rd_en_;
   Signal<decltype(Model::w_rd_row)> w_rd_row_;
-  Signal<decltype(Model::w_rd_data)> w_rd_data_;
+  InputSignal<decltype(Model::w_rd_data)> w_rd_data_;
   sc_core::sc_signal<bool> x_rd_en_;
   Signal<decltype(Model::x_rd_row)> x_rd_row_;
-  Signal<decltype(Model::x_rd_data)> x_rd_data_;
+  InputSignal<decltype(Model::x_rd_data)> x_rd_data_;
   Signal<decltype(Model::acc_rd_en)> acc_rd_en_;
   Signal<decltype(Model::acc_rd_addr)> acc_rd_addr_;
-  Signal<decltype(Model::acc_rd_data)> acc_rd_data_;
+  InputSignal<decltype(Model::acc_rd_data)> acc_rd_data_;
   Signal<decltype(Model::acc_wr_en)> acc_wr_en_;
   Signal<decltype(Model::acc_wr_addr)> acc_wr_addr_;
   Signal<decltype(Model::acc_wr_data)> acc_wr_data_;

@@ -69,14 +69,18 @@ class RtlPpuSc final : public sc_core::sc_module, public RtlPpu {
   void drive();  // SC_THREAD: runs posted passes
 
   sc_core::sc_time period_;
-  sc_core::sc_signal<bool> clk_{"clk"}, rst_n_{"rst_n"}, start_{"start"};
-  sc_core::sc_signal<uint32_t> op_{"op"}, count_{"count"}, width_{"width"}, latency_{"latency"},
+  // Inputs: written by whichever thread runs the pass (the driver, or a simulator unit's).
+  template <typename T>
+  using Input = sc_core::sc_signal<T, sc_core::SC_MANY_WRITERS>;
+  Input<bool> clk_{"clk"}, rst_n_{"rst_n"}, start_{"start"};
+  Input<uint32_t> op_{"op"}, count_{"count"}, width_{"width"}, latency_{"latency"},
       stages_{"stages"};
-  sc_core::sc_signal<uint32_t> alpha_{"alpha"}, beta_{"beta"}, lr_{"lr"}, momentum_{"momentum"},
+  Input<uint32_t> alpha_{"alpha"}, beta_{"beta"}, lr_{"lr"}, momentum_{"momentum"},
       weight_decay_{"weight_decay"};
   sc_core::sc_signal<bool> in_ready_{"in_ready"}, out_valid_{"out_valid"}, done_{"done"};
   sc_core::sc_signal<uint32_t> out_count_{"out_count"};
-  sc_core::sc_signal<Bus> in_[4], out_[2];
+  Input<Bus> in_[4];
+  sc_core::sc_signal<Bus> out_[2];
   Bus staged_[4];  // the words written so far of each input bus
 
   std::unique_ptr<Vppu_sc> top_;

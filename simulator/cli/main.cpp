@@ -80,11 +80,12 @@ int sc_main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   run->add_option("--rtl", run_options.rtl,
                   "RTL units that replace the models: pe_array, ppu or pe_array,ppu (SystemC "
-                  "Verilator builds; implies --functional). Every pass is also run on the model "
-                  "and compared: cycles and bits; exit 1 on a divergence");
+                  "Verilator builds; implies --functional). They clock the units' tiles in the "
+                  "timing simulation and compute the functional replay; every tile and pass is "
+                  "also run on the model and compared, cycles and bits; exit 1 on a divergence");
   run->add_option("--vcd", run_options.vcd,
-                  "with --rtl: dump the RTL units' waveforms to PREFIX.pe_array.vcd and "
-                  "PREFIX.ppu.vcd");
+                  "with --rtl: dump the RTL units' waveforms during the functional replay to "
+                  "PREFIX.pe_array.vcd and PREFIX.ppu.vcd");
 
   s2::sim::rtl::RegressOptions regress_options;
   std::string regress_unit = "all";

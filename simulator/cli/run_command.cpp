@@ -26,6 +26,7 @@
 #include "simulator/rtl/cosim_log.h"
 #include "simulator/rtl/rtl_pe_gemm.h"
 #include "simulator/rtl/rtl_ppu_lanes.h"
+#include "simulator/top/rtl_tile_clock.h"
 #include "simulator/top/rtl_units.h"
 #include "simulator/top/top.h"
 
@@ -131,11 +132,7 @@ void run_functional(const isa::Executable& exe, const target::TargetDesc& target
     for (uint32_t index : order) {
       if (rtl_pe || rtl_ppu)
         log.context = "step " + std::to_string(step) + ", instruction " +
-                      std::to_string(index) + " (" +
-                      (index < exe.debug.size() && !exe.debug[index].empty()
-                           ? exe.debug[index].front()
-                           : std::string(exe.instructions[index].info().mnemonic)) +
-                      ")";
+                      std::to_string(index) + " (" + top::instruction_name(exe, index) + ")";
       functional::execute_instruction(exe.instructions[index], image, datapath);
       if (step == options.steps)
         for (size_t t : ends_at[index]) captured[t] = image.entry_bytes(exe.tensors[t]);
@@ -191,9 +188,14 @@ int run_simulation(const RunCommandOptions& options, std::ostream& out) {
   // SystemC modules exist before the first simulation of the process (top::rtl_units).
   const top::RtlUnits rtl = selection.any() ? top::rtl_units(selection, target) : top::RtlUnits{};
 
+  rtl::CosimLog log;
+  std::optional<top::RtlTileClock> rtl_clock;
+  if (rtl.any()) rtl_clock.emplace(rtl, target, log);
+
   top::SimOptions sim;
   sim.window = options.window;
   sim.progress = progress_bar();
+  if (rtl_clock) sim.rtl_clock = &*rtl_clock;
   report::RunResult result = top::simulate(exe, target, sim);
   result.program = options.executable;
 
@@ -220,8 +222,8 @@ int run_simulation(const RunCommandOptions& options, std::ostream& out) {
   report::check_roofline(result);
   const bool functional = options.functional || options.steps > 1 || !options.dump.empty() ||
                           !options.dump_all.empty() || selection.any();
-  rtl::CosimLog log;
-  // After the timing run: the RTL units only clock during the functional replay.
+  // After the timing run, whose passes carry no data: the waveforms show the functional
+  // replay's passes.
   if (!options.vcd.empty()) top::open_rtl_vcd(rtl, options.vcd);
   if (functional) run_functional(exe, target, result, options, rtl, log, out);
   if (selection.any()) log.print(out);

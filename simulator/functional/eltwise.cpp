@@ -13,6 +13,8 @@ bool is_unary(isa::EltwiseOp op) {
   return op == isa::EltwiseOp::Relu || op == isa::EltwiseOp::Scale;
 }
 
+}  // namespace
+
 LaneOp lane_op(isa::EltwiseOp op) {
   using E = isa::EltwiseOp;
   switch (op) {
@@ -29,8 +31,6 @@ LaneOp lane_op(isa::EltwiseOp op) {
   throw UserError("eltwise: op code " + std::to_string(static_cast<unsigned>(op)) +
                   " is not an EltwiseOp");
 }
-
-}  // namespace
 
 std::vector<float> eltwise(PpuLanes& ppu, isa::EltwiseOp op, const std::vector<float>& a,
                            const std::vector<float>& b, float scale_a, float scale_b) {

@@ -13,6 +13,9 @@
 
 namespace s2::sim::functional {
 
+// The lane op of an eltwise op; a UserError for a code that is no EltwiseOp.
+LaneOp lane_op(isa::EltwiseOp op);
+
 // b is empty for the unary ops (relu, scale).
 std::vector<float> eltwise(PpuLanes& ppu, isa::EltwiseOp op, const std::vector<float>& a,
                            const std::vector<float>& b, float scale_a, float scale_b);

@@ -57,8 +57,8 @@ std::vector<uint32_t> transposed(const std::vector<uint32_t>& a, size_t rows, si
 
 }  // namespace
 
-RtlPeGemm::RtlPeGemm(s2::rtl::RtlPeArray& rtl, const target::TargetDesc& target, CosimLog& log)
-    : rtl_(rtl), log_(log), model_(rtl.rows()), timing_(timing::make_pe_array_model(target)) {
+uint32_t check_rtl_pe_target(const s2::rtl::RtlPeArray& rtl, const target::TargetDesc& target,
+                             const timing::PeArrayModel& model) {
   if (target.pe_array.dataflow != target::Dataflow::WeightStationary)
     throw UserError(target.source_file +
                     ": pe_array.dataflow: the PE-array RTL is weight_stationary; --rtl pe_array "
@@ -74,12 +74,17 @@ RtlPeGemm::RtlPeGemm(s2::rtl::RtlPeArray& rtl, const target::TargetDesc& target,
   check_port(target, "accumulator", target.sram.accumulator, rtl.cols());
   // Passes hold at most the accumulator rows of a column (timing model), which the RTL's
   // accumulator must cover.
-  const uint64_t model_m = timing_->max_pass().m;
+  const uint64_t model_m = model.max_pass().m;
   if (model_m > rtl.max_m())
     throw UserError(target.source_file + ": sram.accumulator.size: " + std::to_string(model_m) +
                     " accumulator rows per PE column; the PE-array RTL is built with MAX_M " +
                     std::to_string(rtl.max_m()) + ", so --rtl pe_array needs at most that");
-  max_m_ = static_cast<uint32_t>(model_m);
+  return static_cast<uint32_t>(model_m);
+}
+
+RtlPeGemm::RtlPeGemm(s2::rtl::RtlPeArray& rtl, const target::TargetDesc& target, CosimLog& log)
+    : rtl_(rtl), log_(log), model_(rtl.rows()), timing_(timing::make_pe_array_model(target)) {
+  max_m_ = check_rtl_pe_target(rtl, target, *timing_);
 }
 
 void RtlPeGemm::accumulate(size_t m, size_t n, size_t kd, const float* a, size_t lda,

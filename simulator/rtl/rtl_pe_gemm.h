@@ -17,11 +17,16 @@
 
 namespace s2::sim::rtl {
 
+// The target must describe the RTL: a weight-stationary array of the RTL's rows x cols whose
+// input, weight and accumulator buffers each deliver at least one array edge of fp32 per
+// cycle, and whose passes (model.max_pass()) hold no more rows than the RTL's accumulator; a
+// UserError naming the config key otherwise. Returns the rows per pass (the model's limit).
+uint32_t check_rtl_pe_target(const s2::rtl::RtlPeArray& rtl, const target::TargetDesc& target,
+                             const timing::PeArrayModel& model);
+
 class RtlPeGemm final : public numerics::PeGemm {
  public:
-  // The target must describe the RTL: a weight-stationary array of the RTL's rows x cols whose
-  // input, weight and accumulator buffers each deliver at least one array edge of fp32 per
-  // cycle; a UserError naming the config key otherwise.
+  // The target must describe the RTL (check_rtl_pe_target).
   RtlPeGemm(s2::rtl::RtlPeArray& rtl, const target::TargetDesc& target, CosimLog& log);
   void accumulate(size_t m, size_t n, size_t kd, const float* a, size_t lda, const float* b,
                   size_t ldb, float* c, size_t ldc) override;

@@ -1,17 +1,26 @@
 #include "simulator/top/rtl_units.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "isa/common/errors.h"
 
 namespace s2::sim::top {
 namespace {
 
-// The accelerator clock period in whole picoseconds, rounded to even (the RTL clocks are high
-// for half a period).
+// The accelerator clock period in picoseconds. The RTL runs on the units' clock edges, so the
+// period must be a whole, even number of picoseconds (the RTL clocks are high for half of it).
 uint64_t period_ps(const target::TargetDesc& t) {
-  const auto ps = static_cast<uint64_t>(std::llround(1e6 / t.clock_mhz));
-  return std::max<uint64_t>(2, ps + (ps % 2));
+  const double exact = 1e6 / t.clock_mhz;
+  const auto ps = static_cast<uint64_t>(std::llround(exact));
+  if (std::fabs(exact - static_cast<double>(ps)) > 1e-6 || ps < 2 || ps % 2 != 0) {
+    char got[64];
+    std::snprintf(got, sizeof got, "%.6g ps", exact);
+    throw UserError(t.source_file + ": clock_mhz: --rtl clocks the RTL units on the accelerator "
+                    "clock, whose period must be an even whole number of picoseconds; " +
+                    std::to_string(t.clock_mhz) + " MHz gives " + got);
+  }
+  return ps;
 }
 
 }  // namespace
@@ -40,9 +49,10 @@ RtlUnits rtl_units(const RtlSelection& selection, const target::TargetDesc& targ
   static uint32_t rows = 0, cols = 0;
   if (created) {
     if (made.pe_array != selection.pe_array || made.ppu != selection.ppu ||
-        (selection.pe_array && (rows != target.pe_array.rows || cols != target.pe_array.cols)))
+        (selection.pe_array && (rows != target.pe_array.rows || cols != target.pe_array.cols)) ||
+        units.period_ps != period_ps(target))
       throw UserError("--rtl: the RTL units of this process are already elaborated with "
-                      "another selection or array size");
+                      "another selection, array size or clock");
     return units;
   }
   if (selection.ppu && target.ppu.lanes != s2::rtl::RtlPpuSc::kLanes)
@@ -53,7 +63,11 @@ RtlUnits rtl_units(const RtlSelection& selection, const target::TargetDesc& targ
   if (selection.pe_array)
     units.pe_array = new s2::rtl::RtlPeArraySc("rtl_pe_array", target.pe_array.rows,
                                                target.pe_array.cols, period);
-  if (selection.ppu) units.ppu = new s2::rtl::RtlPpuSc("rtl_ppu", period);
+  if (selection.ppu) {
+    units.ppu = new s2::rtl::RtlPpuSc("rtl_ppu", period);
+    units.epilogue_ppu = new s2::rtl::RtlPpuSc("rtl_epilogue_ppu", period);
+  }
+  units.period_ps = period;
   created = true;
   made = selection;
   rows = target.pe_array.rows;

@@ -44,4 +44,9 @@ void RunContext::finished(const report::InstructionRecord& record) {
   if (options.progress) options.progress(completed_count, exe.instructions.size());
 }
 
+std::string instruction_name(const isa::Executable& exe, uint32_t index) {
+  if (index < exe.debug.size() && !exe.debug[index].empty()) return exe.debug[index].front();
+  return std::string(exe.instructions[index].info().mnemonic);
+}
+
 }  // namespace s2::sim::top

@@ -11,6 +11,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "isa/container/executable.h"
@@ -33,12 +34,17 @@ class AcceleratorClock {
   double period_ps_;
 };
 
+class RtlTileClock;  // rtl_tile_clock.h
+
 struct SimOptions {
   // Decode window of the controller: how many instructions past the oldest incomplete one may
   // issue. 1: sequential (each instruction starts after the previous completed).
   uint32_t window = 64;
   // Called after every completed instruction with (completed, total); may be empty.
   std::function<void(size_t, size_t)> progress;
+  // `--rtl`: the RTL units run the PE-array and PPU units' tiles (rtl_tile_clock.h); null: the
+  // model's formula. Not owned.
+  RtlTileClock* rtl_clock = nullptr;
 };
 
 struct RunContext {
@@ -65,5 +71,8 @@ struct RunContext {
   // Fills the instruction's record and updates unit and memory accounting.
   void finished(const report::InstructionRecord& record);
 };
+
+// The name of instruction `index` in reports: its op's debug name, or its mnemonic.
+std::string instruction_name(const isa::Executable& exe, uint32_t index);
 
 }  // namespace s2::sim::top

@@ -9,11 +9,6 @@
 namespace s2::sim::top {
 namespace {
 
-std::string op_name(const isa::Executable& exe, uint32_t index) {
-  if (index < exe.debug.size() && !exe.debug[index].empty()) return exe.debug[index].front();
-  return std::string(exe.instructions[index].info().mnemonic);
-}
-
 uint64_t ceil_div(double a, double b) {
   return b <= 0 ? 0 : static_cast<uint64_t>(std::ceil(a / b - 1e-9));
 }
@@ -25,7 +20,7 @@ void finish_result(const RunContext& ctx, report::RunResult& r) {
   for (uint32_t i = 0; i < exe.instructions.size(); ++i) {
     report::InstructionRecord& rec = r.instructions[i];
     rec.index = i;
-    rec.op = op_name(exe, i);
+    rec.op = instruction_name(exe, i);
     rec.mnemonic = std::string(exe.instructions[i].info().mnemonic);
     rec.unit = exe.instructions[i].info().unit;
     r.total_macs += rec.macs;

@@ -5,6 +5,7 @@
 
 #include "isa/common/errors.h"
 #include "simulator/timing/plan.h"
+#include "simulator/top/rtl_tile_clock.h"
 
 namespace s2::sim::top {
 
@@ -64,6 +65,10 @@ void Unit::execute(uint32_t index) {
   ctx.started(index, r.start_cycle);
 
   const std::vector<timing::Tile>& tiles = plan.tiles;
+  // With --rtl, the RTL runs this unit's tiles (and advances time by them).
+  RtlTileClock* rtl = ctx.options.rtl_clock != nullptr && ctx.options.rtl_clock->clocks(unit_)
+                          ? ctx.options.rtl_clock
+                          : nullptr;
   uint64_t cycle = r.start_cycle;
   uint64_t loads_done = tiles.empty() ? cycle : serve(cycle, tiles.front().loads);
   uint64_t compute_end = cycle;
@@ -72,7 +77,13 @@ void Unit::execute(uint32_t index) {
     cycle = std::max(loads_done, compute_end);
     wait_until(cycle);
     if (t + 1 < tiles.size()) loads_done = serve(cycle, tiles[t + 1].loads);
-    const uint64_t compute = tiles[t].pe_cycles + tiles[t].ppu_cycles;
+    uint64_t compute = tiles[t].pe_cycles + tiles[t].ppu_cycles;
+    if (rtl != nullptr) {
+      compute = rtl->compute(unit_, index, instruction_name(ctx.exe, index), inst, t, tiles[t]);
+      internal_check(now_ps() == ctx.clock.edge_ps(cycle + compute),
+                     "RTL tile clock: instruction " + std::to_string(index) +
+                         " ended off the accelerator clock's edges");
+    }
     r.compute_cycles += compute;
     cycle += compute;
     compute_end = cycle;

@@ -10,7 +10,8 @@
 //            pe_cycles + ppu_cycles (the PPU epilogue streams from the PE array);
 //   stores(t) issue when compute(t) ends.
 // The instruction ends when its last compute has ended and every store has completed. Time
-// advances by at most three wait()s per tile, never per cycle.
+// advances by at most three wait()s per tile, never per cycle -- except with --rtl, where the
+// RTL units run the tiles' compute cycle by cycle (rtl_tile_clock.h).
 
 #include <systemc>
 

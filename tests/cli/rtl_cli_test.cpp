@@ -51,6 +51,10 @@ class RtlCli : public testing::Test {
                          " --report " + path("rtl.json") + " --dump-all " + path("rtl"));
     ASSERT_EQ(r.status, 0) << r.out;
     EXPECT_NE(r.out.find("RTL co-simulation"), std::string::npos) << r.out;
+    // Both parts ran: the RTL clocked the timing units' tiles and computed the replay.
+    EXPECT_NE(r.out.find("timing (the RTL clocks the units"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("datapath (the functional replay"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("cycles identical"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("diverge"), std::string::npos) << r.out;
     EXPECT_EQ(read_text(dir_ / "model.json"), read_text(dir_ / "rtl.json"));
     size_t files = 0;

@@ -1,0 +1,171 @@
+#include "simulator/top/rtl_tile_clock.h"
+
+#include <algorithm>
+
+#include "isa/common/errors.h"
+#include "simulator/functional/eltwise.h"
+#include "simulator/rtl/rtl_pe_gemm.h"
+#include "simulator/rtl/rtl_ppu_lanes.h"
+
+namespace s2::sim::top {
+namespace {
+
+std::string shape_text(uint64_t m, uint64_t n, uint64_t k) {
+  return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+}
+
+// Records a tile's cycles; the first difference becomes the divergence text.
+void record(rtl::TimingCosim& u, const std::string& where, uint64_t passes, uint64_t rtl_cycles,
+            uint64_t model_cycles, const std::string& first_pass_divergence) {
+  ++u.tiles;
+  u.passes += passes;
+  u.rtl_cycles += rtl_cycles;
+  u.model_cycles += model_cycles;
+  if (rtl_cycles == model_cycles && first_pass_divergence.empty()) return;
+  ++u.divergences;
+  if (u.first.empty())
+    u.first = where + ": RTL " + std::to_string(rtl_cycles) + " cycles, model " +
+              std::to_string(model_cycles) +
+              (first_pass_divergence.empty() ? "" : "; " + first_pass_divergence);
+}
+
+}  // namespace
+
+RtlTileClock::RtlTileClock(const RtlUnits& units, const target::TargetDesc& target,
+                           rtl::CosimLog& log)
+    : units_(units), target_(target), log_(log), model_(timing::make_pe_array_model(target)) {
+  limit_ = model_->max_pass();
+  if (units_.pe_array != nullptr) rtl::check_rtl_pe_target(*units_.pe_array, target, *model_);
+  if (units_.ppu != nullptr) {
+    // Every cost entry the RTL runs must stream a whole number of elements per cycle.
+    for (target::PpuOp op : {target::PpuOp::Epilogue, target::PpuOp::Eltwise, target::PpuOp::Sgd})
+      s2::rtl::ppu_pass_width(target.ppu.lanes, target.ppu.cost(op).throughput,
+                              target.source_file + ": ppu.ops." +
+                                  std::string(target::name(op)) + ".throughput");
+  }
+}
+
+bool RtlTileClock::clocks(isa::Unit unit) const {
+  if (unit == isa::Unit::Pe) return units_.pe_array != nullptr || units_.epilogue_ppu != nullptr;
+  if (unit == isa::Unit::Ppu) return units_.ppu != nullptr;
+  return false;
+}
+
+void RtlTileClock::wait_cycles(uint64_t cycles) const {
+  if (cycles > 0)
+    sc_core::wait(sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(cycles * units_.period_ps)));
+}
+
+uint64_t RtlTileClock::compute(isa::Unit unit, uint32_t index, const std::string& op,
+                               const isa::Instruction& inst, size_t tile_index,
+                               const timing::Tile& tile) {
+  const std::string where = "instruction " + std::to_string(index) + " (" + op + "), tile " +
+                            std::to_string(tile_index);
+  if (unit == isa::Unit::Pe) return pe_tile(where, tile) + epilogue(where, inst, tile);
+  return ppu_tile(where, inst, tile);
+}
+
+uint64_t RtlTileClock::pe_tile(const std::string& where, const timing::Tile& tile) {
+  if (tile.pe_cycles == 0) return 0;
+  if (units_.pe_array == nullptr) {
+    wait_cycles(tile.pe_cycles);
+    return tile.pe_cycles;
+  }
+  const timing::PassShape& s = tile.shape;
+  const size_t largest = std::max({std::min(s.m, limit_.m) * std::min(s.k, limit_.k),
+                                   std::min(s.k, limit_.k) * std::min(s.n, limit_.n),
+                                   std::min(s.m, limit_.m) * std::min(s.n, limit_.n)});
+  if (zeros_.size() < largest) zeros_.resize(largest, 0);
+  if (out0_.size() < largest) out0_.resize(largest);
+  uint64_t passes = 0, cycles = 0;
+  std::string divergence;
+  // The model's cut of the tile into passes (pe_array_model.h); the order does not change the
+  // cycles, this is run_gemm's: column blocks, K blocks, row blocks.
+  for (uint64_t n0 = 0; n0 < s.n; n0 += limit_.n)
+    for (uint64_t k0 = 0; k0 < s.k; k0 += limit_.k)
+      for (uint64_t m0 = 0; m0 < s.m; m0 += limit_.m) {
+        const s2::rtl::PePass pass{static_cast<uint32_t>(std::min(limit_.m, s.m - m0)),
+                                   static_cast<uint32_t>(std::min(limit_.n, s.n - n0)),
+                                   static_cast<uint32_t>(std::min(limit_.k, s.k - k0))};
+        std::fill(out0_.begin(), out0_.end(), 0u);
+        const uint64_t got = units_.pe_array->run_pass(pass, zeros_.data(), pass.k,
+                                                       zeros_.data(), pass.n, out0_.data(),
+                                                       pass.n);
+        const uint64_t want = model_->pass_cycles({pass.m, pass.n, pass.k});
+        if (got != want && divergence.empty())
+          divergence = "pass " + std::to_string(passes) + " (" +
+                       shape_text(pass.m, pass.n, pass.k) + " M_t x N_t x K_t): RTL " +
+                       std::to_string(got) + " cycles, model " + std::to_string(want);
+        ++passes;
+        cycles += got;
+      }
+  record(log_.timing_pe_array, where + " (" + shape_text(s.m, s.n, s.k) + " M_b x N_b x K_b)",
+         passes, cycles, tile.pe_cycles, divergence);
+  return cycles;
+}
+
+uint64_t RtlTileClock::epilogue(const std::string& where, const isa::Instruction& inst,
+                                const timing::Tile& tile) {
+  if (tile.ppu_cycles == 0) return 0;
+  if (units_.epilogue_ppu == nullptr) {
+    wait_cycles(tile.ppu_cycles);
+    return tile.ppu_cycles;
+  }
+  s2::rtl::PpuPass pass;
+  pass.op = s2::rtl::PpuRtlOp::Epilogue;
+  pass.bias = inst.has_slot(isa::Slot::Bias) && inst.operand(isa::Slot::Bias).has_value();
+  pass.residual =
+      inst.has_slot(isa::Slot::Residual) && inst.operand(isa::Slot::Residual).has_value();
+  pass.gate = inst.has_slot(isa::Slot::Gate) && inst.operand(isa::Slot::Gate).has_value();
+  pass.relu = inst.has_field(isa::Field::Act) &&
+              inst.as<isa::Activation>(isa::Field::Act) == isa::Activation::Relu;
+  const uint64_t elements = tile.shape.m * tile.shape.n;
+  const uint64_t cycles =
+      ppu_pass(*units_.epilogue_ppu, pass, target::PpuOp::Epilogue, elements);
+  record(log_.timing_epilogue,
+         where + " epilogue (" + std::to_string(elements) + " elements)", 1, cycles,
+         tile.ppu_cycles, "");
+  return cycles;
+}
+
+uint64_t RtlTileClock::ppu_tile(const std::string& where, const isa::Instruction& inst,
+                                const timing::Tile& tile) {
+  if (tile.ppu_cycles == 0) return 0;
+  s2::rtl::PpuPass pass;
+  bool on_rtl = units_.ppu != nullptr && tile.ppu_op.has_value();
+  if (on_rtl && *tile.ppu_op == target::PpuOp::Eltwise)
+    pass.op = rtl::to_rtl_op(functional::lane_op(inst.as<isa::EltwiseOp>(isa::Field::Op)));
+  else if (on_rtl && *tile.ppu_op == target::PpuOp::Sgd)
+    pass.op = s2::rtl::PpuRtlOp::Sgd;
+  else
+    on_rtl = false;
+  if (!on_rtl) {
+    rtl::TimingCosim& u = log_.timing_ppu;
+    ++u.model_timed_tiles;
+    u.model_timed_cycles += tile.ppu_cycles;
+    u.model_timed_ops.insert(std::string(inst.info().mnemonic));
+    wait_cycles(tile.ppu_cycles);
+    return tile.ppu_cycles;
+  }
+  const uint64_t cycles = ppu_pass(*units_.ppu, pass, *tile.ppu_op, tile.elements);
+  record(log_.timing_ppu, where + " (" + std::to_string(tile.elements) + " elements)", 1,
+         cycles, tile.ppu_cycles, "");
+  return cycles;
+}
+
+uint64_t RtlTileClock::ppu_pass(s2::rtl::RtlPpuSc& ppu, s2::rtl::PpuPass pass,
+                                target::PpuOp cost, uint64_t elements) {
+  const target::PpuOpCost& c = target_.ppu.cost(cost);
+  pass.elements = elements;
+  pass.width = s2::rtl::ppu_pass_width(target_.ppu.lanes, c.throughput,
+                                       target_.source_file + ": ppu.ops." +
+                                           std::string(target::name(cost)) + ".throughput");
+  pass.latency = c.latency;
+  if (zeros_.size() < elements) zeros_.resize(elements, 0);
+  if (out0_.size() < elements) out0_.resize(elements);
+  if (out1_.size() < elements) out1_.resize(elements);
+  const uint32_t* z = zeros_.data();
+  return ppu.run_pass(pass, z, z, z, z, out0_.data(), out1_.data());
+}
+
+}  // namespace s2::sim::top

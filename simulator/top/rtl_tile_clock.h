@@ -1,0 +1,67 @@
+#pragma once
+// `s2sim run --rtl`: the RTL units clock the timing simulation's units. Where the model's unit
+// (unit.h) would wait a tile's formula cycles, the unit's thread runs the tile on the RTL
+// instead and continues when the RTL's clock has run it:
+//  * PE-array tiles: every pass of the tile (the model's cut: N blocks of the columns, K blocks
+//    of the rows, M blocks of the accumulator rows per column) on the PE-array RTL, then the
+//    tile's epilogue (its last K block) as one pass of M_b x N_b elements on the PPU RTL behind
+//    the array, with the instruction's stages (bias, residual, relu, gate);
+//  * PPU tiles of the ops the PPU RTL implements (eltwise, sgd): one pass of the tile's
+//    elements. Other PPU ops (batch norm, pooling, softmax, reduce) have no RTL: their tiles
+//    wait the model's cycles and are counted as such.
+// Timing has no data: the passes stream zeros (the RTL's cycles do not depend on the values;
+// the functional replay checks the bits). Each tile's and each pass's RTL cycles are compared
+// with the model's; a difference is a divergence in the CosimLog, naming the instruction, the
+// tile and the pass. The unit takes the RTL's cycles either way: the RTL is the clock.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "isa/encoding/instruction.h"
+#include "isa/target/target_desc.h"
+#include "simulator/rtl/cosim_log.h"
+#include "simulator/timing/pe_array_model.h"
+#include "simulator/timing/tiling.h"
+#include "simulator/top/rtl_units.h"
+
+namespace s2::sim::top {
+
+class RtlTileClock {
+ public:
+  // The units must describe the target (a UserError naming the config key otherwise:
+  // rtl::check_rtl_pe_target, and the PPU's lanes, throughputs and latencies).
+  RtlTileClock(const RtlUnits& units, const target::TargetDesc& target, rtl::CosimLog& log);
+
+  // Whether tiles of `unit` run here (PE array or PPU with their RTL selected).
+  bool clocks(isa::Unit unit) const;
+
+  // Runs the compute of tile `tile_index` of instruction `index` (named `op` in reports) from
+  // the calling SystemC thread, starting now, on a clock edge. Returns its cycles; simulated
+  // time has then advanced by exactly that many clock periods.
+  uint64_t compute(isa::Unit unit, uint32_t index, const std::string& op,
+                   const isa::Instruction& inst, size_t tile_index, const timing::Tile& tile);
+
+ private:
+  uint64_t pe_tile(const std::string& where, const timing::Tile& tile);
+  uint64_t epilogue(const std::string& where, const isa::Instruction& inst,
+                    const timing::Tile& tile);
+  uint64_t ppu_tile(const std::string& where, const isa::Instruction& inst,
+                    const timing::Tile& tile);
+  // Waits `cycles` of the model (a part the RTL does not run).
+  void wait_cycles(uint64_t cycles) const;
+  // One PPU pass of `elements` zeros on `ppu`; returns the RTL's cycles.
+  uint64_t ppu_pass(s2::rtl::RtlPpuSc& ppu, s2::rtl::PpuPass pass, target::PpuOp cost,
+                    uint64_t elements);
+
+  RtlUnits units_;
+  const target::TargetDesc& target_;
+  rtl::CosimLog& log_;
+  std::unique_ptr<timing::PeArrayModel> model_;
+  timing::PassShape limit_;  // the model's largest pass
+  // Zero operands, grown to the largest pass seen; outputs are scratch.
+  std::vector<uint32_t> zeros_;
+  std::vector<uint32_t> out0_, out1_;
+};
+
+}  // namespace s2::sim::top

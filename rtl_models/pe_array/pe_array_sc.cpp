@@ -6,6 +6,7 @@
 #include "Vpe_array_sc_16x16.h"
 #include "Vpe_array_sc_32x32.h"
 #include "isa/common/errors.h"
+#include "rtl_models/common/sc_pass_guard.h"
 #include "rtl_models/pe_array/pe_array_memories.h"
 #include "verilated.h"
 #include "verilated_vcd_sc.h"
@@ -258,17 +259,9 @@ uint64_t RtlPeArraySc::run_pass(const PePass& pass, const uint32_t* x, size_t ld
                                 const uint32_t* w, size_t ldw, uint32_t* c, size_t ldc) {
   check_pass(pass, ldx, ldw, ldc, "SystemC RTL PE array");
   PassMemories mem(pass, x, ldx, w, ldw, c, ldc);
-  if (sc_core::sc_get_status() == sc_core::SC_RUNNING) {  // from a process: clock it here
-    internal_check(sc_core::sc_get_current_process_handle().proc_kind() ==
-                       sc_core::SC_THREAD_PROC_,
-                   std::string(name()) + ": run_pass() from inside the simulation needs a "
-                                         "thread process (it waits on the clock)");
-    while (!reset_done_) sc_core::wait(reset_done_event_);
-    internal_check(!in_pass_, std::string(name()) + ": two processes run passes at once");
-    in_pass_ = true;
-    const uint64_t cycles = driver_->run(pass, mem, half_period_);
-    in_pass_ = false;
-    return cycles;
+  if (called_inside_simulation()) {  // from a unit's thread: clock the pass here
+    const InSimulationPass guard(name(), reset_done_, reset_done_event_, in_pass_);
+    return driver_->run(pass, mem, half_period_);
   }
   // Before the first sc_start(): finish elaboration so the driver thread exists.
   if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) sc_core::sc_start(sc_core::SC_ZERO_TIME);

@@ -2,6 +2,7 @@
 
 #include "Vppu_sc.h"
 #include "isa/common/errors.h"
+#include "rtl_models/common/sc_pass_guard.h"
 #include "rtl_models/ppu/ppu_pass_loop.h"
 #include "verilated.h"
 #include "verilated_vcd_sc.h"
@@ -127,18 +128,8 @@ uint64_t RtlPpuSc::run_pass(const PpuPass& pass, const uint32_t* in0, const uint
                             const uint32_t* in2, const uint32_t* in3, uint32_t* out0,
                             uint32_t* out1) {
   const detail::PassStreams s = detail::check_pass(pass, kLanes, in0, in1, in2, in3, out0, out1);
-  if (sc_core::sc_get_status() == sc_core::SC_RUNNING) {  // from a process: clock it here
-    internal_check(sc_core::sc_get_current_process_handle().proc_kind() ==
-                       sc_core::SC_THREAD_PROC_,
-                   std::string(name()) + ": run_pass() from inside the simulation needs a "
-                                         "thread process (it waits on the clock)");
-    while (!reset_done_) sc_core::wait(reset_done_event_);
-    internal_check(!in_pass_, std::string(name()) + ": two processes run passes at once");
-    in_pass_ = true;
-    struct Leave {
-      bool& flag;
-      ~Leave() { flag = false; }
-    } leave{in_pass_};
+  if (called_inside_simulation()) {  // from a unit's thread: clock the pass here
+    const InSimulationPass guard(name(), reset_done_, reset_done_event_, in_pass_);
     detail::ScPort port(*this);
     return detail::drive_pass(port, pass, s);
   }

@@ -1,9 +1,11 @@
 #pragma once
 // A flat image of the accelerator's DRAM (byte i is address i) for the in-compiler stream
 // checker: tensors move in and out of it through descriptors, gathering and scattering their
-// elements in row-major order exactly as the hardware's DMA would.
+// elements in row-major order exactly as the hardware's DMA would (the layout is
+// isa/container/dram_layout.h). Values keep their raw bits: no subnormal flushing.
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "compiler/ir/host_array.h"
@@ -15,8 +17,7 @@ class DramImage {
  public:
   explicit DramImage(uint64_t size) : bytes_(size, 0) {}
 
-  // The executable's DRAM before its first instruction: zeros, with each tensor's initial
-  // data (from the data section) at the tensor's address.
+  // The executable's DRAM before its first instruction (isa::initial_dram).
   static DramImage load(const isa::Executable& exe);
 
   uint64_t size() const { return bytes_.size(); }
@@ -30,6 +31,7 @@ class DramImage {
   ir::HostArray read(const isa::TensorEntry& entry) const;
 
  private:
+  explicit DramImage(std::vector<uint8_t> bytes) : bytes_(std::move(bytes)) {}
   std::vector<uint8_t> bytes_;
 };
 

@@ -4,23 +4,14 @@
 // channel. The normalisation uses the biased batch variance; the running variance is updated
 // with the unbiased one: running = (1 - momentum) * running + momentum * batch.
 //
-// Arithmetic order (fp32 throughout, no fused multiply-add), per channel:
-//   sum    = x values added from 0.0f in order n = 0..N-1, then h*W+w = 0..H*W-1
-//   mean   = sum / count                        (count = N*H*W)
-//   sq     = (x - mean)^2 added in the same order
-//   var    = sq / count;  unbiased = sq / (count - 1)
-//   invstd = 1 / sqrt(var + eps)
-//   y      = ((x - mean) * invstd) * gamma + beta
-// Backward, with xhat = (x - mean) * invstd and the same summation order:
-//   dbeta  = sum dy;  dgamma = sum dy * xhat
-//   dx     = (gamma * invstd) * ((dy - dbeta / count) - xhat * (dgamma / count))
+// The arithmetic (reductions and normalisation in double, rounded once to fp32; the order
+// of every sum) is isa/numerics/batch_norm.h, shared with the simulator's functional model.
 //
 // Epilogues, as the ISA's bn_fwd and bn_bwd have them (ops/epilogue.h): batch_norm's `act`
 // ("none" by default, or "relu") is applied to the fp32 y; batch_norm_bwd's optional `gate`
 // (after the positional inputs) masks dy first — dy kept where gate > 0, like relu_bwd —
 // and everything above then reads the masked dy. The fusion pass fills them in.
 
-#include <cmath>
 #include <string>
 #include <vector>
 
@@ -28,6 +19,7 @@
 #include "compiler/interp/kernel.h"
 #include "compiler/ops/epilogue.h"
 #include "compiler/ops/registry.h"
+#include "isa/numerics/batch_norm.h"
 
 namespace s2::ir {
 namespace {
@@ -46,15 +38,11 @@ void check_per_channel(const InferContext& ctx, size_t i, int64_t channels) {
   ctx.expect_shape(i, {channels});
 }
 
-// Geometry of x as [N, C, S] with S = H*W (1 for a 2-D input).
-struct Geometry {
-  size_t n = 0, c = 0, s = 0;
-  size_t count() const { return n * s; }
-  size_t at(size_t ni, size_t ci) const { return (ni * c + ci) * s; }
-};
+using numerics::BnGeometry;
 
-Geometry geometry(const Shape& x) {
-  Geometry g;
+// x as [N, C, S] with S = H*W (1 for a 2-D input).
+BnGeometry geometry(const Shape& x) {
+  BnGeometry g;
   g.n = static_cast<size_t>(x[0]);
   g.c = static_cast<size_t>(x[1]);
   g.s = x.size() == 4 ? static_cast<size_t>(x[2] * x[3]) : 1;
@@ -67,7 +55,7 @@ std::vector<OutputSpec> infer_batch_norm(const InferContext& ctx) {
   const int64_t c = check_activation(ctx, 0);
   for (size_t i = 1; i <= 4; ++i)
     check_per_channel(ctx, i, c);
-  const Geometry g = geometry(ctx.shape(0));
+  const BnGeometry g = geometry(ctx.shape(0));
   if (g.count() <= 1)
     ctx.fail(ctx.describe(0) + " has " + std::to_string(g.count()) +
              " value per channel; training-mode batch norm needs more than one");
@@ -89,54 +77,24 @@ std::vector<OutputSpec> infer_batch_norm(const InferContext& ctx) {
   return out;
 }
 
-// Batch statistics and the normalisation are computed in double and rounded once to fp32:
-// the PPU reduces batch-norm statistics in a wide accumulator. With few values per channel
-// (ResNet's 1x1 maps at small batch) fp32 sums lose so much to cancellation that the step
-// would drift from the exact result by more than PyTorch's own fp32 step does.
 void batch_norm_kernel(KernelContext& k) {
+  numerics::BnForwardArgs a;
+  a.x = k.in[0].f32;
+  a.gamma = k.in[1].f32;
+  a.beta = k.in[2].f32;
+  a.running_mean_in = k.in[3].f32;
+  a.running_var_in = k.in[4].f32;
   // eps and momentum travel to the hardware as f32 instruction fields: round them the same
   // way here so the interpreter and the executable agree bit for bit.
-  const double eps = static_cast<double>(static_cast<float>(k.op.attrs.f("eps")));
-  const double momentum = static_cast<double>(static_cast<float>(k.op.attrs.f("momentum")));
-  const Geometry g = geometry(k.in[0].shape);
-  const double count = static_cast<double>(g.count());
-  const float* x = k.in[0].f32;
-  const float* gamma = k.in[1].f32;
-  const float* beta = k.in[2].f32;
-  const float* running_mean = k.in[3].f32;
-  const float* running_var = k.in[4].f32;
-  float* y = k.out[0].f32;
-  float* saved_mean = k.out[1].f32;
-  float* saved_invstd = k.out[2].f32;
-  float* running_mean_out = k.out[3].f32;  // same memory as running_mean
-  float* running_var_out = k.out[4].f32;   // same memory as running_var
-  for (size_t c = 0; c < g.c; ++c) {
-    double sum = 0.0;
-    for (size_t n = 0; n < g.n; ++n)
-      for (size_t s = 0, at = g.at(n, c); s < g.s; ++s) sum += static_cast<double>(x[at + s]);
-    const double mean = sum / count;
-    double sq = 0.0;
-    for (size_t n = 0; n < g.n; ++n)
-      for (size_t s = 0, at = g.at(n, c); s < g.s; ++s) {
-        const double d = static_cast<double>(x[at + s]) - mean;
-        sq += d * d;
-      }
-    const double var = sq / count;
-    const double unbiased = sq / (count - 1.0);
-    const double invstd = 1.0 / std::sqrt(var + eps);
-    const double scale = static_cast<double>(gamma[c]);
-    const double shift = static_cast<double>(beta[c]);
-    for (size_t n = 0; n < g.n; ++n)
-      for (size_t s = 0, at = g.at(n, c); s < g.s; ++s)
-        y[at + s] = static_cast<float>((static_cast<double>(x[at + s]) - mean) * invstd * scale + shift);
-    saved_mean[c] = static_cast<float>(mean);
-    saved_invstd[c] = static_cast<float>(invstd);
-    const double rm = static_cast<double>(running_mean[c]);
-    const double rv = static_cast<double>(running_var[c]);
-    running_mean_out[c] = static_cast<float>((1.0 - momentum) * rm + momentum * mean);
-    running_var_out[c] = static_cast<float>((1.0 - momentum) * rv + momentum * unbiased);
-  }
-  epilogue::apply(y, static_cast<size_t>(k.out[0].numel()), nullptr, epilogue::act_of(k.op),
+  a.eps = static_cast<float>(k.op.attrs.f("eps"));
+  a.momentum = static_cast<float>(k.op.attrs.f("momentum"));
+  a.y = k.out[0].f32;
+  a.saved_mean = k.out[1].f32;
+  a.saved_invstd = k.out[2].f32;
+  a.running_mean_out = k.out[3].f32;  // same memory as running_mean
+  a.running_var_out = k.out[4].f32;   // same memory as running_var
+  numerics::batch_norm_forward(geometry(k.in[0].shape), a);
+  epilogue::apply(a.y, static_cast<size_t>(k.out[0].numel()), nullptr, epilogue::act_of(k.op),
                   nullptr);
 }
 
@@ -170,10 +128,7 @@ std::vector<OutputSpec> infer_batch_norm_bwd(const InferContext& ctx) {
   return {dx, stat, stat};
 }
 
-// Like the forward: reductions and the gradient formula in double, rounded once to fp32.
 void batch_norm_bwd_kernel(KernelContext& k) {
-  const Geometry g = geometry(k.in[1].shape);
-  const double count = static_cast<double>(g.count());
   const float* dy = k.in[0].f32;
   std::vector<float> masked;  // dy after the gate, when there is one
   if (k.in[5].present()) {
@@ -181,35 +136,9 @@ void batch_norm_bwd_kernel(KernelContext& k) {
     epilogue::apply(masked.data(), masked.size(), nullptr, isa::Activation::None, k.in[5].f32);
     dy = masked.data();
   }
-  const float* x = k.in[1].f32;
-  const float* gamma = k.in[2].f32;
-  const float* mean = k.in[3].f32;
-  const float* invstd = k.in[4].f32;
-  float* dx = k.out[0].f32;
-  float* dgamma = k.out[1].f32;
-  float* dbeta = k.out[2].f32;
-  for (size_t c = 0; c < g.c; ++c) {
-    const double m = static_cast<double>(mean[c]);
-    const double is = static_cast<double>(invstd[c]);
-    double sum_dy = 0.0;
-    double sum_dy_xhat = 0.0;
-    for (size_t n = 0; n < g.n; ++n)
-      for (size_t s = 0, at = g.at(n, c); s < g.s; ++s) {
-        const double xhat = (static_cast<double>(x[at + s]) - m) * is;
-        sum_dy += static_cast<double>(dy[at + s]);
-        sum_dy_xhat += static_cast<double>(dy[at + s]) * xhat;
-      }
-    dbeta[c] = static_cast<float>(sum_dy);
-    dgamma[c] = static_cast<float>(sum_dy_xhat);
-    const double mean_dy = sum_dy / count;
-    const double mean_dy_xhat = sum_dy_xhat / count;
-    const double gain = static_cast<double>(gamma[c]) * is;
-    for (size_t n = 0; n < g.n; ++n)
-      for (size_t s = 0, at = g.at(n, c); s < g.s; ++s) {
-        const double xhat = (static_cast<double>(x[at + s]) - m) * is;
-        dx[at + s] = static_cast<float>(gain * ((static_cast<double>(dy[at + s]) - mean_dy) - xhat * mean_dy_xhat));
-      }
-  }
+  numerics::batch_norm_backward(geometry(k.in[1].shape), dy, k.in[1].f32, k.in[2].f32,
+                                k.in[3].f32, k.in[4].f32, k.out[0].f32, k.out[1].f32,
+                                k.out[2].f32);
 }
 
 }  // namespace

@@ -2,17 +2,12 @@
 // Layout NCHW; semantics are PyTorch's (max_pool2d / avg_pool2d with ceil_mode and
 // count_include_pad), with the padding given per side: pads [top,left,bottom,right].
 //
-// A window is clipped to the input; windows are visited row-major over the output plane and
-// each window's elements row-major. Orders of the floating-point sums:
-//   avg_pool2d      y = ((0 + x_0) + x_1) + ...) / divisor, window elements row-major;
-//   avg_pool2d_bwd  dx[i] = ((0 + dy_0/d_0) + dy_1/d_1) + ..., over the windows covering i in
-//                   output row-major order (d = that window's divisor);
-//   max_pool2d_bwd  dx[i] = ((0 + dy_0) + dy_1) + ..., over the outputs whose argmax is i, in
-//                   output row-major order.
+// The arithmetic (window clipping, tie and NaN rules, summation orders, divisors) is
+// isa/numerics/pool.h, shared with the simulator's functional model; this file keeps the
+// op schemas, the attribute checks and the operand plumbing.
 
-#include <algorithm>
-#include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,18 +16,14 @@
 #include "compiler/ops/registry.h"
 #include "isa/common/errors.h"
 #include "isa/encoding/semantics.h"
+#include "isa/numerics/pool.h"
 
 namespace s2::ir {
 namespace {
 
 using Ints = std::vector<int64_t>;
 
-struct PoolGeometry {
-  int64_t planes = 0, h = 0, w = 0;  // N*C input planes of H x W
-  int64_t p = 0, q = 0;              // output plane P x Q (0 when the window does not fit)
-  int64_t kh = 1, kw = 1, sh = 1, sw = 1, pt = 0, pl = 0, pb = 0, pr = 0;
-  bool ceil_mode = false;
-};
+using numerics::PoolGeometry;
 
 // The geometry of pooling planes of H x W by the (validated) attributes.
 PoolGeometry geometry(const Attrs& attrs, int64_t planes, int64_t h, int64_t w) {
@@ -43,28 +34,13 @@ PoolGeometry geometry(const Attrs& attrs, int64_t planes, int64_t h, int64_t w) 
   g.planes = planes, g.h = h, g.w = w;
   g.kh = kernel[0], g.kw = kernel[1], g.sh = stride[0], g.sw = stride[1];
   g.pt = pads[0], g.pl = pads[1], g.pb = pads[2], g.pr = pads[3];
-  g.ceil_mode = attrs.i("ceil_mode") != 0;
+  const bool ceil_mode = attrs.i("ceil_mode") != 0;
   auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
   g.p = static_cast<int64_t>(
-      isa::window_output_size(u(h), u(g.pt), u(g.pb), u(g.kh), u(g.sh), 1, g.ceil_mode));
+      isa::window_output_size(u(h), u(g.pt), u(g.pb), u(g.kh), u(g.sh), 1, ceil_mode));
   g.q = static_cast<int64_t>(
-      isa::window_output_size(u(w), u(g.pl), u(g.pr), u(g.kw), u(g.sw), 1, g.ceil_mode));
+      isa::window_output_size(u(w), u(g.pl), u(g.pr), u(g.kw), u(g.sw), 1, ceil_mode));
   return g;
-}
-
-// One window: the rows [h0, h1) and columns [w0, w1) it covers inside the input, and the
-// count of positions it covers inside the input plus its padding (PyTorch's pool_size).
-struct Window {
-  int64_t h0, h1, w0, w1, padded_count;
-};
-
-Window window(const PoolGeometry& g, int64_t pp, int64_t qq) {
-  int64_t h0 = pp * g.sh - g.pt, w0 = qq * g.sw - g.pl;
-  int64_t h1 = std::min(h0 + g.kh, g.h + g.pb), w1 = std::min(w0 + g.kw, g.w + g.pr);
-  const int64_t padded_count = (h1 - h0) * (w1 - w0);
-  h0 = std::max<int64_t>(h0, 0), w0 = std::max<int64_t>(w0, 0);
-  h1 = std::min(h1, g.h), w1 = std::min(w1, g.w);
-  return {h0, h1, w0, w1, padded_count};
 }
 
 // Validates the attributes shared by the family and x's rank and type (input 0); returns
@@ -153,25 +129,7 @@ void backward_max_pool2d(BackwardContext& ctx) {
 void kernel_max_pool2d(KernelContext& ctx) {
   const Shape& x = ctx.in[0].shape;
   const PoolGeometry g = geometry(ctx.op.attrs, x[0] * x[1], x[2], x[3]);
-  for (int64_t plane = 0; plane < g.planes; ++plane) {
-    const float* in = ctx.in[0].f32 + plane * g.h * g.w;
-    float* y = ctx.out[0].f32 + plane * g.p * g.q;
-    int32_t* indices = ctx.out[1].i32 + plane * g.p * g.q;
-    for (int64_t pp = 0; pp < g.p; ++pp)
-      for (int64_t qq = 0; qq < g.q; ++qq) {
-        const Window win = window(g, pp, qq);
-        // Like PyTorch: the first maximum in row-major order wins, a NaN always wins.
-        float best = -std::numeric_limits<float>::infinity();
-        int64_t at = win.h0 * g.w + win.w0;
-        for (int64_t ih = win.h0; ih < win.h1; ++ih)
-          for (int64_t iw = win.w0; iw < win.w1; ++iw) {
-            const float v = in[ih * g.w + iw];
-            if (v > best || std::isnan(v)) best = v, at = ih * g.w + iw;
-          }
-        y[pp * g.q + qq] = best;
-        indices[pp * g.q + qq] = static_cast<int32_t>(at);
-      }
-  }
+  numerics::max_pool2d_forward(g, ctx.in[0].f32, ctx.out[0].f32, ctx.out[1].i32);
 }
 
 // --- max_pool2d_bwd -------------------------------------------------------------------------
@@ -189,23 +147,14 @@ std::vector<OutputSpec> infer_max_pool2d_bwd(const InferContext& ctx) {
 void kernel_max_pool2d_bwd(KernelContext& ctx) {
   const Shape& dx = ctx.out[0].shape;
   const PoolGeometry g = geometry(ctx.op.attrs, dx[0] * dx[1], dx[2], dx[3]);
-  const int64_t plane_in = g.h * g.w, plane_out = g.p * g.q;
-  std::fill(ctx.out[0].f32, ctx.out[0].f32 + g.planes * plane_in, 0.0f);
-  for (int64_t plane = 0; plane < g.planes; ++plane) {
-    const float* dy = ctx.in[0].f32 + plane * plane_out;
-    const int32_t* indices = ctx.in[1].i32 + plane * plane_out;
-    float* out = ctx.out[0].f32 + plane * plane_in;
-    for (int64_t o = 0; o < plane_out; ++o) {
-      const int64_t at = indices[o];
-      // Indices come from max_pool2d; anything else is a malformed graph, never a write
-      // outside the plane.
-      internal_check(at >= 0 && at < plane_in, "max_pool2d_bwd '" + ctx.op.name + "': index " +
-                                                   std::to_string(at) + " outside the " +
-                                                   std::to_string(g.h) + "x" + std::to_string(g.w) +
-                                                   " input plane");
-      out[at] += dy[o];
-    }
-  }
+  const std::optional<size_t> bad =
+      numerics::max_pool2d_backward(g, ctx.in[0].f32, ctx.in[1].i32, ctx.out[0].f32);
+  // Indices come from max_pool2d; anything else is a malformed graph, never a write outside
+  // the plane.
+  if (bad)
+    throw InternalError("max_pool2d_bwd '" + ctx.op.name + "': index " +
+                        std::to_string(ctx.in[1].i32[*bad]) + " outside the " +
+                        std::to_string(g.h) + "x" + std::to_string(g.w) + " input plane");
 }
 
 // --- avg_pool2d -----------------------------------------------------------------------------
@@ -223,30 +172,11 @@ void backward_avg_pool2d(BackwardContext& ctx) {
   if (dy.valid()) emit_pool_backward(ctx, OpType::AvgPool2dBwd, {dy});
 }
 
-// PyTorch's divisor: the window's positions inside input + padding, or only those inside the
-// input without count_include_pad.
-float divisor(const Window& win, bool count_include_pad) {
-  return static_cast<float>(count_include_pad ? win.padded_count
-                                              : (win.h1 - win.h0) * (win.w1 - win.w0));
-}
-
 void kernel_avg_pool2d(KernelContext& ctx) {
   const Shape& x = ctx.in[0].shape;
   const PoolGeometry g = geometry(ctx.op.attrs, x[0] * x[1], x[2], x[3]);
-  const bool include_pad = ctx.op.attrs.i("count_include_pad") != 0;
-  for (int64_t plane = 0; plane < g.planes; ++plane) {
-    const float* in = ctx.in[0].f32 + plane * g.h * g.w;
-    float* y = ctx.out[0].f32 + plane * g.p * g.q;
-    for (int64_t pp = 0; pp < g.p; ++pp)
-      for (int64_t qq = 0; qq < g.q; ++qq) {
-        const Window win = window(g, pp, qq);
-        float sum = 0.0f;
-        for (int64_t ih = win.h0; ih < win.h1; ++ih)
-          for (int64_t iw = win.w0; iw < win.w1; ++iw)
-            sum += in[ih * g.w + iw];
-        y[pp * g.q + qq] = sum / divisor(win, include_pad);
-      }
-  }
+  numerics::avg_pool2d_forward(g, ctx.op.attrs.i("count_include_pad") != 0, ctx.in[0].f32,
+                               ctx.out[0].f32);
 }
 
 // --- avg_pool2d_bwd -------------------------------------------------------------------------
@@ -262,20 +192,8 @@ std::vector<OutputSpec> infer_avg_pool2d_bwd(const InferContext& ctx) {
 void kernel_avg_pool2d_bwd(KernelContext& ctx) {
   const Shape& dx = ctx.out[0].shape;
   const PoolGeometry g = geometry(ctx.op.attrs, dx[0] * dx[1], dx[2], dx[3]);
-  const bool include_pad = ctx.op.attrs.i("count_include_pad") != 0;
-  std::fill(ctx.out[0].f32, ctx.out[0].f32 + g.planes * g.h * g.w, 0.0f);
-  for (int64_t plane = 0; plane < g.planes; ++plane) {
-    const float* dy = ctx.in[0].f32 + plane * g.p * g.q;
-    float* out = ctx.out[0].f32 + plane * g.h * g.w;
-    for (int64_t pp = 0; pp < g.p; ++pp)
-      for (int64_t qq = 0; qq < g.q; ++qq) {
-        const Window win = window(g, pp, qq);
-        const float grad = dy[pp * g.q + qq] / divisor(win, include_pad);
-        for (int64_t ih = win.h0; ih < win.h1; ++ih)
-          for (int64_t iw = win.w0; iw < win.w1; ++iw)
-            out[ih * g.w + iw] += grad;
-      }
-  }
+  numerics::avg_pool2d_backward(g, ctx.op.attrs.i("count_include_pad") != 0, ctx.in[0].f32,
+                                ctx.out[0].f32);
 }
 
 std::vector<AttrSpec> pool_attrs(bool avg, bool bwd) {

@@ -1,34 +1,15 @@
 #include "simulator/functional/dram_image.h"
 
-#include "isa/numerics/fp32.h"
-
 #include <cstring>
 #include <string>
 
 #include "isa/common/errors.h"
 #include "isa/common/hex.h"
+#include "isa/container/dram_layout.h"
+#include "isa/numerics/fp32.h"
 
 namespace s2::sim::functional {
 namespace {
-
-// Calls fn(k, byte address) for element k of the descriptor, in row-major order. The offset
-// is carried incrementally (an odometer), so a gather costs O(elements), not O(rank) each.
-template <typename Fn>
-void for_each_address(const isa::TensorDesc& d, Fn fn) {
-  const uint64_t n = d.elements();
-  const uint64_t bytes = isa::dtype_bytes(d.dtype);
-  uint32_t index[isa::kMaxRank] = {};
-  uint64_t offset = 0;  // in elements
-  for (uint64_t k = 0; k < n; ++k) {
-    fn(static_cast<size_t>(k), d.addr + offset * bytes);
-    for (size_t dim = d.rank; dim-- > 0;) {
-      offset += d.strides[dim];
-      if (++index[dim] < d.shape[dim]) break;
-      offset -= uint64_t{d.strides[dim]} * d.shape[dim];
-      index[dim] = 0;
-    }
-  }
-}
 
 void expect_dtype(const isa::TensorDesc& d, isa::DType want) {
   internal_check(d.dtype == want, "functional DRAM image: descriptor at " + hex(d.addr) + " is " +
@@ -57,36 +38,15 @@ void store_le32(uint8_t* p, uint32_t v) {
 }  // namespace
 
 DramImage DramImage::load(const isa::Executable& exe) {
-  DramImage image(exe.plan.dram_size);
-  for (const isa::TensorEntry& t : exe.tensors) {
-    if (!t.has_data()) continue;
-    const uint64_t n = t.dense_bytes();
-    if (t.addr > image.size() || n > image.size() - t.addr || t.data_offset > exe.data.size() ||
-        n > exe.data.size() - t.data_offset)
-      throw UserError("tensor '" + t.name + "': its " + std::to_string(n) +
-                      " bytes of initial data do not fit the DRAM image (" + hex(image.size()) +
-                      " bytes) at " + hex(t.addr) + " or the data section (" +
-                      std::to_string(exe.data.size()) + " bytes) at offset " +
-                      std::to_string(t.data_offset));
-    std::memcpy(image.bytes_.data() + t.addr, exe.data.data() + t.data_offset,
-                static_cast<size_t>(n));
-  }
-  return image;
-}
-
-void DramImage::check_inside(const isa::TensorDesc& d) const {
-  const uint64_t span = d.span_bytes();
-  if (d.addr > size() || span > size() - d.addr)
-    throw UserError("descriptor " + hex(d.addr) + "+" + hex(span) +
-                    " lies outside the DRAM image of " + hex(size()) + " bytes");
+  return DramImage(isa::initial_dram(exe));
 }
 
 std::vector<float> DramImage::read_f32(const isa::TensorDesc& d) const {
   expect_dtype(d, isa::DType::F32);
-  check_inside(d);
+  isa::check_in_dram(d, size());
   std::vector<float> out(static_cast<size_t>(d.elements()));
   const uint8_t* base = bytes_.data();
-  for_each_address(d, [&](size_t k, uint64_t at) {
+  isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
     out[k] = numerics::load(numerics::from_bits(load_le32(base + at)));
   });
   return out;
@@ -94,10 +54,10 @@ std::vector<float> DramImage::read_f32(const isa::TensorDesc& d) const {
 
 std::vector<int32_t> DramImage::read_i32(const isa::TensorDesc& d) const {
   expect_dtype(d, isa::DType::I32);
-  check_inside(d);
+  isa::check_in_dram(d, size());
   std::vector<int32_t> out(static_cast<size_t>(d.elements()));
   const uint8_t* base = bytes_.data();
-  for_each_address(
+  isa::for_each_element_address(
       d, [&](size_t k, uint64_t at) { out[k] = static_cast<int32_t>(load_le32(base + at)); });
   return out;
 }
@@ -105,9 +65,9 @@ std::vector<int32_t> DramImage::read_i32(const isa::TensorDesc& d) const {
 void DramImage::write_f32(const isa::TensorDesc& d, const std::vector<float>& values) {
   expect_dtype(d, isa::DType::F32);
   expect_count(d, values.size());
-  check_inside(d);
+  isa::check_in_dram(d, size());
   uint8_t* base = bytes_.data();
-  for_each_address(d, [&](size_t k, uint64_t at) {
+  isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
     store_le32(base + at, numerics::bits(numerics::store(values[k])));
   });
 }
@@ -115,18 +75,18 @@ void DramImage::write_f32(const isa::TensorDesc& d, const std::vector<float>& va
 void DramImage::write_i32(const isa::TensorDesc& d, const std::vector<int32_t>& values) {
   expect_dtype(d, isa::DType::I32);
   expect_count(d, values.size());
-  check_inside(d);
+  isa::check_in_dram(d, size());
   uint8_t* base = bytes_.data();
-  for_each_address(
+  isa::for_each_element_address(
       d, [&](size_t k, uint64_t at) { store_le32(base + at, static_cast<uint32_t>(values[k])); });
 }
 
 std::vector<uint8_t> DramImage::read_raw(const isa::TensorDesc& d) const {
-  check_inside(d);
+  isa::check_in_dram(d, size());
   const size_t width = isa::dtype_bytes(d.dtype);
   std::vector<uint8_t> out(static_cast<size_t>(d.elements()) * width);
   const uint8_t* base = bytes_.data();
-  for_each_address(d, [&](size_t k, uint64_t at) {
+  isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
     std::memcpy(out.data() + k * width, base + at, width);
   });
   return out;
@@ -136,9 +96,9 @@ void DramImage::write_raw(const isa::TensorDesc& d, const std::vector<uint8_t>& 
   const size_t width = isa::dtype_bytes(d.dtype);
   expect_count(d, values.size() / width);
   internal_check(values.size() % width == 0, "functional DRAM image: ragged raw write");
-  check_inside(d);
+  isa::check_in_dram(d, size());
   uint8_t* base = bytes_.data();
-  for_each_address(d, [&](size_t k, uint64_t at) {
+  isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
     std::memcpy(base + at, values.data() + k * width, width);
   });
 }

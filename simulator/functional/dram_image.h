@@ -2,13 +2,15 @@
 // The functional model's DRAM: a flat byte image (byte i is address i) that the datapath
 // reads and writes through ISA tensor descriptors, gathering and scattering elements in
 // row-major order of the descriptor's shape, as the DMA engines do. Strided descriptors
-// (transposed or sliced views) are gathered exactly like dense ones.
+// (transposed or sliced views) are gathered exactly like dense ones. The layout (initial
+// contents, element addresses, bounds) is isa/container/dram_layout.h.
 //
 // Contract: every access is checked against the image size first; a descriptor that reaches
 // outside DRAM is a UserError naming its address and span, never a stray access. Values are
 // stored little-endian, as in the executable's data section.
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "isa/container/executable.h"
@@ -19,9 +21,7 @@ class DramImage {
  public:
   explicit DramImage(uint64_t size) : bytes_(size, 0) {}
 
-  // The program's DRAM before its first instruction: plan.dram_size zero bytes, with each
-  // tensor-table entry's initial data (dense_bytes() bytes of the data section at
-  // data_offset) copied to the entry's address. UserError when an entry does not fit.
+  // The program's DRAM before its first instruction (isa::initial_dram).
   static DramImage load(const isa::Executable& exe);
 
   uint64_t size() const { return bytes_.size(); }
@@ -45,7 +45,7 @@ class DramImage {
   std::vector<uint8_t> entry_bytes(const isa::TensorEntry& entry) const;
 
  private:
-  void check_inside(const isa::TensorDesc& desc) const;
+  explicit DramImage(std::vector<uint8_t> bytes) : bytes_(std::move(bytes)) {}
   std::vector<uint8_t> bytes_;
 };
 

@@ -1,0 +1,46 @@
+#pragma once
+// Where an executable's data lives in the accelerator's DRAM, seen as a flat byte image (byte i
+// is address i): what DRAM holds before the first instruction, and which byte address each
+// element of a tensor descriptor occupies. The compiler's stream checker and the simulator's
+// functional model both keep such an image; they differ only in how they convert values (the
+// datapath flushes subnormals, the checker keeps raw bits), so the layout is defined here once.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "isa/container/executable.h"
+
+namespace s2::isa {
+
+// The DRAM before the first instruction: plan.dram_size zero bytes, with each tensor-table
+// entry's initial data (dense_bytes() bytes of the data section at data_offset) copied to
+// the entry's address. UserError naming the tensor when an entry does not fit either.
+std::vector<uint8_t> initial_dram(const Executable& exe);
+
+// UserError naming the descriptor's address and span when any of its elements lies outside a
+// DRAM image of dram_size bytes. Check before for_each_element_address.
+void check_in_dram(const TensorDesc& desc, uint64_t dram_size);
+
+// Calls fn(k, byte address) for element k of the descriptor, k = 0..elements()-1 in row-major
+// order of its shape; strided (transposed or sliced) descriptors walk exactly like dense ones.
+// The offset is carried incrementally (an odometer), so a walk costs O(elements), not O(rank)
+// per element.
+template <typename Fn>
+void for_each_element_address(const TensorDesc& d, Fn fn) {
+  const uint64_t n = d.elements();
+  const uint64_t bytes = dtype_bytes(d.dtype);
+  uint32_t index[kMaxRank] = {};
+  uint64_t offset = 0;  // in elements
+  for (uint64_t k = 0; k < n; ++k) {
+    fn(static_cast<size_t>(k), d.addr + offset * bytes);
+    for (size_t dim = d.rank; dim-- > 0;) {
+      offset += d.strides[dim];
+      if (++index[dim] < d.shape[dim]) break;
+      offset -= uint64_t{d.strides[dim]} * d.shape[dim];
+      index[dim] = 0;
+    }
+  }
+}
+
+}  // namespace s2::isa

@@ -27,17 +27,24 @@ class PeGemm {
   virtual size_t k_tile() const = 0;
 };
 
-// The C++ model. Rows are independent and the inner loop runs over j without reassociation,
-// so it vectorises.
+// The C++ model: blocks of tile sums in vector registers over a packed copy of b
+// (pe_gemm.cpp says how, and why every element still sees the contract's roundings).
 class KTiledGemm final : public PeGemm {
  public:
-  explicit KTiledGemm(size_t k_tile) : k_tile_(k_tile) {}
+  // Which compiled kernel runs. kAuto picks the widest vectors the CPU has (AVX2 on x86-64
+  // when present); kBaseline forces the build's baseline ISA (SSE2 on x86-64). Both give the
+  // same bits; the choice exists so that tests can check that on any machine.
+  enum class Kernel { kAuto, kBaseline };
+
+  explicit KTiledGemm(size_t k_tile, Kernel kernel = Kernel::kAuto)
+      : k_tile_(k_tile), kernel_(kernel) {}
   void accumulate(size_t m, size_t n, size_t kd, const float* a, size_t lda, const float* b,
                   size_t ldb, float* c, size_t ldc) override;
   size_t k_tile() const override { return k_tile_; }
 
  private:
   size_t k_tile_;
+  Kernel kernel_;
 };
 
 // The K-tile of the reference interpreter when no target is named: the base configuration's

@@ -87,7 +87,7 @@ uint64_t RtlTileClock::pe_tile(const std::string& where, const timing::Tile& til
         const s2::rtl::PePass pass{static_cast<uint32_t>(std::min(limit_.m, s.m - m0)),
                                    static_cast<uint32_t>(std::min(limit_.n, s.n - n0)),
                                    static_cast<uint32_t>(std::min(limit_.k, s.k - k0))};
-        std::fill(out0_.begin(), out0_.end(), 0u);
+        // c accumulates zeros into zeros: the values are scratch, the cycles are the point.
         const uint64_t got = units_.pe_array->run_pass(pass, zeros_.data(), pass.k,
                                                        zeros_.data(), pass.n, out0_.data(),
                                                        pass.n);

@@ -30,11 +30,17 @@ near-tie still fails the check.
 
 Some steps are ill-conditioned: batch norm over few values per channel (resnet18 on 32x32
 images at batch 4 normalises 4 values per channel in layer4) amplifies rounding until
-PyTorch's own float32 step is ~1e-4 away from its float64 step. --fp64-floor shows that floor
-per tensor, so an error above the tolerance can be told apart from a wrong result.
+PyTorch's own float32 step is ~1e-4 away from its float64 step, so two correct float32
+implementations can differ by more than 1e-4. --fp64-floor also runs the step in float64 (the
+exact answer, to ~1e-13) and adds two columns: how far PyTorch's own float32 result is from it
+("torch32 v 64", the conditioning), and how far ours is ("ours v 64", our accuracy).
+--exact-factor F judges such a step by accuracy instead: it is accepted when every tensor of
+ours is within max(--tolerance, F x w) of the float64 step, where w is PyTorch's float32
+step's worst distance from it -- "no less accurate than PyTorch's float32, within F". A wrong
+result is orders of magnitude beyond either.
 
-It prints a table and the worst tensor, and exits 0 when every error is within --tolerance,
-1 when one exceeds it, and 2 when the directory is not a usable step.
+It prints a table and the worst tensor, and exits 0 when every error is within what is
+accepted, 1 when one exceeds it, and 2 when the directory is not a usable step.
 
 Run with Debian's interpreter and packages: /usr/bin/python3 with python3-torch,
 python3-torchvision and python3-numpy.
@@ -482,9 +488,10 @@ def relative_error(ours, theirs):
     return float(diff / scale) if scale > 0 else float(diff), float(scale)
 
 
-def compare(step, tensors, decisions, floor_tensors):
-    """Rows (kind, name, shape, max|torch|, error, PyTorch's own fp32-vs-fp64 error or None)."""
-    rows = [("decision", op, shape, scale, margin, None)
+def compare(step, tensors, decisions, exact_tensors):
+    """Rows (kind, name, shape, max|torch|, error, PyTorch's own fp32-vs-fp64 error, our error
+    against fp64); the last two are None without the fp64 step, and for decisions."""
+    rows = [("decision", op, shape, scale, margin, None, None)
             for op, (differ, margin, scale, shape) in decisions.flips.items()]
     for (kind, name), theirs in tensors.items():
         theirs = theirs.numpy()
@@ -493,10 +500,12 @@ def compare(step, tensors, decisions, floor_tensors):
             raise InputError("our %s %s: shape %s, PyTorch's is %s"
                              % (kind, name, tuple(ours.shape), tuple(theirs.shape)))
         error, scale = relative_error(ours, theirs)
-        floor = None
-        if floor_tensors is not None:
-            floor = relative_error(theirs, floor_tensors[(kind, name)].numpy())[0]
-        rows.append((kind, name, tuple(theirs.shape), scale, error, floor))
+        floor = exact = None
+        if exact_tensors is not None:
+            exact64 = exact_tensors[(kind, name)].numpy()
+            floor = relative_error(theirs, exact64)[0]
+            exact = relative_error(ours, exact64)[0]
+        rows.append((kind, name, tuple(theirs.shape), scale, error, floor, exact))
     return rows
 
 
@@ -504,13 +513,17 @@ def print_table(rows, top):
     shown = sorted(rows, key=lambda r: -r[4])[:top] if top > 0 else rows
     width = max(len(r[0]) + 1 + len(r[1]) for r in shown)
     floors = any(r[5] is not None for r in rows)
+
+    def optional(value):
+        return "  %12s" % ("-" if value is None else "%.4e" % value)
+
     print("%-*s  %-20s  %12s  %12s%s" % (width, "tensor", "shape", "max|torch|", "rel. error",
-                                         "  %12s" % "torch32 v 64" if floors else ""))
-    for kind, name, shape, scale, error, floor in shown:
+                                         "  %12s  %12s" % ("torch32 v 64", "ours v 64")
+                                         if floors else ""))
+    for kind, name, shape, scale, error, floor, exact in shown:
         print("%-*s  %-20s  %12.4e  %12.4e%s"
               % (width, kind + "/" + name, "x".join(str(d) for d in shape) or "scalar", scale,
-                 error, "" if not floors else "  %12s" % ("-" if floor is None else
-                                                          "%.4e" % floor)))
+                 error, "" if not floors else optional(floor) + optional(exact)))
 
 
 def main():
@@ -525,16 +538,21 @@ def main():
                         help="print only the N worst tensors (default: all, in model order)")
     parser.add_argument("--fp64-floor", action="store_true",
                         help="also run the step in float64 and show, per tensor, how far "
-                             "PyTorch's own float32 result is from it: the conditioning of the "
-                             "step, which no float32 implementation can beat by much")
-    parser.add_argument("--floor-factor", type=float, default=0.0,
-                        help="also accept a tensor whose error is within this factor of "
-                             "PyTorch's own fp32-vs-fp64 error for it (implies --fp64-floor); "
-                             "for steps so ill-conditioned that fp32 itself misses --tolerance")
+                             "PyTorch's own float32 result is from it (the conditioning of the "
+                             "step, which no float32 implementation can beat by much) and how "
+                             "far ours is")
+    parser.add_argument("--exact-factor", type=float, default=0.0,
+                        help="judge by accuracy (implies --fp64-floor): accept the step when "
+                             "every tensor of ours is within max(--tolerance, F x PyTorch's "
+                             "float32 step's worst distance from float64) of the float64 step; "
+                             "for steps so ill-conditioned that two float32 implementations "
+                             "differ by more than --tolerance")
     parser.add_argument("--own-decisions", action="store_true",
                         help="let PyTorch take its own ReLU and max-pool decisions; a near-tie "
                              "that falls the other way then shows as an O(1) error at one element")
     args = parser.parse_args()
+    if args.exact_factor < 0:
+        parser.error("--exact-factor %g: must be >= 0" % args.exact_factor)
 
     torch.use_deterministic_algorithms(True)
     torch.set_default_dtype(torch.float32)
@@ -542,10 +560,10 @@ def main():
         step = open_step(args.directory, args.model)
         follow = not args.own_decisions
         tensors, decisions = run_torch(step, torch.float32, follow)
-        floor_tensors = None
-        if args.fp64_floor or args.floor_factor > 0:
-            floor_tensors = run_torch(step, torch.float64, follow)[0]
-        rows = compare(step, tensors, decisions, floor_tensors)
+        exact_tensors = None
+        if args.fp64_floor or args.exact_factor > 0:
+            exact_tensors = run_torch(step, torch.float64, follow)[0]
+        rows = compare(step, tensors, decisions, exact_tensors)
     except (InputError, KeyError, ValueError, RuntimeError) as e:
         print("torch_reference: %s: %s" % (args.directory, e), file=sys.stderr)
         return 2
@@ -567,18 +585,30 @@ def main():
         print("decisions: %d ReLU and max-pool ops, %d elements; PyTorch alone would choose "
               "otherwise at %d of them%s"
               % (len(decisions.flips), elements, sum(f[0] for _, f in flips), where))
-    if floor_tensors is not None:
-        print("PyTorch's own float32 step is within %.3e of its float64 step"
-              % max(r[5] for r in rows if r[5] is not None))
     worst = max(rows, key=lambda r: r[4])
-    def allowed(row):
-        floor = row[5] if row[5] is not None else 0.0
-        return max(args.tolerance, args.floor_factor * floor)
+    print("worst relative error: %.3e (%s/%s); %d of %d tensors above tolerance %.1e"
+          % (worst[4], worst[0], worst[1], sum(1 for r in rows if not r[4] <= args.tolerance),
+             len(rows), args.tolerance))
+    if exact_tensors is None:
+        failed = [r for r in rows if not r[4] <= args.tolerance]
+        return 1 if failed else 0
 
-    failed = [r for r in rows if not r[4] <= allowed(r)]
-    beyond = "" if args.floor_factor <= 0 else " or %g x PyTorch's own fp32 error" % args.floor_factor
-    print("worst relative error: %.3e (%s/%s); %d of %d tensors above tolerance %.1e%s"
-          % (worst[4], worst[0], worst[1], len(failed), len(rows), args.tolerance, beyond))
+    tensors_only = [r for r in rows if r[6] is not None]
+    floor = max(tensors_only, key=lambda r: r[5])
+    ours = max(tensors_only, key=lambda r: r[6])
+    print("against the float64 step: PyTorch's float32 step is within %.3e (%s/%s), ours within "
+          "%.3e (%s/%s)" % (floor[5], floor[0], floor[1], ours[6], ours[0], ours[1]))
+    if args.exact_factor <= 0:
+        failed = [r for r in rows if not r[4] <= args.tolerance]
+        return 1 if failed else 0
+    accepted = max(args.tolerance, args.exact_factor * floor[5])
+    far = [r for r in tensors_only if not r[6] <= accepted]
+    flipped = [r for r in rows if r[6] is None and not r[4] <= args.tolerance]
+    print("judged by accuracy: %d of %d tensors further than %.3e = max(%.1e, %g x %.3e) from the "
+          "float64 step; %d decisions beyond tolerance"
+          % (len(far), len(tensors_only), accepted, args.tolerance, args.exact_factor, floor[5],
+             len(flipped)))
+    failed = far + flipped
     return 1 if failed else 0
 
 

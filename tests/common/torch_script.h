@@ -34,4 +34,26 @@ inline double worst_error(const std::string& out) {
   return at == std::string::npos ? -1.0 : std::stod(out.substr(at + key.size()));
 }
 
+// From the script's "against the float64 step: PyTorch's float32 step is within A (...), ours
+// within B (...)" line (printed with --fp64-floor or --exact-factor): the worst distance from
+// PyTorch's float64 step over the step's tensors, of PyTorch's float32 step (A) and of ours
+// (B); both -1 when the line is missing.
+struct Fp64Distances {
+  double torch32 = -1.0;
+  double ours = -1.0;
+};
+
+inline Fp64Distances fp64_distances(const std::string& out) {
+  Fp64Distances d;
+  const std::string line = "against the float64 step: PyTorch's float32 step is within ";
+  const size_t at = out.rfind(line);
+  if (at == std::string::npos) return d;
+  const std::string ours = ", ours within ";
+  const size_t at_ours = out.find(ours, at);
+  if (at_ours == std::string::npos) return d;
+  d.torch32 = std::stod(out.substr(at + line.size()));
+  d.ours = std::stod(out.substr(at_ours + ours.size()));
+  return d;
+}
+
 }  // namespace s2::test

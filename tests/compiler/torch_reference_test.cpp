@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -76,6 +77,7 @@ class ReferenceStep : public testing::Test {
           << "python3-torch, python3-torchvision, python3-numpy): PyTorch cross-check skipped";
     write_step(model, o);
     const Result r = cross_check(flags);
+    last_out_ = r.out;
     EXPECT_EQ(r.status, 0) << r.out;
     const double worst = worst_error(r.out);
     EXPECT_GE(worst, 0.0) << r.out;
@@ -87,6 +89,7 @@ class ReferenceStep : public testing::Test {
   }
 
   fs::path dir_;
+  std::string last_out_;  // the script's output in expect_matches_torch
 };
 
 TEST_F(ReferenceStep, MlpMatchesPyTorch) {
@@ -97,13 +100,26 @@ TEST_F(ReferenceStep, Lenet5MatchesPyTorch) {
   expect_matches_torch("lenet5", model_options(4, 32));
 }
 
-// Batch 8, not 4: at 32x32 resnet18's layer4 maps are 1x1, so each of its batch norms
-// normalises only `batch` values per channel. With 4, the step is so ill-conditioned that
-// PyTorch's own fp32 result differs from its fp64 result by ~9e-5 (max-relative) and ours,
-// summing in plain fp32 order, by ~2e-4: a 1e-4 tolerance would measure the conditioning,
-// not the arithmetic. With 8 values per channel ours is within ~3e-5.
+// Batch 8 against PyTorch's float32 step at 1e-4; batch 4 by accuracy, below. At 32x32
+// resnet18's layer4 maps are 1x1, so each of its batch norms normalises only `batch` values
+// per channel.
 TEST_F(ReferenceStep, Resnet18MatchesPyTorch) {
   expect_matches_torch("resnet18", model_options(8, 32));
+}
+
+// With 4 values per channel the step is so ill-conditioned that two correct float32
+// implementations differ by more than 1e-4: at this seed PyTorch's float32 step is 9.2e-5 from
+// its float64 step and ours 1.2e-4, and ours is 1.5e-4 from PyTorch's float32 step
+// (scripts/accuracy-sweep.sh: over seeds 1..12 PyTorch's float32 step is itself beyond 1e-4
+// of float64 at 7 of them). So the step is judged against the float64 step: ours no
+// further from it than twice PyTorch's float32 step (the largest ratio over those seeds is
+// 1.9). A wrong gradient is orders of magnitude beyond that.
+TEST_F(ReferenceStep, Resnet18Batch4IsAsAccurateAsPyTorch) {
+  expect_matches_torch("resnet18", model_options(4, 32), "--exact-factor 2");
+  const test::Fp64Distances d = test::fp64_distances(last_out_);
+  ASSERT_GT(d.torch32, 0.0) << last_out_;
+  EXPECT_GE(d.ours, 0.0) << last_out_;
+  EXPECT_LE(d.ours, std::max(1e-4, 2.0 * d.torch32)) << last_out_;
 }
 
 
@@ -119,6 +135,11 @@ TEST_F(ReferenceStep, CrossCheckCatchesAWrongUpdate) {
   const Result r = cross_check();
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find("(updated/fc2.bias); 1 of"), std::string::npos) << r.out;
+  // Judged by accuracy against the float64 step, the same error fails too.
+  const Result exact = cross_check("--exact-factor 2");
+  EXPECT_EQ(exact.status, 1) << exact.out;
+  EXPECT_NE(exact.out.find("ours within 1.0"), std::string::npos) << exact.out;
+  EXPECT_NE(exact.out.find("judged by accuracy: 1 of"), std::string::npos) << exact.out;
 }
 
 TEST_F(ReferenceStep, CrossCheckRejectsAnIncompleteStep) {

@@ -541,7 +541,7 @@ def main():
                              "PyTorch's own float32 result is from it (the conditioning of the "
                              "step, which no float32 implementation can beat by much) and how "
                              "far ours is")
-    parser.add_argument("--exact-factor", type=float, default=0.0,
+    parser.add_argument("--exact-factor", type=float, default=0.0, metavar="F",
                         help="judge by accuracy (implies --fp64-floor): accept the step when "
                              "every tensor of ours is within max(--tolerance, F x PyTorch's "
                              "float32 step's worst distance from float64) of the float64 step; "

@@ -4,10 +4,12 @@
 #include <cstdint>
 #include <memory>
 
-class VerilatedContext;
 class Vpe_mac;
 
 namespace s2::rtl {
+
+template <class Model>
+class OwnContextModel;
 
 struct PeMacOutputs {
   uint32_t prod;     // fp32_mul(a, b)
@@ -24,8 +26,7 @@ class RtlPeMac {
   PeMacOutputs evaluate(uint32_t a, uint32_t b, uint32_t acc_in);
 
  private:
-  std::unique_ptr<VerilatedContext> context_;
-  std::unique_ptr<Vpe_mac> top_;
+  std::unique_ptr<OwnContextModel<Vpe_mac>> top_;
 };
 
 }  // namespace s2::rtl

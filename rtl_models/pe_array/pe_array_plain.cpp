@@ -7,6 +7,7 @@
 #include "Vpe_array_32x32.h"
 #include "Vpe_array_8x4.h"
 #include "isa/common/errors.h"
+#include "rtl_models/common/own_context_model.h"
 #include "rtl_models/pe_array/pe_array_memories.h"
 #include "rtl_models/pe_array/pe_array_ports.h"
 #include "rtl_models/pe_array/pe_array_rtl.h"
@@ -24,28 +25,13 @@ template <class Model>
 class VerilatedPeArray final : public RtlPeArray {
  public:
   VerilatedPeArray(uint32_t rows, uint32_t cols)
-      : rows_(rows), cols_(cols) {
-    // A new VerilatedContext makes itself the thread's current context, which other models
-    // (the SystemC build uses the current context) would then share and, once this one is
-    // destroyed, dangle on. Keep the caller's current context.
-    VerilatedContext* const previous = Verilated::threadContextp();
-    context_ = std::make_unique<VerilatedContext>();
-    top_ = std::make_unique<Model>(context_.get(), "pe_array");
-    Verilated::threadContextp(previous);
+      : rows_(rows), cols_(cols), top_("pe_array") {
     top_->clk = 0;
     top_->rst_n = 0;
     top_->start = 0;
     for (int i = 0; i < 2; ++i) tick();
     top_->rst_n = 1;
     top_->eval();
-  }
-  ~VerilatedPeArray() override {
-    // Verilator's scope destructors unregister from the thread's current context: make it ours.
-    VerilatedContext* const previous = Verilated::threadContextp();
-    Verilated::threadContextp(context_.get());
-    top_->final();
-    top_.reset();
-    Verilated::threadContextp(previous);
   }
 
   uint32_t rows() const override { return rows_; }
@@ -113,8 +99,7 @@ class VerilatedPeArray final : public RtlPeArray {
 
   uint32_t rows_;
   uint32_t cols_;
-  std::unique_ptr<VerilatedContext> context_;
-  std::unique_ptr<Model> top_;
+  OwnContextModel<Model> top_;
   std::vector<Access> reads_;
   std::vector<Access> writes_;
 };

@@ -5,6 +5,7 @@
 #include "Vppu_l16.h"
 #include "Vppu_l32.h"
 #include "isa/common/errors.h"
+#include "rtl_models/common/own_context_model.h"
 #include "rtl_models/ppu/ppu_pass_loop.h"
 #include "rtl_models/ppu/ppu_rtl.h"
 #include "verilated.h"
@@ -65,17 +66,13 @@ template <class VTop>
 class PlainPpu final : public RtlPpu {
  public:
   explicit PlainPpu(uint32_t lanes)
-      : lanes_(lanes),
-        context_(std::make_unique<VerilatedContext>()),
-        top_(std::make_unique<VTop>(context_.get(), "ppu")),
-        port_(*top_) {
+      : lanes_(lanes), top_("ppu"), port_(*top_) {
     // Synchronous reset: one cycle with rst_n low.
     port_.set_start(false);
     port_.set_reset(true);
     port_.tick();
     port_.set_reset(false);
   }
-  ~PlainPpu() override { top_->final(); }
   PlainPpu(const PlainPpu&) = delete;
   PlainPpu& operator=(const PlainPpu&) = delete;
 
@@ -89,8 +86,7 @@ class PlainPpu final : public RtlPpu {
 
  private:
   uint32_t lanes_;
-  std::unique_ptr<VerilatedContext> context_;
-  std::unique_ptr<VTop> top_;
+  OwnContextModel<VTop> top_;
   PlainPort<VTop> port_;
 };
 

@@ -22,7 +22,7 @@ foreach(_s2_size 32x32 16x16 8x4)
     PREFIX Vpe_array_${_s2_size}
     VERILATOR_ARGS -Wall -GROWS=${_s2_rows} -GCOLS=${_s2_cols})
 endforeach()
-set_target_properties(s2_rtl_pe_array_verilated PROPERTIES POSITION_INDEPENDENT_CODE ON)
+s2_verilated_library(s2_rtl_pe_array_verilated)
 
 # The Verilator-free interface (pe_array_rtl.h) and the plain C++ harness.
 add_library(s2_rtl_pe_array STATIC
@@ -50,7 +50,7 @@ foreach(_s2_size 32x32 16x16)
     VERILATOR_ARGS -Wall -GROWS=${_s2_rows} -GCOLS=${_s2_cols})
 endforeach()
 target_link_libraries(s2_rtl_pe_array_sc_verilated PUBLIC PkgConfig::SystemC)
-set_target_properties(s2_rtl_pe_array_sc_verilated PROPERTIES POSITION_INDEPENDENT_CODE ON)
+s2_verilated_library(s2_rtl_pe_array_sc_verilated)
 
 add_library(s2_rtl_pe_array_sc STATIC pe_array/pe_array_sc.cpp)
 target_link_libraries(s2_rtl_pe_array_sc

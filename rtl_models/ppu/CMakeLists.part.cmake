@@ -21,7 +21,7 @@ foreach(_s2_lanes 32 16)
     PREFIX Vppu_l${_s2_lanes}
     VERILATOR_ARGS -Wall -GLANES=${_s2_lanes})
 endforeach()
-set_target_properties(s2_rtl_ppu_verilated PROPERTIES POSITION_INDEPENDENT_CODE ON)
+s2_verilated_library(s2_rtl_ppu_verilated)
 
 # The plain builds behind RtlPpu (ppu_rtl.h): make_rtl_ppu(lanes).
 add_library(s2_rtl_ppu STATIC
@@ -31,6 +31,7 @@ target_include_directories(s2_rtl_ppu PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(s2_rtl_ppu PRIVATE s2_rtl_ppu_verilated)
 get_target_property(_s2_vl_ppu_includes s2_rtl_ppu_verilated INCLUDE_DIRECTORIES)
 target_include_directories(s2_rtl_ppu SYSTEM PRIVATE ${_s2_vl_ppu_includes})
+set_target_properties(s2_rtl_ppu PROPERTIES POSITION_INDEPENDENT_CODE ON)  # as s2_rtl_pe's
 s2_warnings(s2_rtl_ppu)
 
 # SystemC build (LANES 32) with VCD tracing, for co-simulation in s2sim.
@@ -41,7 +42,7 @@ verilate(s2_rtl_ppu_sc_verilated SYSTEMC TRACE
   PREFIX Vppu_sc
   VERILATOR_ARGS -Wall -GLANES=32)
 target_link_libraries(s2_rtl_ppu_sc_verilated PUBLIC PkgConfig::SystemC)
-set_target_properties(s2_rtl_ppu_sc_verilated PROPERTIES POSITION_INDEPENDENT_CODE ON)
+s2_verilated_library(s2_rtl_ppu_sc_verilated)
 
 # RtlPpuSc (ppu_sc.h). Its sources include the SystemC model's header, so they see the same
 # VM_* switches the Verilator runtime was compiled with.

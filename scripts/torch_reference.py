@@ -586,12 +586,11 @@ def main():
               "otherwise at %d of them%s"
               % (len(decisions.flips), elements, sum(f[0] for _, f in flips), where))
     worst = max(rows, key=lambda r: r[4])
+    over_tolerance = [r for r in rows if not r[4] <= args.tolerance]
     print("worst relative error: %.3e (%s/%s); %d of %d tensors above tolerance %.1e"
-          % (worst[4], worst[0], worst[1], sum(1 for r in rows if not r[4] <= args.tolerance),
-             len(rows), args.tolerance))
+          % (worst[4], worst[0], worst[1], len(over_tolerance), len(rows), args.tolerance))
     if exact_tensors is None:
-        failed = [r for r in rows if not r[4] <= args.tolerance]
-        return 1 if failed else 0
+        return 1 if over_tolerance else 0
 
     tensors_only = [r for r in rows if r[6] is not None]
     floor = max(tensors_only, key=lambda r: r[5])
@@ -599,11 +598,10 @@ def main():
     print("against the float64 step: PyTorch's float32 step is within %.3e (%s/%s), ours within "
           "%.3e (%s/%s)" % (floor[5], floor[0], floor[1], ours[6], ours[0], ours[1]))
     if args.exact_factor <= 0:
-        failed = [r for r in rows if not r[4] <= args.tolerance]
-        return 1 if failed else 0
+        return 1 if over_tolerance else 0
     accepted = max(args.tolerance, args.exact_factor * floor[5])
     far = [r for r in tensors_only if not r[6] <= accepted]
-    flipped = [r for r in rows if r[6] is None and not r[4] <= args.tolerance]
+    flipped = [r for r in over_tolerance if r[6] is None]
     print("judged by accuracy: %d of %d tensors further than %.3e = max(%.1e, %g x %.3e) from the "
           "float64 step; %d decisions beyond tolerance"
           % (len(far), len(tensors_only), accepted, args.tolerance, args.exact_factor, floor[5],

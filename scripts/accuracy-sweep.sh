@@ -38,6 +38,11 @@ for ((seed = 1; seed <= seeds; seed++)); do
     /^against the float64 step: / { t64 = $10 " " $11; sub(/,$/, "", t64); o64 = $14 " " $15 }
     END { printf "%s|%s|%s", vs32, t64, o64 }')
   IFS='|' read -r vs32 t64 o64 <<< "$row"
+  if [ -z "$vs32" ] || [ -z "$t64" ] || [ -z "$o64" ]; then
+    echo "accuracy-sweep: seed $seed: torch_reference.py's summary lines were not found:" >&2
+    echo "$out" >&2
+    exit 1
+  fi
   printf '%-5d  %-46s  %-46s  %-46s\n' "$seed" "$vs32" "$t64" "$o64"
   rows+=("$row")
 done

@@ -6,7 +6,6 @@
 // and updated weights and running statistics.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -113,10 +112,7 @@ TEST_F(TorchSim, Resnet18MatchesPyTorch) {
 
 TEST_F(TorchSim, Resnet18Batch4IsAsAccurateAsPyTorch) {
   expect_matches_torch("resnet18", 4, "--exact-factor 2");
-  const s2::test::Fp64Distances d = s2::test::fp64_distances(last_out_);
-  ASSERT_GT(d.torch32, 0.0) << last_out_;
-  EXPECT_GE(d.ours, 0.0) << last_out_;
-  EXPECT_LE(d.ours, std::max(1e-4, 2.0 * d.torch32)) << last_out_;
+  s2::test::expect_as_accurate_as_torch(last_out_, 2.0);
 }
 
 TEST_F(TorchSim, ManifestDescribesTheRun) {

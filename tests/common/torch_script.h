@@ -2,6 +2,9 @@
 // What the tests that run scripts/torch_reference.py share: whether Debian's PyTorch is there,
 // reading a file whole, and the worst error the script reports.
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -54,6 +57,15 @@ inline Fp64Distances fp64_distances(const std::string& out) {
   d.torch32 = std::stod(out.substr(at + line.size()));
   d.ours = std::stod(out.substr(at_ours + ours.size()));
   return d;
+}
+
+// The script's output (run with --exact-factor) shows our step within
+// max(1e-4, factor x PyTorch fp32's distance) of PyTorch's float64 step.
+inline void expect_as_accurate_as_torch(const std::string& out, double factor) {
+  const Fp64Distances d = fp64_distances(out);
+  ASSERT_GT(d.torch32, 0.0) << out;
+  EXPECT_GE(d.ours, 0.0) << out;
+  EXPECT_LE(d.ours, std::max(1e-4, factor * d.torch32)) << out;
 }
 
 }  // namespace s2::test

@@ -12,6 +12,7 @@ packages=(
   libyaml-cpp-dev   # target descriptions
   libcli11-dev      # command lines of s2c and s2sim
   libgtest-dev      # GoogleTest
+  clang-format      # the formatting test (tests/style/check_format.sh)
   libonnx-dev       # ONNX import (with the two below)
   libprotobuf-dev
   protobuf-compiler

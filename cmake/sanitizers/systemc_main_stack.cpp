@@ -49,8 +49,10 @@ template <class Fn>
 Fn asan_function(const char* name) {
   void* f = dlsym(RTLD_NEXT, name);
   if (f == nullptr) {
-    std::fprintf(stderr, "systemc_main_stack.cpp: %s not found after this program (is it "
-                 "linked with -fsanitize=address?)\n", name);
+    std::fprintf(stderr,
+                 "systemc_main_stack.cpp: %s not found after this program (is it "
+                 "linked with -fsanitize=address?)\n",
+                 name);
     std::abort();
   }
   return reinterpret_cast<Fn>(f);

@@ -20,7 +20,8 @@ class Autodiff {
     const std::vector<OpId> forward = g_.topo_order();
     mark_needs_grad(forward);
     grads_.assign(g_.num_tensors(), {});
-    for (auto it = forward.rbegin(); it != forward.rend(); ++it) backward_of(*it);
+    for (auto it = forward.rbegin(); it != forward.rend(); ++it)
+      backward_of(*it);
     add_updates();
     g_.mark_output(g_.loss());
     return stats_;
@@ -44,12 +45,14 @@ class Autodiff {
   // A tensor needs a gradient when it depends on a weight through f32 values.
   void mark_needs_grad(const std::vector<OpId>& order) {
     needs_.assign(g_.num_tensors(), false);
-    for (size_t t = 0; t < g_.num_tensors(); ++t) needs_[t] = is_weight(TensorId(t));
+    for (size_t t = 0; t < g_.num_tensors(); ++t)
+      needs_[t] = is_weight(TensorId(t));
     for (OpId id : order) {
       const Op& op = g_.op(id);
       if (op.category != OpCategory::Forward) continue;
       bool any = false;
-      for (TensorId in : op.inputs) any = any || (in.valid() && needs_[in.index()]);
+      for (TensorId in : op.inputs)
+        any = any || (in.valid() && needs_[in.index()]);
       if (!any) continue;
       for (TensorId out : op.outputs)
         if (out.valid() && g_.tensor(out).dtype == DType::F32 && !updated_in_place(op, out))
@@ -62,8 +65,7 @@ class Autodiff {
     std::vector<TensorId>& parts = grads_.at(t.index());
     if (parts.size() <= 1) return parts.empty() ? TensorId() : parts[0];
     TensorId sum = parts[0];
-    const OpCategory category =
-        is_weight(t) ? OpCategory::WeightGrad : OpCategory::ActivationGrad;
+    const OpCategory category = is_weight(t) ? OpCategory::WeightGrad : OpCategory::ActivationGrad;
     for (size_t k = 1; k < parts.size(); ++k) {
       const std::string name = g_.unique_name(g_.tensor(t).name + ".grad_sum");
       sum = g_.add(OpType::Add, name, category, {sum, parts[k]});
@@ -76,7 +78,8 @@ class Autodiff {
   void backward_of(OpId id) {
     const Op op = g_.op(id);  // a copy: adding ops moves the op storage
     if (op.category != OpCategory::Forward) return;
-    const bool is_loss = std::find(op.outputs.begin(), op.outputs.end(), g_.loss()) != op.outputs.end();
+    const bool is_loss =
+        std::find(op.outputs.begin(), op.outputs.end(), g_.loss()) != op.outputs.end();
     std::vector<TensorId> out_grads;
     bool any_grad = is_loss;
     for (TensorId out : op.outputs) {
@@ -94,17 +97,20 @@ class Autodiff {
     const OpSchema& schema = op_schema(op.type);
     if (schema.backward == nullptr) {
       size_t first = 0;
-      while (!needs[first]) ++first;
+      while (!needs[first])
+        ++first;
       throw UserError("autodiff: op '" + op.name + "' (" + std::string(op_type_name(op.type)) +
                       ") has no backward rule, but a gradient must flow through it to its input '" +
-                      schema.inputs.at(first).name + "' (%" + g_.tensor(op.inputs[first]).name + ")");
+                      schema.inputs.at(first).name + "' (%" + g_.tensor(op.inputs[first]).name +
+                      ")");
     }
     const size_t before = g_.num_ops();
     BackwardContext ctx(g_, op, out_grads, needs);
     schema.backward(ctx);
     stats_.backward_ops += g_.num_ops() - before;
     for (size_t i = 0; i < op.inputs.size(); ++i)
-      for (TensorId grad : ctx.input_grads()[i]) grads_.at(op.inputs[i].index()).push_back(grad);
+      for (TensorId grad : ctx.input_grads()[i])
+        grads_.at(op.inputs[i].index()).push_back(grad);
   }
 
   void add_updates() {
@@ -123,7 +129,9 @@ class Autodiff {
             std::make_shared<HostArray>(DType::F32, static_cast<size_t>(weight.numel()))));
       }
       Attrs attrs;
-      attrs.set("lr", options_.lr).set("momentum", options_.momentum).set("weight_decay", options_.weight_decay);
+      attrs.set("lr", options_.lr)
+          .set("momentum", options_.momentum)
+          .set("weight_decay", options_.weight_decay);
       const std::vector<TensorId> outs =
           g_.add_op(OpType::Sgd, g_.unique_name(weight.name + ".sgd"), OpCategory::WeightUpdate,
                     inputs, attrs);

@@ -19,9 +19,9 @@ struct SgdOptions {
 };
 
 struct AutodiffStats {
-  size_t backward_ops = 0;     // activation- and weight-gradient ops added
-  size_t accumulations = 0;    // add ops summing gradients at forks
-  size_t updates = 0;          // sgd ops added
+  size_t backward_ops = 0;   // activation- and weight-gradient ops added
+  size_t accumulations = 0;  // add ops summing gradients at forks
+  size_t updates = 0;        // sgd ops added
 };
 
 AutodiffStats build_training_step(Graph& graph, const SgdOptions& options);

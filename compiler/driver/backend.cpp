@@ -68,7 +68,8 @@ std::string backend_summary(const BackendResult& r) {
                 r.plan.planner.c_str(), mib(r.plan.arena_size), mib(r.plan.lower_bound),
                 r.plan.ratio(), mib(r.plan.persistent_bytes), mib(r.plan.dram_size));
   os << line;
-  std::snprintf(line, sizeof line, "instructions: %zu, tensors: %zu, data %.3f MiB; back end %.1f ms\n",
+  std::snprintf(line, sizeof line,
+                "instructions: %zu, tensors: %zu, data %.3f MiB; back end %.1f ms\n",
                 r.executable.instructions.size(), r.executable.tensors.size(),
                 mib(r.executable.data.size()), r.milliseconds);
   os << line;

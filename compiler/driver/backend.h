@@ -12,13 +12,13 @@
 namespace s2::compiler {
 
 struct BackendOptions {
-  std::string config;                 // target description; empty: configs/s2train_base.yaml
+  std::string config;  // target description; empty: configs/s2train_base.yaml
   bool fuse = true;
   std::string schedule = "memory-aware";
   memory::PlanOptions plan;
-  std::string memory_report;          // write the plan as JSON here when not empty
-  bool dump_after_fuse = false;       // print the graph after fusion
-  std::ostream* dump = nullptr;       // where (stdout when null)
+  std::string memory_report;     // write the plan as JSON here when not empty
+  bool dump_after_fuse = false;  // print the graph after fusion
+  std::ostream* dump = nullptr;  // where (stdout when null)
 };
 
 struct BackendResult {

@@ -24,7 +24,8 @@ namespace s2::compiler {
 namespace {
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 using GraphPass = std::function<ir::PassResult(const ir::Graph&)>;
@@ -36,10 +37,8 @@ struct NamedPass {
 
 const std::vector<NamedPass>& simplification_passes() {
   static const std::vector<NamedPass> passes = {
-      {"shape-inference", ir::shape_inference},
-      {"dce", ir::dead_code_elimination},
-      {"cse", ir::common_subexpression_elimination},
-      {"fold", ir::constant_folding},
+      {"shape-inference", ir::shape_inference},      {"dce", ir::dead_code_elimination},
+      {"cse", ir::common_subexpression_elimination}, {"fold", ir::constant_folding},
       {"simplify", ir::algebraic_simplify},
   };
   return passes;
@@ -82,7 +81,8 @@ void load_npy_into(ir::Graph& g, ir::TensorRole role, const std::string& path, c
 const std::vector<std::string>& frontend_pass_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> n = {"import", "autodiff"};
-    for (const NamedPass& p : simplification_passes()) n.push_back(p.name);
+    for (const NamedPass& p : simplification_passes())
+      n.push_back(p.name);
     n.push_back("fuse");  // the back half's first pass (backend.cpp dumps after it)
     return n;
   }();
@@ -94,8 +94,10 @@ FrontendResult run_frontend(const FrontendOptions& options) {
   if (!options.dump_after.empty() &&
       std::find(names.begin(), names.end(), options.dump_after) == names.end()) {
     std::string known;
-    for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
-    throw UserError("--dump-after: unknown pass '" + options.dump_after + "' (passes: " + known + ")");
+    for (const std::string& n : names)
+      known += (known.empty() ? "" : ", ") + n;
+    throw UserError("--dump-after: unknown pass '" + options.dump_after + "' (passes: " + known +
+                    ")");
   }
   std::ostream& dump = options.dump ? *options.dump : std::cout;
   FrontendResult result{ir::Graph(), {}};
@@ -155,7 +157,8 @@ std::string frontend_summary(const FrontendResult& result) {
   for (const char* c : {"forward", "activation_grad", "weight_grad", "weight_update"})
     os << " " << c << "=" << by_category[c];
   os << "\nops by type:";
-  for (const auto& [type, n] : by_type) os << " " << type << "=" << n;
+  for (const auto& [type, n] : by_type)
+    os << " " << type << "=" << n;
   os << "\ndata by role:\n";
   for (const auto& [role, v] : by_role) {
     std::snprintf(line, sizeof line, "  %-16s %6zu tensors %12.3f MiB\n", role.c_str(), v.first,

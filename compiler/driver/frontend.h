@@ -14,15 +14,15 @@
 namespace s2::compiler {
 
 struct FrontendOptions {
-  std::string model;  // a model-zoo name, or a path ending in .onnx
+  std::string model;                // a model-zoo name, or a path ending in .onnx
   zoo::ModelOptions model_options;  // zoo models (the seed also seeds an ONNX model's batch)
   int64_t onnx_batch = 0;           // ONNX: 0 takes the model's own batch size
   int64_t onnx_classes = 0;         // ONNX: when non-zero, the logits must have this many
   ir::SgdOptions sgd;
-  std::string input_npy;            // replaces the batch (role input) when not empty
-  std::string labels_npy;           // replaces the labels (role label) when not empty
-  std::string dump_after;           // a pass name, or empty
-  std::ostream* dump = nullptr;     // where the dump goes (stdout when null)
+  std::string input_npy;         // replaces the batch (role input) when not empty
+  std::string labels_npy;        // replaces the labels (role label) when not empty
+  std::string dump_after;        // a pass name, or empty
+  std::ostream* dump = nullptr;  // where the dump goes (stdout when null)
 };
 
 struct PassRecord {

@@ -24,14 +24,18 @@ struct ModelFlags {
   CLI::Option* classes = nullptr;
 
   void add_to(CLI::App* cmd) {
-    batch = cmd->add_option("--batch", model.batch, "batch size (default 4)")->check(CLI::PositiveNumber);
+    batch = cmd->add_option("--batch", model.batch, "batch size (default 4)")
+                ->check(CLI::PositiveNumber);
     cmd->add_option("--image", image, "input size H or HxW (default 32)");
-    cmd->add_option("--channels", model.channels, "input channels (default 3)")->check(CLI::PositiveNumber);
+    cmd->add_option("--channels", model.channels, "input channels (default 3)")
+        ->check(CLI::PositiveNumber);
     classes = cmd->add_option("--classes", model.classes, "number of classes (default 10)")
                   ->check(CLI::PositiveNumber);
     cmd->add_option("--seed", model.seed, "seed of the initial weights and the batch (default 1)");
-    cmd->add_option("--lr", sgd.lr, "SGD learning rate (default 0.01)")->check(CLI::NonNegativeNumber);
-    cmd->add_option("--momentum", sgd.momentum, "SGD momentum (default 0.9)")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--lr", sgd.lr, "SGD learning rate (default 0.01)")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--momentum", sgd.momentum, "SGD momentum (default 0.9)")
+        ->check(CLI::NonNegativeNumber);
     cmd->add_option("--weight-decay", sgd.weight_decay, "SGD weight decay (default 5e-4)")
         ->check(CLI::NonNegativeNumber);
   }
@@ -66,29 +70,35 @@ int main(int argc, char** argv) {
   compile_cmd->add_option("--dump-after", front.dump_after,
                           "print the graph after this pass: import, autodiff, shape-inference, "
                           "dce, cse, fold, simplify, fuse");
-  compile_cmd->add_option("--dump-file", dump_file, "write the --dump-after text here instead of stdout");
+  compile_cmd->add_option("--dump-file", dump_file,
+                          "write the --dump-after text here instead of stdout");
   s2::compiler::BackendOptions back;
   std::string output;
   bool no_fuse = false, force = false;
   compile_cmd->add_option("-o,--output", output, "executable to write (.bin)");
-  compile_cmd->add_option("--input", front.input_npy,
-                          "the input batch as .npy (f32, the model's input shape); default seeded")
+  compile_cmd
+      ->add_option("--input", front.input_npy,
+                   "the input batch as .npy (f32, the model's input shape); default seeded")
       ->check(CLI::ExistingFile);
-  compile_cmd->add_option("--labels", front.labels_npy,
-                          "the labels as .npy (int32 or int64, [batch]); default seeded")
+  compile_cmd
+      ->add_option("--labels", front.labels_npy,
+                   "the labels as .npy (int32 or int64, [batch]); default seeded")
       ->check(CLI::ExistingFile);
-  compile_cmd->add_option("--config", back.config,
-                          "accelerator configuration (default configs/s2train_base.yaml)")
+  compile_cmd
+      ->add_option("--config", back.config,
+                   "accelerator configuration (default configs/s2train_base.yaml)")
       ->check(CLI::ExistingFile);
   compile_cmd->add_flag("--no-fuse", no_fuse, "do not fuse PPU epilogues into PE instructions");
   compile_cmd->add_option("--schedule", back.schedule,
                           "execution order: update-last, update-immediate, memory-aware (default)");
   compile_cmd->add_option("--planner", back.plan.planner,
                           "memory planner: none, grad-reuse, greedy (default), search");
-  compile_cmd->add_option("--alignment", back.plan.alignment, "tensor alignment in bytes (default 64)");
+  compile_cmd->add_option("--alignment", back.plan.alignment,
+                          "tensor alignment in bytes (default 64)");
   compile_cmd->add_option("--plan-seed", back.plan.seed, "seed of the search planner (default 1)");
-  compile_cmd->add_option("--plan-budget", back.plan.budget_ms,
-                          "effort of the search planner in ms (default 200)")
+  compile_cmd
+      ->add_option("--plan-budget", back.plan.budget_ms,
+                   "effort of the search planner in ms (default 200)")
       ->check(CLI::NonNegativeNumber);
   compile_cmd->add_option("--memory-report", back.memory_report,
                           "write the memory plan as JSON (scripts/plot_memory.py draws it)");
@@ -105,10 +115,11 @@ int main(int argc, char** argv) {
   ref_cmd->add_option("model", ref.model, "model-zoo name")->required();
   ref_cmd->add_option("--out-dir", ref.out_dir, "directory to write")->required();
   ref_flags.add_to(ref_cmd);
-  ref_cmd->add_option("--config", ref.config,
-                      "accelerator configuration whose PE-array K-tile the sums follow, so the "
-                      "results match `s2sim run --functional` on it (default "
-                      "configs/s2train_base.yaml)")
+  ref_cmd
+      ->add_option("--config", ref.config,
+                   "accelerator configuration whose PE-array K-tile the sums follow, so the "
+                   "results match `s2sim run --functional` on it (default "
+                   "configs/s2train_base.yaml)")
       ->check(CLI::ExistingFile);
 
   // asm

@@ -70,16 +70,20 @@ Interpreter::Interpreter(const Graph& graph, size_t k_tile)
 }
 
 void Interpreter::run() {
-  for (OpId id : order_) run_op(graph_.op(id));
+  for (OpId id : order_)
+    run_op(graph_.op(id));
 }
 
 HostArray Interpreter::value(TensorId id) const {
   const Tensor& t = graph_.tensor(id);
   const HostArray& b = buffer(t.data);
   switch (t.dtype) {
-    case DType::F32: return HostArray(gather(t, b.f32()));
-    case DType::I32: return HostArray(gather(t, b.i32()));
-    case DType::U8: break;
+    case DType::F32:
+      return HostArray(gather(t, b.f32()));
+    case DType::I32:
+      return HostArray(gather(t, b.i32()));
+    case DType::U8:
+      break;
   }
   throw InternalError("interpreter: u8 tensors are not supported ('" + t.name + "')");
 }
@@ -121,8 +125,10 @@ void Interpreter::run_op(const Op& op) {
         source = &temps.back();
         offset = 0;
       }
-      if (t.dtype == DType::F32) k.f32 = source->f32().data() + offset;
-      else k.i32 = source->i32().data() + offset;
+      if (t.dtype == DType::F32)
+        k.f32 = source->f32().data() + offset;
+      else
+        k.i32 = source->i32().data() + offset;
     }
     ctx.in.push_back(k);
   }
@@ -132,8 +138,8 @@ void Interpreter::run_op(const Op& op) {
       continue;
     }
     const Tensor& t = graph_.tensor(out);
-    internal_check(t.contiguous(), "interpreter: output '" + t.name + "' of '" + op.name +
-                                       "' is not a dense view");
+    internal_check(t.contiguous(),
+                   "interpreter: output '" + t.name + "' of '" + op.name + "' is not a dense view");
     HostArray& b = buffer(t.data);
     const bool in_place = std::any_of(op.inputs.begin(), op.inputs.end(), [&](TensorId in) {
       return in.valid() && graph_.tensor(in).data == t.data;

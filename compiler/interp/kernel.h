@@ -1,8 +1,8 @@
 #pragma once
 // What a reference-interpreter kernel sees: its op, its inputs and outputs as dense
-// row-major arrays, and the PE GEMM model (the interpreter gathers strided views into temporaries first). An output
-// that aliases an input in place (sgd) points at the same memory as that input; kernels must
-// read each element before writing it there.
+// row-major arrays, and the PE GEMM model (the interpreter gathers strided views into temporaries
+// first). An output that aliases an input in place (sgd) points at the same memory as that input;
+// kernels must read each element before writing it there.
 
 #include <cstdint>
 #include <vector>

@@ -6,21 +6,28 @@
 
 namespace s2::ir {
 
-AttrKind attr_kind(const AttrValue& value) { return static_cast<AttrKind>(value.index()); }
+AttrKind attr_kind(const AttrValue& value) {
+  return static_cast<AttrKind>(value.index());
+}
 
 const char* attr_kind_name(AttrKind kind) {
   switch (kind) {
-    case AttrKind::Int: return "int";
-    case AttrKind::Float: return "float";
-    case AttrKind::Ints: return "ints";
-    case AttrKind::String: return "string";
+    case AttrKind::Int:
+      return "int";
+    case AttrKind::Float:
+      return "float";
+    case AttrKind::Ints:
+      return "ints";
+    case AttrKind::String:
+      return "string";
   }
   return "?";
 }
 
 std::string attr_value_text(const AttrValue& value) {
   switch (attr_kind(value)) {
-    case AttrKind::Int: return std::to_string(std::get<int64_t>(value));
+    case AttrKind::Int:
+      return std::to_string(std::get<int64_t>(value));
     case AttrKind::Float: {
       char buffer[64];
       const auto r = std::to_chars(buffer, buffer + sizeof buffer, std::get<double>(value));
@@ -32,10 +39,12 @@ std::string attr_value_text(const AttrValue& value) {
     case AttrKind::Ints: {
       std::string s = "[";
       const auto& v = std::get<std::vector<int64_t>>(value);
-      for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+      for (size_t i = 0; i < v.size(); ++i)
+        s += (i ? "," : "") + std::to_string(v[i]);
       return s + "]";
     }
-    case AttrKind::String: return "\"" + std::get<std::string>(value) + "\"";
+    case AttrKind::String:
+      return "\"" + std::get<std::string>(value) + "\"";
   }
   return "?";
 }
@@ -77,7 +86,8 @@ Attrs& Attrs::set(const std::string& name, AttrValue value) {
 
 std::string Attrs::text() const {
   std::string s;
-  for (const auto& [name, value] : values_) s += (s.empty() ? "" : " ") + name + "=" + attr_value_text(value);
+  for (const auto& [name, value] : values_)
+    s += (s.empty() ? "" : " ") + name + "=" + attr_value_text(value);
   return s;
 }
 

@@ -8,7 +8,9 @@
 
 namespace s2::ir {
 
-int64_t Tensor::numel() const { return shape_numel(shape); }
+int64_t Tensor::numel() const {
+  return shape_numel(shape);
+}
 
 bool Tensor::contiguous() const {
   // Dense row-major; the stride of a size-1 dimension never matters.
@@ -23,10 +25,14 @@ bool Tensor::contiguous() const {
 
 const char* op_category_name(OpCategory category) {
   switch (category) {
-    case OpCategory::Forward: return "forward";
-    case OpCategory::ActivationGrad: return "activation_grad";
-    case OpCategory::WeightGrad: return "weight_grad";
-    case OpCategory::WeightUpdate: return "weight_update";
+    case OpCategory::Forward:
+      return "forward";
+    case OpCategory::ActivationGrad:
+      return "activation_grad";
+    case OpCategory::WeightGrad:
+      return "weight_grad";
+    case OpCategory::WeightUpdate:
+      return "weight_update";
   }
   return "?";
 }
@@ -43,19 +49,22 @@ Shape contiguous_strides(const Shape& shape) {
 
 int64_t shape_numel(const Shape& shape) {
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape)
+    n *= d;
   return n;
 }
 
 std::string shape_text(DType dtype, const Shape& shape) {
   std::string s = std::string(isa::dtype_name(dtype)) + "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "," : "") + std::to_string(shape[i]);
   return s + "]";
 }
 
 std::string ints_text(const std::vector<int64_t>& values) {
   std::string s = "[";
-  for (size_t i = 0; i < values.size(); ++i) s += (i ? "," : "") + std::to_string(values[i]);
+  for (size_t i = 0; i < values.size(); ++i)
+    s += (i ? "," : "") + std::to_string(values[i]);
   return s + "]";
 }
 
@@ -94,7 +103,9 @@ OpId Graph::find_op(const std::string& name) const {
 }
 
 std::string Graph::unique_name(const std::string& base) const {
-  auto taken = [this](const std::string& n) { return names_.count("%" + n) || names_.count("@" + n); };
+  auto taken = [this](const std::string& n) {
+    return names_.count("%" + n) || names_.count("@" + n);
+  };
   if (!taken(base)) return base;
   for (int k = 2;; ++k) {
     const std::string candidate = base + "_" + std::to_string(k);
@@ -110,8 +121,9 @@ TensorId Graph::add_parameter(const std::string& name, TensorRole role, DType dt
                               const Shape& shape, std::shared_ptr<const HostArray> init,
                               bool constant) {
   if (init)
-    internal_check(init->dtype() == dtype && static_cast<int64_t>(init->size()) == shape_numel(shape),
-                   "parameter '" + name + "': initial data does not match " + shape_text(dtype, shape));
+    internal_check(
+        init->dtype() == dtype && static_cast<int64_t>(init->size()) == shape_numel(shape),
+        "parameter '" + name + "': initial data does not match " + shape_text(dtype, shape));
   Data d{name, dtype, shape_numel(shape), role, constant, std::move(init)};
   const DataId data = add_data(std::move(d));
   return add_tensor(Tensor{name, data, dtype, shape, contiguous_strides(shape), 0, OpId()});
@@ -121,10 +133,14 @@ namespace {
 
 TensorRole output_role(OpCategory category) {
   switch (category) {
-    case OpCategory::Forward: return TensorRole::Activation;
-    case OpCategory::ActivationGrad: return TensorRole::Gradient;
-    case OpCategory::WeightGrad: return TensorRole::WeightGradient;
-    case OpCategory::WeightUpdate: return TensorRole::Scratch;
+    case OpCategory::Forward:
+      return TensorRole::Activation;
+    case OpCategory::ActivationGrad:
+      return TensorRole::Gradient;
+    case OpCategory::WeightGrad:
+      return TensorRole::WeightGradient;
+    case OpCategory::WeightUpdate:
+      return TensorRole::Scratch;
   }
   return TensorRole::Scratch;
 }
@@ -136,15 +152,14 @@ void fill_attrs(const OpSchema& schema, const std::string& name, Attrs* attrs) {
     internal_check(spec != schema.attrs.end(), "op '" + name + "' (" +
                                                    std::string(op_type_name(schema.type)) +
                                                    "): unknown attribute '" + key + "'");
-    internal_check(attr_kind(value) == spec->kind,
-                   "op '" + name + "': attribute '" + key + "' must be " + attr_kind_name(spec->kind));
+    internal_check(attr_kind(value) == spec->kind, "op '" + name + "': attribute '" + key +
+                                                       "' must be " + attr_kind_name(spec->kind));
   }
   for (const AttrSpec& spec : schema.attrs) {
     if (attrs->has(spec.name)) continue;
-    internal_check(spec.default_value.has_value(), "op '" + name + "' (" +
-                                                       std::string(op_type_name(schema.type)) +
-                                                       "): required attribute '" + spec.name +
-                                                       "' is missing");
+    internal_check(spec.default_value.has_value(),
+                   "op '" + name + "' (" + std::string(op_type_name(schema.type)) +
+                       "): required attribute '" + spec.name + "' is missing");
     attrs->set(spec.name, *spec.default_value);
   }
 }
@@ -157,7 +172,8 @@ std::vector<TensorId> Graph::add_op(OpType type, const std::string& name, OpCate
   Op op{name, type, category, attrs, inputs, {}};
   internal_check(inputs.size() <= schema.inputs.size(),
                  "op '" + name + "': " + std::to_string(inputs.size()) + " inputs, " +
-                     std::string(op_type_name(type)) + " takes " + std::to_string(schema.inputs.size()));
+                     std::string(op_type_name(type)) + " takes " +
+                     std::to_string(schema.inputs.size()));
   op.inputs.resize(schema.inputs.size());
   for (size_t i = 0; i < schema.inputs.size(); ++i)
     internal_check(op.inputs[i].valid() || schema.inputs[i].optional,
@@ -180,8 +196,8 @@ std::vector<TensorId> Graph::add_op(OpType type, const std::string& name, OpCate
     if (spec.alias_input >= 0) {
       t.data = tensor(op.inputs.at(static_cast<size_t>(spec.alias_input))).data;
     } else {
-      t.data = add_data(Data{tname, spec.dtype, shape_numel(spec.shape), output_role(category),
-                             false, nullptr});
+      t.data = add_data(
+          Data{tname, spec.dtype, shape_numel(spec.shape), output_role(category), false, nullptr});
     }
     op.outputs.push_back(add_tensor(std::move(t)));
   }
@@ -192,8 +208,8 @@ std::vector<TensorId> Graph::add_op(OpType type, const std::string& name, OpCate
 TensorId Graph::add(OpType type, const std::string& name, OpCategory category,
                     const std::vector<TensorId>& inputs, const Attrs& attrs) {
   const std::vector<TensorId> outs = add_op(type, name, category, inputs, attrs);
-  internal_check(outs.size() == 1, "op '" + name + "' has " + std::to_string(outs.size()) +
-                                       " outputs, not one");
+  internal_check(outs.size() == 1,
+                 "op '" + name + "' has " + std::to_string(outs.size()) + " outputs, not one");
   return outs[0];
 }
 
@@ -208,7 +224,8 @@ std::vector<std::vector<OpId>> Graph::consumers() const {
 bool Graph::writes_in_place(const Op& op) const {
   for (TensorId out : op.outputs)
     for (TensorId in : op.inputs)
-      if (in.valid() && out.valid() && tensor(in).data == tensor(out).data && op_schema(op.type).fusion != FusionClass::View)
+      if (in.valid() && out.valid() && tensor(in).data == tensor(out).data &&
+          op_schema(op.type).fusion != FusionClass::View)
         return true;
   return false;
 }
@@ -218,7 +235,8 @@ bool Graph::has_side_effect(const Op& op) const {
   for (TensorId out : op.outputs) {
     if (!out.valid()) continue;
     const TensorRole role = data(tensor(out).data).role;
-    if (role == TensorRole::Weight || role == TensorRole::OptimizerState || role == TensorRole::State)
+    if (role == TensorRole::Weight || role == TensorRole::OptimizerState ||
+        role == TensorRole::State)
       return true;
   }
   return false;

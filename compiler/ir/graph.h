@@ -63,7 +63,7 @@ struct Op {
   OpType type = OpType::Conv2d;
   OpCategory category = OpCategory::Forward;
   Attrs attrs;
-  std::vector<TensorId> inputs;  // positional per the schema; invalid for an absent optional
+  std::vector<TensorId> inputs;   // positional per the schema; invalid for an absent optional
   std::vector<TensorId> outputs;  // per the schema; invalid for an absent optional output
 };
 
@@ -81,9 +81,8 @@ class Graph {
 
   // A data node with one contiguous tensor over it, produced by no op: a weight, an input
   // batch, labels, optimizer state or a constant.
-  TensorId add_parameter(const std::string& name, TensorRole role, DType dtype,
-                         const Shape& shape, std::shared_ptr<const HostArray> init = nullptr,
-                         bool constant = false);
+  TensorId add_parameter(const std::string& name, TensorRole role, DType dtype, const Shape& shape,
+                         std::shared_ptr<const HostArray> init = nullptr, bool constant = false);
 
   // Adds an op: fills attribute defaults from its schema, runs its shape inference and
   // creates its outputs (new data nodes, or views of an input's data). Returns the outputs.

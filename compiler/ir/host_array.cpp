@@ -6,17 +6,26 @@ namespace s2::ir {
 
 HostArray::HostArray(isa::DType dtype, size_t elements) {
   switch (dtype) {
-    case isa::DType::F32: storage_ = std::vector<float>(elements, 0.0f); break;
-    case isa::DType::I32: storage_ = std::vector<int32_t>(elements, 0); break;
-    case isa::DType::U8: storage_ = std::vector<uint8_t>(elements, 0); break;
+    case isa::DType::F32:
+      storage_ = std::vector<float>(elements, 0.0f);
+      break;
+    case isa::DType::I32:
+      storage_ = std::vector<int32_t>(elements, 0);
+      break;
+    case isa::DType::U8:
+      storage_ = std::vector<uint8_t>(elements, 0);
+      break;
   }
 }
 
 isa::DType HostArray::dtype() const {
   switch (storage_.index()) {
-    case 0: return isa::DType::F32;
-    case 1: return isa::DType::I32;
-    default: return isa::DType::U8;
+    case 0:
+      return isa::DType::F32;
+    case 1:
+      return isa::DType::I32;
+    default:
+      return isa::DType::U8;
   }
 }
 
@@ -33,15 +42,21 @@ auto& typed(Variant& storage, const char* want) {
 }
 }  // namespace
 
-std::vector<float>& HostArray::f32() { return typed<std::vector<float>>(storage_, "f32"); }
+std::vector<float>& HostArray::f32() {
+  return typed<std::vector<float>>(storage_, "f32");
+}
 const std::vector<float>& HostArray::f32() const {
   return typed<std::vector<float>>(storage_, "f32");
 }
-std::vector<int32_t>& HostArray::i32() { return typed<std::vector<int32_t>>(storage_, "i32"); }
+std::vector<int32_t>& HostArray::i32() {
+  return typed<std::vector<int32_t>>(storage_, "i32");
+}
 const std::vector<int32_t>& HostArray::i32() const {
   return typed<std::vector<int32_t>>(storage_, "i32");
 }
-std::vector<uint8_t>& HostArray::u8() { return typed<std::vector<uint8_t>>(storage_, "u8"); }
+std::vector<uint8_t>& HostArray::u8() {
+  return typed<std::vector<uint8_t>>(storage_, "u8");
+}
 const std::vector<uint8_t>& HostArray::u8() const {
   return typed<std::vector<uint8_t>>(storage_, "u8");
 }

@@ -8,7 +8,9 @@
 namespace s2::ir {
 namespace {
 
-std::string ref(const Graph& g, TensorId t) { return t.valid() ? "%" + g.tensor(t).name : "_"; }
+std::string ref(const Graph& g, TensorId t) {
+  return t.valid() ? "%" + g.tensor(t).name : "_";
+}
 
 // Each op's line of the dump.
 class OpLines : public GraphVisitor<std::string> {
@@ -33,7 +35,8 @@ std::string print_op(const Graph& g, const Op& op) {
   for (size_t k = 0; k < op.outputs.size(); ++k)
     s += (k ? ", " : "") + (op.outputs[k].valid() ? print_tensor_decl(g, op.outputs[k]) : "_");
   s += " = " + std::string(op_type_name(op.type)) + "(";
-  for (size_t i = 0; i < op.inputs.size(); ++i) s += (i ? ", " : "") + ref(g, op.inputs[i]);
+  for (size_t i = 0; i < op.inputs.size(); ++i)
+    s += (i ? ", " : "") + ref(g, op.inputs[i]);
   s += ")";
   const std::string attrs = op.attrs.text();
   if (!attrs.empty()) s += " " + attrs;
@@ -55,9 +58,11 @@ std::string print_graph(const Graph& g) {
     if (d.init) os << " init";
     os << "\n";
   }
-  for (const std::string& line : OpLines().run(g)) os << "  " << line << "\n";
+  for (const std::string& line : OpLines().run(g))
+    os << "  " << line << "\n";
   os << "outputs";
-  for (TensorId t : g.outputs()) os << " " << ref(g, t);
+  for (TensorId t : g.outputs())
+    os << " " << ref(g, t);
   if (g.loss().valid()) os << "\nloss " << ref(g, g.loss());
   os << "\n";
   return os.str();

@@ -24,8 +24,9 @@ Graph copy_selected(const Graph& in, const Selection& keep, const char* who) {
   const std::vector<OpId> op_map = renumber<OpId>(keep.op);
   auto map_tensor = [&](TensorId t) {
     if (!t.valid()) return TensorId();
-    internal_check(keep.tensor[t.index()], std::string(who) + ": a kept node refers to the removed '%" +
-                                               in.tensor(t).name + "'");
+    internal_check(
+        keep.tensor[t.index()],
+        std::string(who) + ": a kept node refers to the removed '%" + in.tensor(t).name + "'");
     return tensor_map[t.index()];
   };
   Graph out(in.name());
@@ -50,12 +51,16 @@ Graph copy_selected(const Graph& in, const Selection& keep, const char* who) {
   }
   for (size_t i = 0; i < in.num_ops(); ++i) {
     if (!keep.op[i]) continue;
-    Op copy = !keep.replacement.empty() && keep.replacement[i] ? *keep.replacement[i] : in.op(OpId(i));
-    for (TensorId& t : copy.inputs) t = map_tensor(t);
-    for (TensorId& t : copy.outputs) t = map_tensor(t);
+    Op copy =
+        !keep.replacement.empty() && keep.replacement[i] ? *keep.replacement[i] : in.op(OpId(i));
+    for (TensorId& t : copy.inputs)
+      t = map_tensor(t);
+    for (TensorId& t : copy.outputs)
+      t = map_tensor(t);
     out.add_op_node(std::move(copy));
   }
-  for (TensorId t : in.outputs()) out.mark_output(map_tensor(t));
+  for (TensorId t : in.outputs())
+    out.mark_output(map_tensor(t));
   out.set_loss(map_tensor(in.loss()));
   return out;
 }

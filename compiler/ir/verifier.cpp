@@ -72,7 +72,8 @@ class Verifier {
              std::to_string(schema->inputs.size()));
       for (size_t k = 0; k < op.inputs.size() && k < schema->inputs.size(); ++k) {
         if (!op.inputs[k].valid()) {
-          if (!schema->inputs[k].optional) fail(what + ": required input '" + schema->inputs[k].name + "' is absent");
+          if (!schema->inputs[k].optional)
+            fail(what + ": required input '" + schema->inputs[k].name + "' is absent");
         } else if (!valid_tensor(op.inputs[k])) {
           fail(what + ": input " + std::to_string(k) + " out of range");
         }
@@ -86,22 +87,26 @@ class Verifier {
           fail(what + ": output out of range");
           continue;
         }
-        if (++produced[out.index()] > 1) fail("tensor '%" + g_.tensor(out).name + "' is produced twice");
+        if (++produced[out.index()] > 1)
+          fail("tensor '%" + g_.tensor(out).name + "' is produced twice");
         if (g_.tensor(out).producer != OpId(i))
           fail(what + ": output '%" + g_.tensor(out).name + "' names another producer");
       }
       for (const auto& [key, value] : op.attrs.values()) {
         const auto spec = std::find_if(schema->attrs.begin(), schema->attrs.end(),
                                        [&](const AttrSpec& s) { return s.name == key; });
-        if (spec == schema->attrs.end()) fail(what + ": unknown attribute '" + key + "'");
-        else if (spec->kind != attr_kind(value)) fail(what + ": attribute '" + key + "' has the wrong kind");
+        if (spec == schema->attrs.end())
+          fail(what + ": unknown attribute '" + key + "'");
+        else if (spec->kind != attr_kind(value))
+          fail(what + ": attribute '" + key + "' has the wrong kind");
       }
       for (const AttrSpec& spec : schema->attrs)
         if (!op.attrs.has(spec.name)) fail(what + ": attribute '" + spec.name + "' is missing");
     }
     for (size_t t = 0; t < g_.num_tensors(); ++t)
       if (g_.tensor(TensorId(t)).producer.valid() && produced[t] == 0)
-        fail("tensor '%" + g_.tensor(TensorId(t)).name + "' names a producer that does not list it");
+        fail("tensor '%" + g_.tensor(TensorId(t)).name +
+             "' names a producer that does not list it");
   }
 
   void check_acyclic() {
@@ -142,7 +147,8 @@ class Verifier {
                  std::to_string(s.alias_input));
           const Shape strides = s.strides.empty() ? contiguous_strides(s.shape) : s.strides;
           if (t.strides != strides || t.offset != s.offset)
-            fail(what + ": view '%" + t.name + "' has strides or offset other than shape "
+            fail(what + ": view '%" + t.name +
+                 "' has strides or offset other than shape "
                  "inference gives");
         }
       }
@@ -155,13 +161,16 @@ class Verifier {
 
 }  // namespace
 
-std::vector<std::string> verify_graph(const Graph& graph) { return Verifier(graph).run(); }
+std::vector<std::string> verify_graph(const Graph& graph) {
+  return Verifier(graph).run();
+}
 
 void verify_or_throw(const Graph& graph, const std::string& after) {
   const std::vector<std::string> problems = verify_graph(graph);
   if (problems.empty()) return;
   std::string message = "graph '" + graph.name() + "' is malformed " + after + ":";
-  for (size_t i = 0; i < problems.size() && i < 10; ++i) message += "\n  " + problems[i];
+  for (size_t i = 0; i < problems.size() && i < 10; ++i)
+    message += "\n  " + problems[i];
   if (problems.size() > 10) message += "\n  (" + std::to_string(problems.size() - 10) + " more)";
   throw InternalError(message);
 }

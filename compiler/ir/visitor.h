@@ -18,7 +18,8 @@ class GraphVisitor {
   std::vector<Result> run(const Graph& graph) {
     std::vector<Result> results;
     results.reserve(graph.num_ops());
-    for (OpId id : graph.topo_order()) results.push_back(visit(graph, graph.op(id)));
+    for (OpId id : graph.topo_order())
+      results.push_back(visit(graph, graph.op(id)));
     return results;
   }
 

@@ -7,10 +7,10 @@
 #include <string>
 
 #include "compiler/interp/kernel.h"
-#include "isa/numerics/fp32.h"
 #include "compiler/lower/op_lowering.h"
 #include "compiler/ops/registry.h"
 #include "isa/common/errors.h"
+#include "isa/numerics/fp32.h"
 
 namespace s2::lower {
 namespace {

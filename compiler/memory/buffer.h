@@ -15,10 +15,10 @@ namespace s2::memory {
 struct Buffer {
   std::string name;
   isa::TensorRole role = isa::TensorRole::Scratch;
-  uint64_t size = 0;       // bytes
-  uint32_t first = 0;      // first step (index in the execution order) it is live at
-  uint32_t last = 0;       // last step, inclusive
-  bool persistent = false; // weights, optimizer and batch-norm state, inputs, labels, constants
+  uint64_t size = 0;        // bytes
+  uint32_t first = 0;       // first step (index in the execution order) it is live at
+  uint32_t last = 0;        // last step, inclusive
+  bool persistent = false;  // weights, optimizer and batch-norm state, inputs, labels, constants
 };
 
 struct PlanOptions {
@@ -37,11 +37,12 @@ struct MemoryPlan {
   uint64_t persistent_bytes = 0;  // persistent buffers occupy [0, persistent_bytes)
   uint64_t arena_base = 0;        // the rest live in [arena_base, arena_base + arena_size)
   uint64_t arena_size = 0;
-  uint64_t lower_bound = 0;       // max over steps of the aligned bytes of live arena buffers
-  uint64_t dram_size = 0;         // arena_base + arena_size
+  uint64_t lower_bound = 0;  // max over steps of the aligned bytes of live arena buffers
+  uint64_t dram_size = 0;    // arena_base + arena_size
 
   double ratio() const {
-    return lower_bound == 0 ? 1.0 : static_cast<double>(arena_size) / static_cast<double>(lower_bound);
+    return lower_bound == 0 ? 1.0
+                            : static_cast<double>(arena_size) / static_cast<double>(lower_bound);
   }
 };
 

@@ -46,7 +46,8 @@ Window read_window(const NodeContext& n, const ir::Tensor& x, std::vector<int64_
     w.kernel = kernel;
     if (n.has_attr("kernel_shape") && n.attr_ints("kernel_shape", {}) != kernel)
       n.fail_attr("kernel_shape", "= " + ir::ints_text(n.attr_ints("kernel_shape", {})) +
-                                      " does not match the weight's kernel " + ir::ints_text(kernel));
+                                      " does not match the weight's kernel " +
+                                      ir::ints_text(kernel));
   }
   w.stride = checked_ints(n, "strides", {1, 1}, 2, 1, "2 integers >= 1 [sh,sw]");
   w.dilation = checked_ints(n, "dilations", {1, 1}, 2, 1, "2 integers >= 1 [dh,dw]");

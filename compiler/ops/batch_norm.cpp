@@ -12,6 +12,8 @@
 // (after the positional inputs) masks dy first — dy kept where gate > 0, like relu_bwd —
 // and everything above then reads the masked dy. The fusion pass fills them in.
 
+#include "isa/numerics/batch_norm.h"
+
 #include <string>
 #include <vector>
 
@@ -19,7 +21,6 @@
 #include "compiler/interp/kernel.h"
 #include "compiler/ops/epilogue.h"
 #include "compiler/ops/registry.h"
-#include "isa/numerics/batch_norm.h"
 
 namespace s2::ir {
 namespace {
@@ -136,9 +137,8 @@ void batch_norm_bwd_kernel(KernelContext& k) {
     epilogue::apply(masked.data(), masked.size(), nullptr, isa::Activation::None, k.in[5].f32);
     dy = masked.data();
   }
-  numerics::batch_norm_backward(geometry(k.in[1].shape), dy, k.in[1].f32, k.in[2].f32,
-                                k.in[3].f32, k.in[4].f32, k.out[0].f32, k.out[1].f32,
-                                k.out[2].f32);
+  numerics::batch_norm_backward(geometry(k.in[1].shape), dy, k.in[1].f32, k.in[2].f32, k.in[3].f32,
+                                k.in[4].f32, k.out[0].f32, k.out[1].f32, k.out[2].f32);
 }
 
 }  // namespace

@@ -210,8 +210,8 @@ std::vector<OutputSpec> infer_conv2d_bwd_weight(const InferContext& ctx) {
   const Shape& x = ctx.shape(0);
   const Shape& dy = ctx.shape(1);
   if (dy[0] != x[0])
-    ctx.fail(ctx.describe(1) + " has batch " + std::to_string(dy[0]) + ", but " +
-             ctx.describe(0) + " has batch " + std::to_string(x[0]));
+    ctx.fail(ctx.describe(1) + " has batch " + std::to_string(dy[0]) + ", but " + ctx.describe(0) +
+             " has batch " + std::to_string(x[0]));
   expect_groups_divide(ctx, 0, 1, "channels");
   expect_groups_divide(ctx, 1, 1, "channels");
   const ConvGeometry g = geometry(ctx.attrs(), x[0], x[1], x[2], x[3], dy[1], rs[0], rs[1]);

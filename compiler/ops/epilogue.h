@@ -3,7 +3,8 @@
 // ISA's order (isa/encoding/isa.def): y = act(pe + bias + residual), then gate (y kept where
 // gate > 0, zeroed elsewhere). Each step is rounded to fp32 on its own and uses the lane
 // operations of the separate ops (isa/numerics/lane_ops.h: add, relu, relu_bwd, as
-// ops/eltwise.cpp does), so a fused op gives bit for bit what the unfused sequence gives — the contract passes/fusion.h relies on.
+// ops/eltwise.cpp does), so a fused op gives bit for bit what the unfused sequence gives — the
+// contract passes/fusion.h relies on.
 //
 // Shared by the op families that carry an epilogue: ops/conv.cpp, ops/gemm.cpp and
 // ops/batch_norm.cpp. The bias stays in each kernel, since where it joins the accumulation

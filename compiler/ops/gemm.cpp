@@ -7,6 +7,8 @@
 // then kept where gate > 0. The fusion pass (passes/fusion.h) fills them in; a gemm built
 // without them means what it always meant.
 
+#include "isa/numerics/gemm.h"
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -15,7 +17,6 @@
 #include "compiler/interp/kernel.h"
 #include "compiler/ops/epilogue.h"
 #include "compiler/ops/registry.h"
-#include "isa/numerics/gemm.h"
 
 namespace s2::ir {
 namespace {

@@ -19,8 +19,8 @@
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/interp/kernel.h"
 #include "compiler/ops/registry.h"
-#include "isa/numerics/softmax_ce.h"
 #include "isa/common/errors.h"
+#include "isa/numerics/softmax_ce.h"
 
 namespace s2::ir {
 namespace {

@@ -6,6 +6,8 @@
 // isa/numerics/pool.h, shared with the simulator's functional model; this file keeps the
 // op schemas, the attribute checks and the operand plumbing.
 
+#include "isa/numerics/pool.h"
+
 #include <limits>
 #include <optional>
 #include <string>
@@ -16,7 +18,6 @@
 #include "compiler/ops/registry.h"
 #include "isa/common/errors.h"
 #include "isa/encoding/semantics.h"
-#include "isa/numerics/pool.h"
 
 namespace s2::ir {
 namespace {

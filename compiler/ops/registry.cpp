@@ -6,9 +6,12 @@ namespace s2::ir {
 
 const char* fusion_class_name(FusionClass fusion) {
   switch (fusion) {
-    case FusionClass::Pe: return "pe";
-    case FusionClass::Ppu: return "ppu";
-    case FusionClass::View: return "view";
+    case FusionClass::Pe:
+      return "pe";
+    case FusionClass::Ppu:
+      return "ppu";
+    case FusionClass::View:
+      return "view";
   }
   return "?";
 }
@@ -16,9 +19,11 @@ const char* fusion_class_name(FusionClass fusion) {
 std::string_view op_type_name(OpType type) {
   switch (type) {
 #define S2_OP(Id, name, file) \
-  case OpType::Id: return name;
+  case OpType::Id:            \
+    return name;
 #include "compiler/ops/op_types.def"
-    case OpType::kCount: break;
+    case OpType::kCount:
+      break;
   }
   return "?";
 }
@@ -72,10 +77,10 @@ void InferContext::expect_shape(size_t i, const Shape& shape) const {
 
 void OpRegistry::add(OpSchema schema) {
   auto& slot = schemas_.at(static_cast<size_t>(schema.type));
-  internal_check(!slot.has_value(), "op type '" + std::string(op_type_name(schema.type)) +
-                                        "' registered twice");
-  internal_check(schema.infer != nullptr, "op type '" + std::string(op_type_name(schema.type)) +
-                                              "' has no shape inference");
+  internal_check(!slot.has_value(),
+                 "op type '" + std::string(op_type_name(schema.type)) + "' registered twice");
+  internal_check(schema.infer != nullptr,
+                 "op type '" + std::string(op_type_name(schema.type)) + "' has no shape inference");
   internal_check(schema.kernel != nullptr || schema.fusion == FusionClass::View,
                  "op type '" + std::string(op_type_name(schema.type)) + "' has no kernel");
   slot = std::move(schema);

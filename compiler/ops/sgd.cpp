@@ -17,8 +17,7 @@ namespace {
 
 OutputSpec in_place(const InferContext& ctx, size_t i) {
   const Tensor& t = ctx.input(i);
-  if (!t.contiguous())
-    ctx.fail(ctx.describe(i) + " is updated in place and must be a dense view");
+  if (!t.contiguous()) ctx.fail(ctx.describe(i) + " is updated in place and must be a dense view");
   OutputSpec o;
   o.shape = t.shape;
   o.alias_input = static_cast<int>(i);

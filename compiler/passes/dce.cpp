@@ -1,10 +1,9 @@
 #include "compiler/passes/dce.h"
 
-#include "compiler/ir/subgraph.h"
-
 #include <string>
 #include <vector>
 
+#include "compiler/ir/subgraph.h"
 #include "isa/common/errors.h"
 
 namespace s2::ir {

@@ -1,7 +1,5 @@
 #include "compiler/passes/fusion.h"
 
-#include "compiler/ir/subgraph.h"
-
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
@@ -10,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/ir/subgraph.h"
 #include "compiler/passes/fusion_patterns.h"
 #include "isa/common/errors.h"
 

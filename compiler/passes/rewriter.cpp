@@ -1,7 +1,5 @@
-#include "compiler/passes/pass.h"
-
 #include "compiler/ops/registry.h"
-
+#include "compiler/passes/pass.h"
 #include "isa/common/errors.h"
 
 namespace s2::ir {
@@ -9,7 +7,8 @@ namespace s2::ir {
 TensorId GraphRewriter::Context::map(TensorId old) const {
   if (!old.valid()) return TensorId();
   const TensorId t = tensor_map_.at(old.index());
-  internal_check(t.valid(), "rewriter: tensor '%" + in_.tensor(old).name + "' used before it is copied");
+  internal_check(t.valid(),
+                 "rewriter: tensor '%" + in_.tensor(old).name + "' used before it is copied");
   return t;
 }
 
@@ -62,20 +61,24 @@ PassResult GraphRewriter::run(const Graph& in) {
       continue;
     }
     Op copy = op;
-    for (TensorId& t : copy.inputs) t = ctx.map(t);
+    for (TensorId& t : copy.inputs)
+      t = ctx.map(t);
     // Views and in-place outputs follow their (possibly replaced) input: shape inference on
     // the mapped op gives their data, strides and offset in the new graph.
     std::vector<OutputSpec> specs;
-    if (aliases_an_input(in, op)) specs = op_schema(op.type).infer(InferContext(result.graph, copy));
+    if (aliases_an_input(in, op))
+      specs = op_schema(op.type).infer(InferContext(result.graph, copy));
     const OpId new_id(result.graph.num_ops());
     for (size_t k = 0; k < copy.outputs.size(); ++k) {
       TensorId& t = copy.outputs[k];
       if (!t.valid()) continue;
       if (k < specs.size() && specs[k].alias_input >= 0) {
-        const Tensor& source = result.graph.tensor(copy.inputs.at(static_cast<size_t>(specs[k].alias_input)));
+        const Tensor& source =
+            result.graph.tensor(copy.inputs.at(static_cast<size_t>(specs[k].alias_input)));
         Tensor view = in.tensor(t);
         view.data = source.data;
-        view.strides = specs[k].strides.empty() ? contiguous_strides(specs[k].shape) : specs[k].strides;
+        view.strides =
+            specs[k].strides.empty() ? contiguous_strides(specs[k].shape) : specs[k].strides;
         view.offset = specs[k].offset;
         view.producer = new_id;
         const TensorId old = t;
@@ -88,7 +91,8 @@ PassResult GraphRewriter::run(const Graph& in) {
     }
     result.graph.add_op_node(std::move(copy));
   }
-  for (TensorId t : in.outputs()) result.graph.mark_output(ctx.map(t));
+  for (TensorId t : in.outputs())
+    result.graph.mark_output(ctx.map(t));
   result.graph.set_loss(ctx.map(in.loss()));
   return result;
 }

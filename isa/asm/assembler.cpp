@@ -60,13 +60,19 @@ class Assembler {
     for (const Statement& st : statements) {
       try {
         const std::string& head = st.tokens.front().text;
-        if (head == ".target") directive_target(st);
-        else if (head == ".dram") directive_dram(st);
-        else if (head == ".plan") directive_plan(st);
-        else if (head == ".tensor") directive_tensor(st);
-        else if (head[0] == '.') fail(st.tokens.front(), "unknown directive '" + head +
-                                                              "' (known: .target .dram .plan .tensor)");
-        else code.push_back(&st);
+        if (head == ".target")
+          directive_target(st);
+        else if (head == ".dram")
+          directive_dram(st);
+        else if (head == ".plan")
+          directive_plan(st);
+        else if (head == ".tensor")
+          directive_tensor(st);
+        else if (head[0] == '.')
+          fail(st.tokens.front(),
+               "unknown directive '" + head + "' (known: .target .dram .plan .tensor)");
+        else
+          code.push_back(&st);
       } catch (const StatementFailed&) {
       }
     }
@@ -111,7 +117,8 @@ class Assembler {
 
   uint64_t number(const Token& t, const std::string& text, const std::string& what) {
     const std::optional<uint64_t> v = parse_u64(text);
-    if (!v) fail(t, what + ": expected a non-negative integer (decimal or 0x hex), got '" + text + "'");
+    if (!v)
+      fail(t, what + ": expected a non-negative integer (decimal or 0x hex), got '" + text + "'");
     return *v;
   }
 
@@ -157,8 +164,8 @@ class Assembler {
       } else if (kv.key == "alignment") {
         p.alignment = number32(*kv.token, kv.value, "alignment");
       } else {
-        fail(*kv.token, "unknown .plan key '" + kv.key +
-                            "' (known: planner, arena, lower_bound, alignment)");
+        fail(*kv.token,
+             "unknown .plan key '" + kv.key + "' (known: planner, arena, lower_bound, alignment)");
       }
     }
   }
@@ -183,8 +190,9 @@ class Assembler {
 
   void directive_tensor(const Statement& st) {
     if (st.tokens.size() < 5)
-      fail(st.tokens.front(), "usage: .tensor NAME ROLE TYPE[SHAPE] @ADDR [size=BYTES] "
-                              "[life=FIRST..LAST] [data=[...]|fill(V)]");
+      fail(st.tokens.front(),
+           "usage: .tensor NAME ROLE TYPE[SHAPE] @ADDR [size=BYTES] "
+           "[life=FIRST..LAST] [data=[...]|fill(V)]");
     TensorEntry t;
     PendingTensor pending;
     t.name = st.tokens[1].text;
@@ -192,7 +200,8 @@ class Assembler {
     const std::optional<TensorRole> role = role_from_name(st.tokens[2].text);
     if (!role) {
       std::string known;
-      for (TensorRole r : all_roles()) known += std::string(known.empty() ? "" : ", ") + role_name(r);
+      for (TensorRole r : all_roles())
+        known += std::string(known.empty() ? "" : ", ") + role_name(r);
       fail(st.tokens[2], "unknown role '" + st.tokens[2].text + "' (known: " + known + ")");
     }
     t.role = *role;
@@ -224,8 +233,9 @@ class Assembler {
 
   std::vector<uint8_t> parse_data(const Token& tok, const std::string& text, const TensorEntry& t) {
     if (!text.empty() && text[0] == '<')
-      fail(tok, "data was elided by the disassembler; disassemble with --data to get "
-                "text the assembler can read back");
+      fail(tok,
+           "data was elided by the disassembler; disassemble with --data to get "
+           "text the assembler can read back");
     const uint64_t n = t.dense_bytes() / dtype_bytes(t.dtype);
     std::vector<std::string> items;
     if (text.rfind("fill(", 0) == 0 && text.back() == ')') {
@@ -239,7 +249,8 @@ class Assembler {
       fail(tok, "data: expected [v, v, ...] or fill(v)");
     }
     ByteWriter w;
-    for (const std::string& item : items) element(tok, item, t.dtype, &w);
+    for (const std::string& item : items)
+      element(tok, item, t.dtype, &w);
     return std::move(w.bytes());
   }
 
@@ -283,10 +294,12 @@ class Assembler {
     DType dtype;
     std::vector<uint32_t> shape;
     parse_type(tok, type, &dtype, &shape);
-    TensorDesc d = TensorDesc::contiguous(number(tok, text.substr(at + 1), "address"), dtype, shape);
+    TensorDesc d =
+        TensorDesc::contiguous(number(tok, text.substr(at + 1), "address"), dtype, shape);
     if (strides) {
       if (strides->size() != shape.size())
-        fail(tok, std::to_string(strides->size()) + " strides for rank " + std::to_string(shape.size()));
+        fail(tok,
+             std::to_string(strides->size()) + " strides for rank " + std::to_string(shape.size()));
       std::copy(strides->begin(), strides->end(), d.strides.begin());
     }
     return d;
@@ -320,7 +333,8 @@ class Assembler {
           }
         }
         if (!found)
-          fail(tok, std::string(fi.name) + ": unknown value '" + kv.value + "' (known: " + known + ")");
+          fail(tok,
+               std::string(fi.name) + ": unknown value '" + kv.value + "' (known: " + known + ")");
         break;
       }
     }
@@ -363,7 +377,8 @@ class Assembler {
       } else if (kv.key == "from") {
         from = split(kv.value, ',');
       } else if (const int slot = slot_named(*info, kv.key); slot >= 0) {
-        inst.set_operand(info->operands[static_cast<size_t>(slot)].slot, operand(*kv.token, kv.value));
+        inst.set_operand(info->operands[static_cast<size_t>(slot)].slot,
+                         operand(*kv.token, kv.value));
       } else if (const FieldInfo* fi = field_named(*info, kv.key)) {
         set_field(&inst, kv, *fi);
       } else {
@@ -373,7 +388,8 @@ class Assembler {
     }
     for (Field f : info->fields) {
       const FieldInfo& fi = field_info(f);
-      if (!fi.default_value && std::find(seen.begin(), seen.end(), std::string(fi.name)) == seen.end())
+      if (!fi.default_value &&
+          std::find(seen.begin(), seen.end(), std::string(fi.name)) == seen.end())
         fail(mn, "required field '" + std::string(fi.name) + "' is missing");
     }
     const std::vector<std::string> problems = check_instruction(inst);
@@ -398,8 +414,10 @@ class Assembler {
 
   static std::string known_keys(const OpcodeInfo& info) {
     std::string s;
-    for (const OperandSig& o : info.operands) s += std::string(slot_info(o.slot).name) + ", ";
-    for (Field f : info.fields) s += std::string(field_info(f).name) + ", ";
+    for (const OperandSig& o : info.operands)
+      s += std::string(slot_info(o.slot).name) + ", ";
+    for (Field f : info.fields)
+      s += std::string(field_info(f).name) + ", ";
     return s + "deps, from";
   }
 
@@ -413,7 +431,8 @@ class Assembler {
       if (!p.explicit_life) t.last = last;
       end = std::max(end, t.addr + t.size);
       if (!p.has_data) continue;
-      while (exe_.data.size() % kSectionAlignment != 0) exe_.data.push_back(0);
+      while (exe_.data.size() % kSectionAlignment != 0)
+        exe_.data.push_back(0);
       t.data_offset = exe_.data.size();
       exe_.data.insert(exe_.data.end(), p.data.begin(), p.data.end());
     }

@@ -13,7 +13,8 @@ namespace {
 
 std::string join_dims(const uint32_t* dims, size_t n) {
   std::string s;
-  for (size_t i = 0; i < n; ++i) s += (i ? "," : "") + std::to_string(dims[i]);
+  for (size_t i = 0; i < n; ++i)
+    s += (i ? "," : "") + std::to_string(dims[i]);
   return s;
 }
 
@@ -35,8 +36,10 @@ std::string field_text(const Instruction& inst, Field f) {
   const uint32_t v = inst.raw(f);
   switch (fi.kind) {
     case FieldKind::UInt:
-    case FieldKind::Flag: return std::to_string(v);
-    case FieldKind::Float: return format_f32(f32_from_bits(v));
+    case FieldKind::Flag:
+      return std::to_string(v);
+    case FieldKind::Float:
+      return format_f32(f32_from_bits(v));
     case FieldKind::Enum:
       for (const EnumValue& e : enum_values(fi.enum_set))
         if (e.value == v) return std::string(e.name);
@@ -47,9 +50,12 @@ std::string field_text(const Instruction& inst, Field f) {
 
 std::string element_text(DType dtype, const uint8_t* p) {
   switch (dtype) {
-    case DType::F32: return format_f32(f32_from_bits(load_u32(p)));
-    case DType::I32: return std::to_string(static_cast<int32_t>(load_u32(p)));
-    case DType::U8: return std::to_string(unsigned{*p});
+    case DType::F32:
+      return format_f32(f32_from_bits(load_u32(p)));
+    case DType::I32:
+      return std::to_string(static_cast<int32_t>(load_u32(p)));
+    case DType::U8:
+      return std::to_string(unsigned{*p});
   }
   return "?";
 }
@@ -62,7 +68,8 @@ std::string data_text(const Executable& exe, const TensorEntry& t, const DisasmO
     return "<" + std::to_string(n * eb) + " bytes crc32=" + hex(crc32(p, n * eb)) + ">";
   bool uniform = n > 1;
   for (uint64_t i = 1; i < n && uniform; ++i)
-    for (unsigned b = 0; b < eb; ++b) uniform = uniform && p[i * eb + b] == p[b];
+    for (unsigned b = 0; b < eb; ++b)
+      uniform = uniform && p[i * eb + b] == p[b];
   if (uniform) return "fill(" + element_text(t.dtype, p) + ")";
   // Long lists continue on indented lines of kPerLine values (the brackets keep the
   // statement open for the assembler).
@@ -98,11 +105,13 @@ std::string format_instruction(const Executable& exe, size_t index) {
   }
   if (!inst.deps.empty()) {
     s += " deps=";
-    for (size_t i = 0; i < inst.deps.size(); ++i) s += (i ? "," : "") + std::to_string(inst.deps[i]);
+    for (size_t i = 0; i < inst.deps.size(); ++i)
+      s += (i ? "," : "") + std::to_string(inst.deps[i]);
   }
   if (index < exe.debug.size() && !exe.debug[index].empty()) {
     s += " from=";
-    for (size_t i = 0; i < exe.debug[index].size(); ++i) s += (i ? "," : "") + exe.debug[index][i];
+    for (size_t i = 0; i < exe.debug[index].size(); ++i)
+      s += (i ? "," : "") + exe.debug[index][i];
   }
   return s;
 }

@@ -24,7 +24,9 @@ std::string cell(std::string_view text) {
   return out;
 }
 
-std::string code(std::string_view text) { return "`" + std::string(text) + "`"; }
+std::string code(std::string_view text) {
+  return "`" + std::string(text) + "`";
+}
 
 std::string opcode_hex(unsigned value) {
   char buffer[8];
@@ -34,7 +36,8 @@ std::string opcode_hex(unsigned value) {
 
 std::string join(const std::vector<std::string>& parts, std::string_view separator) {
   std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) out += (i ? std::string(separator) : "") + parts[i];
+  for (size_t i = 0; i < parts.size(); ++i)
+    out += (i ? std::string(separator) : "") + parts[i];
   return out;
 }
 
@@ -54,7 +57,8 @@ std::vector<EnumSet> used_enum_sets() {
   for (const FieldInfo& f : field_table()) {
     if (f.kind != FieldKind::Enum) continue;
     bool seen = false;
-    for (EnumSet s : sets) seen = seen || s == f.enum_set;
+    for (EnumSet s : sets)
+      seen = seen || s == f.enum_set;
     if (!seen) sets.push_back(f.enum_set);
   }
   return sets;
@@ -63,8 +67,10 @@ std::vector<EnumSet> used_enum_sets() {
 std::string value_text(const FieldInfo& f, uint32_t v) {
   switch (f.kind) {
     case FieldKind::UInt:
-    case FieldKind::Flag: return std::to_string(v);
-    case FieldKind::Float: return format_f32(f32_from_bits(v)) + " (" + code(hex(v)) + ")";
+    case FieldKind::Flag:
+      return std::to_string(v);
+    case FieldKind::Float:
+      return format_f32(f32_from_bits(v)) + " (" + code(hex(v)) + ")";
     case FieldKind::Enum:
       for (const EnumValue& e : enum_values(f.enum_set))
         if (e.value == v) return code(e.name) + " (" + std::to_string(v) + ")";
@@ -87,11 +93,14 @@ std::string values_text(const FieldInfo& f) {
       const uint64_t max = (uint64_t{1} << f.bits) - 1;
       return std::to_string(f.min_value) + ".." + std::to_string(max);
     }
-    case FieldKind::Flag: return "0, 1";
-    case FieldKind::Float: return "any f32 bit pattern";
+    case FieldKind::Flag:
+      return "0, 1";
+    case FieldKind::Float:
+      return "any f32 bit pattern";
     case FieldKind::Enum: {
       std::vector<std::string> names;
-      for (const EnumValue& e : enum_values(f.enum_set)) names.push_back(code(e.name));
+      for (const EnumValue& e : enum_values(f.enum_set))
+        names.push_back(code(e.name));
       return join(names, ", ");
     }
   }
@@ -162,8 +171,7 @@ void write_encoding(std::ostream& os) {
      << "| word | content |\n|---|---|\n"
      << "| 0 | address, bits 0-31 (byte address in DRAM) |\n"
      << "| 1 | address, bits 32-63 |\n"
-     << "| 2 | bits 0-3 element type code, bits 4-6 rank (1-" << kMaxRank
-     << "), bits 7-31 zero |\n"
+     << "| 2 | bits 0-3 element type code, bits 4-6 rank (1-" << kMaxRank << "), bits 7-31 zero |\n"
      << "| 3-" << 2 + kMaxRank << " | shape[0] ... shape[" << kMaxRank - 1 << "] |\n"
      << "| " << 3 + kMaxRank << "-" << 2 + 2 * kMaxRank << " | strides[0] ... strides["
      << kMaxRank - 1 << "] |\n\n";
@@ -214,8 +222,9 @@ void write_enums(std::ostream& os) {
     std::vector<std::string> fields;
     for (const FieldInfo& f : field_table())
       if (f.kind == FieldKind::Enum && f.enum_set == set) fields.push_back(code(f.name));
-    os << "### " << enum_set_name(set) << "\n\nValues of the field" << (fields.size() > 1 ? "s " : " ")
-       << join(fields, ", ") << ".\n\n| value | name | meaning |\n|---|---|---|\n";
+    os << "### " << enum_set_name(set) << "\n\nValues of the field"
+       << (fields.size() > 1 ? "s " : " ") << join(fields, ", ")
+       << ".\n\n| value | name | meaning |\n|---|---|---|\n";
     for (const EnumValue& e : enum_values(set))
       os << "| " << e.value << " | " << code(e.name) << " | " << cell(e.meaning) << " |\n";
     os << "\n";
@@ -268,9 +277,8 @@ void write_instruction(std::ostream& os, const OpcodeInfo& op) {
     for (size_t i = 0; i < op.operands.size(); ++i) {
       const OperandSig& s = op.operands[i];
       os << "| " << i << " | " << code(slot_info(s.slot).name) << " | " << access_name(s.access)
-         << " | " << (s.optional ? "optional" : "required") << " | " << rank_text(s.rank)
-         << " | " << dtype_req_name(s.dtype) << " | " << cell(slot_info(s.slot).meaning)
-         << " |\n";
+         << " | " << (s.optional ? "optional" : "required") << " | " << rank_text(s.rank) << " | "
+         << dtype_req_name(s.dtype) << " | " << cell(slot_info(s.slot).meaning) << " |\n";
     }
     os << "\n";
   }
@@ -301,7 +309,8 @@ std::string isa_reference_markdown() {
   write_fields(os);
   write_slots(os);
   write_summary(os);
-  for (const OpcodeInfo& op : opcode_table()) write_instruction(os, op);
+  for (const OpcodeInfo& op : opcode_table())
+    write_instruction(os, op);
   std::string text = os.str();
   text.pop_back();  // one newline at the end of the file, not a blank line
   return text;

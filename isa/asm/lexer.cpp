@@ -5,9 +5,15 @@
 namespace s2::isa::asm_text {
 namespace {
 
-bool is_open(char c) { return c == '[' || c == '{' || c == '('; }
-bool is_close(char c) { return c == ']' || c == '}' || c == ')'; }
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+bool is_open(char c) {
+  return c == '[' || c == '{' || c == '(';
+}
+bool is_close(char c) {
+  return c == ']' || c == '}' || c == ')';
+}
+bool is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\r';
+}
 
 }  // namespace
 

@@ -14,11 +14,13 @@ void ByteWriter::u16(uint16_t v) {
 }
 
 void ByteWriter::u32(uint32_t v) {
-  for (int i = 0; i < 4; ++i) u8(static_cast<uint8_t>(v >> (8 * i)));
+  for (int i = 0; i < 4; ++i)
+    u8(static_cast<uint8_t>(v >> (8 * i)));
 }
 
 void ByteWriter::u64(uint64_t v) {
-  for (int i = 0; i < 8; ++i) u8(static_cast<uint8_t>(v >> (8 * i)));
+  for (int i = 0; i < 8; ++i)
+    u8(static_cast<uint8_t>(v >> (8 * i)));
 }
 
 void ByteWriter::raw(const void* data, size_t size) {
@@ -27,33 +29,41 @@ void ByteWriter::raw(const void* data, size_t size) {
 }
 
 void ByteWriter::str(const std::string& s) {
-  internal_check(s.size() <= 0xffff, "ByteWriter::str: string of " + std::to_string(s.size()) +
-                                         " bytes exceeds 65535");
+  internal_check(s.size() <= 0xffff,
+                 "ByteWriter::str: string of " + std::to_string(s.size()) + " bytes exceeds 65535");
   u16(static_cast<uint16_t>(s.size()));
   raw(s.data(), s.size());
 }
 
 void ByteWriter::pad_to(size_t alignment) {
-  while (bytes_.size() % alignment != 0) u8(0);
+  while (bytes_.size() % alignment != 0)
+    u8(0);
 }
 
 void store_u32(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+  for (int i = 0; i < 4; ++i)
+    p[i] = static_cast<uint8_t>(v >> (8 * i));
 }
 
 void store_u64(uint8_t* p, uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+  for (int i = 0; i < 8; ++i)
+    p[i] = static_cast<uint8_t>(v >> (8 * i));
 }
 
 uint32_t load_u32(const uint8_t* p) {
   return uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 24);
 }
 
-uint64_t load_u64(const uint8_t* p) { return uint64_t{load_u32(p)} | (uint64_t{load_u32(p + 4)} << 32); }
+uint64_t load_u64(const uint8_t* p) {
+  return uint64_t{load_u32(p)} | (uint64_t{load_u32(p + 4)} << 32);
+}
 
 ByteReader::ByteReader(const uint8_t* file, size_t begin, size_t end, std::string file_name,
                        std::string section)
-    : file_(file), pos_(begin), end_(end), file_name_(std::move(file_name)),
+    : file_(file),
+      pos_(begin),
+      end_(end),
+      file_name_(std::move(file_name)),
       section_(std::move(section)) {}
 
 void ByteReader::fail_at(size_t offset, const std::string& problem) const {
@@ -69,13 +79,19 @@ const uint8_t* ByteReader::take(size_t n) {
   return p;
 }
 
-uint8_t ByteReader::u8() { return *take(1); }
+uint8_t ByteReader::u8() {
+  return *take(1);
+}
 uint16_t ByteReader::u16() {
   const uint8_t* p = take(2);
   return static_cast<uint16_t>(p[0] | (p[1] << 8));
 }
-uint32_t ByteReader::u32() { return load_u32(take(4)); }
-uint64_t ByteReader::u64() { return load_u64(take(8)); }
+uint32_t ByteReader::u32() {
+  return load_u32(take(4));
+}
+uint64_t ByteReader::u64() {
+  return load_u64(take(8));
+}
 
 std::string ByteReader::str() {
   const uint16_t n = u16();

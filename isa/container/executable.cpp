@@ -4,11 +4,16 @@ namespace s2::isa {
 
 const char* section_name(SectionKind kind) {
   switch (kind) {
-    case SectionKind::Instructions: return "instructions";
-    case SectionKind::Tensors: return "tensors";
-    case SectionKind::Data: return "data";
-    case SectionKind::MemoryPlan: return "memory-plan";
-    case SectionKind::Debug: return "debug";
+    case SectionKind::Instructions:
+      return "instructions";
+    case SectionKind::Tensors:
+      return "tensors";
+    case SectionKind::Data:
+      return "data";
+    case SectionKind::MemoryPlan:
+      return "memory-plan";
+    case SectionKind::Debug:
+      return "debug";
   }
   return "?";
 }
@@ -20,23 +25,32 @@ std::optional<SectionKind> section_kind_from_code(uint32_t code) {
 
 const std::vector<TensorRole>& all_roles() {
   static const std::vector<TensorRole> roles = {
-      TensorRole::Weight,         TensorRole::Activation, TensorRole::Gradient,
+      TensorRole::Weight,         TensorRole::Activation,     TensorRole::Gradient,
       TensorRole::WeightGradient, TensorRole::OptimizerState, TensorRole::Input,
-      TensorRole::Label,          TensorRole::Scratch,    TensorRole::State};
+      TensorRole::Label,          TensorRole::Scratch,        TensorRole::State};
   return roles;
 }
 
 const char* role_name(TensorRole role) {
   switch (role) {
-    case TensorRole::Weight: return "weight";
-    case TensorRole::Activation: return "activation";
-    case TensorRole::Gradient: return "gradient";
-    case TensorRole::WeightGradient: return "weight_gradient";
-    case TensorRole::OptimizerState: return "optimizer_state";
-    case TensorRole::Input: return "input";
-    case TensorRole::Label: return "label";
-    case TensorRole::Scratch: return "scratch";
-    case TensorRole::State: return "state";
+    case TensorRole::Weight:
+      return "weight";
+    case TensorRole::Activation:
+      return "activation";
+    case TensorRole::Gradient:
+      return "gradient";
+    case TensorRole::WeightGradient:
+      return "weight_gradient";
+    case TensorRole::OptimizerState:
+      return "optimizer_state";
+    case TensorRole::Input:
+      return "input";
+    case TensorRole::Label:
+      return "label";
+    case TensorRole::Scratch:
+      return "scratch";
+    case TensorRole::State:
+      return "state";
   }
   return "?";
 }
@@ -55,7 +69,8 @@ std::optional<TensorRole> role_from_name(const std::string& name) {
 
 uint64_t TensorEntry::dense_bytes() const {
   uint64_t n = dtype_bytes(dtype);
-  for (uint32_t d : shape) n = saturating_mul(n, d);
+  for (uint32_t d : shape)
+    n = saturating_mul(n, d);
   return n;
 }
 

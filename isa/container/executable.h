@@ -70,8 +70,8 @@ struct TensorEntry {
 };
 
 struct MemoryPlanSummary {
-  uint64_t dram_size = 0;    // bytes of DRAM address space the program uses, from address 0
-  uint64_t arena_base = 0;   // the planned region for tensors that are not persistent
+  uint64_t dram_size = 0;   // bytes of DRAM address space the program uses, from address 0
+  uint64_t arena_base = 0;  // the planned region for tensors that are not persistent
   uint64_t arena_size = 0;
   uint64_t lower_bound = 0;  // max over time of live arena bytes for the chosen order
   uint32_t alignment = 64;

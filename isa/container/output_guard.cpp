@@ -23,8 +23,9 @@ void guard_executable_output(const std::string& output, const std::vector<std::s
   f.read(magic, sizeof magic);
   const bool ours = f.gcount() == sizeof magic && std::memcmp(magic, kMagic, sizeof magic) == 0;
   if (!ours && !force)
-    throw UserError(output + ": exists and is not an S2Train executable; refusing to overwrite "
-                             "it (pass --force to replace it)");
+    throw UserError(output +
+                    ": exists and is not an S2Train executable; refusing to overwrite "
+                    "it (pass --force to replace it)");
 }
 
 }  // namespace s2::isa

@@ -22,9 +22,11 @@ class Parser {
 
   Executable parse() {
     parse_header();
-    for (const SectionInfo& s : layout_.sections) parse_section(s);
+    for (const SectionInfo& s : layout_.sections)
+      parse_section(s);
     for (SectionKind k : {SectionKind::Instructions, SectionKind::Tensors, SectionKind::MemoryPlan})
-      if (!find(k)) fail_header(0, std::string("required section '") + section_name(k) + "' is missing");
+      if (!find(k))
+        fail_header(0, std::string("required section '") + section_name(k) + "' is missing");
     return std::move(exe_);
   }
 
@@ -85,10 +87,11 @@ class Parser {
     const uint32_t code = load_u32(&bytes_[at]);
     const std::optional<SectionKind> kind = section_kind_from_code(code);
     if (!kind) fail_header(at, "unknown section kind " + std::to_string(code));
-    if (find(*kind)) fail_header(at, std::string("duplicate section '") + section_name(*kind) + "'");
+    if (find(*kind))
+      fail_header(at, std::string("duplicate section '") + section_name(*kind) + "'");
     if (load_u32(&bytes_[at + 4]) != 0 || load_u32(&bytes_[at + 28]) != 0)
-      fail_header(at, std::string("section '") + section_name(*kind) +
-                          "': reserved fields are not zero");
+      fail_header(
+          at, std::string("section '") + section_name(*kind) + "': reserved fields are not zero");
     const SectionInfo s{*kind, load_u64(&bytes_[at + 8]), load_u64(&bytes_[at + 16]),
                         load_u32(&bytes_[at + 24])};
     const uint64_t n = bytes_.size();
@@ -121,7 +124,8 @@ class Parser {
                           std::string("section overlaps section '") + section_name(furthest->kind) +
                               "' (" + hex(furthest->offset) + ".." +
                               hex(furthest->offset + furthest->size) + ")");
-      if (furthest == nullptr || s.offset + s.size > furthest->offset + furthest->size) furthest = &s;
+      if (furthest == nullptr || s.offset + s.size > furthest->offset + furthest->size)
+        furthest = &s;
     }
   }
 
@@ -132,15 +136,23 @@ class Parser {
   void parse_section(const SectionInfo& s) {
     ByteReader r = reader_for(s);
     switch (s.kind) {
-      case SectionKind::Instructions: parse_instructions(r); break;
-      case SectionKind::Tensors: parse_tensors(r); break;
+      case SectionKind::Instructions:
+        parse_instructions(r);
+        break;
+      case SectionKind::Tensors:
+        parse_tensors(r);
+        break;
       case SectionKind::Data:
         exe_.data.assign(bytes_.begin() + static_cast<long>(s.offset),
                          bytes_.begin() + static_cast<long>(s.offset + s.size));
         layout_.data_offset = s.offset;
         return;
-      case SectionKind::MemoryPlan: parse_plan(r); break;
-      case SectionKind::Debug: parse_debug(r); break;
+      case SectionKind::MemoryPlan:
+        parse_plan(r);
+        break;
+      case SectionKind::Debug:
+        parse_debug(r);
+        break;
     }
     if (!r.done()) r.fail(std::to_string(r.remaining()) + " unexpected bytes at the end");
   }
@@ -154,7 +166,8 @@ class Parser {
              std::to_string(nwords) + " words");
     const size_t base = r.offset();
     std::vector<uint32_t> words(nwords);
-    for (uint32_t& w : words) w = r.u32();
+    for (uint32_t& w : words)
+      w = r.u32();
     size_t pos = 0;
     for (uint32_t i = 0; i < count; ++i) {
       const uint64_t at = base + pos * 4;
@@ -168,9 +181,8 @@ class Parser {
       pos += used;
     }
     if (pos != nwords)
-      r.fail_at(base + pos * 4, std::to_string(nwords - pos) +
-                                    " words after the last of " + std::to_string(count) +
-                                    " instructions");
+      r.fail_at(base + pos * 4, std::to_string(nwords - pos) + " words after the last of " +
+                                    std::to_string(count) + " instructions");
   }
 
   void parse_tensors(ByteReader& r) {
@@ -188,7 +200,8 @@ class Parser {
       const std::optional<TensorRole> tr = role_from_code(role);
       if (!tr) r.fail_at(at, where + "'" + t.name + "': unknown role code " + std::to_string(role));
       const std::optional<DType> dt = dtype_from_code(dtype);
-      if (!dt) r.fail_at(at, where + "'" + t.name + "': unknown dtype code " + std::to_string(dtype));
+      if (!dt)
+        r.fail_at(at, where + "'" + t.name + "': unknown dtype code " + std::to_string(dtype));
       if (rank < 1 || rank > kMaxRank)
         r.fail_at(at, where + "'" + t.name + "': rank " + std::to_string(rank) + " outside 1.." +
                           std::to_string(kMaxRank));
@@ -230,7 +243,8 @@ class Parser {
     exe_.debug.resize(count);
     for (auto& names : exe_.debug) {
       const uint16_t n = r.u16();
-      for (uint16_t k = 0; k < n; ++k) names.push_back(r.str());
+      for (uint16_t k = 0; k < n; ++k)
+        names.push_back(r.str());
     }
   }
 

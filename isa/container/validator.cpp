@@ -85,8 +85,8 @@ class Validator {
       std::set<uint32_t> seen;
       for (uint32_t dep : inst.deps) {
         if (dep >= i)
-          fail_instruction(i, "dependency on instruction " + std::to_string(dep) +
-                                  ", which is not earlier");
+          fail_instruction(
+              i, "dependency on instruction " + std::to_string(dep) + ", which is not earlier");
         if (!seen.insert(dep).second)
           fail_instruction(i, "dependency on instruction " + std::to_string(dep) + " listed twice");
       }

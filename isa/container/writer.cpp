@@ -13,10 +13,12 @@ namespace {
 
 std::vector<uint8_t> instructions_section(const Executable& exe) {
   std::vector<uint32_t> words;
-  for (const Instruction& inst : exe.instructions) encode(inst, &words);
+  for (const Instruction& inst : exe.instructions)
+    encode(inst, &words);
   ByteWriter w;
   w.u32(static_cast<uint32_t>(exe.instructions.size()));
-  for (uint32_t word : words) w.u32(word);
+  for (uint32_t word : words)
+    w.u32(word);
   return std::move(w.bytes());
 }
 
@@ -29,7 +31,8 @@ std::vector<uint8_t> tensors_section(const Executable& exe) {
     w.u8(static_cast<uint8_t>(t.dtype));
     w.u8(static_cast<uint8_t>(t.shape.size()));
     w.u8(0);
-    for (size_t i = 0; i < kMaxRank; ++i) w.u32(i < t.shape.size() ? t.shape[i] : 0);
+    for (size_t i = 0; i < kMaxRank; ++i)
+      w.u32(i < t.shape.size() ? t.shape[i] : 0);
     w.u64(t.addr);
     w.u64(t.size);
     w.u32(t.first);
@@ -55,7 +58,8 @@ std::vector<uint8_t> debug_section(const Executable& exe) {
   w.u32(static_cast<uint32_t>(exe.debug.size()));
   for (const auto& names : exe.debug) {
     w.u16(static_cast<uint16_t>(names.size()));
-    for (const std::string& n : names) w.str(n);
+    for (const std::string& n : names)
+      w.str(n);
   }
   return std::move(w.bytes());
 }

@@ -6,7 +6,9 @@
 namespace s2::isa {
 namespace {
 
-uint32_t field_mask(unsigned bits) { return bits == 32 ? 0xffffffffu : (1u << bits) - 1u; }
+uint32_t field_mask(unsigned bits) {
+  return bits == 32 ? 0xffffffffu : (1u << bits) - 1u;
+}
 
 uint32_t presence_mask(const Instruction& inst) {
   uint32_t mask = 0;
@@ -18,7 +20,8 @@ uint32_t presence_mask(const Instruction& inst) {
 
 unsigned popcount(uint32_t v) {
   unsigned n = 0;
-  for (; v != 0; v &= v - 1) ++n;
+  for (; v != 0; v &= v - 1)
+    ++n;
   return n;
 }
 
@@ -26,8 +29,10 @@ void encode_descriptor(const TensorDesc& d, std::vector<uint32_t>* out) {
   out->push_back(static_cast<uint32_t>(d.addr));
   out->push_back(static_cast<uint32_t>(d.addr >> 32));
   out->push_back(static_cast<uint32_t>(d.dtype) | (uint32_t{d.rank} << 4));
-  for (uint32_t s : d.shape) out->push_back(s);
-  for (uint32_t s : d.strides) out->push_back(s);
+  for (uint32_t s : d.shape)
+    out->push_back(s);
+  for (uint32_t s : d.strides)
+    out->push_back(s);
 }
 
 // `base` is the descriptor's word offset inside the instruction, for error positions.
@@ -37,7 +42,8 @@ TensorDesc decode_descriptor(const uint32_t* w, size_t base, std::string_view sl
   d.addr = uint64_t{w[0]} | (uint64_t{w[1]} << 32);
   const uint32_t type_word = w[2];
   const std::optional<DType> dtype = dtype_from_code(type_word & 0xf);
-  if (!dtype) throw DecodeError(base + 2, where + "unknown dtype code " + std::to_string(type_word & 0xf));
+  if (!dtype)
+    throw DecodeError(base + 2, where + "unknown dtype code " + std::to_string(type_word & 0xf));
   d.dtype = *dtype;
   const uint32_t rank = (type_word >> 4) & 0x7;
   if (rank < 1 || rank > kMaxRank)
@@ -52,8 +58,8 @@ TensorDesc decode_descriptor(const uint32_t* w, size_t base, std::string_view sl
     if (i < rank && d.shape[i] == 0)
       throw DecodeError(base + 3 + i, where + "dimension " + std::to_string(i) + " is zero");
     if (i >= rank && d.shape[i] != 0)
-      throw DecodeError(base + 3 + i, where + "shape entry " + std::to_string(i) +
-                                          " past rank " + std::to_string(rank) + " is not zero");
+      throw DecodeError(base + 3 + i, where + "shape entry " + std::to_string(i) + " past rank " +
+                                          std::to_string(rank) + " is not zero");
     if (i >= rank && d.strides[i] != 0)
       throw DecodeError(base + 3 + kMaxRank + i, where + "stride entry " + std::to_string(i) +
                                                      " past rank " + std::to_string(rank) +
@@ -86,13 +92,14 @@ void encode(const Instruction& inst, std::vector<uint32_t>* out) {
     (*out)[start + p.word] |= (inst.raw(p.field) & field_mask(field_info(p.field).bits)) << p.bit;
   for (const OperandSig& op : info.operands)
     if (const auto& d = inst.operand(op.slot)) encode_descriptor(*d, out);
-  for (uint32_t dep : inst.deps) out->push_back(dep);
+  for (uint32_t dep : inst.deps)
+    out->push_back(dep);
 }
 
 Instruction decode(const uint32_t* words, size_t available, size_t* consumed) {
   if (available < kHeaderWords)
-    throw DecodeError(0, "truncated instruction header (" + std::to_string(available) +
-                             " of " + std::to_string(kHeaderWords) + " words left)");
+    throw DecodeError(0, "truncated instruction header (" + std::to_string(available) + " of " +
+                             std::to_string(kHeaderWords) + " words left)");
   const uint32_t head = words[0];
   const auto code = static_cast<uint8_t>(head & 0xff);
   const OpcodeInfo* info = find_opcode(code);
@@ -108,9 +115,9 @@ Instruction decode(const uint32_t* words, size_t available, size_t* consumed) {
   const size_t expected =
       kHeaderWords + info->field_words + popcount(mask) * size_t{kDescriptorWords} + ndeps;
   if (length != expected)
-    throw DecodeError(0, std::string(info->mnemonic) + ": length field says " +
-                             std::to_string(length) + " words, the operands and dependencies take " +
-                             std::to_string(expected));
+    throw DecodeError(
+        0, std::string(info->mnemonic) + ": length field says " + std::to_string(length) +
+               " words, the operands and dependencies take " + std::to_string(expected));
   if (length > available)
     throw DecodeError(0, std::string(info->mnemonic) + ": instruction of " +
                              std::to_string(length) + " words runs past the end (" +

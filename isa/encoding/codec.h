@@ -17,8 +17,7 @@ namespace s2::isa {
 // instruction being decoded; the container reader turns it into a file offset.
 class DecodeError : public std::runtime_error {
  public:
-  DecodeError(size_t word, const std::string& message)
-      : std::runtime_error(message), word_(word) {}
+  DecodeError(size_t word, const std::string& message) : std::runtime_error(message), word_(word) {}
   size_t word() const { return word_; }
 
  private:

@@ -26,8 +26,8 @@ struct TensorDesc {
 
   // Saturates at UINT64_MAX.
   uint64_t elements() const;
-  // Saturates at UINT64_MAX. Bytes from addr to one past the last byte of the element farthest from addr; the range
-  // [addr, addr + span_bytes()) holds every element.
+  // Saturates at UINT64_MAX. Bytes from addr to one past the last byte of the element farthest from
+  // addr; the range [addr, addr + span_bytes()) holds every element.
   uint64_t span_bytes() const;
   bool is_contiguous() const;
   std::vector<uint32_t> dims() const { return {shape.begin(), shape.begin() + rank}; }

@@ -22,8 +22,8 @@ struct AccessSpec {
 [[maybe_unused]] constexpr AccessSpec In{Access::In, false}, Out{Access::Out, false},
     InOut{Access::InOut, false}, OptIn{Access::In, true}, OptOut{Access::Out, true},
     OptInOut{Access::InOut, true};
-[[maybe_unused]] constexpr DTypeReq F32 = DTypeReq::F32, I32 = DTypeReq::I32,
-                                    U8 = DTypeReq::U8, Any = DTypeReq::Any;
+[[maybe_unused]] constexpr DTypeReq F32 = DTypeReq::F32, I32 = DTypeReq::I32, U8 = DTypeReq::U8,
+                                    Any = DTypeReq::Any;
 
 struct OperandEntry {
   Slot slot;
@@ -34,15 +34,19 @@ struct OperandEntry {
 
 std::vector<OpcodeInfo> opcodes_as_written() {
   std::vector<OpcodeInfo> table;
-#define S2_OPERANDS(...) \
-  std::vector<OperandEntry> { __VA_ARGS__ }
+#define S2_OPERANDS(...)      \
+  std::vector<OperandEntry> { \
+    __VA_ARGS__               \
+  }
 #define S2_FIELDS(...) \
-  std::vector<Field> { __VA_ARGS__ }
-#define S2_OPCODE(Id, code, mnemonic, UnitId, summary, operands, fields)         \
-  {                                                                              \
-    std::vector<OperandSig> sigs;                                                \
-    for (const OperandEntry& e : operands)                                       \
-      sigs.push_back({e.slot, e.spec.access, e.spec.optional, e.rank, e.dtype}); \
+  std::vector<Field> { \
+    __VA_ARGS__        \
+  }
+#define S2_OPCODE(Id, code, mnemonic, UnitId, summary, operands, fields)                       \
+  {                                                                                            \
+    std::vector<OperandSig> sigs;                                                              \
+    for (const OperandEntry& e : operands)                                                     \
+      sigs.push_back({e.slot, e.spec.access, e.spec.optional, e.rank, e.dtype});               \
     table.push_back({Opcode::Id, code, mnemonic, Unit::UnitId, summary, sigs, fields, {}, 0}); \
   }
 #include "isa/encoding/isa.def"
@@ -73,7 +77,8 @@ std::vector<FieldPlacement> place_fields(const std::vector<Field>& fields, unsig
 
 std::vector<OpcodeInfo> build_opcode_table() {
   std::vector<OpcodeInfo> table = sig::opcodes_as_written();
-  for (OpcodeInfo& info : table) info.placement = place_fields(info.fields, &info.field_words);
+  for (OpcodeInfo& info : table)
+    info.placement = place_fields(info.fields, &info.field_words);
   return table;
 }
 
@@ -83,8 +88,8 @@ std::vector<FieldInfo> build_field_table() {
     if (v == S2_REQUIRED) return std::nullopt;
     return static_cast<uint32_t>(v);
   };
-#define S2_FIELD(Id, name, bits, Kind, Set, default_value, min_value, meaning)             \
-  table.push_back({Field::Id, name, bits, FieldKind::Kind, EnumSet::Set,                   \
+#define S2_FIELD(Id, name, bits, Kind, Set, default_value, min_value, meaning) \
+  table.push_back({Field::Id, name, bits, FieldKind::Kind, EnumSet::Set,       \
                    default_of(static_cast<int64_t>(default_value)), min_value, meaning});
 #include "isa/encoding/isa.def"
   return table;
@@ -119,9 +124,9 @@ const OpcodeInfo* find_opcode(std::string_view mnemonic) {
 
 const OpcodeInfo& opcode_info(Opcode op) {
   const OpcodeInfo* info = find_opcode(static_cast<uint8_t>(op));
-  internal_check(info != nullptr, "opcode_info: opcode " +
-                                      std::to_string(static_cast<unsigned>(op)) +
-                                      " is not in the table");
+  internal_check(
+      info != nullptr,
+      "opcode_info: opcode " + std::to_string(static_cast<unsigned>(op)) + " is not in the table");
   return *info;
 }
 
@@ -159,22 +164,32 @@ const std::vector<EnumValue>& enum_values(EnumSet set) {
   static const std::vector<EnumValue> reduce = build_enum_values(EnumSet::ReduceOp);
   static const std::vector<EnumValue> loss = build_enum_values(EnumSet::LossReduction);
   switch (set) {
-    case EnumSet::None: return none;
-    case EnumSet::Activation: return activation;
-    case EnumSet::EltwiseOp: return eltwise;
-    case EnumSet::ReduceOp: return reduce;
-    case EnumSet::LossReduction: return loss;
+    case EnumSet::None:
+      return none;
+    case EnumSet::Activation:
+      return activation;
+    case EnumSet::EltwiseOp:
+      return eltwise;
+    case EnumSet::ReduceOp:
+      return reduce;
+    case EnumSet::LossReduction:
+      return loss;
   }
   throw InternalError("enum_values: unknown enum set");
 }
 
 std::string_view enum_set_name(EnumSet set) {
   switch (set) {
-    case EnumSet::None: return "none";
-    case EnumSet::Activation: return "activation";
-    case EnumSet::EltwiseOp: return "eltwise op";
-    case EnumSet::ReduceOp: return "reduce op";
-    case EnumSet::LossReduction: return "loss reduction";
+    case EnumSet::None:
+      return "none";
+    case EnumSet::Activation:
+      return "activation";
+    case EnumSet::EltwiseOp:
+      return "eltwise op";
+    case EnumSet::ReduceOp:
+      return "reduce op";
+    case EnumSet::LossReduction:
+      return "loss reduction";
   }
   throw InternalError("enum_set_name: unknown enum set");
 }
@@ -182,7 +197,8 @@ std::string_view enum_set_name(EnumSet set) {
 std::string_view dtype_name(DType dtype) {
   switch (dtype) {
 #define S2_DTYPE(Id, code, name, bytes) \
-  case DType::Id: return name;
+  case DType::Id:                       \
+    return name;
 #include "isa/encoding/isa.def"
   }
   throw InternalError("dtype_name: unknown dtype");
@@ -191,7 +207,8 @@ std::string_view dtype_name(DType dtype) {
 unsigned dtype_bytes(DType dtype) {
   switch (dtype) {
 #define S2_DTYPE(Id, code, name, bytes) \
-  case DType::Id: return bytes;
+  case DType::Id:                       \
+    return bytes;
 #include "isa/encoding/isa.def"
   }
   throw InternalError("dtype_bytes: unknown dtype");
@@ -213,49 +230,68 @@ std::optional<DType> dtype_from_name(std::string_view text) {
 
 bool dtype_allowed(DTypeReq requirement, DType dtype) {
   switch (requirement) {
-    case DTypeReq::F32: return dtype == DType::F32;
-    case DTypeReq::I32: return dtype == DType::I32;
-    case DTypeReq::U8: return dtype == DType::U8;
-    case DTypeReq::Any: return true;
+    case DTypeReq::F32:
+      return dtype == DType::F32;
+    case DTypeReq::I32:
+      return dtype == DType::I32;
+    case DTypeReq::U8:
+      return dtype == DType::U8;
+    case DTypeReq::Any:
+      return true;
   }
   return false;
 }
 
 std::string_view dtype_req_name(DTypeReq requirement) {
   switch (requirement) {
-    case DTypeReq::F32: return "f32";
-    case DTypeReq::I32: return "i32";
-    case DTypeReq::U8: return "u8";
-    case DTypeReq::Any: return "any";
+    case DTypeReq::F32:
+      return "f32";
+    case DTypeReq::I32:
+      return "i32";
+    case DTypeReq::U8:
+      return "u8";
+    case DTypeReq::Any:
+      return "any";
   }
   throw InternalError("dtype_req_name: unknown requirement");
 }
 
 std::string_view unit_name(Unit unit) {
   switch (unit) {
-    case Unit::Control: return "control";
-    case Unit::Dma: return "dma";
-    case Unit::Pe: return "pe";
-    case Unit::Ppu: return "ppu";
+    case Unit::Control:
+      return "control";
+    case Unit::Dma:
+      return "dma";
+    case Unit::Pe:
+      return "pe";
+    case Unit::Ppu:
+      return "ppu";
   }
   throw InternalError("unit_name: unknown unit");
 }
 
 std::string_view access_name(Access access) {
   switch (access) {
-    case Access::In: return "in";
-    case Access::Out: return "out";
-    case Access::InOut: return "inout";
+    case Access::In:
+      return "in";
+    case Access::Out:
+      return "out";
+    case Access::InOut:
+      return "inout";
   }
   throw InternalError("access_name: unknown access");
 }
 
 std::string_view field_kind_name(FieldKind kind) {
   switch (kind) {
-    case FieldKind::UInt: return "uint";
-    case FieldKind::Flag: return "flag";
-    case FieldKind::Float: return "f32";
-    case FieldKind::Enum: return "enum";
+    case FieldKind::UInt:
+      return "uint";
+    case FieldKind::Flag:
+      return "flag";
+    case FieldKind::Float:
+      return "f32";
+    case FieldKind::Enum:
+      return "enum";
   }
   throw InternalError("field_kind_name: unknown kind");
 }

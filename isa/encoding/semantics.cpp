@@ -8,7 +8,8 @@ namespace {
 std::string shape_text(const std::vector<uint32_t>& dims) {
   std::ostringstream os;
   os << '[';
-  for (size_t i = 0; i < dims.size(); ++i) os << (i ? "," : "") << dims[i];
+  for (size_t i = 0; i < dims.size(); ++i)
+    os << (i ? "," : "") << dims[i];
   os << ']';
   return os.str();
 }
@@ -72,7 +73,8 @@ void check_signature(Checker& c) {
              std::to_string(fi.min_value));
     if (fi.kind == FieldKind::Enum) {
       bool known = false;
-      for (const EnumValue& e : enum_values(fi.enum_set)) known = known || e.value == v;
+      for (const EnumValue& e : enum_values(fi.enum_set))
+        known = known || e.value == v;
       if (!known)
         c.fail("field '" + std::string(fi.name) + "' has no " +
                std::string(enum_set_name(fi.enum_set)) + " with value " + std::to_string(v));
@@ -144,7 +146,8 @@ void check_shapes(Checker& c) {
   switch (inst.opcode()) {
     case Opcode::End:
     case Opcode::Barrier:
-    case Opcode::Fill: return;
+    case Opcode::Fill:
+      return;
     case Opcode::Copy:
       c.expect_same_elements(Slot::Dst, Slot::Src);
       if (inst.get(Slot::Src).dtype != inst.get(Slot::Dst).dtype)
@@ -192,15 +195,16 @@ void check_shapes(Checker& c) {
     case Opcode::BnFwd: {
       const auto x = c.dims(Slot::X);
       c.expect_shape(Slot::Y, x, "shape of 'x'");
-      for (Slot s : {Slot::Gamma, Slot::Beta, Slot::Mean, Slot::InvStd, Slot::RunningMean,
-                     Slot::RunningVar})
+      for (Slot s :
+           {Slot::Gamma, Slot::Beta, Slot::Mean, Slot::InvStd, Slot::RunningMean, Slot::RunningVar})
         c.expect_shape(s, {x[1]}, "one per channel of 'x'");
       c.expect_shape(Slot::Stats, {2, x[1]}, "sum and sum of squares per channel");
       return;
     }
     case Opcode::BnBwd: {
       const auto x = c.dims(Slot::X);
-      for (Slot s : {Slot::Dy, Slot::Dx, Slot::Gate}) c.expect_shape(s, x, "shape of 'x'");
+      for (Slot s : {Slot::Dy, Slot::Dx, Slot::Gate})
+        c.expect_shape(s, x, "shape of 'x'");
       for (Slot s : {Slot::Gamma, Slot::Mean, Slot::InvStd, Slot::DGamma, Slot::DBeta})
         c.expect_shape(s, {x[1]}, "one per channel of 'x'");
       return;

@@ -59,9 +59,9 @@ void batch_norm_forward(const BnGeometry& g, const BnForwardArgs& a) {
   }
 }
 
-void batch_norm_backward(const BnGeometry& g, const float* dy, const float* x,
-                         const float* gamma, const float* saved_mean, const float* saved_invstd,
-                         float* dx, float* dgamma, float* dbeta) {
+void batch_norm_backward(const BnGeometry& g, const float* dy, const float* x, const float* gamma,
+                         const float* saved_mean, const float* saved_invstd, float* dx,
+                         float* dgamma, float* dbeta) {
   const double count = static_cast<double>(g.count());
   for (size_t c = 0; c < g.c; ++c) {
     const double m = static_cast<double>(saved_mean[c]);

@@ -57,8 +57,8 @@ struct BnForwardArgs {
 void batch_norm_forward(const BnGeometry& g, const BnForwardArgs& a);
 
 // dy is the upstream gradient after any gate; outputs are overwritten.
-void batch_norm_backward(const BnGeometry& g, const float* dy, const float* x,
-                         const float* gamma, const float* saved_mean, const float* saved_invstd,
-                         float* dx, float* dgamma, float* dbeta);
+void batch_norm_backward(const BnGeometry& g, const float* dy, const float* x, const float* gamma,
+                         const float* saved_mean, const float* saved_invstd, float* dx,
+                         float* dgamma, float* dbeta);
 
 }  // namespace s2::numerics

@@ -23,15 +23,14 @@ void for_each_im2col(const ConvGeometry& g, const float* x, size_t grp, size_t n
         for (size_t nn = 0; nn < nb; ++nn) {
           const float* plane = x + ((n0 + nn) * g.c + grp * g.cg() + cc) * g.h * g.w;
           for (size_t pp = 0; pp < g.p; ++pp) {
-            const int64_t ih = static_cast<int64_t>(pp * g.sh + rr * g.dh) -
-                               static_cast<int64_t>(g.pt);
+            const int64_t ih =
+                static_cast<int64_t>(pp * g.sh + rr * g.dh) - static_cast<int64_t>(g.pt);
             const bool row_inside = ih >= 0 && ih < h;
             for (size_t qq = 0; qq < g.q; ++qq, ++j) {
-              const int64_t iw = static_cast<int64_t>(qq * g.sw + ss * g.dw) -
-                                 static_cast<int64_t>(g.pl);
+              const int64_t iw =
+                  static_cast<int64_t>(qq * g.sw + ss * g.dw) - static_cast<int64_t>(g.pl);
               fn(e, j,
-                 row_inside && iw >= 0 && iw < w ? plane[static_cast<size_t>(ih * w + iw)]
-                                                 : 0.0f);
+                 row_inside && iw >= 0 && iw < w ? plane[static_cast<size_t>(ih * w + iw)] : 0.0f);
             }
           }
         }
@@ -61,8 +60,8 @@ void conv2d_forward(const ConvGeometry& g, const float* x, const float* w, const
       for_each_im2col(g, x, grp, n0, nb,
                       [&](size_t e, size_t j, float v) { col[e * cols + j] = v; });
       out.assign(kg * cols, 0.0f);
-      pe.accumulate(kg, cols, taps, group_filters(g, w, grp), taps, col.data(), cols,
-                    out.data(), cols);
+      pe.accumulate(kg, cols, taps, group_filters(g, w, grp), taps, col.data(), cols, out.data(),
+                    cols);
       for (size_t kk = 0; kk < kg; ++kk) {
         const size_t ko = grp * kg + kk;
         for (size_t nn = 0; nn < nb; ++nn) {
@@ -109,13 +108,13 @@ void conv2d_backward_data(const ConvGeometry& g, const float* dy, const float* w
             for (size_t nn = 0; nn < nb; ++nn) {
               float* plane = dx + ((n0 + nn) * g.c + grp * cg + cc) * g.h * g.w;
               for (size_t pp = 0; pp < g.p; ++pp) {
-                const int64_t ih = static_cast<int64_t>(pp * g.sh + rr * g.dh) -
-                                   static_cast<int64_t>(g.pt);
+                const int64_t ih =
+                    static_cast<int64_t>(pp * g.sh + rr * g.dh) - static_cast<int64_t>(g.pt);
                 if (ih < 0 || ih >= h) continue;
                 const float* row = src + (nn * g.p + pp) * g.q;
                 for (size_t qq = 0; qq < g.q; ++qq) {
-                  const int64_t iw = static_cast<int64_t>(qq * g.sw + ss * g.dw) -
-                                     static_cast<int64_t>(g.pl);
+                  const int64_t iw =
+                      static_cast<int64_t>(qq * g.sw + ss * g.dw) - static_cast<int64_t>(g.pl);
                   if (iw < 0 || iw >= wd) continue;
                   float& v = plane[static_cast<size_t>(ih * wd + iw)];
                   v = add(v, row[qq]);
@@ -145,8 +144,8 @@ void conv2d_backward_weight(const ConvGeometry& g, const float* x, const float* 
       for_each_im2col(g, x, grp, n0, nb,
                       [&](size_t e, size_t j, float v) { colt[j * taps + e] = v; });
       // Accumulates onto dw: each chunk continues the running sum with fresh K-tiles.
-      pe.accumulate(kg, taps, rows, dyg.data(), rows, colt.data(), taps,
-                    dw + grp * kg * taps, taps);
+      pe.accumulate(kg, taps, rows, dyg.data(), rows, colt.data(), taps, dw + grp * kg * taps,
+                    taps);
     }
 }
 

@@ -39,7 +39,9 @@ inline float from_bits(uint32_t x) {
   return f;
 }
 
-inline bool is_nan_bits(uint32_t x) { return (x & kExpMask) == kExpMask && (x & kFracMask) != 0; }
+inline bool is_nan_bits(uint32_t x) {
+  return (x & kExpMask) == kExpMask && (x & kFracMask) != 0;
+}
 
 // Flush a subnormal to zero of the same sign; everything else unchanged. Written on the bit
 // pattern so that loops over it vectorise (and, compare, select).
@@ -49,11 +51,19 @@ inline float ftz(float f) {
 }
 
 // The datapath operations on values already flushed (every value the datapath holds is).
-inline float mul(float a, float b) { return ftz(a * b); }
-inline float add(float a, float b) { return ftz(a + b); }
-inline float sub(float a, float b) { return ftz(a - b); }
+inline float mul(float a, float b) {
+  return ftz(a * b);
+}
+inline float add(float a, float b) {
+  return ftz(a + b);
+}
+inline float sub(float a, float b) {
+  return ftz(a - b);
+}
 // One PE step: acc + a * b, each rounded.
-inline float mac(float acc, float a, float b) { return add(acc, mul(a, b)); }
+inline float mac(float acc, float a, float b) {
+  return add(acc, mul(a, b));
+}
 
 // A value as it is written out of the datapath: flushed, NaNs canonical.
 inline float store(float f) {
@@ -61,10 +71,14 @@ inline float store(float f) {
   return is_nan_bits(x) ? from_bits(kCanonicalNaN) : ftz(f);
 }
 // A value as it enters the datapath (DAZ).
-inline float load(float f) { return ftz(f); }
+inline float load(float f) {
+  return ftz(f);
+}
 
 // Bit-pattern forms with full DAZ / FTZ / canonical-NaN semantics, for the RTL regression.
-inline uint32_t finish_bits(float r) { return bits(store(r)); }
+inline uint32_t finish_bits(float r) {
+  return bits(store(r));
+}
 inline uint32_t mul_bits(uint32_t a, uint32_t b) {
   return finish_bits(ftz(from_bits(a)) * ftz(from_bits(b)));
 }

@@ -19,8 +19,8 @@ std::vector<float> transpose(const float* src, size_t rows, size_t cols) {
 
 }  // namespace
 
-void gemm(size_t m, size_t n, size_t k, const float* a, bool trans_a, const float* b,
-          bool trans_b, const float* bias, float* y, PeGemm& pe) {
+void gemm(size_t m, size_t n, size_t k, const float* a, bool trans_a, const float* b, bool trans_b,
+          const float* bias, float* y, PeGemm& pe) {
   std::vector<float> a_packed, b_packed;
   if (trans_a) {
     a_packed = transpose(a, m, k);

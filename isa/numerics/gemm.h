@@ -10,7 +10,7 @@
 namespace s2::numerics {
 
 // a and b dense as stored; bias may be null; y is overwritten.
-void gemm(size_t m, size_t n, size_t k, const float* a, bool trans_a, const float* b,
-          bool trans_b, const float* bias, float* y, PeGemm& pe);
+void gemm(size_t m, size_t n, size_t k, const float* a, bool trans_a, const float* b, bool trans_b,
+          const float* bias, float* y, PeGemm& pe);
 
 }  // namespace s2::numerics

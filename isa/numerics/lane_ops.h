@@ -8,18 +8,28 @@
 namespace s2::numerics {
 
 // max/min propagate a NaN in either operand; on equal values (+0 and -0) they return b.
-inline float max(float a, float b) { return a != a || a > b ? a : b; }
-inline float min(float a, float b) { return a != a || a < b ? a : b; }
+inline float max(float a, float b) {
+  return a != a || a > b ? a : b;
+}
+inline float min(float a, float b) {
+  return a != a || a < b ? a : b;
+}
 // ReLU: a if a > 0, else +0 (a NaN gives +0).
-inline float relu(float a) { return a > 0.0f ? a : 0.0f; }
+inline float relu(float a) {
+  return a > 0.0f ? a : 0.0f;
+}
 // The ReLU-backward mask (also the epilogue's gate): dy where the forward output y > 0.
-inline float relu_bwd(float dy, float y) { return y > 0.0f ? dy : 0.0f; }
+inline float relu_bwd(float dy, float y) {
+  return y > 0.0f ? dy : 0.0f;
+}
 // alpha * a + beta * b, three roundings.
 inline float axpby(float a, float b, float alpha, float beta) {
   return add(mul(alpha, a), mul(beta, b));
 }
 // Scale and shift: alpha * a + beta, two roundings (batch-norm's per-channel affine too).
-inline float scale_shift(float a, float alpha, float beta) { return add(mul(alpha, a), beta); }
+inline float scale_shift(float a, float alpha, float beta) {
+  return add(mul(alpha, a), beta);
+}
 
 // One SGD step of one element. The hyper-parameters are datapath values (load() them); a term
 // whose coefficient is zero is skipped, not multiplied by zero:
@@ -47,8 +57,7 @@ struct EpilogueStages {
   bool relu = false;
   bool gate = false;
 };
-inline float epilogue(const EpilogueStages& s, float acc, float bias, float residual,
-                      float gate) {
+inline float epilogue(const EpilogueStages& s, float acc, float bias, float residual, float gate) {
   float y = acc;
   if (s.bias) y = add(y, bias);
   if (s.residual) y = add(y, residual);

@@ -201,9 +201,9 @@ S2_GEMM_INLINE void panel_rows(const Problem& p, const Panel& panel) {
     for (size_t e0 = panel.k0; e0 < panel.k1; e0 += p.tile_k) {
       const size_t e1 = std::min(panel.k1, e0 + p.tile_k);
       for (size_t s = 0; s < strips; ++s)
-        tile_block<kRows, kCols, kFlush>(
-            a_rows, panel.data + (s * depth + (e0 - panel.k0)) * kCols, e0, e1,
-            c_block + s * kCols, p.ldc, rows, std::min(kCols, panel.width - s * kCols));
+        tile_block<kRows, kCols, kFlush>(a_rows, panel.data + (s * depth + (e0 - panel.k0)) * kCols,
+                                         e0, e1, c_block + s * kCols, p.ldc, rows,
+                                         std::min(kCols, panel.width - s * kCols));
     }
   }
 }
@@ -262,8 +262,7 @@ constexpr Kernels kBaselineKernels{8, pack_panel<8>, sse2_no_flush, sse2_exact};
 #if defined(__GNUC__) && defined(__x86_64__)
 #define S2_GEMM_HAVE_AVX2 1
 // The same kernels compiled for AVX2 (8 lanes): strips twice as wide.
-__attribute__((noinline, target("avx2"))) void avx2_no_flush(const Problem& p,
-                                                             const Panel& panel) {
+__attribute__((noinline, target("avx2"))) void avx2_no_flush(const Problem& p, const Panel& panel) {
   panel_rows<6, 16, false>(p, panel);
 }
 __attribute__((noinline, target("avx2"))) void avx2_exact(const Problem& p, const Panel& panel) {
@@ -286,10 +285,10 @@ constexpr size_t kMinPanelStrips = 4;
 void blocked_gemm(const Problem& p, const Kernels& kernels, uint32_t key_a) {
   size_t depth = p.kd;
   if (p.tile_k < p.kd && p.kd * kernels.cols * kMinPanelStrips > kPanelFloats)
-    depth = std::max(p.tile_k,
-                     kPanelFloats / (kernels.cols * kMinPanelStrips) / p.tile_k * p.tile_k);
-  const size_t panel_cols = std::max<size_t>(1, kPanelFloats / (depth * kernels.cols)) *
-                            kernels.cols;
+    depth =
+        std::max(p.tile_k, kPanelFloats / (kernels.cols * kMinPanelStrips) / p.tile_k * p.tile_k);
+  const size_t panel_cols =
+      std::max<size_t>(1, kPanelFloats / (depth * kernels.cols)) * kernels.cols;
   std::vector<float>& buffer = panel_buffer();
   buffer.resize(std::max(buffer.size(), panel_cols * depth));
   for (size_t j0 = 0; j0 < p.n; j0 += panel_cols)

@@ -21,8 +21,8 @@ class PeGemm {
   virtual ~PeGemm() = default;
   // c[i][j] (row stride ldc) += sum over e in [0, kd) of a[i][e] * b[e][j], tiled as above;
   // a is m x kd (row stride lda), b is kd x n (row stride ldb).
-  virtual void accumulate(size_t m, size_t n, size_t kd, const float* a, size_t lda,
-                          const float* b, size_t ldb, float* c, size_t ldc) = 0;
+  virtual void accumulate(size_t m, size_t n, size_t kd, const float* a, size_t lda, const float* b,
+                          size_t ldb, float* c, size_t ldc) = 0;
   // The K-tile (0: the whole K).
   virtual size_t k_tile() const = 0;
 };

@@ -40,7 +40,6 @@ std::optional<size_t> max_pool2d_backward(const PoolGeometry& g, const float* dy
                                           const int32_t* indices, float* dx);
 
 void avg_pool2d_forward(const PoolGeometry& g, bool count_include_pad, const float* x, float* y);
-void avg_pool2d_backward(const PoolGeometry& g, bool count_include_pad, const float* dy,
-                         float* dx);
+void avg_pool2d_backward(const PoolGeometry& g, bool count_include_pad, const float* dy, float* dx);
 
 }  // namespace s2::numerics

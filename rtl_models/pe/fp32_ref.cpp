@@ -8,10 +8,16 @@
 
 namespace s2::rtl {
 
-uint32_t fp32_mul_ftz(uint32_t a, uint32_t b) { return numerics::mul_bits(a, b); }
+uint32_t fp32_mul_ftz(uint32_t a, uint32_t b) {
+  return numerics::mul_bits(a, b);
+}
 
-uint32_t fp32_add_ftz(uint32_t a, uint32_t b) { return numerics::add_bits(a, b); }
+uint32_t fp32_add_ftz(uint32_t a, uint32_t b) {
+  return numerics::add_bits(a, b);
+}
 
-uint32_t pe_mac(uint32_t a, uint32_t b, uint32_t acc) { return numerics::mac_bits(acc, a, b); }
+uint32_t pe_mac(uint32_t a, uint32_t b, uint32_t acc) {
+  return numerics::mac_bits(acc, a, b);
+}
 
 }  // namespace s2::rtl

@@ -20,10 +20,9 @@ uint32_t PassMemories::input(uint32_t i, uint32_t r) const {
 
 void PassMemories::check_acc(uint32_t col, uint32_t addr, const char* what) const {
   internal_check(col < pass_.n && addr < pass_.m,
-                 std::string("pe_array accumulator ") + what + " at column " +
-                     std::to_string(col) + ", address " + std::to_string(addr) +
-                     " outside the pass (m=" + std::to_string(pass_.m) +
-                     ", n=" + std::to_string(pass_.n) + ")");
+                 std::string("pe_array accumulator ") + what + " at column " + std::to_string(col) +
+                     ", address " + std::to_string(addr) + " outside the pass (m=" +
+                     std::to_string(pass_.m) + ", n=" + std::to_string(pass_.n) + ")");
 }
 
 uint32_t PassMemories::acc_read(uint32_t col, uint32_t addr) const {

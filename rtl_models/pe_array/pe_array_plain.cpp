@@ -24,12 +24,12 @@ constexpr unsigned kAccAddrBits = 10;  // $clog2(kMaxM)
 template <class Model>
 class VerilatedPeArray final : public RtlPeArray {
  public:
-  VerilatedPeArray(uint32_t rows, uint32_t cols)
-      : rows_(rows), cols_(cols), top_("pe_array") {
+  VerilatedPeArray(uint32_t rows, uint32_t cols) : rows_(rows), cols_(cols), top_("pe_array") {
     top_->clk = 0;
     top_->rst_n = 0;
     top_->start = 0;
-    for (int i = 0; i < 2; ++i) tick();
+    for (int i = 0; i < 2; ++i)
+      tick();
     top_->rst_n = 1;
     top_->eval();
   }
@@ -71,15 +71,18 @@ class VerilatedPeArray final : public RtlPeArray {
       top_->clk = 1;
       top_->eval();
       ++cycles;
-      for (Access& a : reads_) a.value = mem.acc_read(a.col, a.addr);
-      for (const Access& a : writes_) mem.acc_write(a.col, a.addr, a.value);
-      for (const Access& a : reads_) ports::put(top_->acc_rd_data, 32 * a.col, 32, a.value);
+      for (Access& a : reads_)
+        a.value = mem.acc_read(a.col, a.addr);
+      for (const Access& a : writes_)
+        mem.acc_write(a.col, a.addr, a.value);
+      for (const Access& a : reads_)
+        ports::put(top_->acc_rd_data, 32 * a.col, 32, a.value);
       top_->clk = 0;
       top_->start = 0;
       top_->eval();
       if (done) return cycles;
-      internal_check(cycles < watchdog, "RTL PE array: no done after " +
-                                            std::to_string(cycles) + " cycles");
+      internal_check(cycles < watchdog,
+                     "RTL PE array: no done after " + std::to_string(cycles) + " cycles");
     }
   }
 

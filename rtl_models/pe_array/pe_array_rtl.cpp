@@ -20,8 +20,9 @@ void RtlPeArray::check_pass(const PePass& pass, size_t ldx, size_t ldw, size_t l
   if (pass.k < 1 || pass.k > rows())
     throw UserError(where + "k must be in 1.." + std::to_string(rows()));
   if (ldx < pass.k || ldw < pass.n || ldc < pass.n)
-    throw UserError(where + "row strides must be at least the row lengths (ldx >= k, ldw >= n, "
-                            "ldc >= n)");
+    throw UserError(where +
+                    "row strides must be at least the row lengths (ldx >= k, ldw >= n, "
+                    "ldc >= n)");
 }
 
 std::vector<PassRecord> run_gemm(RtlPeArray& array, uint32_t m, uint32_t n, uint32_t kd,

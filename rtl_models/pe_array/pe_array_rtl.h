@@ -49,9 +49,9 @@ struct PassRecord {
 
 // c += a * b, a m x kd (lda), b kd x n (ldb), c m x n (ldc), as passes on `array`: for each
 // block of cols() columns, for each block of rows() reduction steps (aligned at 0, in
-// ascending order), for each block of max_m rows (0 or more than max_m(): max_m()), one pass. Bit-identical to K-tiled
-// accumulation with k_tile = rows(): per K block, t = +0, t = mac(t, a, b) over the block,
-// c = add(c, t). Returns the passes in the order they ran.
+// ascending order), for each block of max_m rows (0 or more than max_m(): max_m()), one pass.
+// Bit-identical to K-tiled accumulation with k_tile = rows(): per K block, t = +0, t = mac(t, a, b)
+// over the block, c = add(c, t). Returns the passes in the order they ran.
 std::vector<PassRecord> run_gemm(RtlPeArray& array, uint32_t m, uint32_t n, uint32_t kd,
                                  const uint32_t* a, size_t lda, const uint32_t* b, size_t ldb,
                                  uint32_t* c, size_t ldc, uint32_t max_m = 0);

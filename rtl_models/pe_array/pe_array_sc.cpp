@@ -119,12 +119,14 @@ class SizedDriver final : public RtlPeArraySc::Driver {
       // Before the edge: answer the buffer reads, record what the SRAM sees at the edge.
       if (w_rd_en_.read()) {
         const uint32_t row = get(w_rd_row_.read(), 0, 32);
-        for (uint32_t j = 0; j < Cols; ++j) put_word(w_data_, 32 * j, mem.weight(row, j));
+        for (uint32_t j = 0; j < Cols; ++j)
+          put_word(w_data_, 32 * j, mem.weight(row, j));
         w_rd_data_.write(w_data_);
       }
       if (x_rd_en_.read()) {
         const uint32_t i = get(x_rd_row_.read(), 0, 32);
-        for (uint32_t r = 0; r < Rows; ++r) put_word(x_data_, 32 * r, mem.input(i, r));
+        for (uint32_t r = 0; r < Rows; ++r)
+          put_word(x_data_, 32 * r, mem.input(i, r));
         x_rd_data_.write(x_data_);
       }
       reads_.clear();
@@ -146,17 +148,20 @@ class SizedDriver final : public RtlPeArraySc::Driver {
       ++cycles;
       wait(half);
       // The SRAM at that edge: reads see the contents before the edge's writes.
-      for (Access& a : reads_) a.value = mem.acc_read(a.col, a.addr);
-      for (const Access& a : writes_) mem.acc_write(a.col, a.addr, a.value);
+      for (Access& a : reads_)
+        a.value = mem.acc_read(a.col, a.addr);
+      for (const Access& a : writes_)
+        mem.acc_write(a.col, a.addr, a.value);
       if (!reads_.empty()) {
-        for (const Access& a : reads_) put_word(acc_data_, 32 * a.col, a.value);
+        for (const Access& a : reads_)
+          put_word(acc_data_, 32 * a.col, a.value);
         acc_rd_data_.write(acc_data_);
       }
       clk_.write(false);
       start_.write(false);
       if (done) return cycles;
-      internal_check(cycles < watchdog, "RTL PE array (SystemC): no done after " +
-                                            std::to_string(cycles) + " cycles");
+      internal_check(cycles < watchdog,
+                     "RTL PE array (SystemC): no done after " + std::to_string(cycles) + " cycles");
       wait(half);
     }
   }
@@ -167,7 +172,8 @@ class SizedDriver final : public RtlPeArraySc::Driver {
   using CfgN = std::remove_reference_t<decltype(std::declval<Model&>().cfg_n.read())>;
   using CfgK = std::remove_reference_t<decltype(std::declval<Model&>().cfg_k.read())>;
   template <typename Port>
-  using Value = std::remove_const_t<std::remove_reference_t<decltype(std::declval<Port&>().read())>>;
+  using Value =
+      std::remove_const_t<std::remove_reference_t<decltype(std::declval<Port&>().read())>>;
   template <typename Port>
   using Signal = sc_core::sc_signal<Value<Port>>;
   // The harness's inputs are written by whichever thread runs the pass (the driver thread, or
@@ -218,7 +224,8 @@ RtlPeArraySc::RtlPeArraySc(sc_core::sc_module_name name, uint32_t rows, uint32_t
                            uint64_t clock_period_ps)
     : sc_core::sc_module(name), rows_(rows), cols_(cols) {
   if (clock_period_ps < 2 || clock_period_ps % 2 != 0)
-    throw UserError(std::string(basename()) + ": clock period must be an even number of ps >= 2, got " +
+    throw UserError(std::string(basename()) +
+                    ": clock period must be an even number of ps >= 2, got " +
                     std::to_string(clock_period_ps));
   half_period_ = sc_core::sc_time(static_cast<double>(clock_period_ps / 2), sc_core::SC_PS);
   // Tracing can only be enabled before the model exists (Verilator rule); it costs nothing
@@ -230,7 +237,8 @@ RtlPeArraySc::RtlPeArraySc(sc_core::sc_module_name name, uint32_t rows, uint32_t
     driver_ = std::make_unique<SizedDriver<Vpe_array_sc_16x16, 16, 16>>();
   else
     throw UserError("no SystemC RTL PE array of " + std::to_string(rows) + "x" +
-                    std::to_string(cols) + " is built; built sizes (rows x cols): 32x32, 16x16 "
+                    std::to_string(cols) +
+                    " is built; built sizes (rows x cols): 32x32, 16x16 "
                     "(rtl_models/pe_array/CMakeLists.part.cmake)");
   SC_HAS_PROCESS(RtlPeArraySc);
   SC_THREAD(drive);
@@ -243,7 +251,9 @@ RtlPeArraySc::~RtlPeArraySc() {
   }
 }
 
-uint32_t RtlPeArraySc::max_m() const { return kMaxM; }
+uint32_t RtlPeArraySc::max_m() const {
+  return kMaxM;
+}
 
 void RtlPeArraySc::drive() {
   driver_->reset(half_period_);  // at the start of the first simulation, time 0

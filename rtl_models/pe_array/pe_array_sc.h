@@ -18,11 +18,10 @@
 // SystemC rule: every instance must be constructed before the first sc_start() of the
 // process (modules cannot be added once elaboration has finished). Built sizes: 32x32 and
 // 16x16; any other size is a UserError.
-#include <systemc>
-
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <systemc>
 
 #include "rtl_models/pe_array/pe_array_rtl.h"
 

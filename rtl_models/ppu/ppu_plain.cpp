@@ -65,8 +65,7 @@ class PlainPort {
 template <class VTop>
 class PlainPpu final : public RtlPpu {
  public:
-  explicit PlainPpu(uint32_t lanes)
-      : lanes_(lanes), top_("ppu"), port_(*top_) {
+  explicit PlainPpu(uint32_t lanes) : lanes_(lanes), top_("ppu"), port_(*top_) {
     // Synchronous reset: one cycle with rst_n low.
     port_.set_start(false);
     port_.set_reset(true);

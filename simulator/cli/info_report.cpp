@@ -25,7 +25,8 @@ std::string human_bytes(uint64_t bytes) {
 
 std::string shape_text(const isa::TensorEntry& t) {
   std::string s = std::string(isa::dtype_name(t.dtype)) + "[";
-  for (size_t i = 0; i < t.shape.size(); ++i) s += (i ? "," : "") + std::to_string(t.shape[i]);
+  for (size_t i = 0; i < t.shape.size(); ++i)
+    s += (i ? "," : "") + std::to_string(t.shape[i]);
   return s + "]";
 }
 
@@ -51,15 +52,18 @@ void instruction_mix(std::ostream& os, const isa::Executable& exe) {
   }
   os << "Instructions: " << exe.instructions.size() << " (" << deps << " dependencies)\n";
   os << "  by unit:";
-  for (const auto& [unit, n] : per_unit) os << " " << unit << "=" << n;
+  for (const auto& [unit, n] : per_unit)
+    os << " " << unit << "=" << n;
   os << "\n  by opcode:";
-  for (const auto& [op, n] : per_op) os << " " << op << "=" << n;
+  for (const auto& [op, n] : per_op)
+    os << " " << op << "=" << n;
   os << "\n";
 }
 
 void tensor_table(std::ostream& os, const isa::Executable& exe) {
   size_t name_width = 4;
-  for (const isa::TensorEntry& t : exe.tensors) name_width = std::max(name_width, t.name.size());
+  for (const isa::TensorEntry& t : exe.tensors)
+    name_width = std::max(name_width, t.name.size());
   os << "Tensors: " << exe.tensors.size() << "\n  " << pad("name", name_width + 2)
      << pad("role", 17) << pad("type", 22) << pad("address", 14) << pad("bytes", 12)
      << pad("life", 14) << "data\n";
@@ -86,8 +90,10 @@ void memory_summary(std::ostream& os, const isa::Executable& exe) {
   }
   os << "\n  alignment    " << p.alignment << " bytes\n  bytes by role:";
   std::map<std::string, uint64_t> per_role;
-  for (const isa::TensorEntry& t : exe.tensors) per_role[isa::role_name(t.role)] += t.size;
-  for (const auto& [role, bytes] : per_role) os << " " << role << "=" << human_bytes(bytes);
+  for (const isa::TensorEntry& t : exe.tensors)
+    per_role[isa::role_name(t.role)] += t.size;
+  for (const auto& [role, bytes] : per_role)
+    os << " " << role << "=" << human_bytes(bytes);
   os << "\n";
 }
 

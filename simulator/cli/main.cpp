@@ -1,15 +1,14 @@
 // s2sim: the S2Train simulator front end.
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <iostream>
+#include <systemc>
 
 #include "isa/common/tool_main.h"
 #include "s2/version.h"
 #include "simulator/cli/commands.h"
 #include "simulator/cli/run_command.h"
 #include "simulator/rtl/regress.h"
-
-#include <cstdlib>
-#include <systemc>
 
 int sc_main(int argc, char** argv) {
   CLI::App app{"s2sim - the S2Train simulator: inspect and run S2Train executables (*.bin)"};
@@ -47,8 +46,9 @@ int sc_main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
 
   s2::sim::RunCommandOptions run_options;
-  CLI::App* run = app.add_subcommand("run", "Simulate one training step and report cycles, "
-                                            "utilization, DRAM traffic and memory");
+  CLI::App* run = app.add_subcommand("run",
+                                     "Simulate one training step and report cycles, "
+                                     "utilization, DRAM traffic and memory");
   run->add_option("executable", run_options.executable, "S2Train executable (.bin)")
       ->required()
       ->check(CLI::ExistingFile);
@@ -102,9 +102,10 @@ int sc_main(int argc, char** argv) {
       ->check(CLI::IsMember({"pe_array", "ppu", "all"}));
   CLI::Option* tile_option =
       regress->add_option("--tile", regress_tile, "run only this tile (to reproduce a mismatch)");
-  regress->add_option("--model-rounding", regress_rounding,
-                      "rounding of the model: nearest (correct), or toward-zero to prove the "
-                      "regression catches a wrong model (it must then fail)")
+  regress
+      ->add_option("--model-rounding", regress_rounding,
+                   "rounding of the model: nearest (correct), or toward-zero to prove the "
+                   "regression catches a wrong model (it must then fail)")
       ->check(CLI::IsMember({"nearest", "toward-zero"}));
 
   try {
@@ -123,7 +124,7 @@ int sc_main(int argc, char** argv) {
       if (*tile_option) regress_options.tile = regress_tile;
       regress_options.model_round_toward_zero = regress_rounding == "toward-zero";
       return s2::sim::rtl::run_regress(regress_options, std::cout).passed() ? s2::kExitOk
-                                                                             : s2::kExitUserError;
+                                                                            : s2::kExitUserError;
     }
     return s2::kExitOk;
   });

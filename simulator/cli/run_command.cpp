@@ -13,16 +13,16 @@
 #include "isa/common/errors.h"
 #include "isa/container/reader.h"
 #include "isa/target/target_loader.h"
+#include "s2/version.h"
 #include "simulator/checker/shadow_checker.h"
 #include "simulator/functional/execute.h"
-#include "simulator/report/npy_writer.h"
-#include "simulator/report/dump_manifest.h"
 #include "simulator/report/chrome_trace.h"
+#include "simulator/report/dump_manifest.h"
 #include "simulator/report/json_report.h"
 #include "simulator/report/memory_trace.h"
+#include "simulator/report/npy_writer.h"
 #include "simulator/report/physics_check.h"
 #include "simulator/report/summary.h"
-#include "s2/version.h"
 #include "simulator/rtl/cosim_log.h"
 #include "simulator/rtl/rtl_pe_gemm.h"
 #include "simulator/rtl/rtl_ppu_lanes.h"
@@ -59,12 +59,13 @@ std::function<void(size_t, size_t)> progress_bar() {
 // Instruction indices in the order the simulation completed them.
 std::vector<uint32_t> completion_order(const report::RunResult& result) {
   std::vector<const report::InstructionRecord*> done;
-  for (const report::InstructionRecord& r : result.instructions) done.push_back(&r);
-  std::stable_sort(done.begin(), done.end(), [](const auto* a, const auto* b) {
-    return a->end_cycle < b->end_cycle;
-  });
+  for (const report::InstructionRecord& r : result.instructions)
+    done.push_back(&r);
+  std::stable_sort(done.begin(), done.end(),
+                   [](const auto* a, const auto* b) { return a->end_cycle < b->end_cycle; });
   std::vector<uint32_t> order;
-  for (const report::InstructionRecord* r : done) order.push_back(r->index);
+  for (const report::InstructionRecord* r : done)
+    order.push_back(r->index);
   return order;
 }
 
@@ -94,11 +95,13 @@ void run_functional(const isa::Executable& exe, const target::TargetDesc& target
   std::string dir = options.dump_dir;
   if (!options.dump_all.empty()) {
     dir = options.dump_all;
-    for (size_t t = 0; t < exe.tensors.size(); ++t) dumped.push_back(t);
+    for (size_t t = 0; t < exe.tensors.size(); ++t)
+      dumped.push_back(t);
   }
   for (const std::string& name : split_names(options.dump)) {
     size_t t = 0;
-    while (t < exe.tensors.size() && exe.tensors[t].name != name) ++t;
+    while (t < exe.tensors.size() && exe.tensors[t].name != name)
+      ++t;
     if (t == exe.tensors.size())
       throw UserError("--dump: no tensor '" + name + "' in " + options.executable +
                       " (s2sim info lists them)");
@@ -110,7 +113,8 @@ void run_functional(const isa::Executable& exe, const target::TargetDesc& target
     if (ec) throw UserError(dir + ": cannot create the dump directory: " + ec.message());
   }
   std::vector<std::vector<size_t>> ends_at(exe.instructions.size());
-  for (size_t t : dumped) ends_at.at(exe.tensors[t].last).push_back(t);
+  for (size_t t : dumped)
+    ends_at.at(exe.tensors[t].last).push_back(t);
 
   const isa::Instruction* loss_inst = nullptr;
   for (const isa::Instruction& inst : exe.instructions)
@@ -121,21 +125,21 @@ void run_functional(const isa::Executable& exe, const target::TargetDesc& target
   std::optional<rtl::RtlPpuLanes> rtl_ppu;
   if (rtl.pe_array != nullptr) rtl_pe.emplace(*rtl.pe_array, target, log);
   if (rtl.ppu != nullptr) rtl_ppu.emplace(*rtl.ppu, target, log);
-  functional::Datapath datapath{rtl_pe ? static_cast<numerics::PeGemm&>(*rtl_pe)
-                                       : model.get().pe,
-                                rtl_ppu ? static_cast<functional::PpuLanes&>(*rtl_ppu)
-                                        : model.get().ppu};
+  functional::Datapath datapath{
+      rtl_pe ? static_cast<numerics::PeGemm&>(*rtl_pe) : model.get().pe,
+      rtl_ppu ? static_cast<functional::PpuLanes&>(*rtl_ppu) : model.get().ppu};
   functional::DramImage image = functional::DramImage::load(exe);
   std::vector<std::vector<uint8_t>> captured(exe.tensors.size());
   std::optional<double> last_loss;
   for (uint32_t step = 1; step <= options.steps; ++step) {
     for (uint32_t index : order) {
       if (rtl_pe || rtl_ppu)
-        log.context = "step " + std::to_string(step) + ", instruction " +
-                      std::to_string(index) + " (" + top::instruction_name(exe, index) + ")";
+        log.context = "step " + std::to_string(step) + ", instruction " + std::to_string(index) +
+                      " (" + top::instruction_name(exe, index) + ")";
       functional::execute_instruction(exe.instructions[index], image, datapath);
       if (step == options.steps)
-        for (size_t t : ends_at[index]) captured[t] = image.entry_bytes(exe.tensors[t]);
+        for (size_t t : ends_at[index])
+          captured[t] = image.entry_bytes(exe.tensors[t]);
     }
     if (loss_inst != nullptr) {
       last_loss = image.read_f32(*loss_inst->operand(isa::Slot::Loss))[0];
@@ -153,16 +157,18 @@ void run_functional(const isa::Executable& exe, const target::TargetDesc& target
                       e.dtype, e.shape, bytes);
   }
   if (!dumped.empty())
-    report::write_dump_manifest(dir, exe, {options.executable, result.config, options.steps,
-                                           last_loss, dumped});
-  if (!dumped.empty()) out << "  dumped             " << dumped.size() << " tensor(s) to " << dir << "\n";
+    report::write_dump_manifest(
+        dir, exe, {options.executable, result.config, options.steps, last_loss, dumped});
+  if (!dumped.empty())
+    out << "  dumped             " << dumped.size() << " tensor(s) to " << dir << "\n";
 }
 
 // The shadow-memory checker over the instructions in the order the simulation completed them.
 int check_memory(const isa::Executable& exe, const report::RunResult& result, std::ostream& out) {
   const std::vector<uint32_t> order = completion_order(result);
   checker::ShadowChecker shadow(exe);
-  for (uint32_t index : order) shadow.complete(index);
+  for (uint32_t index : order)
+    shadow.complete(index);
   const std::vector<checker::Finding>& findings = shadow.finish();
   if (findings.empty()) {
     out << "  check              no findings (shadow memory, " << order.size()

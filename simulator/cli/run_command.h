@@ -19,20 +19,21 @@ namespace s2::sim {
 
 struct RunCommandOptions {
   std::string executable;
-  std::string config;  // target description; empty: the shipped configs/s2train_base.yaml, as in s2c
-  std::string report;                                // --report: JSON report path, empty for none
-  std::string trace;                                 // --trace: Chrome/Perfetto trace path
-  std::string memory_trace;                          // --memory-trace: CSV path
-  bool layers = false;                               // --layers: per-layer table on stdout
-  uint32_t window = 64;  // --window: controller decode window (1: sequential)
-  bool check = false;    // --check: the shadow-memory checker over the simulated order
-  bool functional = false;  // --functional: compute real numbers (implied by the three below)
-  uint32_t steps = 1;       // --steps: training steps on the same DRAM image
-  std::string dump;         // --dump NAME[,NAME...]: tensors to write as .npy into dump_dir
+  std::string
+      config;  // target description; empty: the shipped configs/s2train_base.yaml, as in s2c
+  std::string report;        // --report: JSON report path, empty for none
+  std::string trace;         // --trace: Chrome/Perfetto trace path
+  std::string memory_trace;  // --memory-trace: CSV path
+  bool layers = false;       // --layers: per-layer table on stdout
+  uint32_t window = 64;      // --window: controller decode window (1: sequential)
+  bool check = false;        // --check: the shadow-memory checker over the simulated order
+  bool functional = false;   // --functional: compute real numbers (implied by the three below)
+  uint32_t steps = 1;        // --steps: training steps on the same DRAM image
+  std::string dump;          // --dump NAME[,NAME...]: tensors to write as .npy into dump_dir
   std::string dump_dir = ".";
-  std::string dump_all;     // --dump-all DIR: every tensor
-  std::string rtl;          // --rtl pe_array,ppu: RTL units replace the models (implies functional)
-  std::string vcd;          // --vcd PREFIX: waveforms of the RTL units
+  std::string dump_all;  // --dump-all DIR: every tensor
+  std::string rtl;       // --rtl pe_array,ppu: RTL units replace the models (implies functional)
+  std::string vcd;       // --vcd PREFIX: waveforms of the RTL units
 };
 
 // Returns the exit status: 0, or 1 when --check found anything or an RTL unit diverged from

@@ -63,8 +63,8 @@ void run_bn_bwd(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   e.gate = data_or_null(gate);
   run_epilogue(dp.ppu, dy, e);
   std::vector<float> dx(x.size()), dgamma(g.c), dbeta(g.c);
-  numerics::batch_norm_backward(g, dy.data(), x.data(), gamma.data(), mean.data(),
-                                invstd.data(), dx.data(), dgamma.data(), dbeta.data());
+  numerics::batch_norm_backward(g, dy.data(), x.data(), gamma.data(), mean.data(), invstd.data(),
+                                dx.data(), dgamma.data(), dbeta.data());
   ops.write(Slot::Dx, dx);
   ops.write(Slot::DGamma, dgamma);
   ops.write(Slot::DBeta, dbeta);

@@ -24,7 +24,8 @@ ConvGeometry conv_geometry(const isa::Instruction& inst, const isa::TensorDesc& 
 
 void run_conv2d(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   Operands ops(inst, image);
-  const ConvGeometry g = conv_geometry(inst, ops.desc(Slot::X), ops.desc(Slot::W), ops.desc(Slot::Y));
+  const ConvGeometry g =
+      conv_geometry(inst, ops.desc(Slot::X), ops.desc(Slot::W), ops.desc(Slot::Y));
   const std::vector<float> x = ops.f32(Slot::X), w = ops.f32(Slot::W);
   const auto bias = ops.opt_f32(Slot::Bias);
   const auto residual = ops.opt_f32(Slot::Residual);

@@ -13,8 +13,7 @@ namespace s2::sim::functional {
 
 // Geometry from the instruction's fields and the shapes of x (or dx), w (or dw) and y (or dy).
 numerics::ConvGeometry conv_geometry(const isa::Instruction& inst, const isa::TensorDesc& input,
-                                     const isa::TensorDesc& filters,
-                                     const isa::TensorDesc& output);
+                                     const isa::TensorDesc& filters, const isa::TensorDesc& output);
 
 // The instructions, epilogue included (conv2d: bias, residual, act, stats; bwd_data:
 // residual, gate; bwd_weight: residual).

@@ -86,9 +86,8 @@ std::vector<uint8_t> DramImage::read_raw(const isa::TensorDesc& d) const {
   const size_t width = isa::dtype_bytes(d.dtype);
   std::vector<uint8_t> out(static_cast<size_t>(d.elements()) * width);
   const uint8_t* base = bytes_.data();
-  isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
-    std::memcpy(out.data() + k * width, base + at, width);
-  });
+  isa::for_each_element_address(
+      d, [&](size_t k, uint64_t at) { std::memcpy(out.data() + k * width, base + at, width); });
   return out;
 }
 
@@ -98,9 +97,8 @@ void DramImage::write_raw(const isa::TensorDesc& d, const std::vector<uint8_t>& 
   internal_check(values.size() % width == 0, "functional DRAM image: ragged raw write");
   isa::check_in_dram(d, size());
   uint8_t* base = bytes_.data();
-  isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
-    std::memcpy(base + at, values.data() + k * width, width);
-  });
+  isa::for_each_element_address(
+      d, [&](size_t k, uint64_t at) { std::memcpy(base + at, values.data() + k * width, width); });
 }
 
 std::vector<uint8_t> DramImage::entry_bytes(const isa::TensorEntry& entry) const {

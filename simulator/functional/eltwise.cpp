@@ -18,15 +18,24 @@ bool is_unary(isa::EltwiseOp op) {
 LaneOp lane_op(isa::EltwiseOp op) {
   using E = isa::EltwiseOp;
   switch (op) {
-    case E::Add: return LaneOp::Add;
-    case E::Sub: return LaneOp::Sub;
-    case E::Mul: return LaneOp::Mul;
-    case E::Max: return LaneOp::Max;
-    case E::Min: return LaneOp::Min;
-    case E::Relu: return LaneOp::Relu;
-    case E::ReluBwd: return LaneOp::ReluBwd;
-    case E::Axpby: return LaneOp::Axpby;
-    case E::Scale: return LaneOp::ScaleShift;
+    case E::Add:
+      return LaneOp::Add;
+    case E::Sub:
+      return LaneOp::Sub;
+    case E::Mul:
+      return LaneOp::Mul;
+    case E::Max:
+      return LaneOp::Max;
+    case E::Min:
+      return LaneOp::Min;
+    case E::Relu:
+      return LaneOp::Relu;
+    case E::ReluBwd:
+      return LaneOp::ReluBwd;
+    case E::Axpby:
+      return LaneOp::Axpby;
+    case E::Scale:
+      return LaneOp::ScaleShift;
   }
   throw UserError("eltwise: op code " + std::to_string(static_cast<unsigned>(op)) +
                   " is not an EltwiseOp");
@@ -43,8 +52,7 @@ std::vector<float> eltwise(PpuLanes& ppu, isa::EltwiseOp op, const std::vector<f
   pass.alpha = numerics::load(scale_a);
   pass.beta = numerics::load(scale_b);
   std::vector<float> y(a.size());
-  ppu.run(pass, a.data(), is_unary(op) ? nullptr : b.data(), nullptr, nullptr, y.data(),
-          nullptr);
+  ppu.run(pass, a.data(), is_unary(op) ? nullptr : b.data(), nullptr, nullptr, y.data(), nullptr);
   return y;
 }
 
@@ -59,8 +67,8 @@ void run_eltwise(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   }
   if (a.size() != ops.desc(isa::Slot::Y).elements() || (!is_unary(op) && b.size() != a.size()))
     ops.fail("operands a, b and y must have equal element counts");
-  ops.write(isa::Slot::Y, eltwise(dp.ppu, op, a, b, inst.f32(isa::Field::ScaleA),
-                                  inst.f32(isa::Field::ScaleB)));
+  ops.write(isa::Slot::Y,
+            eltwise(dp.ppu, op, a, b, inst.f32(isa::Field::ScaleA), inst.f32(isa::Field::ScaleB)));
 }
 
 }  // namespace s2::sim::functional

@@ -25,8 +25,7 @@ void run_epilogue(PpuLanes& ppu, std::vector<float>& y, const EpilogueOperands& 
   pass.stages.gate = e.gate != nullptr;
   const numerics::EpilogueStages& s = pass.stages;
   if (!s.bias && !s.residual && !s.relu && !s.gate) return;
-  ppu.run(pass, y.data(), s.bias ? e.bias.data() : nullptr, e.residual, e.gate, y.data(),
-          nullptr);
+  ppu.run(pass, y.data(), s.bias ? e.bias.data() : nullptr, e.residual, e.gate, y.data(), nullptr);
 }
 
 std::vector<float> channel_stats(const std::vector<float>& y, size_t outer, size_t channels,

@@ -30,7 +30,6 @@ std::vector<std::string> functional_opcodes();
 
 // The image after running every instruction of `exe` in program order from DramImage::load,
 // on the C++ models with the given K-tile.
-DramImage execute_program(const isa::Executable& exe,
-                          size_t k_tile = numerics::kDefaultKTile);
+DramImage execute_program(const isa::Executable& exe, size_t k_tile = numerics::kDefaultKTile);
 
 }  // namespace s2::sim::functional

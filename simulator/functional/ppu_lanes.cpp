@@ -46,8 +46,8 @@ void ModelPpuLanes::run(const LanePass& p, const float* a, const float* b, const
       });
     case LaneOp::Epilogue:
       return each(n, [&](size_t i) {
-        y[i] = nm::epilogue(p.stages, a[i], b != nullptr ? b[i] : 0.0f,
-                            c != nullptr ? c[i] : 0.0f, d != nullptr ? d[i] : 0.0f);
+        y[i] = nm::epilogue(p.stages, a[i], b != nullptr ? b[i] : 0.0f, c != nullptr ? c[i] : 0.0f,
+                            d != nullptr ? d[i] : 0.0f);
       });
   }
   throw InternalError("functional PPU lanes: unknown lane op");

@@ -22,8 +22,7 @@ std::vector<float> reduce(isa::ReduceOp op, const std::vector<float>& x,
     out_stride[d] = out_size;
     out_size *= shape[d];
   }
-  const float start =
-      op == isa::ReduceOp::Max ? -std::numeric_limits<float>::infinity() : 0.0f;
+  const float start = op == isa::ReduceOp::Max ? -std::numeric_limits<float>::infinity() : 0.0f;
   std::vector<float> y(out_size, start);
   // Walk x in row-major order, keeping the y position in step (an odometer).
   std::vector<size_t> index(rank, 0);
@@ -63,8 +62,8 @@ void run_reduce(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/
   if (axes >> xd.rank != 0)
     ops.fail("axes mask " + std::to_string(axes) + " names a dimension past x's rank " +
              std::to_string(xd.rank));
-  std::vector<float> y = reduce(inst.as<isa::ReduceOp>(isa::Field::Reduce), ops.f32(isa::Slot::X),
-                                xd.dims(), axes);
+  std::vector<float> y =
+      reduce(inst.as<isa::ReduceOp>(isa::Field::Reduce), ops.f32(isa::Slot::X), xd.dims(), axes);
   if (y.size() != ops.desc(isa::Slot::Y).elements())
     ops.fail("y has " + std::to_string(ops.desc(isa::Slot::Y).elements()) +
              " elements, the reduction leaves " + std::to_string(y.size()));

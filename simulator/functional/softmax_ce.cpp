@@ -10,8 +10,7 @@ namespace {
 
 using isa::Slot;
 
-size_t label_of(const Operands& ops, const std::vector<int32_t>& labels, size_t n,
-                size_t classes) {
+size_t label_of(const Operands& ops, const std::vector<int32_t>& labels, size_t n, size_t classes) {
   const int32_t t = labels[n];
   if (t < 0 || static_cast<size_t>(t) >= classes)
     ops.fail("label " + std::to_string(t) + " of sample " + std::to_string(n) +
@@ -25,11 +24,10 @@ void run_softmax_ce(const isa::Instruction& inst, DramImage& image, Datapath& /*
   Operands ops(inst, image);
   const isa::TensorDesc& ld = ops.desc(Slot::Logits);
   const size_t rows = ld.shape[0], classes = ld.shape[1];
-  const bool mean =
-      inst.as<isa::LossReduction>(isa::Field::Reduction) == isa::LossReduction::Mean;
+  const bool mean = inst.as<isa::LossReduction>(isa::Field::Reduction) == isa::LossReduction::Mean;
   if (ops.desc(Slot::Labels).shape[0] != rows)
-    ops.fail("labels has " + std::to_string(ops.desc(Slot::Labels).shape[0]) +
-             " entries for " + std::to_string(rows) + " rows of logits");
+    ops.fail("labels has " + std::to_string(ops.desc(Slot::Labels).shape[0]) + " entries for " +
+             std::to_string(rows) + " rows of logits");
   const std::vector<float> x = ops.f32(Slot::Logits);
   const std::vector<int32_t> labels = ops.i32(Slot::Labels);
   for (size_t n = 0; n < rows; ++n)

@@ -9,10 +9,11 @@ void write_npy(const std::string& path, isa::DType dtype, const std::vector<uint
                const std::vector<uint8_t>& bytes) {
   const char* descr = dtype == isa::DType::F32 ? "<f4" : dtype == isa::DType::I32 ? "<i4" : "|u1";
   std::string dims;
-  for (uint32_t d : shape) dims += std::to_string(d) + ",";
+  for (uint32_t d : shape)
+    dims += std::to_string(d) + ",";
   if (shape.size() > 1) dims.pop_back();  // (n,) keeps its comma, (a,b) has none
-  std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" +
-                       dims + "), }";
+  std::string header =
+      std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" + dims + "), }";
   // Magic (6) + version (2) + header length (2) + header + '\n', padded to 64 bytes.
   const size_t unpadded = 10 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');

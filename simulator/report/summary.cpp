@@ -55,8 +55,9 @@ std::string summary_text(const RunResult& r) {
   }
   os << "  overlap            unit busy cycles sum to " << busy_sum << " ("
      << fixed(r.total_cycles == 0
-                           ? 0
-                           : static_cast<double>(busy_sum) / static_cast<double>(r.total_cycles), 2)
+                  ? 0
+                  : static_cast<double>(busy_sum) / static_cast<double>(r.total_cycles),
+              2)
      << "x the total)\n";
   const double pe_util =
       r.total_cycles == 0 || r.pe_count == 0
@@ -70,8 +71,9 @@ std::string summary_text(const RunResult& r) {
      << fixed(r.dram_bandwidth_bytes_per_s() / 1e9, 2, " GB/s") << " of "
      << fixed(r.dram_peak_bytes_per_s / 1e9, 2, " GB/s") << " peak ("
      << fixed(r.dram_peak_bytes_per_s <= 0
-                             ? 0
-                             : 100.0 * r.dram_bandwidth_bytes_per_s() / r.dram_peak_bytes_per_s, 1, "%")
+                  ? 0
+                  : 100.0 * r.dram_bandwidth_bytes_per_s() / r.dram_peak_bytes_per_s,
+              1, "%")
      << "), row hits " << r.dram.row_hits << ", misses " << r.dram.row_misses << ", conflicts "
      << r.dram.row_conflicts << "\n";
   os << "  memory peak        " << mib(r.memory_peak) << " live (" << r.memory_peak
@@ -124,24 +126,27 @@ std::string layer_table(const RunResult& r) {
        << pad(std::to_string(row.unit_cycles[static_cast<size_t>(isa::Unit::Ppu)]), 13)
        << pad(std::to_string(row.unit_cycles[static_cast<size_t>(isa::Unit::Dma)]), 13)
        << pad(std::to_string(row.macs), 16) << pad(std::to_string(row.bytes), 14)
-       << pad(fixed(row.bytes == 0 ? 0 : static_cast<double>(row.macs) / static_cast<double>(row.bytes), 1), 8)
+       << pad(fixed(row.bytes == 0 ? 0
+                                   : static_cast<double>(row.macs) / static_cast<double>(row.bytes),
+                    1),
+              8)
        << pad(r.bound(row.macs, row.bytes), 9)
        << pad(fixed(total == 0 ? 0
-                                          : 100.0 * static_cast<double>(row.sum) /
-                                                static_cast<double>(total), 1, "%"),
+                               : 100.0 * static_cast<double>(row.sum) / static_cast<double>(total),
+                    1, "%"),
               8)
        << "\n";
-    (std::string(r.bound(row.macs, row.bytes)) == "compute" ? compute_bound : memory_bound).push_back(k);
+    (std::string(r.bound(row.macs, row.bytes)) == "compute" ? compute_bound : memory_bound)
+        .push_back(k);
   }
   auto list = [](const std::vector<std::string>& v) {
     std::string s;
-    for (const std::string& k : v) s += (s.empty() ? "" : ", ") + k;
+    for (const std::string& k : v)
+      s += (s.empty() ? "" : ", ") + k;
     return s.empty() ? std::string("none") : s;
   };
-  os << "  machine balance " << fixed(r.dram_bytes_per_cycle() > 0
-                                          ? r.pe_count / r.dram_bytes_per_cycle()
-                                          : 0,
-                                      1)
+  os << "  machine balance "
+     << fixed(r.dram_bytes_per_cycle() > 0 ? r.pe_count / r.dram_bytes_per_cycle() : 0, 1)
      << " MAC/B: layers above it are compute-bound (" << list(compute_bound)
      << "), below it memory-bound (" << list(memory_bound)
      << "); a larger PE array speeds the first, more DRAM bandwidth the second.\n";

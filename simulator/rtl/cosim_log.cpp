@@ -10,9 +10,9 @@ std::string verdict(uint64_t divergences, const char* what) {
 
 void print_timing(std::ostream& out, const char* name, const TimingCosim& u) {
   if (u.tiles + u.model_timed_tiles == 0) return;
-  out << "    " << name << ": " << u.tiles << " tiles, " << u.passes << " passes, "
-      << u.rtl_cycles << " RTL cycles (model " << u.model_cycles << "), "
-      << verdict(u.divergences, "cycles") << "\n";
+  out << "    " << name << ": " << u.tiles << " tiles, " << u.passes << " passes, " << u.rtl_cycles
+      << " RTL cycles (model " << u.model_cycles << "), " << verdict(u.divergences, "cycles")
+      << "\n";
   if (u.model_timed_tiles > 0) {
     out << "      " << u.model_timed_tiles << " tiles (" << u.model_timed_cycles
         << " cycles) timed by the model: the RTL has no ";

@@ -26,7 +26,7 @@ struct UnitCosim {
 
 // One timing unit clocked by an RTL unit.
 struct TimingCosim {
-  uint64_t tiles = 0;         // tiles whose compute ran on the RTL
+  uint64_t tiles = 0;  // tiles whose compute ran on the RTL
   uint64_t passes = 0;
   uint64_t rtl_cycles = 0;    // as the RTL's clock ran them: what the unit waited
   uint64_t model_cycles = 0;  // the model's cycles for the same tiles

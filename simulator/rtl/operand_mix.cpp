@@ -16,10 +16,14 @@ constexpr uint32_t kSign = 0x80000000u;
 
 const char* profile_name(OperandProfile p) {
   switch (p) {
-    case OperandProfile::Ordinary: return "ordinary";
-    case OperandProfile::Extremes: return "extremes";
-    case OperandProfile::Zeros: return "zeros";
-    case OperandProfile::Specials: return "specials";
+    case OperandProfile::Ordinary:
+      return "ordinary";
+    case OperandProfile::Extremes:
+      return "extremes";
+    case OperandProfile::Zeros:
+      return "zeros";
+    case OperandProfile::Specials:
+      return "specials";
   }
   return "?";
 }
@@ -29,9 +33,13 @@ uint64_t tile_seed(uint64_t seed, uint64_t index) {
   return splitmix(x);
 }
 
-uint64_t OperandMix::next_u64() { return splitmix(state_); }
+uint64_t OperandMix::next_u64() {
+  return splitmix(state_);
+}
 
-uint64_t OperandMix::below(uint64_t bound) { return next_u64() % bound; }
+uint64_t OperandMix::below(uint64_t bound) {
+  return next_u64() % bound;
+}
 
 // A value of magnitude 2^-8 .. 2^8 with a random sign and mantissa: sums of these cancel and
 // round in every way.

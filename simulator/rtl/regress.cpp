@@ -57,8 +57,8 @@ target::TargetDesc array_target(ArraySize s) {
   t.pe_array.rows = s.rows;
   t.pe_array.cols = s.cols;
   const uint32_t edge = 4 * std::max(s.rows, s.cols);
-  for (target::SramBufferDesc* b : {&t.sram.input, &t.sram.weight, &t.sram.accumulator,
-                                    &t.sram.output})
+  for (target::SramBufferDesc* b :
+       {&t.sram.input, &t.sram.weight, &t.sram.accumulator, &t.sram.output})
     *b = {uint64_t{edge} * 1024, 1, edge};
   return t;
 }
@@ -67,12 +67,18 @@ target::TargetDesc array_target(ArraySize s) {
 // anything up to three edges.
 uint32_t dimension(OperandMix& rng, uint32_t edge) {
   switch (rng.below(7)) {
-    case 0: return 1;
-    case 1: return edge > 1 ? edge - 1 : 1;
-    case 2: return edge;
-    case 3: return edge + 1;
-    case 4: return 2 * edge + 1;
-    default: return 1 + static_cast<uint32_t>(rng.below(3 * uint64_t{edge}));
+    case 0:
+      return 1;
+    case 1:
+      return edge > 1 ? edge - 1 : 1;
+    case 2:
+      return edge;
+    case 3:
+      return edge + 1;
+    case 4:
+      return 2 * edge + 1;
+    default:
+      return 1 + static_cast<uint32_t>(rng.below(3 * uint64_t{edge}));
   }
 }
 
@@ -81,7 +87,9 @@ std::string repro(uint64_t seed, uint64_t tile, const char* unit) {
          std::to_string(seed) + " --tile " + std::to_string(tile);
 }
 
-float datapath_value(uint32_t word) { return numerics::load(numerics::from_bits(word)); }
+float datapath_value(uint32_t word) {
+  return numerics::load(numerics::from_bits(word));
+}
 
 class PeRegression {
  public:
@@ -102,27 +110,33 @@ class PeRegression {
     const uint32_t n = dimension(rng, array.cols());
     const uint32_t kd = dimension(rng, array.rows());
     std::vector<uint32_t> a(size_t{m} * kd), b(size_t{kd} * n), c(size_t{m} * n);
-    for (uint32_t& v : a) v = rng.next();
-    for (uint32_t& v : b) v = rng.next();
-    for (uint32_t& v : c) v = rng.next();
+    for (uint32_t& v : a)
+      v = rng.next();
+    for (uint32_t& v : b)
+      v = rng.next();
+    for (uint32_t& v : c)
+      v = rng.next();
 
     // The model: the functional PE GEMM on datapath values.
     std::vector<float> fa(a.size()), fb(b.size()), fc(c.size());
-    for (size_t i = 0; i < a.size(); ++i) fa[i] = datapath_value(a[i]);
-    for (size_t i = 0; i < b.size(); ++i) fb[i] = datapath_value(b[i]);
-    for (size_t i = 0; i < c.size(); ++i) fc[i] = datapath_value(c[i]);
+    for (size_t i = 0; i < a.size(); ++i)
+      fa[i] = datapath_value(a[i]);
+    for (size_t i = 0; i < b.size(); ++i)
+      fb[i] = datapath_value(b[i]);
+    for (size_t i = 0; i < c.size(); ++i)
+      fc[i] = datapath_value(c[i]);
     {
       ModelRounding rounding(o_.model_round_toward_zero);
-      numerics::KTiledGemm(array.rows()).accumulate(m, n, kd, fa.data(), kd, fb.data(), n,
-                                                    fc.data(), n);
+      numerics::KTiledGemm(array.rows())
+          .accumulate(m, n, kd, fa.data(), kd, fb.data(), n, fc.data(), n);
     }
     const std::vector<s2::rtl::PassRecord> passes =
         s2::rtl::run_gemm(array, m, n, kd, a.data(), kd, b.data(), n, c.data(), n);
 
     ++s_.tiles;
     const std::string what = "pe_array " + std::to_string(array.rows()) + "x" +
-                             std::to_string(array.cols()) + " tile " + std::to_string(tile) +
-                             " (" + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                             std::to_string(array.cols()) + " tile " + std::to_string(tile) + " (" +
+                             std::to_string(m) + "x" + std::to_string(n) + "x" +
                              std::to_string(kd) + " M x N x K, " + profile_name(profile) + ")";
     std::string mismatch;
     for (size_t p = 0; p < passes.size(); ++p) {
@@ -132,9 +146,8 @@ class PeRegression {
       s_.cycles += r.cycles;
       if (r.cycles != want && mismatch.empty())
         mismatch = "pass " + std::to_string(p) + " (" + std::to_string(r.pass.m) + "x" +
-                   std::to_string(r.pass.n) + "x" + std::to_string(r.pass.k) +
-                   "): RTL " + std::to_string(r.cycles) + " cycles, model " +
-                   std::to_string(want);
+                   std::to_string(r.pass.n) + "x" + std::to_string(r.pass.k) + "): RTL " +
+                   std::to_string(r.cycles) + " cycles, model " + std::to_string(want);
     }
     s_.elements += c.size();
     for (size_t e = 0; e < c.size() && mismatch.empty(); ++e) {
@@ -164,16 +177,17 @@ class PeRegression {
 };
 
 constexpr functional::LaneOp kLaneOps[] = {
-    functional::LaneOp::Add,     functional::LaneOp::Sub,        functional::LaneOp::Mul,
-    functional::LaneOp::Max,     functional::LaneOp::Min,        functional::LaneOp::Relu,
-    functional::LaneOp::ReluBwd, functional::LaneOp::Axpby,      functional::LaneOp::ScaleShift,
+    functional::LaneOp::Add,     functional::LaneOp::Sub,     functional::LaneOp::Mul,
+    functional::LaneOp::Max,     functional::LaneOp::Min,     functional::LaneOp::Relu,
+    functional::LaneOp::ReluBwd, functional::LaneOp::Axpby,   functional::LaneOp::ScaleShift,
     functional::LaneOp::Sgd,     functional::LaneOp::Epilogue};
 
 class PpuRegression {
  public:
   PpuRegression(const RegressOptions& o, std::ostream& out, RegressSummary& s)
       : o_(o), out_(out), s_(s) {
-    for (uint32_t lanes : kLaneCounts) ppus_.push_back(s2::rtl::make_rtl_ppu(lanes));
+    for (uint32_t lanes : kLaneCounts)
+      ppus_.push_back(s2::rtl::make_rtl_ppu(lanes));
   }
 
   void run_tile(uint64_t tile) {
@@ -225,8 +239,8 @@ class PpuRegression {
     p.bias = pass.stages.bias, p.residual = pass.stages.residual, p.relu = pass.stages.relu,
     p.gate = pass.stages.gate;
     std::vector<uint32_t> r0(e), r1(e);
-    const uint64_t cycles = ppu.run_pass(p, in[0].data(), in[1].data(), in[2].data(),
-                                         in[3].data(), r0.data(), r1.data());
+    const uint64_t cycles = ppu.run_pass(p, in[0].data(), in[1].data(), in[2].data(), in[3].data(),
+                                         r0.data(), r1.data());
     // The timing model's cost of the pass on a PPU of these lanes at this width and latency.
     target::TargetDesc t;
     t.name = "regress ppu";
@@ -242,24 +256,22 @@ class PpuRegression {
     const std::string what = "ppu " + std::to_string(lanes) + " lanes tile " +
                              std::to_string(tile) + " (" + s2::rtl::ppu_rtl_op_name(p.op) + ", " +
                              std::to_string(e) + " elements, width " + std::to_string(width) +
-                             ", latency " + std::to_string(latency) + ", " +
-                             profile_name(profile) + ")";
+                             ", latency " + std::to_string(latency) + ", " + profile_name(profile) +
+                             ")";
     std::string mismatch;
     if (cycles != want_cycles)
-      mismatch = "RTL " + std::to_string(cycles) + " cycles, model " +
-                 std::to_string(want_cycles);
+      mismatch = "RTL " + std::to_string(cycles) + " cycles, model " + std::to_string(want_cycles);
     for (size_t i = 0; i < e && mismatch.empty(); ++i) {
       const uint32_t w0 = numerics::bits(numerics::store(m0[i]));
       const uint32_t w1 = numerics::bits(numerics::store(m1[i]));
       const char* which = r0[i] != w0 ? "out0" : (velocity && r1[i] != w1 ? "out1" : nullptr);
       if (which == nullptr) continue;
       const bool first = which[3] == '0';
-      mismatch = std::string(which) + "[" + std::to_string(i) + "] (beat " +
-                 std::to_string(i / width) + ", out at cycle " +
-                 std::to_string(i / width + 1 + latency) + "): RTL " +
-                 hex32(first ? r0[i] : r1[i]) + ", model " + hex32(first ? w0 : w1) +
-                 "; inputs " + hex32(in[0][i]) + " " + hex32(in[1][i]) + " " +
-                 hex32(in[2][i]) + " " + hex32(in[3][i]);
+      mismatch =
+          std::string(which) + "[" + std::to_string(i) + "] (beat " + std::to_string(i / width) +
+          ", out at cycle " + std::to_string(i / width + 1 + latency) + "): RTL " +
+          hex32(first ? r0[i] : r1[i]) + ", model " + hex32(first ? w0 : w1) + "; inputs " +
+          hex32(in[0][i]) + " " + hex32(in[1][i]) + " " + hex32(in[2][i]) + " " + hex32(in[3][i]);
     }
     if (!mismatch.empty()) {
       if (s_.mismatches++ < o_.max_reports)

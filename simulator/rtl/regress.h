@@ -20,10 +20,10 @@ namespace s2::sim::rtl {
 
 struct RegressOptions {
   uint64_t seed = 1;
-  uint64_t count = 1000;              // tiles per unit
+  uint64_t count = 1000;  // tiles per unit
   bool pe_array = true;
   bool ppu = true;
-  std::optional<uint64_t> tile;       // run only this tile index
+  std::optional<uint64_t> tile;          // run only this tile index
   bool model_round_toward_zero = false;  // a deliberately wrong model: it must be caught
   uint64_t max_reports = 5;
 };

@@ -25,9 +25,9 @@ void check_port(const target::TargetDesc& t, const char* buffer, const target::S
                 uint32_t values) {
   const uint64_t per_cycle = uint64_t{b.banks} * b.bank_width_bytes;
   if (per_cycle < 4ull * values)
-    throw UserError(t.source_file + ": sram." + buffer + ": delivers " +
-                    std::to_string(per_cycle) + " bytes per cycle; the PE-array RTL streams " +
-                    std::to_string(values) + " fp32 values (" + std::to_string(4ull * values) +
+    throw UserError(t.source_file + ": sram." + buffer + ": delivers " + std::to_string(per_cycle) +
+                    " bytes per cycle; the PE-array RTL streams " + std::to_string(values) +
+                    " fp32 values (" + std::to_string(4ull * values) +
                     " bytes) per cycle, so --rtl pe_array needs at least that");
 }
 
@@ -35,7 +35,8 @@ void check_port(const target::TargetDesc& t, const char* buffer, const target::S
 uint64_t gemm_cycles(const timing::PeArrayModel& model, const s2::rtl::RtlPeArray& array,
                      uint32_t max_m, uint64_t m, uint64_t n, uint64_t kd) {
   auto blocks = [](uint64_t size, uint64_t limit, auto fn) {
-    for (uint64_t at = 0; at < size; at += limit) fn(std::min(limit, size - at));
+    for (uint64_t at = 0; at < size; at += limit)
+      fn(std::min(limit, size - at));
   };
   uint64_t total = 0;
   blocks(n, array.cols(), [&](uint64_t nb) {
@@ -104,12 +105,13 @@ void RtlPeGemm::accumulate(size_t m, size_t n, size_t kd, const float* a, size_t
   // side, whichever costs fewer cycles.
   const auto u32 = [](size_t v) { return static_cast<uint32_t>(v); };
   std::vector<s2::rtl::PassRecord> passes;
-  if (kd > 0 && gemm_cycles(*timing_, rtl_, max_m_, n, m, kd) < gemm_cycles(*timing_, rtl_, max_m_, m, n, kd)) {
+  if (kd > 0 && gemm_cycles(*timing_, rtl_, max_m_, n, m, kd) <
+                    gemm_cycles(*timing_, rtl_, max_m_, m, n, kd)) {
     const std::vector<uint32_t> x = transposed(wb, kd, n);  // n x kd
     const std::vector<uint32_t> w = transposed(wa, m, kd);  // kd x m
     std::vector<uint32_t> ct = transposed(wc, m, n);        // n x m
-    passes = s2::rtl::run_gemm(rtl_, u32(n), u32(m), u32(kd), x.data(), kd, w.data(), m,
-                               ct.data(), m, max_m_);
+    passes = s2::rtl::run_gemm(rtl_, u32(n), u32(m), u32(kd), x.data(), kd, w.data(), m, ct.data(),
+                               m, max_m_);
     wc = transposed(ct, n, m);
   } else if (kd > 0) {
     passes = s2::rtl::run_gemm(rtl_, u32(m), u32(n), u32(kd), wa.data(), kd, wb.data(), n,

@@ -19,17 +19,28 @@ using s2::rtl::PpuRtlOp;
 
 PpuRtlOp to_rtl_op(LaneOp op) {
   switch (op) {
-    case LaneOp::Add: return PpuRtlOp::Add;
-    case LaneOp::Sub: return PpuRtlOp::Sub;
-    case LaneOp::Mul: return PpuRtlOp::Mul;
-    case LaneOp::Max: return PpuRtlOp::Max;
-    case LaneOp::Min: return PpuRtlOp::Min;
-    case LaneOp::Relu: return PpuRtlOp::Relu;
-    case LaneOp::ReluBwd: return PpuRtlOp::ReluBwd;
-    case LaneOp::Axpby: return PpuRtlOp::Axpby;
-    case LaneOp::ScaleShift: return PpuRtlOp::ScaleShift;
-    case LaneOp::Sgd: return PpuRtlOp::Sgd;
-    case LaneOp::Epilogue: return PpuRtlOp::Epilogue;
+    case LaneOp::Add:
+      return PpuRtlOp::Add;
+    case LaneOp::Sub:
+      return PpuRtlOp::Sub;
+    case LaneOp::Mul:
+      return PpuRtlOp::Mul;
+    case LaneOp::Max:
+      return PpuRtlOp::Max;
+    case LaneOp::Min:
+      return PpuRtlOp::Min;
+    case LaneOp::Relu:
+      return PpuRtlOp::Relu;
+    case LaneOp::ReluBwd:
+      return PpuRtlOp::ReluBwd;
+    case LaneOp::Axpby:
+      return PpuRtlOp::Axpby;
+    case LaneOp::ScaleShift:
+      return PpuRtlOp::ScaleShift;
+    case LaneOp::Sgd:
+      return PpuRtlOp::Sgd;
+    case LaneOp::Epilogue:
+      return PpuRtlOp::Epilogue;
   }
   throw InternalError("RTL PPU: unknown lane op");
 }
@@ -80,15 +91,14 @@ void RtlPpuLanes::run(const functional::LanePass& pass, const float* in0, const 
   for (size_t at = 0; at < pass.elements; at += kMaxChunk) {
     const size_t n = std::min(kMaxChunk, pass.elements - at);
     auto words = [&](const float* v) { return v ? to_words(v + at, n) : std::vector<uint32_t>(); };
-    const std::vector<uint32_t> w0 = words(in0), w1 = words(in1), w2 = words(in2),
-                                w3 = words(in3);
+    const std::vector<uint32_t> w0 = words(in0), w1 = words(in1), w2 = words(in2), w3 = words(in3);
     // The model first: outputs may alias inputs.
     std::vector<float> m0(n), m1(n);
     functional::LanePass chunk = pass;
     chunk.elements = n;
     auto at_or_null = [&](const float* v) { return v ? v + at : nullptr; };
-    model_.run(chunk, at_or_null(in0), at_or_null(in1), at_or_null(in2), at_or_null(in3),
-               m0.data(), second_output ? m1.data() : nullptr);
+    model_.run(chunk, at_or_null(in0), at_or_null(in1), at_or_null(in2), at_or_null(in3), m0.data(),
+               second_output ? m1.data() : nullptr);
 
     std::vector<uint32_t> r0(n), r1(second_output ? n : 0);
     p.elements = n;
@@ -104,13 +114,13 @@ void RtlPpuLanes::run(const functional::LanePass& pass, const float* in0, const 
     u.elements += n * (second_output ? 2 : 1);
     std::string divergence;
     if (cycles != model_cycles)
-      divergence = "cycles: RTL " + std::to_string(cycles) + ", model " +
-                   std::to_string(model_cycles);
+      divergence =
+          "cycles: RTL " + std::to_string(cycles) + ", model " + std::to_string(model_cycles);
     for (size_t i = 0; i < n && divergence.empty(); ++i) {
       const uint32_t want0 = numerics::bits(numerics::store(m0[i]));
       if (r0[i] != want0)
-        divergence = "out0[" + std::to_string(at + i) + "]: RTL " + hex32(r0[i]) + ", model " +
-                     hex32(want0);
+        divergence =
+            "out0[" + std::to_string(at + i) + "]: RTL " + hex32(r0[i]) + ", model " + hex32(want0);
       else if (second_output && r1[i] != numerics::bits(numerics::store(m1[i])))
         divergence = "out1[" + std::to_string(at + i) + "]: RTL " + hex32(r1[i]) + ", model " +
                      hex32(numerics::bits(numerics::store(m1[i])));
@@ -119,9 +129,9 @@ void RtlPpuLanes::run(const functional::LanePass& pass, const float* in0, const 
       ++u.divergences;
       if (u.first.empty())
         u.first = log_.context + ": ppu pass " + std::to_string(u.passes) + " (" +
-                  s2::rtl::ppu_rtl_op_name(p.op) + ", " + std::to_string(n) +
-                  " elements, width " + std::to_string(p.width) + ", latency " +
-                  std::to_string(p.latency) + "): " + divergence;
+                  s2::rtl::ppu_rtl_op_name(p.op) + ", " + std::to_string(n) + " elements, width " +
+                  std::to_string(p.width) + ", latency " + std::to_string(p.latency) +
+                  "): " + divergence;
     }
     from_words(r0, out0 + at);
     if (second_output) from_words(r1, out1 + at);

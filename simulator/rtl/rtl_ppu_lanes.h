@@ -20,8 +20,8 @@ class RtlPpuLanes final : public functional::PpuLanes {
  public:
   // The RTL's lanes must equal the target's ppu.lanes (a UserError otherwise).
   RtlPpuLanes(s2::rtl::RtlPpu& rtl, const target::TargetDesc& target, CosimLog& log);
-  void run(const functional::LanePass& pass, const float* in0, const float* in1,
-           const float* in2, const float* in3, float* out0, float* out1) override;
+  void run(const functional::LanePass& pass, const float* in0, const float* in1, const float* in2,
+           const float* in3, float* out0, float* out1) override;
 
  private:
   s2::rtl::RtlPpu& rtl_;

@@ -9,7 +9,8 @@ namespace s2::sim::timing {
 
 Box Box::whole(const isa::TensorDesc& desc) {
   Box b;
-  for (unsigned d = 0; d < desc.rank; ++d) b.hi[d] = desc.shape[d];
+  for (unsigned d = 0; d < desc.rank; ++d)
+    b.hi[d] = desc.shape[d];
   return b;
 }
 
@@ -22,7 +23,8 @@ bool Box::empty(unsigned rank) const {
 uint64_t Box::elements(unsigned rank) const {
   if (empty(rank)) return 0;
   uint64_t n = 1;
-  for (unsigned d = 0; d < rank; ++d) n *= hi[d] - lo[d];
+  for (unsigned d = 0; d < rank; ++d)
+    n *= hi[d] - lo[d];
   return n;
 }
 
@@ -48,12 +50,14 @@ void box_accesses(const isa::TensorDesc& desc, const Box& box, bool write,
   }
   auto runs_above = [&](unsigned s) {
     uint64_t n = 1;
-    for (unsigned d = 0; d < s; ++d) n *= box.hi[d] - box.lo[d];
+    for (unsigned d = 0; d < s; ++d)
+      n *= box.hi[d] - box.lo[d];
     return n;
   };
   auto span_elems = [&](unsigned s) {  // span of the range over dimensions [s, rank)
     uint64_t n = 1;
-    for (unsigned d = s; d < rank; ++d) n += (box.hi[d] - 1 - box.lo[d]) * desc.strides[d];
+    for (unsigned d = s; d < rank; ++d)
+      n += (box.hi[d] - 1 - box.lo[d]) * desc.strides[d];
     return n;
   };
   // Bound the list of a read: merge outer dimensions as spans while the ranges are many and
@@ -68,7 +72,8 @@ void box_accesses(const isa::TensorDesc& desc, const Box& box, bool write,
   const uint64_t run_bytes = run_elems * elem;
 
   std::array<uint64_t, isa::kMaxRank> idx{};
-  for (unsigned d = 0; d < split; ++d) idx[d] = box.lo[d];
+  for (unsigned d = 0; d < split; ++d)
+    idx[d] = box.lo[d];
   const uint64_t count = runs_above(split);
   if (out.capacity() < out.size() + count)  // room for every run, growing geometrically
     out.reserve(std::max(out.size() + count, 2 * out.capacity()));
@@ -80,7 +85,8 @@ void box_accesses(const isa::TensorDesc& desc, const Box& box, bool write,
   for (uint64_t r = 0; r < count; ++r) {
     const uint64_t address = desc.addr + offset * elem;
     // Coalesce with the previous range when it ends exactly here (dense outer dimensions).
-    if (!out.empty() && out.back().write == write && out.back().address + out.back().bytes == address)
+    if (!out.empty() && out.back().write == write &&
+        out.back().address + out.back().bytes == address)
       out.back().bytes += run_bytes;
     else
       out.push_back({address, run_bytes, write});
@@ -103,7 +109,8 @@ std::vector<Box> flat_range_boxes(const isa::TensorDesc& desc, uint64_t first, u
   // inner[d]: elements in one index step of dimension d.
   std::array<uint64_t, isa::kMaxRank> inner{};
   inner[rank - 1] = 1;
-  for (unsigned d = rank - 1; d-- > 0;) inner[d] = inner[d + 1] * desc.shape[d + 1];
+  for (unsigned d = rank - 1; d-- > 0;)
+    inner[d] = inner[d + 1] * desc.shape[d + 1];
   auto index_of = [&](uint64_t flat, unsigned d) { return (flat / inner[d]) % desc.shape[d]; };
   // A box that spans [from, to) where `to - from` is a whole number of steps of dimension d
   // and `from` is aligned to it: fixed outer indices, dimension d ranged, inner ones whole.

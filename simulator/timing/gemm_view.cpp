@@ -20,20 +20,32 @@ Conv conv_of(const isa::Instruction& inst, Slot x_slot, Slot w_slot, Slot y_slot
   const auto& w = inst.get(w_slot);
   const auto& y = inst.get(y_slot);
   auto i = [](uint32_t v) { return static_cast<int64_t>(v); };
-  return {x.shape[0], x.shape[1], x.shape[2], x.shape[3],
-          w.shape[0], w.shape[2], w.shape[3],
-          y.shape[2], y.shape[3],
+  return {x.shape[0],
+          x.shape[1],
+          x.shape[2],
+          x.shape[3],
+          w.shape[0],
+          w.shape[2],
+          w.shape[3],
+          y.shape[2],
+          y.shape[3],
           inst.u(Field::Groups),
-          i(inst.u(Field::StrideH)), i(inst.u(Field::StrideW)),
-          i(inst.u(Field::PadTop)), i(inst.u(Field::PadLeft)),
-          i(inst.u(Field::DilationH)), i(inst.u(Field::DilationW))};
+          i(inst.u(Field::StrideH)),
+          i(inst.u(Field::StrideW)),
+          i(inst.u(Field::PadTop)),
+          i(inst.u(Field::PadLeft)),
+          i(inst.u(Field::DilationH)),
+          i(inst.u(Field::DilationW))};
 }
 
 Conv conv_of(const isa::Instruction& inst) {
   switch (inst.opcode()) {
-    case Opcode::Conv2d: return conv_of(inst, Slot::X, Slot::W, Slot::Y);
-    case Opcode::Conv2dBwdData: return conv_of(inst, Slot::Dx, Slot::W, Slot::Dy);
-    default: return conv_of(inst, Slot::X, Slot::Dw, Slot::Dy);
+    case Opcode::Conv2d:
+      return conv_of(inst, Slot::X, Slot::W, Slot::Y);
+    case Opcode::Conv2dBwdData:
+      return conv_of(inst, Slot::Dx, Slot::W, Slot::Dy);
+    default:
+      return conv_of(inst, Slot::X, Slot::Dw, Slot::Dy);
   }
 }
 
@@ -42,7 +54,9 @@ uint64_t taps(uint64_t kernel, int64_t stride, int64_t dilation) {
   return (kernel + step - 1) / step;
 }
 
-int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+int64_t floor_div(int64_t a, int64_t b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
 
 // Clipped half-open range [lo, hi) of [0, extent).
 void clip(int64_t lo, int64_t hi, uint64_t extent, uint64_t& out_lo, uint64_t& out_hi) {
@@ -58,8 +72,8 @@ void clip(int64_t lo, int64_t hi, uint64_t extent, uint64_t& out_lo, uint64_t& o
 // next window's start). A strided sweep thus moves whole row ranges rather than every other
 // row: DRAM bursts run along rows, and a 1x1 stride-2 window would otherwise leave holes
 // whose saving the row-granular DMA could not realise anyway.
-void input_span(uint64_t o0, uint64_t o1, uint64_t t0, uint64_t t1, int64_t stride,
-                int64_t dil, int64_t pad, uint64_t extent, uint64_t& lo, uint64_t& hi) {
+void input_span(uint64_t o0, uint64_t o1, uint64_t t0, uint64_t t1, int64_t stride, int64_t dil,
+                int64_t pad, uint64_t extent, uint64_t& lo, uint64_t& hi) {
   const auto s = [](uint64_t v) { return static_cast<int64_t>(v); };
   const int64_t reach = std::max((s(t1) - 1) * dil + 1, s(t0) * dil + stride);
   clip(s(o0) * stride + s(t0) * dil - pad, (s(o1) - 1) * stride + reach - pad, extent, lo, hi);
@@ -70,12 +84,12 @@ void output_span(uint64_t i0, uint64_t i1, uint64_t kernel, int64_t stride, int6
                  int64_t pad, uint64_t extent, uint64_t& lo, uint64_t& hi) {
   const auto s = [](uint64_t v) { return static_cast<int64_t>(v); };
   const int64_t first = s(i0) + pad - (s(kernel) - 1) * dil;  // smallest o*stride
-  const int64_t last = s(i1) - 1 + pad;                          // largest o*stride
+  const int64_t last = s(i1) - 1 + pad;                       // largest o*stride
   clip(-floor_div(-first, stride), floor_div(last, stride) + 1, extent, lo, hi);
 }
 
-Box box4(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1, uint64_t c0, uint64_t c1,
-         uint64_t d0, uint64_t d1) {
+Box box4(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1, uint64_t c0, uint64_t c1, uint64_t d0,
+         uint64_t d1) {
   Box b;
   b.lo = {a0, b0, c0, d0};
   b.hi = {a1, b1, c1, d1};
@@ -93,8 +107,8 @@ Box conv_box(const GemmView& view, const isa::Instruction& inst, Slot slot, uint
         case Slot::X:
           input_span(m.lo[1], m.hi[1], k.lo[1], k.hi[1], cv.sh, cv.dh, cv.pt, cv.h, h0, h1);
           input_span(m.lo[2], m.hi[2], k.lo[2], k.hi[2], cv.sw, cv.dw, cv.pl, cv.w, w0, w1);
-          return box4(m.lo[0], m.hi[0], g * cv.cg() + k.lo[0], g * cv.cg() + k.hi[0], h0, h1,
-                      w0, w1);
+          return box4(m.lo[0], m.hi[0], g * cv.cg() + k.lo[0], g * cv.cg() + k.hi[0], h0, h1, w0,
+                      w1);
         case Slot::W:
           return box4(g * cv.kg() + nc0, g * cv.kg() + nc1, k.lo[0], k.hi[0], k.lo[1], k.hi[1],
                       k.lo[2], k.hi[2]);
@@ -107,8 +121,8 @@ Box conv_box(const GemmView& view, const isa::Instruction& inst, Slot slot, uint
         case Slot::Dy:
           output_span(m.lo[1], m.hi[1], cv.r, cv.sh, cv.dh, cv.pt, cv.p, h0, h1);
           output_span(m.lo[2], m.hi[2], cv.s, cv.sw, cv.dw, cv.pl, cv.q, w0, w1);
-          return box4(m.lo[0], m.hi[0], g * cv.kg() + k.lo[0], g * cv.kg() + k.hi[0], h0, h1,
-                      w0, w1);
+          return box4(m.lo[0], m.hi[0], g * cv.kg() + k.lo[0], g * cv.kg() + k.hi[0], h0, h1, w0,
+                      w1);
         case Slot::W:  // all taps: which ones reach a pixel depends on the pixel's phase
           return box4(g * cv.kg() + k.lo[0], g * cv.kg() + k.hi[0], nc0, nc1, 0, cv.r, 0, cv.s);
         default:  // dx, residual, gate: [N, C, H, W]
@@ -120,8 +134,8 @@ Box conv_box(const GemmView& view, const isa::Instruction& inst, Slot slot, uint
         case Slot::X:
           input_span(k.lo[1], k.hi[1], m.lo[1], m.hi[1], cv.sh, cv.dh, cv.pt, cv.h, h0, h1);
           input_span(k.lo[2], k.hi[2], m.lo[2], m.hi[2], cv.sw, cv.dw, cv.pl, cv.w, w0, w1);
-          return box4(k.lo[0], k.hi[0], g * cv.cg() + m.lo[0], g * cv.cg() + m.hi[0], h0, h1,
-                      w0, w1);
+          return box4(k.lo[0], k.hi[0], g * cv.cg() + m.lo[0], g * cv.cg() + m.hi[0], h0, h1, w0,
+                      w1);
         case Slot::Dy:
           return box4(k.lo[0], k.hi[0], g * cv.kg() + nc0, g * cv.kg() + nc1, k.lo[1], k.hi[1],
                       k.lo[2], k.hi[2]);
@@ -139,12 +153,17 @@ Box gemm_box(const GemmView& view, Slot slot, const Range3& m, const Range3& n, 
     b.lo = {r0, c0, 0, 0};
     b.hi = {r1, c1, 0, 0};
   };
-  const uint64_t m0 = m.lo[2], m1 = m.hi[2], n0 = n.lo[2], n1 = n.hi[2], k0 = k.lo[2],
-                 k1 = k.hi[2];
+  const uint64_t m0 = m.lo[2], m1 = m.hi[2], n0 = n.lo[2], n1 = n.hi[2], k0 = k.lo[2], k1 = k.hi[2];
   switch (slot) {
-    case Slot::A: ta ? set2(k0, k1, m0, m1) : set2(m0, m1, k0, k1); break;
-    case Slot::B: tb ? set2(n0, n1, k0, k1) : set2(k0, k1, n0, n1); break;
-    default: set2(m0, m1, n0, n1); break;  // y, residual, gate
+    case Slot::A:
+      ta ? set2(k0, k1, m0, m1) : set2(m0, m1, k0, k1);
+      break;
+    case Slot::B:
+      tb ? set2(n0, n1, k0, k1) : set2(k0, k1, n0, n1);
+      break;
+    default:
+      set2(m0, m1, n0, n1);
+      break;  // y, residual, gate
   }
   return b;
 }
@@ -178,7 +197,8 @@ GemmView gemm_view(const isa::Instruction& inst) {
     }
     case Opcode::Conv2d:
     case Opcode::Conv2dBwdData:
-    case Opcode::Conv2dBwdWeight: break;
+    case Opcode::Conv2dBwdWeight:
+      break;
     default:
       throw InternalError("timing: gemm_view of non-PE instruction " +
                           std::string(inst.info().mnemonic));

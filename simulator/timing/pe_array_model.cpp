@@ -19,8 +19,8 @@ void check_pass(const PassShape& p, const PassShape& limit) {
   if (p.m == 0 || p.n == 0 || p.k == 0) throw InternalError("timing: empty PE array pass");
   if ((limit.m != 0 && p.m > limit.m) || (limit.n != 0 && p.n > limit.n) ||
       (limit.k != 0 && p.k > limit.k))
-    throw InternalError("timing: PE array pass " + std::to_string(p.m) + "x" +
-                        std::to_string(p.n) + "x" + std::to_string(p.k) + " exceeds the array");
+    throw InternalError("timing: PE array pass " + std::to_string(p.m) + "x" + std::to_string(p.n) +
+                        "x" + std::to_string(p.k) + " exceeds the array");
 }
 
 class WeightStationary final : public PeArrayModel {
@@ -28,8 +28,8 @@ class WeightStationary final : public PeArrayModel {
   explicit WeightStationary(const target::TargetDesc& t)
       : PeArrayModel(t), max_m_(t.sram.accumulator.size_bytes / (kF32Bytes * cols_)) {
     if (max_m_ == 0)
-      throw UserError(t.source_file + ": sram.accumulator.size: " +
-                      std::to_string(t.sram.accumulator.size_bytes) +
+      throw UserError(t.source_file +
+                      ": sram.accumulator.size: " + std::to_string(t.sram.accumulator.size_bytes) +
                       " bytes hold no row of partial sums for " + std::to_string(cols_) +
                       " PE columns (" + std::to_string(kF32Bytes * cols_) + " bytes)");
   }
@@ -89,8 +89,8 @@ PeArrayModel::PeArrayModel(const target::TargetDesc& t)
       in_bytes_per_cycle_(bytes_per_cycle(t.sram.input)),
       weight_bytes_per_cycle_(bytes_per_cycle(t.sram.weight)),
       acc_bytes_per_cycle_(bytes_per_cycle(t.sram.accumulator)) {
-  internal_check(rows_ > 0 && cols_ > 0 && in_bytes_per_cycle_ > 0 &&
-                     weight_bytes_per_cycle_ > 0 && acc_bytes_per_cycle_ > 0,
+  internal_check(rows_ > 0 && cols_ > 0 && in_bytes_per_cycle_ > 0 && weight_bytes_per_cycle_ > 0 &&
+                     acc_bytes_per_cycle_ > 0,
                  "timing: target '" + t.name + "' has an empty PE array or SRAM port");
 }
 
@@ -100,8 +100,7 @@ uint64_t PeArrayModel::tile_cycles(const PassShape& tile) const {
   const Split sm = split(tile.m, limit.m), sn = split(tile.n, limit.n), sk = split(tile.k, limit.k);
   uint64_t total = 0;
   for (const auto& [m, cm] : {std::pair{sm.full, sm.full_count}, std::pair{sm.rest, uint64_t{1}}})
-    for (const auto& [n, cn] :
-         {std::pair{sn.full, sn.full_count}, std::pair{sn.rest, uint64_t{1}}})
+    for (const auto& [n, cn] : {std::pair{sn.full, sn.full_count}, std::pair{sn.rest, uint64_t{1}}})
       for (const auto& [k, ck] :
            {std::pair{sk.full, sk.full_count}, std::pair{sk.rest, uint64_t{1}}})
         if (m > 0 && n > 0 && k > 0) total += cm * cn * ck * pass_cycles({m, n, k});
@@ -123,7 +122,8 @@ std::unique_ptr<PeArrayModel> make_pe_array_model(std::string_view dataflow,
   const auto it = r.find(dataflow);
   if (it == r.end()) {
     std::string known;
-    for (const auto& name : pe_array_model_names()) known += (known.empty() ? "" : ", ") + name;
+    for (const auto& name : pe_array_model_names())
+      known += (known.empty() ? "" : ", ") + name;
     throw UserError(target.source_file + ": pe_array.dataflow: unknown dataflow '" +
                     std::string(dataflow) + "'; known: " + known);
   }
@@ -136,7 +136,8 @@ std::unique_ptr<PeArrayModel> make_pe_array_model(const target::TargetDesc& targ
 
 std::vector<std::string> pe_array_model_names() {
   std::vector<std::string> names;
-  for (const auto& entry : registry()) names.push_back(entry.first);
+  for (const auto& entry : registry())
+    names.push_back(entry.first);
   return names;
 }
 

@@ -11,7 +11,9 @@
 namespace s2::sim::timing {
 namespace {
 
-uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+uint64_t ceil_div(uint64_t a, uint64_t b) {
+  return (a + b - 1) / b;
+}
 
 // Box extents on a 3-D axis of at most `t` indices: the inner dimension is split first, an
 // outer one only once the inner ones are whole, so every block is a box.
@@ -48,8 +50,10 @@ std::array<uint64_t, 4> footprint(uint64_t m, uint64_t n, uint64_t k, const Need
 // Sizes to try along an axis of `size` indices for an array edge `edge`.
 std::set<uint64_t> candidate_sizes(uint64_t size, uint64_t edge) {
   std::set<uint64_t> out{size};
-  for (uint64_t s = edge; s < size; s *= 2) out.insert(s);
-  for (uint64_t s = edge; s > 0; s /= 2) out.insert(std::min(s, size));
+  for (uint64_t s = edge; s < size; s *= 2)
+    out.insert(s);
+  for (uint64_t s = edge; s > 0; s /= 2)
+    out.insert(std::min(s, size));
   return out;
 }
 
@@ -66,18 +70,18 @@ struct Blocking {
   for (unsigned b = 0; b < 4; ++b) {
     const uint64_t half = buffer_desc(target, static_cast<Buffer>(b)).size_bytes / 2;
     if (need[b] > half)
-      throw UserError(std::string(inst.info().mnemonic) + ": even the smallest tile (1 x 1 x 1) needs " +
-                      std::to_string(need[b]) + " bytes of the " + kBufferNames[b] +
-                      " buffer, but half of it (the other half double-buffers) is " +
-                      std::to_string(half) + " bytes in target '" + target.name +
-                      "'; enlarge sram." + kBufferNames[b]);
+      throw UserError(
+          std::string(inst.info().mnemonic) + ": even the smallest tile (1 x 1 x 1) needs " +
+          std::to_string(need[b]) + " bytes of the " + kBufferNames[b] +
+          " buffer, but half of it (the other half double-buffers) is " + std::to_string(half) +
+          " bytes in target '" + target.name + "'; enlarge sram." + kBufferNames[b]);
   }
   throw InternalError("timing: no tiling found for " + std::string(inst.info().mnemonic) +
                       " although a 1 x 1 x 1 tile fits");
 }
 
-Blocking choose(const GemmView& v, const isa::Instruction& inst,
-                const target::TargetDesc& target, const PeArrayModel& model) {
+Blocking choose(const GemmView& v, const isa::Instruction& inst, const target::TargetDesc& target,
+                const PeArrayModel& model) {
   const Needs needs = needs_of(v);
   std::array<uint64_t, 4> half{};
   for (unsigned b = 0; b < 4; ++b)
@@ -104,8 +108,8 @@ Blocking choose(const GemmView& v, const isa::Instruction& inst,
       const uint64_t mb = GemmView::size(md);
       const uint64_t nm = blocks(v.m, md), nn = ceil_div(nsize, nb), nk = blocks(v.k, kd);
       const uint64_t tiles = v.groups * nm * nn * nk;
-      const double pe = static_cast<double>(tiles) *
-                        static_cast<double>(model.tile_cycles({mb, nb, kb}));
+      const double pe =
+          static_cast<double>(tiles) * static_cast<double>(model.tile_cycles({mb, nb, kb}));
       const double streamed = static_cast<double>(tiles * mb * kb * kF32Bytes);
       const double stationary =
           static_cast<double>(v.groups * nn * nk * (nk == 1 ? 1 : nm) * kb * nb * kF32Bytes);
@@ -113,8 +117,8 @@ Blocking choose(const GemmView& v, const isa::Instruction& inst,
       const double bytes = streamed + stationary + out;
       const double time = std::max(pe, bytes / dram_rate);
       const bool better = !found || time < best.time ||
-                          (time == best.time && (bytes < best.bytes ||
-                                                 (bytes == best.bytes && tiles < best.tiles)));
+                          (time == best.time &&
+                           (bytes < best.bytes || (bytes == best.bytes && tiles < best.tiles)));
       if (better) best = {md, {1, 1, nb}, kd, time, bytes, tiles};
       found = true;
     }
@@ -148,8 +152,7 @@ uint64_t extent(const Range3& r) {
 }  // namespace
 
 std::vector<Tile> tile_pe_instruction(const isa::Instruction& inst,
-                                      const target::TargetDesc& target,
-                                      const PeArrayModel& model) {
+                                      const target::TargetDesc& target, const PeArrayModel& model) {
   const GemmView v = gemm_view(inst);
   const Blocking blk = choose(v, inst, target, model);
   const Needs needs = needs_of(v);
@@ -186,12 +189,22 @@ std::vector<Tile> tile_pe_instruction(const isa::Instruction& inst,
             const GemmOperand& op = v.operands[o];
             bool load = false, store = false;
             switch (op.role) {
-              case GemmRole::Streamed: load = true; break;
-              case GemmRole::Stationary: load = nk_total > 1 || first_m; break;
+              case GemmRole::Streamed:
+                load = true;
+                break;
+              case GemmRole::Stationary:
+                load = nk_total > 1 || first_m;
+                break;
               case GemmRole::PerPixel:
-              case GemmRole::PerColumn: load = last_k; break;
-              case GemmRole::Out: store = last_k; break;
-              case GemmRole::Stats: store = last_k && !more_m; break;
+              case GemmRole::PerColumn:
+                load = last_k;
+                break;
+              case GemmRole::Out:
+                store = last_k;
+                break;
+              case GemmRole::Stats:
+                store = last_k && !more_m;
+                break;
             }
             if (!load && !store) continue;
             const Box box = operand_box(v, inst, op.slot, g, mr, nr, kr);

@@ -8,27 +8,31 @@ namespace s2::sim::timing {
 
 uint64_t InstructionPlan::pe_cycles() const {
   uint64_t total = 0;
-  for (const Tile& t : tiles) total += t.pe_cycles;
+  for (const Tile& t : tiles)
+    total += t.pe_cycles;
   return total;
 }
 
 uint64_t InstructionPlan::ppu_cycles() const {
   uint64_t total = 0;
-  for (const Tile& t : tiles) total += t.ppu_cycles;
+  for (const Tile& t : tiles)
+    total += t.ppu_cycles;
   return total;
 }
 
 uint64_t InstructionPlan::load_bytes() const {
   uint64_t total = 0;
   for (const Tile& t : tiles)
-    for (const DramAccess& a : t.loads) total += a.bytes;
+    for (const DramAccess& a : t.loads)
+      total += a.bytes;
   return total;
 }
 
 uint64_t InstructionPlan::store_bytes() const {
   uint64_t total = 0;
   for (const Tile& t : tiles)
-    for (const DramAccess& a : t.stores) total += a.bytes;
+    for (const DramAccess& a : t.stores)
+      total += a.bytes;
   return total;
 }
 
@@ -37,10 +41,15 @@ InstructionPlan plan_instruction(const isa::Instruction& inst, const target::Tar
   InstructionPlan plan;
   plan.unit = inst.info().unit;
   switch (plan.unit) {
-    case isa::Unit::Pe: plan.tiles = tile_pe_instruction(inst, target, model); break;
+    case isa::Unit::Pe:
+      plan.tiles = tile_pe_instruction(inst, target, model);
+      break;
     case isa::Unit::Ppu:
-    case isa::Unit::Dma: plan.tiles = tile_stream_instruction(inst, target); break;
-    case isa::Unit::Control: break;
+    case isa::Unit::Dma:
+      plan.tiles = tile_stream_instruction(inst, target);
+      break;
+    case isa::Unit::Control:
+      break;
   }
   const Roofline r = roofline(inst, target);
   plan.macs = r.macs;

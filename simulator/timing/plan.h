@@ -22,10 +22,10 @@ struct InstructionPlan {
   isa::Unit unit = isa::Unit::Control;
   std::vector<Tile> tiles;
   uint64_t macs = 0;
-  uint64_t bytes = 0;             // roofline bytes: operand spans read plus written
+  uint64_t bytes = 0;  // roofline bytes: operand spans read plus written
   uint64_t roofline_cycles = 0;
 
-  uint64_t pe_cycles() const;     // sums over the tiles
+  uint64_t pe_cycles() const;  // sums over the tiles
   uint64_t ppu_cycles() const;
   uint64_t load_bytes() const;
   uint64_t store_bytes() const;

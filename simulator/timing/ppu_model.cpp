@@ -29,17 +29,28 @@ uint64_t ppu_pass_cycles(const target::TargetDesc& target, target::PpuOp op, uin
 
 std::optional<target::PpuOp> ppu_op_of(isa::Opcode opcode) {
   switch (opcode) {
-    case Opcode::BnFwd: return target::PpuOp::BnFwd;
-    case Opcode::BnBwd: return target::PpuOp::BnBwd;
-    case Opcode::MaxPoolFwd: return target::PpuOp::MaxPoolFwd;
-    case Opcode::MaxPoolBwd: return target::PpuOp::MaxPoolBwd;
-    case Opcode::AvgPoolFwd: return target::PpuOp::AvgPoolFwd;
-    case Opcode::AvgPoolBwd: return target::PpuOp::AvgPoolBwd;
-    case Opcode::Eltwise: return target::PpuOp::Eltwise;
-    case Opcode::SoftmaxCe: return target::PpuOp::SoftmaxCe;
-    case Opcode::Sgd: return target::PpuOp::Sgd;
-    case Opcode::Reduce: return target::PpuOp::Reduce;
-    default: return std::nullopt;
+    case Opcode::BnFwd:
+      return target::PpuOp::BnFwd;
+    case Opcode::BnBwd:
+      return target::PpuOp::BnBwd;
+    case Opcode::MaxPoolFwd:
+      return target::PpuOp::MaxPoolFwd;
+    case Opcode::MaxPoolBwd:
+      return target::PpuOp::MaxPoolBwd;
+    case Opcode::AvgPoolFwd:
+      return target::PpuOp::AvgPoolFwd;
+    case Opcode::AvgPoolBwd:
+      return target::PpuOp::AvgPoolBwd;
+    case Opcode::Eltwise:
+      return target::PpuOp::Eltwise;
+    case Opcode::SoftmaxCe:
+      return target::PpuOp::SoftmaxCe;
+    case Opcode::Sgd:
+      return target::PpuOp::Sgd;
+    case Opcode::Reduce:
+      return target::PpuOp::Reduce;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -57,13 +68,13 @@ std::vector<StreamPass> stream_passes(const isa::Instruction& inst) {
       std::vector<StreamPass> passes;
       const bool have_stats = inst.operand(Slot::Stats).has_value();
       if (!have_stats) passes.push_back({{Slot::X}, {}, {}, {}, e, op});
-      passes.push_back({{Slot::X},
-                        {Slot::Y},
-                        present({Slot::Gamma, Slot::Beta, Slot::Stats, Slot::RunningMean,
-                                 Slot::RunningVar}),
-                        present({Slot::Mean, Slot::InvStd, Slot::RunningMean, Slot::RunningVar}),
-                        e,
-                        op});
+      passes.push_back(
+          {{Slot::X},
+           {Slot::Y},
+           present({Slot::Gamma, Slot::Beta, Slot::Stats, Slot::RunningMean, Slot::RunningVar}),
+           present({Slot::Mean, Slot::InvStd, Slot::RunningMean, Slot::RunningVar}),
+           e,
+           op});
       return passes;
     }
     case Opcode::BnBwd: {
@@ -91,13 +102,19 @@ std::vector<StreamPass> stream_passes(const isa::Instruction& inst) {
                op}};
     case Opcode::Sgd: {
       const auto state = present({Slot::Weight, Slot::Velocity});
-      return {{present({Slot::Weight, Slot::Grad, Slot::Velocity}), state, {}, {},
-               elements_of(inst, Slot::Weight), op}};
+      return {{present({Slot::Weight, Slot::Grad, Slot::Velocity}),
+               state,
+               {},
+               {},
+               elements_of(inst, Slot::Weight),
+               op}};
     }
     case Opcode::Reduce:
       return {{{Slot::X}, {Slot::Y}, {}, {}, elements_of(inst, Slot::X), op}};
-    case Opcode::Copy: return {{{Slot::Src}, {Slot::Dst}, {}, {}, 0, std::nullopt}};
-    case Opcode::Fill: return {{{}, {Slot::Dst}, {}, {}, 0, std::nullopt}};
+    case Opcode::Copy:
+      return {{{Slot::Src}, {Slot::Dst}, {}, {}, 0, std::nullopt}};
+    case Opcode::Fill:
+      return {{{}, {Slot::Dst}, {}, {}, 0, std::nullopt}};
     default:
       throw InternalError("timing: instruction '" + std::string(inst.info().mnemonic) +
                           "' is not a PPU or DMA instruction");

@@ -49,8 +49,8 @@ struct StreamPass {
   // Small per-channel operands: read whole with the first tile, written with the last.
   std::vector<isa::Slot> small_loads;
   std::vector<isa::Slot> small_stores;
-  uint64_t work = 0;                  // E of the pass
-  std::optional<target::PpuOp> op;    // none for DMA passes
+  uint64_t work = 0;                // E of the pass
+  std::optional<target::PpuOp> op;  // none for DMA passes
 };
 
 // The passes of a PPU or DMA instruction, listing only the operands present; an internal

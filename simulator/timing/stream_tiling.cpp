@@ -26,8 +26,10 @@ std::vector<Stream> streams_of(const isa::Instruction& inst, const StreamPass& p
     const isa::TensorDesc& d = inst.get(s);
     out.push_back({s, d.elements(), isa::dtype_bytes(d.dtype)});
   };
-  for (isa::Slot s : pass.loads) add(s);
-  for (isa::Slot s : pass.stores) add(s);
+  for (isa::Slot s : pass.loads)
+    add(s);
+  for (isa::Slot s : pass.stores)
+    add(s);
   return out;
 }
 
@@ -54,7 +56,8 @@ uint64_t part_begin(uint64_t n, uint64_t i, uint64_t parts) {
 // Largest footprint of any of the T tiles of a pass.
 uint64_t max_footprint(const std::vector<Stream>& streams, uint64_t parts, uint64_t small) {
   uint64_t total = small;
-  for (const Stream& s : streams) total += ((s.elements + parts - 1) / parts) * s.elem_bytes;
+  for (const Stream& s : streams)
+    total += ((s.elements + parts - 1) / parts) * s.elem_bytes;
   return total;
 }
 
@@ -62,10 +65,14 @@ uint64_t max_footprint(const std::vector<Stream>& streams, uint64_t parts, uint6
 
 const target::SramBufferDesc& buffer_desc(const target::TargetDesc& target, Buffer buffer) {
   switch (buffer) {
-    case Buffer::Input: return target.sram.input;
-    case Buffer::Weight: return target.sram.weight;
-    case Buffer::Accumulator: return target.sram.accumulator;
-    case Buffer::Output: break;
+    case Buffer::Input:
+      return target.sram.input;
+    case Buffer::Weight:
+      return target.sram.weight;
+    case Buffer::Accumulator:
+      return target.sram.accumulator;
+    case Buffer::Output:
+      break;
   }
   return target.sram.output;
 }
@@ -84,14 +91,17 @@ std::vector<Tile> tile_stream_instruction(const isa::Instruction& inst,
       total += s.elements * s.elem_bytes;
     }
     if (max_footprint(streams, most, small) > half)
-      throw UserError(std::string(inst.info().mnemonic) + ": even the smallest tile (one element of each streamed operand plus " +
+      throw UserError(std::string(inst.info().mnemonic) +
+                      ": even the smallest tile (one element of each streamed operand plus " +
                       std::to_string(small) + " bytes of per-channel operands) needs " +
                       std::to_string(max_footprint(streams, most, small)) +
                       " bytes of the output buffer, but half of it (the other half "
-                      "double-buffers) is " + std::to_string(half) + " bytes in target '" +
-                      target.name + "'; enlarge sram.output");
+                      "double-buffers) is " +
+                      std::to_string(half) + " bytes in target '" + target.name +
+                      "'; enlarge sram.output");
     // The footprint falls as the part count grows: start from the ideal count and bisect up.
-    uint64_t lo = std::max<uint64_t>(1, (total - small + (half - small) - 1) / std::max<uint64_t>(1, half - small));
+    uint64_t lo = std::max<uint64_t>(
+        1, (total - small + (half - small) - 1) / std::max<uint64_t>(1, half - small));
     lo = std::min(lo, most);
     uint64_t hi = most;
     while (lo < hi) {
@@ -109,7 +119,8 @@ std::vector<Tile> tile_stream_instruction(const isa::Instruction& inst,
       if (pass.op) t.ppu_cycles = ppu_pass_cycles(target, *pass.op, t.elements);
       uint64_t bytes = 0;
       for (const Stream& s : streams) {
-        const uint64_t b = part_begin(s.elements, i, parts), e = part_begin(s.elements, i + 1, parts);
+        const uint64_t b = part_begin(s.elements, i, parts),
+                       e = part_begin(s.elements, i + 1, parts);
         bytes += (e - b) * s.elem_bytes;
         const isa::TensorDesc& d = inst.get(s.slot);
         for (const Box& box : flat_range_boxes(d, b, e)) {

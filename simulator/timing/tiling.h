@@ -53,16 +53,15 @@ struct Tile {
   std::vector<DramAccess> stores;
   uint64_t pe_cycles = 0;
   uint64_t ppu_cycles = 0;
-  PassShape shape;                        // M_b x N_b x K_b of a PE tile; zero otherwise
-  uint64_t elements = 0;                  // PPU/DMA tile: work elements (E of its pass part)
-  std::optional<target::PpuOp> ppu_op;    // PPU tile: the cost entry of its pass (none: DMA)
-  std::array<uint64_t, 4> footprint{};    // bytes used in each Buffer
+  PassShape shape;                      // M_b x N_b x K_b of a PE tile; zero otherwise
+  uint64_t elements = 0;                // PPU/DMA tile: work elements (E of its pass part)
+  std::optional<target::PpuOp> ppu_op;  // PPU tile: the cost entry of its pass (none: DMA)
+  std::array<uint64_t, 4> footprint{};  // bytes used in each Buffer
 };
 
 // Tiles of a PE instruction (conv2d, conv2d_bwd_data, conv2d_bwd_weight, gemm).
 std::vector<Tile> tile_pe_instruction(const isa::Instruction& inst,
-                                      const target::TargetDesc& target,
-                                      const PeArrayModel& model);
+                                      const target::TargetDesc& target, const PeArrayModel& model);
 
 // Tiles of a PPU or DMA instruction.
 std::vector<Tile> tile_stream_instruction(const isa::Instruction& inst,

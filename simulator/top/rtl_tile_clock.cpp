@@ -39,9 +39,9 @@ RtlTileClock::RtlTileClock(const RtlUnits& units, const target::TargetDesc& targ
   if (units_.ppu != nullptr) {
     // Every cost entry the RTL runs must stream a whole number of elements per cycle.
     for (target::PpuOp op : {target::PpuOp::Epilogue, target::PpuOp::Eltwise, target::PpuOp::Sgd})
-      s2::rtl::ppu_pass_width(target.ppu.lanes, target.ppu.cost(op).throughput,
-                              target.source_file + ": ppu.ops." +
-                                  std::string(target::name(op)) + ".throughput");
+      s2::rtl::ppu_pass_width(
+          target.ppu.lanes, target.ppu.cost(op).throughput,
+          target.source_file + ": ppu.ops." + std::string(target::name(op)) + ".throughput");
   }
 }
 
@@ -53,14 +53,15 @@ bool RtlTileClock::clocks(isa::Unit unit) const {
 
 void RtlTileClock::wait_cycles(uint64_t cycles) const {
   if (cycles > 0)
-    sc_core::wait(sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(cycles * units_.period_ps)));
+    sc_core::wait(
+        sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(cycles * units_.period_ps)));
 }
 
 uint64_t RtlTileClock::compute(isa::Unit unit, uint32_t index, const std::string& op,
                                const isa::Instruction& inst, size_t tile_index,
                                const timing::Tile& tile) {
-  const std::string where = "instruction " + std::to_string(index) + " (" + op + "), tile " +
-                            std::to_string(tile_index);
+  const std::string where =
+      "instruction " + std::to_string(index) + " (" + op + "), tile " + std::to_string(tile_index);
   if (unit == isa::Unit::Pe) return pe_tile(where, tile) + epilogue(where, inst, tile);
   return ppu_tile(where, inst, tile);
 }
@@ -88,9 +89,8 @@ uint64_t RtlTileClock::pe_tile(const std::string& where, const timing::Tile& til
                                    static_cast<uint32_t>(std::min(limit_.n, s.n - n0)),
                                    static_cast<uint32_t>(std::min(limit_.k, s.k - k0))};
         // c accumulates zeros into zeros: the values are scratch, the cycles are the point.
-        const uint64_t got = units_.pe_array->run_pass(pass, zeros_.data(), pass.k,
-                                                       zeros_.data(), pass.n, out0_.data(),
-                                                       pass.n);
+        const uint64_t got = units_.pe_array->run_pass(pass, zeros_.data(), pass.k, zeros_.data(),
+                                                       pass.n, out0_.data(), pass.n);
         const uint64_t want = model_->pass_cycles({pass.m, pass.n, pass.k});
         if (got != want && divergence.empty())
           divergence = "pass " + std::to_string(passes) + " (" +
@@ -120,11 +120,9 @@ uint64_t RtlTileClock::epilogue(const std::string& where, const isa::Instruction
   pass.relu = inst.has_field(isa::Field::Act) &&
               inst.as<isa::Activation>(isa::Field::Act) == isa::Activation::Relu;
   const uint64_t elements = tile.shape.m * tile.shape.n;
-  const uint64_t cycles =
-      ppu_pass(*units_.epilogue_ppu, pass, target::PpuOp::Epilogue, elements);
-  record(log_.timing_epilogue,
-         where + " epilogue (" + std::to_string(elements) + " elements)", 1, cycles,
-         tile.ppu_cycles, "");
+  const uint64_t cycles = ppu_pass(*units_.epilogue_ppu, pass, target::PpuOp::Epilogue, elements);
+  record(log_.timing_epilogue, where + " epilogue (" + std::to_string(elements) + " elements)", 1,
+         cycles, tile.ppu_cycles, "");
   return cycles;
 }
 
@@ -148,18 +146,18 @@ uint64_t RtlTileClock::ppu_tile(const std::string& where, const isa::Instruction
     return tile.ppu_cycles;
   }
   const uint64_t cycles = ppu_pass(*units_.ppu, pass, *tile.ppu_op, tile.elements);
-  record(log_.timing_ppu, where + " (" + std::to_string(tile.elements) + " elements)", 1,
-         cycles, tile.ppu_cycles, "");
+  record(log_.timing_ppu, where + " (" + std::to_string(tile.elements) + " elements)", 1, cycles,
+         tile.ppu_cycles, "");
   return cycles;
 }
 
-uint64_t RtlTileClock::ppu_pass(s2::rtl::RtlPpuSc& ppu, s2::rtl::PpuPass pass,
-                                target::PpuOp cost, uint64_t elements) {
+uint64_t RtlTileClock::ppu_pass(s2::rtl::RtlPpuSc& ppu, s2::rtl::PpuPass pass, target::PpuOp cost,
+                                uint64_t elements) {
   const target::PpuOpCost& c = target_.ppu.cost(cost);
   pass.elements = elements;
-  pass.width = s2::rtl::ppu_pass_width(target_.ppu.lanes, c.throughput,
-                                       target_.source_file + ": ppu.ops." +
-                                           std::string(target::name(cost)) + ".throughput");
+  pass.width = s2::rtl::ppu_pass_width(
+      target_.ppu.lanes, c.throughput,
+      target_.source_file + ": ppu.ops." + std::string(target::name(cost)) + ".throughput");
   pass.latency = c.latency;
   if (zeros_.size() < elements) zeros_.resize(elements, 0);
   if (out0_.size() < elements) out0_.resize(elements);

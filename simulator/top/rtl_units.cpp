@@ -16,7 +16,8 @@ uint64_t period_ps(const target::TargetDesc& t) {
   if (std::fabs(exact - static_cast<double>(ps)) > 1e-6 || ps < 2 || ps % 2 != 0) {
     char got[64];
     std::snprintf(got, sizeof got, "%.6g ps", exact);
-    throw UserError(t.source_file + ": clock_mhz: --rtl clocks the RTL units on the accelerator "
+    throw UserError(t.source_file +
+                    ": clock_mhz: --rtl clocks the RTL units on the accelerator "
                     "clock, whose period must be an even whole number of picoseconds; " +
                     std::to_string(t.clock_mhz) + " MHz gives " + got);
   }
@@ -33,8 +34,10 @@ RtlSelection parse_rtl_units(const std::string& list) {
     if (i < list.size() && list[i] != ',') continue;
     const std::string unit = list.substr(start, i - start);
     start = i + 1;
-    if (unit == "pe_array") s.pe_array = true;
-    else if (unit == "ppu") s.ppu = true;
+    if (unit == "pe_array")
+      s.pe_array = true;
+    else if (unit == "ppu")
+      s.ppu = true;
     else
       throw UserError("--rtl: unknown unit '" + unit +
                       "'; the RTL units are pe_array and ppu (e.g. --rtl pe_array,ppu)");
@@ -51,8 +54,9 @@ RtlUnits rtl_units(const RtlSelection& selection, const target::TargetDesc& targ
     if (made.pe_array != selection.pe_array || made.ppu != selection.ppu ||
         (selection.pe_array && (rows != target.pe_array.rows || cols != target.pe_array.cols)) ||
         units.period_ps != period_ps(target))
-      throw UserError("--rtl: the RTL units of this process are already elaborated with "
-                      "another selection, array size or clock");
+      throw UserError(
+          "--rtl: the RTL units of this process are already elaborated with "
+          "another selection, array size or clock");
     return units;
   }
   if (selection.ppu && target.ppu.lanes != s2::rtl::RtlPpuSc::kLanes)

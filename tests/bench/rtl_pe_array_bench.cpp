@@ -1,14 +1,13 @@
 // Simulation speed of the verilated 32x32 PE array: array clock cycles per wall-clock second,
 // plain C++ build vs SystemC build (rtl_models/pe_array/). Prints the median of 3 runs; each
 // run is a few full passes (M_t = 1024, N_t = 32, K_t = 32) of random data.
-#include <systemc>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <systemc>
 #include <vector>
 
 #include "rtl_models/pe_array/pe_array_rtl.h"
@@ -21,8 +20,14 @@ double cycles_per_second(s2::rtl::RtlPeArray& array, int passes) {
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<uint32_t> x(size_t{p.m} * p.k), w(size_t{p.k} * p.n), c(size_t{p.m} * p.n, 0);
-  for (uint32_t& v : x) { const float f = dist(rng); std::memcpy(&v, &f, 4); }
-  for (uint32_t& v : w) { const float f = dist(rng); std::memcpy(&v, &f, 4); }
+  for (uint32_t& v : x) {
+    const float f = dist(rng);
+    std::memcpy(&v, &f, 4);
+  }
+  for (uint32_t& v : w) {
+    const float f = dist(rng);
+    std::memcpy(&v, &f, 4);
+  }
   double best[3];
   for (double& run : best) {
     uint64_t cycles = 0;
@@ -41,10 +46,10 @@ double cycles_per_second(s2::rtl::RtlPeArray& array, int passes) {
 int sc_main(int, char*[]) {
   s2::rtl::RtlPeArraySc sc("pe_array_sc", 32, 32, 1000);
   const auto plain = s2::rtl::make_rtl_pe_array(32, 32);
-  std::printf("rtl_pe_array_bench: 32x32, passes of M=1024 N=32 K=32 (1119 cycles each), "
-              "median of 3 runs\n");
-  std::printf("  plain C++ Verilator build: %.0f array cycles/s\n",
-              cycles_per_second(*plain, 8));
+  std::printf(
+      "rtl_pe_array_bench: 32x32, passes of M=1024 N=32 K=32 (1119 cycles each), "
+      "median of 3 runs\n");
+  std::printf("  plain C++ Verilator build: %.0f array cycles/s\n", cycles_per_second(*plain, 8));
   std::printf("  SystemC Verilator build:   %.0f array cycles/s\n", cycles_per_second(sc, 4));
   return 0;
 }

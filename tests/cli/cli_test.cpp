@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
 
 #include "../common/run_command.h"
-#include <string>
 
 namespace {
 
@@ -18,7 +18,9 @@ namespace fs = std::filesystem;
 using Result = s2::test::CommandResult;
 const auto& run = s2::test::run_command;
 
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
+std::string quoted(const std::string& s) {
+  return "'" + s + "'";
+}
 const std::string kS2c = quoted(S2C_PATH);
 const std::string kS2sim = quoted(S2SIM_PATH);
 const std::string kSource = S2_SOURCE_DIR;
@@ -74,7 +76,8 @@ TEST_F(Cli, BadFlagsAreUserErrors) {
 
 TEST_F(Cli, AssembleDisassembleRoundTrip) {
   const std::string bin = path("mlp.bin");
-  Result r = run(kS2c + " asm " + quoted(kSource + "/docs/examples/mlp_step.s2asm") + " -o " + quoted(bin));
+  Result r = run(kS2c + " asm " + quoted(kSource + "/docs/examples/mlp_step.s2asm") + " -o " +
+                 quoted(bin));
   ASSERT_EQ(r.status, 0) << r.out;
   r = run(kS2sim + " disasm --data " + quoted(bin));
   ASSERT_EQ(r.status, 0) << r.out;
@@ -88,7 +91,10 @@ TEST_F(Cli, AssembleDisassembleRoundTrip) {
 
 TEST_F(Cli, InfoDescribesTheExecutable) {
   const std::string bin = path("mlp.bin");
-  ASSERT_EQ(run(kS2c + " asm " + quoted(kSource + "/docs/examples/mlp_step.s2asm") + " -o " + quoted(bin)).status, 0);
+  ASSERT_EQ(
+      run(kS2c + " asm " + quoted(kSource + "/docs/examples/mlp_step.s2asm") + " -o " + quoted(bin))
+          .status,
+      0);
   const Result r = run(kS2sim + " info " + quoted(bin));
   ASSERT_EQ(r.status, 0) << r.out;
   for (const char* want : {"target s2train_base", "instructions", "tensors", "memory-plan",
@@ -98,7 +104,10 @@ TEST_F(Cli, InfoDescribesTheExecutable) {
 
 TEST_F(Cli, CorruptExecutableIsRejectedWithPlace) {
   const std::string bin = path("mlp.bin");
-  ASSERT_EQ(run(kS2c + " asm " + quoted(kSource + "/docs/examples/mlp_step.s2asm") + " -o " + quoted(bin)).status, 0);
+  ASSERT_EQ(
+      run(kS2c + " asm " + quoted(kSource + "/docs/examples/mlp_step.s2asm") + " -o " + quoted(bin))
+          .status,
+      0);
   std::string bytes = read_text(bin);
   bytes[bytes.size() - 3] = static_cast<char>(bytes[bytes.size() - 3] ^ 0x5a);
   write_text(path("corrupt.bin"), bytes);
@@ -114,7 +123,8 @@ TEST_F(Cli, CorruptExecutableIsRejectedWithPlace) {
 
 TEST_F(Cli, AssemblyErrorsNameTheLine) {
   write_text(path("bad.s2asm"), ".target t\nfrob\n");
-  const Result r = run(kS2c + " asm " + quoted(path("bad.s2asm")) + " -o " + quoted(path("bad.bin")));
+  const Result r =
+      run(kS2c + " asm " + quoted(path("bad.s2asm")) + " -o " + quoted(path("bad.bin")));
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.out.find("bad.s2asm:2:1: unknown mnemonic 'frob'"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(path("bad.bin")));
@@ -197,8 +207,8 @@ TEST_F(Cli, CompileWritesAnExecutableAndAPlan) {
   Result r = run(kS2c + " compile lenet5 --batch 2 -o " + quoted(bin) + " --memory-report " +
                  quoted(path("plan.json")) + " --schedule update-immediate --planner search");
   ASSERT_EQ(r.status, 0) << r.out;
-  for (const char* want : {"fusion: ", "memory plan (search): arena", "ratio", "instructions: ",
-                           "wrote "})
+  for (const char* want :
+       {"fusion: ", "memory plan (search): arena", "ratio", "instructions: ", "wrote "})
     EXPECT_NE(r.out.find(want), std::string::npos) << want << " missing from:\n" << r.out;
   r = run(kS2sim + " info " + quoted(bin));
   ASSERT_EQ(r.status, 0) << r.out;
@@ -221,7 +231,8 @@ TEST_F(Cli, CompileWritesAnExecutableAndAPlan) {
 
 TEST_F(Cli, CompileTakesTheBatchAndLabelsFromNpy) {
   // Write the batch and labels through `s2c reference`, which saves them as .npy.
-  Result r = run(kS2c + " reference lenet5 --batch 2 --image 16 --seed 7 --out-dir " + quoted(path("ref")));
+  Result r = run(kS2c + " reference lenet5 --batch 2 --image 16 --seed 7 --out-dir " +
+                 quoted(path("ref")));
   ASSERT_EQ(r.status, 0) << r.out;
   const std::string input = path("ref/init/input.npy"), labels = path("ref/init/labels.npy");
   r = run(kS2c + " compile lenet5 --batch 2 --image 16 --input " + quoted(input) + " --labels " +
@@ -246,8 +257,8 @@ TEST_F(Cli, FunctionalRunMatchesTheReferenceInterpreterBitForBit) {
   ASSERT_EQ(r.status, 0) << r.out;
   r = run(kS2c + " reference lenet5 --batch 2 --image 16 --out-dir " + quoted(path("ref")));
   ASSERT_EQ(r.status, 0) << r.out;
-  r = run(kS2sim + " run " + quoted(bin) + " --check --dump conv1.weight,fc3.bias,loss --dump-dir " +
-          quoted(path("sim")));
+  r = run(kS2sim + " run " + quoted(bin) +
+          " --check --dump conv1.weight,fc3.bias,loss --dump-dir " + quoted(path("sim")));
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("check              no findings"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("step 1    loss"), std::string::npos) << r.out;
@@ -276,7 +287,8 @@ TEST_F(Cli, FunctionalStepsLowerTheLoss) {
 }
 
 TEST_F(Cli, ReferenceWritesTheStep) {
-  const Result r = run(kS2c + " reference mlp --batch 2 --image 8 --out-dir " + quoted(path("ref")));
+  const Result r =
+      run(kS2c + " reference mlp --batch 2 --image 8 --out-dir " + quoted(path("ref")));
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(fs::is_regular_file(path("ref/manifest.json")));
   EXPECT_TRUE(fs::is_regular_file(path("ref/grad/fc1.weight.npy")));

@@ -24,13 +24,12 @@ const auto& run = s2::test::run_command;
 const std::string kS2c = shell_quoted(S2C_PATH);
 const std::string kS2sim = shell_quoted(S2SIM_PATH);
 
-
 class RtlCli : public testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("s2rtlcli_" +
-            std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
+    dir_ =
+        fs::temp_directory_path() /
+        ("s2rtlcli_" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -41,11 +40,11 @@ class RtlCli : public testing::Test {
   // reports (cycles) and identical dumps (bits), and a clean co-simulation log.
   void expect_rtl_matches_models(const std::string& model, const std::string& rtl,
                                  const std::string& config_flag) {
-    const Result c = run(kS2c + " compile " + model + " --batch 2 " + config_flag + " -o " +
-                         path("x.bin"));
+    const Result c =
+        run(kS2c + " compile " + model + " --batch 2 " + config_flag + " -o " + path("x.bin"));
     ASSERT_EQ(c.status, 0) << c.out;
-    const Result m = run(kS2sim + " run " + path("x.bin") + " " + config_flag +
-                         " --report " + path("model.json") + " --dump-all " + path("model"));
+    const Result m = run(kS2sim + " run " + path("x.bin") + " " + config_flag + " --report " +
+                         path("model.json") + " --dump-all " + path("model"));
     ASSERT_EQ(m.status, 0) << m.out;
     const Result r = run(kS2sim + " run " + path("x.bin") + " " + config_flag + " --rtl " + rtl +
                          " --report " + path("rtl.json") + " --dump-all " + path("rtl"));
@@ -104,15 +103,14 @@ TEST_F(RtlCli, Lenet5OnThePeArrayAndPpuRtlMatchesTheModels) {
 }
 
 TEST_F(RtlCli, Lenet5OnTheSmallConfigsPeArrayRtlMatchesTheModel) {
-  expect_rtl_matches_models("lenet5", "pe_array",
-                            "--config " + shell_quoted(std::string(S2_SOURCE_DIR) +
-                                                       "/configs/s2train_small.yaml"));
+  expect_rtl_matches_models(
+      "lenet5", "pe_array",
+      "--config " + shell_quoted(std::string(S2_SOURCE_DIR) + "/configs/s2train_small.yaml"));
 }
 
 TEST_F(RtlCli, VcdDumpsTheRtlUnitsWaveforms) {
   ASSERT_EQ(run(kS2c + " compile mlp --batch 1 -o " + path("x.bin")).status, 0);
-  const Result r =
-      run(kS2sim + " run " + path("x.bin") + " --rtl ppu --vcd " + path("wave.vcd"));
+  const Result r = run(kS2sim + " run " + path("x.bin") + " --rtl ppu --vcd " + path("wave.vcd"));
   ASSERT_EQ(r.status, 0) << r.out;
   const std::string vcd = read_text(dir_ / "wave.ppu.vcd");
   EXPECT_NE(vcd.find("$enddefinitions"), std::string::npos);

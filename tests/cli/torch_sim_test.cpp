@@ -33,9 +33,6 @@ const std::string kS2sim = shell_quoted(S2SIM_PATH);
 const std::string kScript =
     shell_quoted(std::string(S2_SOURCE_DIR) + "/scripts/torch_reference.py");
 
-
-
-
 class TorchSim : public testing::Test {
  protected:
   void SetUp() override {

@@ -19,13 +19,16 @@ inline CommandResult run_command(const std::string& command) {
   if (pipe == nullptr) return r;
   char buffer[4096];
   size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) r.out.append(buffer, n);
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0)
+    r.out.append(buffer, n);
   const int raw = pclose(pipe);
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   return r;
 }
 
 // 'text', for a path in a command line.
-inline std::string shell_quoted(const std::string& text) { return "'" + text + "'"; }
+inline std::string shell_quoted(const std::string& text) {
+  return "'" + text + "'";
+}
 
 }  // namespace s2::test

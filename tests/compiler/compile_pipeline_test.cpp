@@ -68,8 +68,8 @@ TEST_P(CompilePipeline, StreamMatchesTheInterpreterOnTheUnfusedGraph) {
     if (!weight && !loss) continue;
     const ir::TensorId t = training.graph.find_tensor(entry.name);
     ASSERT_TRUE(t.valid()) << entry.name;
-    const ir::HostArray want = weight ? reference.buffer(training.graph.tensor(t).data)
-                                      : reference.value(t);
+    const ir::HostArray want =
+        weight ? reference.buffer(training.graph.tensor(t).data) : reference.value(t);
     EXPECT_TRUE(same_bits(image.read(entry), want)) << entry.name << " differs";
     ++compared;
   }
@@ -79,14 +79,13 @@ TEST_P(CompilePipeline, StreamMatchesTheInterpreterOnTheUnfusedGraph) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Models, CompilePipeline,
-    ::testing::Values(Case{"mlp", "memory-aware", "greedy", true},
-                      Case{"lenet5", "update-last", "none", false},
-                      Case{"lenet5", "update-immediate", "grad-reuse", true},
-                      Case{"resnet18", "memory-aware", "search", true},
-                      Case{"resnet18", "update-immediate", "greedy", false}),
-    case_name);
+INSTANTIATE_TEST_SUITE_P(Models, CompilePipeline,
+                         ::testing::Values(Case{"mlp", "memory-aware", "greedy", true},
+                                           Case{"lenet5", "update-last", "none", false},
+                                           Case{"lenet5", "update-immediate", "grad-reuse", true},
+                                           Case{"resnet18", "memory-aware", "search", true},
+                                           Case{"resnet18", "update-immediate", "greedy", false}),
+                         case_name);
 
 }  // namespace
 }  // namespace s2::compiler

@@ -14,9 +14,9 @@ namespace {
 
 struct Built {
   Graph graph{"gradcheck"};
-  std::vector<TensorId> inputs;   // invalid where absent
-  std::vector<TensorId> outputs;  // the op's outputs
-  std::vector<TensorId> upstream; // r_k per checked output
+  std::vector<TensorId> inputs;    // invalid where absent
+  std::vector<TensorId> outputs;   // the op's outputs
+  std::vector<TensorId> upstream;  // r_k per checked output
 };
 
 // The op on its inputs, plus the upstream-gradient parameters.
@@ -34,21 +34,23 @@ Built build(const GradCheckSpec& spec, std::mt19937& rng) {
     if (in.dtype == DType::F32) {
       std::vector<float> v = in.values;
       if (v.empty())
-        for (size_t k = 0; k < n; ++k) v.push_back(in.lo + (in.hi - in.lo) * unit(rng));
+        for (size_t k = 0; k < n; ++k)
+          v.push_back(in.lo + (in.hi - in.lo) * unit(rng));
       init = std::make_shared<HostArray>(std::move(v));
     } else {
       std::vector<int32_t> v = in.ints;
       v.resize(n, 0);
       init = std::make_shared<HostArray>(std::move(v));
     }
-    b.inputs.push_back(b.graph.add_parameter("in" + std::to_string(i), in.role, in.dtype,
-                                             in.shape, init));
+    b.inputs.push_back(
+        b.graph.add_parameter("in" + std::to_string(i), in.role, in.dtype, in.shape, init));
   }
   b.outputs = b.graph.add_op(spec.type, "op", OpCategory::Forward, b.inputs, spec.attrs);
   for (size_t k : spec.checked_outputs) {
     const Tensor& y = b.graph.tensor(b.outputs.at(k));
     std::vector<float> r;
-    for (int64_t e = 0; e < y.numel(); ++e) r.push_back(2.0f * unit(rng) - 1.0f);
+    for (int64_t e = 0; e < y.numel(); ++e)
+      r.push_back(2.0f * unit(rng) - 1.0f);
     b.upstream.push_back(b.graph.add_parameter("r" + std::to_string(k), TensorRole::Gradient,
                                                DType::F32, y.shape,
                                                std::make_shared<HostArray>(std::move(r))));
@@ -61,7 +63,8 @@ double loss_of(const Built& b, const GradCheckSpec& spec, const Interpreter& it)
   for (size_t j = 0; j < spec.checked_outputs.size(); ++j) {
     const std::vector<float> y = it.value(b.outputs[spec.checked_outputs[j]]).f32();
     const std::vector<float> r = it.value(b.upstream[j]).f32();
-    for (size_t e = 0; e < y.size(); ++e) l += static_cast<double>(y[e]) * static_cast<double>(r[e]);
+    for (size_t e = 0; e < y.size(); ++e)
+      l += static_cast<double>(y[e]) * static_cast<double>(r[e]);
   }
   return l;
 }
@@ -110,7 +113,8 @@ GradCheckResult grad_check(const GradCheckSpec& spec) {
     std::vector<double> analytic(static_cast<size_t>(shape_numel(spec.inputs[i].shape)), 0.0);
     for (TensorId g : grads) {
       const std::vector<float> v = full.value(g).f32();
-      for (size_t e = 0; e < v.size(); ++e) analytic[e] += static_cast<double>(v[e]);
+      for (size_t e = 0; e < v.size(); ++e)
+        analytic[e] += static_cast<double>(v[e]);
     }
     std::vector<float> x = full.value(b.inputs[i]).f32();
     double max_diff = 0, max_num = 0;
@@ -125,15 +129,17 @@ GradCheckResult grad_check(const GradCheckSpec& spec) {
       };
       const float up = x[e] + static_cast<float>(spec.eps);
       const float down = x[e] - static_cast<float>(spec.eps);
-      const double numeric = (eval(up) - eval(down)) / (static_cast<double>(up) - static_cast<double>(down));
+      const double numeric =
+          (eval(up) - eval(down)) / (static_cast<double>(up) - static_cast<double>(down));
       max_diff = std::max(max_diff, std::abs(numeric - analytic[e]));
       max_num = std::max(max_num, std::abs(numeric));
     }
     const double err = max_diff / std::max(max_num, 1e-6);
     result.error[i] = err;
     if (!(err <= spec.tolerance)) result.ok = false;
-    std::snprintf(line, sizeof line, "input %zu (%s): max |analytic - numeric| / max |numeric| = %.3g\n",
-                  i, schema.inputs.at(i).name.c_str(), err);
+    std::snprintf(line, sizeof line,
+                  "input %zu (%s): max |analytic - numeric| / max |numeric| = %.3g\n", i,
+                  schema.inputs.at(i).name.c_str(), err);
     result.report += line;
   }
   return result;

@@ -18,10 +18,10 @@ struct GradInput {
   Shape shape;
   DType dtype = DType::F32;
   TensorRole role = TensorRole::Input;
-  bool differentiable = true;   // compare this input's gradient
-  bool absent = false;          // an optional input left out
-  std::vector<float> values;    // f32 contents; empty: uniform random in [lo, hi]
-  std::vector<int32_t> ints;    // i32 contents (labels, indices); empty: zeros
+  bool differentiable = true;  // compare this input's gradient
+  bool absent = false;         // an optional input left out
+  std::vector<float> values;   // f32 contents; empty: uniform random in [lo, hi]
+  std::vector<int32_t> ints;   // i32 contents (labels, indices); empty: zeros
   float lo = -1.0f;
   float hi = 1.0f;
 };

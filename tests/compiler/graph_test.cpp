@@ -19,14 +19,15 @@ Graph tiny_mlp() {
   Graph g("tiny");
   const TensorId x = g.add_parameter("x", TensorRole::Input, DType::F32, {2, 3},
                                      values({0.5f, -1.0f, 2.0f, 1.5f, 0.25f, -0.75f}));
-  const TensorId w = g.add_parameter("w", TensorRole::Weight, DType::F32, {4, 3},
-                                     values({0.1f, -0.2f, 0.3f, 0.4f, 0.5f, -0.6f, 0.7f, 0.8f,
-                                             0.9f, -0.1f, 0.2f, 0.3f}));
+  const TensorId w = g.add_parameter(
+      "w", TensorRole::Weight, DType::F32, {4, 3},
+      values({0.1f, -0.2f, 0.3f, 0.4f, 0.5f, -0.6f, 0.7f, 0.8f, 0.9f, -0.1f, 0.2f, 0.3f}));
   const TensorId w2 = g.add_parameter("w2", TensorRole::Weight, DType::F32, {2, 4},
                                       values({0.3f, -0.1f, 0.2f, 0.5f, -0.4f, 0.6f, 0.1f, -0.2f}));
   const TensorId labels = g.add_parameter("labels", TensorRole::Label, DType::I32, {2},
                                           std::make_shared<HostArray>(std::vector<int32_t>{1, 0}));
-  const TensorId h = g.add(OpType::Gemm, "fc1", OpCategory::Forward, {x, w}, {{"trans_b", int64_t{1}}});
+  const TensorId h =
+      g.add(OpType::Gemm, "fc1", OpCategory::Forward, {x, w}, {{"trans_b", int64_t{1}}});
   const TensorId r = g.add(OpType::Relu, "relu", OpCategory::Forward, {h});
   const TensorId logits =
       g.add(OpType::Gemm, "fc2", OpCategory::Forward, {r, w2}, {{"trans_b", int64_t{1}}});
@@ -110,7 +111,8 @@ TEST(Autodiff, ForkSumsGradients) {
                                      values({0.1f, -0.2f, 0.3f, 0.4f, 0.5f, -0.6f}));
   const TensorId labels = g.add_parameter("labels", TensorRole::Label, DType::I32, {2},
                                           std::make_shared<HostArray>(std::vector<int32_t>{1, 0}));
-  const TensorId y = g.add(OpType::Gemm, "fc", OpCategory::Forward, {x, w}, {{"trans_b", int64_t{1}}});
+  const TensorId y =
+      g.add(OpType::Gemm, "fc", OpCategory::Forward, {x, w}, {{"trans_b", int64_t{1}}});
   const TensorId r = g.add(OpType::Relu, "relu", OpCategory::Forward, {y});
   const TensorId z = g.add(OpType::Add, "twice", OpCategory::Forward, {r, y});
   g.set_loss(g.add(OpType::SoftmaxCe, "loss", OpCategory::Forward, {z, labels}));
@@ -133,7 +135,8 @@ TEST(Autodiff, OpWithoutBackwardRuleFailsLoudly) {
     build_training_step(g, SgdOptions{});
     FAIL();
   } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("op 'cut' (slice) has no backward rule"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("op 'cut' (slice) has no backward rule"),
+              std::string::npos)
         << e.what();
   }
 }

@@ -113,8 +113,9 @@ TEST_F(OnnxImport, ConvNetOpsShapesAndAttributes) {
   EXPECT_EQ(flat.attrs.ints("shape"), (Ints{2, -1}));
   EXPECT_EQ(out_shape(g, flat), (ir::Shape{2, 64}));
   const ir::Op& fc = op_named(g, "/fc/Gemm");
-  EXPECT_EQ(fc.attrs, (ir::Attrs{
-                          {"trans_a", int64_t{0}}, {"trans_b", int64_t{1}}, {"act", std::string("none")}}));
+  EXPECT_EQ(
+      fc.attrs,
+      (ir::Attrs{{"trans_a", int64_t{0}}, {"trans_b", int64_t{1}}, {"act", std::string("none")}}));
   EXPECT_EQ(out_shape(g, fc), (ir::Shape{2, 5}));
 
   const ir::Op& loss = op_named(g, "loss");
@@ -201,7 +202,8 @@ TEST_F(OnnxImport, TrainingBatchNormKeepsRunningStatisticsAsState) {
     EXPECT_FALSE(op_named(g, "/conv/Conv").inputs.at(2).valid());
     const ir::Op& bn = op_named(g, "/bn/BatchNormalization");
     // float32 0.9 and 1e-5 in the file; PyTorch's momentum 0.1 and eps 1e-5 in the IR.
-    EXPECT_EQ(bn.attrs, (ir::Attrs{{"eps", 1e-5}, {"momentum", 0.1}, {"act", std::string("none")}}));
+    EXPECT_EQ(bn.attrs,
+              (ir::Attrs{{"eps", 1e-5}, {"momentum", 0.1}, {"act", std::string("none")}}));
     EXPECT_EQ(role_of(g, "bn.running_mean"), isa::TensorRole::State);
     EXPECT_EQ(role_of(g, "bn.running_var"), isa::TensorRole::State);
     EXPECT_EQ(role_of(g, "bn.weight"), isa::TensorRole::Weight);

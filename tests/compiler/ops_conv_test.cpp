@@ -200,9 +200,9 @@ TEST_P(ConvValues, BwdWeightMatchesNaiveFormula) {
   expect_near_all(run_bwd_weight(cc, d), want);
 }
 
-// The PE array's K-tiled fp32 accumulation (isa/numerics/pe_gemm.h, the default K-tile): products join a tile
-// sum in order; every kKTile products the tile joins the running sum; a new GEMM call (image
-// chunk) starts a new tile.
+// The PE array's K-tiled fp32 accumulation (isa/numerics/pe_gemm.h, the default K-tile): products
+// join a tile sum in order; every kKTile products the tile joins the running sum; a new GEMM call
+// (image chunk) starts a new tile.
 class TiledSum {
  public:
   void add(float product) {
@@ -265,7 +265,8 @@ TEST_P(ConvValues, BwdWeightFollowsDocumentedOrderBitExactly) {
   geometry.p = cc.p();
   geometry.q = cc.q();
   geometry.groups = cc.groups;
-  const auto chunk = static_cast<int64_t>(numerics::images_per_chunk(conv_kernels::to_numerics(geometry)));
+  const auto chunk =
+      static_cast<int64_t>(numerics::images_per_chunk(conv_kernels::to_numerics(geometry)));
   const std::vector<float> got = run_bwd_weight(cc, d);
   for (int64_t ik = 0; ik < cc.k; ++ik)
     for (int64_t ic = 0; ic < cc.cg(); ++ic)

@@ -10,8 +10,8 @@
 
 #include "compiler/interp/interpreter.h"
 #include "compiler/ops/registry.h"
-#include "op_test_util.h"
 #include "isa/common/errors.h"
+#include "op_test_util.h"
 
 namespace s2::ir {
 namespace {

@@ -11,9 +11,9 @@
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/interp/interpreter.h"
 #include "compiler/ops/registry.h"
-#include "op_test_util.h"
 #include "gradcheck.h"
 #include "isa/common/errors.h"
+#include "op_test_util.h"
 
 namespace s2::ir {
 namespace {

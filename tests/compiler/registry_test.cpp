@@ -1,9 +1,9 @@
 // The op registry is complete and self-consistent.
+#include "compiler/ops/registry.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
-
-#include "compiler/ops/registry.h"
 
 namespace s2::ir {
 namespace {
@@ -35,10 +35,13 @@ TEST(Registry, SchemaNamesAreUnique) {
   for (size_t i = 0; i < kNumOpTypes; ++i) {
     const OpSchema& s = op_schema(static_cast<OpType>(i));
     std::set<std::string> seen;
-    for (const InputSpec& in : s.inputs) EXPECT_TRUE(seen.insert(in.name).second) << in.name;
-    for (const std::string& out : s.outputs) EXPECT_TRUE(seen.insert(out).second) << out;
+    for (const InputSpec& in : s.inputs)
+      EXPECT_TRUE(seen.insert(in.name).second) << in.name;
+    for (const std::string& out : s.outputs)
+      EXPECT_TRUE(seen.insert(out).second) << out;
     std::set<std::string> attrs;
-    for (const AttrSpec& a : s.attrs) EXPECT_TRUE(attrs.insert(a.name).second) << a.name;
+    for (const AttrSpec& a : s.attrs)
+      EXPECT_TRUE(attrs.insert(a.name).second) << a.name;
   }
 }
 

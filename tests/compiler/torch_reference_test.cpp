@@ -12,7 +12,6 @@
 
 #include "../common/run_command.h"
 #include "../common/torch_script.h"
-
 #include "compiler/driver/reference.h"
 #include "compiler/io/npy.h"
 #include "isa/common/errors.h"
@@ -36,7 +35,6 @@ std::string quoted(const std::string& s) {
 
 const std::string kScript = std::string(S2_SOURCE_DIR) + "/scripts/torch_reference.py";
 
-
 zoo::ModelOptions model_options(int64_t batch, int64_t hw) {
   zoo::ModelOptions o;
   o.batch = batch;
@@ -45,8 +43,6 @@ zoo::ModelOptions model_options(int64_t batch, int64_t hw) {
   o.classes = 10;
   return o;
 }
-
-
 
 class ReferenceStep : public testing::Test {
  protected:
@@ -117,7 +113,6 @@ TEST_F(ReferenceStep, Resnet18Batch4IsAsAccurateAsPyTorch) {
   expect_matches_torch("resnet18", model_options(4, 32), "--exact-factor 2");
   test::expect_as_accurate_as_torch(last_out_, 2.0);
 }
-
 
 // The check has teeth: a 0.1% error in one updated tensor fails it.
 TEST_F(ReferenceStep, CrossCheckCatchesAWrongUpdate) {

@@ -37,7 +37,8 @@ std::string through_binary(const std::string& text, const std::string& name) {
 }
 
 TEST(Asm, CanonicalGoldensRoundTripExactly) {
-  for (const char* golden : {"tests/isa/golden/all_opcodes.s2asm", "tests/isa/golden/mlp_step.s2asm"}) {
+  for (const char* golden :
+       {"tests/isa/golden/all_opcodes.s2asm", "tests/isa/golden/mlp_step.s2asm"}) {
     const std::string text = read_text(golden);
     EXPECT_EQ(through_binary(text, golden), text) << golden;
   }
@@ -58,10 +59,11 @@ TEST(Asm, BinaryRoundTripsThroughText) {
 TEST(Asm, GoldenCoversEveryOpcode) {
   const Executable exe = assemble(read_text("tests/isa/golden/all_opcodes.s2asm"), "all_opcodes");
   std::set<Opcode> used;
-  for (const Instruction& inst : exe.instructions) used.insert(inst.opcode());
+  for (const Instruction& inst : exe.instructions)
+    used.insert(inst.opcode());
   for (const OpcodeInfo& info : opcode_table())
-    EXPECT_TRUE(used.count(info.id)) << "tests/isa/golden/all_opcodes.s2asm does not use '"
-                                     << info.mnemonic << "'; add it";
+    EXPECT_TRUE(used.count(info.id))
+        << "tests/isa/golden/all_opcodes.s2asm does not use '" << info.mnemonic << "'; add it";
 }
 
 TEST(Asm, LargeDataIsElidedUnlessAsked) {
@@ -116,23 +118,28 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"MissingTarget", "end\n", "bad.s2asm:1:1: missing '.target NAME' directive"},
         BadCase{"UnknownDirective", ".target t\n.bogus 1\nend\n",
                 "bad.s2asm:2:1: unknown directive '.bogus'"},
-        BadCase{"UnknownMnemonic", ".target t\n  frob x=1\n", "bad.s2asm:2:3: unknown mnemonic 'frob'"},
-        BadCase{"UnknownKey", ".target t\n.tensor a weight f32[2,3] @0x0\nfill dst=a colour=red\nend\n",
+        BadCase{"UnknownMnemonic", ".target t\n  frob x=1\n",
+                "bad.s2asm:2:3: unknown mnemonic 'frob'"},
+        BadCase{"UnknownKey",
+                ".target t\n.tensor a weight f32[2,3] @0x0\nfill dst=a colour=red\nend\n",
                 "bad.s2asm:3:12: 'fill' has no operand or field 'colour'"},
         BadCase{"BadEnum",
                 ".target t\n.tensor a weight f32[2,3] @0x0\neltwise a=a y=a op=frob\nend\n",
                 "bad.s2asm:3:17: op: unknown value 'frob' (known: add, sub, mul"},
-        BadCase{"MissingRequiredField", ".target t\n.tensor a weight f32[2,3] @0x0\nsgd weight=a grad=a\nend\n",
+        BadCase{"MissingRequiredField",
+                ".target t\n.tensor a weight f32[2,3] @0x0\nsgd weight=a grad=a\nend\n",
                 "bad.s2asm:3:1: required field 'lr' is missing"},
         BadCase{"MissingOperand", ".target t\n.tensor a weight f32[2,3] @0x0\ncopy src=a\nend\n",
                 "bad.s2asm:3:1: copy: required operand 'dst' is missing"},
         BadCase{"UndeclaredTensor", ".target t\nfill dst=nothing\nend\n",
                 "bad.s2asm:2:6: 'nothing' is neither a declared tensor nor a descriptor"},
-        BadCase{"ShapeMismatch",
-                ".target t\n.tensor x input f32[1,1,4,4] @0x0\n.tensor w weight f32[2,1,3,3] @0x100\n"
-                ".tensor y activation f32[1,2,4,4] @0x200\nconv2d x=x w=w y=y\nend\n",
-                "bad.s2asm:5:1: conv2d: operand 'y' has shape [1,2,4,4], expected [1,2,2,2]"},
-        BadCase{"LaterDependency", ".target t\n.tensor a weight f32[2,3] @0x0\nfill dst=a deps=0\nend\n",
+        BadCase{
+            "ShapeMismatch",
+            ".target t\n.tensor x input f32[1,1,4,4] @0x0\n.tensor w weight f32[2,1,3,3] @0x100\n"
+            ".tensor y activation f32[1,2,4,4] @0x200\nconv2d x=x w=w y=y\nend\n",
+            "bad.s2asm:5:1: conv2d: operand 'y' has shape [1,2,4,4], expected [1,2,2,2]"},
+        BadCase{"LaterDependency",
+                ".target t\n.tensor a weight f32[2,3] @0x0\nfill dst=a deps=0\nend\n",
                 "bad.s2asm:3:12: dependency on instruction 0, which is not earlier than 0"},
         BadCase{"IndexMismatch", ".target t\n.tensor a weight f32[2,3] @0x0\n 5: fill dst=a\nend\n",
                 "bad.s2asm:3:2: index 5 but this is instruction 0"},
@@ -144,17 +151,21 @@ INSTANTIATE_TEST_SUITE_P(
                 "bad.s2asm:2:30: data: 'zz' is not an f32 value"},
         BadCase{"UnclosedBracket", ".target t\n.tensor a weight f32[2] @0x0 data=[1,\n",
                 "bad.s2asm:2:35: bracket opened here is never closed"},
-        BadCase{"DuplicateTensor", ".target t\n.tensor a weight f32[2] @0x0\n.tensor a weight f32[2] @0x40\nend\n",
+        BadCase{"DuplicateTensor",
+                ".target t\n.tensor a weight f32[2] @0x0\n.tensor a weight f32[2] @0x40\nend\n",
                 "bad.s2asm:3:9: tensor 'a' declared twice"},
         BadCase{"UnknownRole", ".target t\n.tensor a wieght f32[2] @0x0\nend\n",
                 "bad.s2asm:2:11: unknown role 'wieght' (known: weight, activation"},
-        BadCase{"FieldTooWide", ".target t\n.tensor a weight f32[2] @0x0\nmaxpool_fwd x=a y=a kernel_h=300 kernel_w=1\nend\n",
+        BadCase{"FieldTooWide",
+                ".target t\n.tensor a weight f32[2] @0x0\nmaxpool_fwd x=a y=a kernel_h=300 "
+                "kernel_w=1\nend\n",
                 "bad.s2asm:3:21: kernel_h: 300 does not fit in 8 bits"},
         BadCase{"NoEnd", ".target t\n.tensor a weight f32[2] @0x0\nfill dst=a\n",
                 "bad.s2asm: instruction 0 (fill): the last instruction must be 'end'"},
         BadCase{"EndInMiddle", ".target t\nend\nend\n",
                 "bad.s2asm: instruction 0 (end): 'end' before the last instruction"},
-        BadCase{"OutsideDram", ".target t\n.dram 0x10\n.tensor a weight f32[8] @0x0\nfill dst=a\nend\n",
+        BadCase{"OutsideDram",
+                ".target t\n.dram 0x10\n.tensor a weight f32[8] @0x0\nfill dst=a\nend\n",
                 "bad.s2asm: instruction 0 (fill): operand 'dst' descriptor outside DRAM"}),
     [](const testing::TestParamInfo<BadCase>& p) { return std::string(p.param.name); });
 

@@ -24,7 +24,9 @@ using Bytes = std::vector<uint8_t>;
 
 // ---- the valid starting point --------------------------------------------------------------
 
-TensorDesc f32(uint64_t addr) { return TensorDesc::contiguous(addr, DType::F32, {4, 4}); }
+TensorDesc f32(uint64_t addr) {
+  return TensorDesc::contiguous(addr, DType::F32, {4, 4});
+}
 
 // fill, barrier, eltwise (two deps), gemm, end; tensors "w1" and "w2" carry initial data.
 Executable valid_program() {
@@ -147,7 +149,8 @@ void remove_section(Bytes* f, SectionKind kind) {
   const size_t at = entry(*f, kind).at;
   const uint32_t count = load_u32(&(*f)[kCountAt]);
   const size_t table_end = kHeaderBytes + count * kSectionEntryBytes;
-  f->erase(f->begin() + static_cast<long>(at), f->begin() + static_cast<long>(at + kSectionEntryBytes));
+  f->erase(f->begin() + static_cast<long>(at),
+           f->begin() + static_cast<long>(at + kSectionEntryBytes));
   f->insert(f->begin() + static_cast<long>(table_end - kSectionEntryBytes), kSectionEntryBytes, 0);
   store_u32(&(*f)[kCountAt], count - 1);
   store_u32(&(*f)[kHeaderSizeAt], static_cast<uint32_t>(table_end - kSectionEntryBytes));
@@ -192,7 +195,9 @@ std::string where(const std::string& section, uint64_t offset) {
   return ::testing::AssertionFailure() << "the file was accepted";
 }
 
-const char* name_of(SectionKind kind) { return section_name(kind); }
+const char* name_of(SectionKind kind) {
+  return section_name(kind);
+}
 
 TEST(BadContainer, StartingPointIsValid) {
   EXPECT_NO_THROW(read_executable(good_file(), "good.bin"));
@@ -204,22 +209,22 @@ TEST(BadContainer, StartingPointIsValid) {
 TEST(BadContainer, TruncatedFile) {
   const Bytes& good = good_file();
   for (size_t n : {size_t{0}, size_t{8}, size_t{40}, kHeaderBytes - 1})
-    EXPECT_TRUE(rejected(Bytes(good.begin(), good.begin() + static_cast<long>(n)), "header", n,
-                         "truncated file: " + std::to_string(n) +
-                             " bytes, the header alone needs 64"));
+    EXPECT_TRUE(
+        rejected(Bytes(good.begin(), good.begin() + static_cast<long>(n)), "header", n,
+                 "truncated file: " + std::to_string(n) + " bytes, the header alone needs 64"));
   for (size_t n : {kHeaderBytes, size_t{100}, size_t{kHeaderBytes + 5 * kSectionEntryBytes - 1}})
-    EXPECT_TRUE(rejected(Bytes(good.begin(), good.begin() + static_cast<long>(n)), "header", n,
-                         "truncated file: " + std::to_string(n) +
-                             " bytes, the section table ends at 224"));
+    EXPECT_TRUE(
+        rejected(Bytes(good.begin(), good.begin() + static_cast<long>(n)), "header", n,
+                 "truncated file: " + std::to_string(n) + " bytes, the section table ends at 224"));
   // Cut inside (or right at the start of) each section: that section no longer fits.
   for (const Entry& e : entries(good)) {
     const auto kind = static_cast<SectionKind>(e.kind);
     for (uint64_t cut : {e.offset, e.offset + e.size / 2, e.offset + e.size - 1}) {
       const Bytes f(good.begin(), good.begin() + static_cast<long>(cut));
       EXPECT_TRUE(rejected(f, name_of(kind), e.offset,
-                           "section out of range: " + std::to_string(e.size) +
-                               " bytes at offset " + hex(e.offset) + " run past the end of the " +
-                               std::to_string(cut) + "-byte file"));
+                           "section out of range: " + std::to_string(e.size) + " bytes at offset " +
+                               hex(e.offset) + " run past the end of the " + std::to_string(cut) +
+                               "-byte file"));
     }
   }
 }
@@ -249,8 +254,8 @@ TEST(BadContainer, BadSectionCrcInEachSection) {
   for (const Entry& e : entries(good_file())) {
     Bytes f = good_file();
     f[e.offset + e.size / 2] ^= 0x80;
-    EXPECT_TRUE(rejected(f, name_of(static_cast<SectionKind>(e.kind)), e.offset,
-                         "bad CRC: stored "));
+    EXPECT_TRUE(
+        rejected(f, name_of(static_cast<SectionKind>(e.kind)), e.offset, "bad CRC: stored "));
   }
 }
 
@@ -287,8 +292,8 @@ TEST(BadContainer, OverlappingSections) {
   f = good_file();
   set_offset(&f, SectionKind::MemoryPlan, kHeaderBytes);
   refresh_crcs(&f);
-  EXPECT_TRUE(rejected(f, "memory-plan", kHeaderBytes,
-                       "section overlaps the header and section table"));
+  EXPECT_TRUE(
+      rejected(f, "memory-plan", kHeaderBytes, "section overlaps the header and section table"));
 }
 
 TEST(BadContainer, DuplicateSection) {
@@ -308,7 +313,8 @@ TEST(BadContainer, UnknownSectionKind) {
 }
 
 TEST(BadContainer, MissingRequiredSection) {
-  for (SectionKind kind : {SectionKind::Instructions, SectionKind::Tensors, SectionKind::MemoryPlan}) {
+  for (SectionKind kind :
+       {SectionKind::Instructions, SectionKind::Tensors, SectionKind::MemoryPlan}) {
     Bytes f = good_file();
     remove_section(&f, kind);
     EXPECT_TRUE(rejected(f, "header", 0,
@@ -334,7 +340,8 @@ TEST(BadContainer, OtherHeaderDefects) {
   EXPECT_TRUE(rejected(f, "header", data.at, "section 'data': reserved fields are not zero"));
 
   f = good_file();
-  for (size_t i = 24; i < 24 + kMaxTargetName + 1; ++i) f[i] = 'x';
+  for (size_t i = 24; i < 24 + kMaxTargetName + 1; ++i)
+    f[i] = 'x';
   refresh_crcs(&f);
   EXPECT_TRUE(rejected(f, "header", 24, "target name is not NUL-terminated"));
 }
@@ -343,7 +350,8 @@ TEST(BadContainer, OtherHeaderDefects) {
 
 TEST(BadContainer, UnknownOpcode) {
   unsigned unused = 0;
-  while (find_opcode(static_cast<uint8_t>(unused)) != nullptr) ++unused;
+  while (find_opcode(static_cast<uint8_t>(unused)) != nullptr)
+    ++unused;
   Bytes f = good_file();
   f[instruction_word(3, 0)] = static_cast<uint8_t>(unused);
   refresh_crcs(&f);
@@ -363,13 +371,15 @@ TEST(BadContainer, StructuralDecodeErrorPointsAtTheWord) {
 
 TEST(BadContainer, DescriptorOutsideDram) {
   // High address word of gemm's third descriptor, `y`.
-  const size_t word = kHeaderWords + opcode_info(Opcode::Gemm).field_words + 2 * kDescriptorWords + 1;
+  const size_t word =
+      kHeaderWords + opcode_info(Opcode::Gemm).field_words + 2 * kDescriptorWords + 1;
   Bytes f = good_file();
   store_u32(&f[instruction_word(3, word)], 1);
   refresh_crcs(&f);
-  EXPECT_TRUE(rejected(f, "instructions", instruction_word(3, 0),
-                       "instruction 3 (gemm): operand 'y' descriptor outside DRAM: 0x100000400+0x40 "
-                       "exceeds the DRAM size 0x1000"));
+  EXPECT_TRUE(
+      rejected(f, "instructions", instruction_word(3, 0),
+               "instruction 3 (gemm): operand 'y' descriptor outside DRAM: 0x100000400+0x40 "
+               "exceeds the DRAM size 0x1000"));
 }
 
 // File offset of dependency `k` of instruction `index` (dependencies are the last words).
@@ -478,8 +488,8 @@ TEST(BadContainer, DebugEntryCountMismatch) {
   Executable exe = valid_program();
   exe.debug.pop_back();
   const Bytes f = serialize(exe);
-  EXPECT_TRUE(rejected(f, "debug", entry(f, SectionKind::Debug).offset,
-                       "4 entries for 5 instructions"));
+  EXPECT_TRUE(
+      rejected(f, "debug", entry(f, SectionKind::Debug).offset, "4 entries for 5 instructions"));
 }
 
 // Grows a section by `extra` bytes; the padding before the next section (or bytes appended to
@@ -531,7 +541,8 @@ TEST(BadContainer, SectionInsideALaterTableEntry) {
 // ones hide the overlap.
 TEST(BadContainer, OverlapBehindAnEmptySection) {
   Executable exe = valid_program();
-  for (TensorEntry& t : exe.tensors) t.data_offset = kNoData;
+  for (TensorEntry& t : exe.tensors)
+    t.data_offset = kNoData;
   exe.data.clear();
   Bytes f = serialize(exe);
   const Entry tensors = entry(f, SectionKind::Tensors);

@@ -41,9 +41,12 @@ uint32_t random_float_bits(Rng& rng) {
 
 uint32_t random_field_value(Rng& rng, const FieldInfo& f) {
   switch (f.kind) {
-    case FieldKind::UInt: return uniform(rng, f.min_value, (uint64_t{1} << f.bits) - 1);
-    case FieldKind::Flag: return uniform(rng, 0, 1);
-    case FieldKind::Float: return random_float_bits(rng);
+    case FieldKind::UInt:
+      return uniform(rng, f.min_value, (uint64_t{1} << f.bits) - 1);
+    case FieldKind::Flag:
+      return uniform(rng, 0, 1);
+    case FieldKind::Float:
+      return random_float_bits(rng);
     case FieldKind::Enum: {
       const auto& values = enum_values(f.enum_set);
       return values[uniform(rng, 0, values.size() - 1)].value;
@@ -74,14 +77,16 @@ enum class Operands { RequiredOnly, All, RandomSubset };
 
 Instruction random_instruction(Rng& rng, const OpcodeInfo& info, Operands which) {
   Instruction inst(info.id);
-  for (Field f : info.fields) inst.set_raw(f, random_field_value(rng, field_info(f)));
+  for (Field f : info.fields)
+    inst.set_raw(f, random_field_value(rng, field_info(f)));
   for (const OperandSig& sig : info.operands) {
     const bool present = !sig.optional || which == Operands::All ||
                          (which == Operands::RandomSubset && uniform(rng, 0, 1) == 1);
     if (present) inst.set_operand(sig.slot, random_desc(rng, sig));
   }
   const uint32_t ndeps = uniform(rng, 0, 9) == 0 ? uniform(rng, 0, kMaxDeps) : uniform(rng, 0, 4);
-  for (uint32_t i = 0; i < ndeps; ++i) inst.deps.push_back(uniform(rng, 0, 0xffffffffu));
+  for (uint32_t i = 0; i < ndeps; ++i)
+    inst.deps.push_back(uniform(rng, 0, 0xffffffffu));
   return inst;
 }
 
@@ -113,7 +118,8 @@ TEST(Codec, EveryOpcodeRoundTrips) {
 }
 
 TEST(Codec, DefaultInstructionsRoundTrip) {
-  for (const OpcodeInfo& info : opcode_table()) expect_round_trip(Instruction(info.id));
+  for (const OpcodeInfo& info : opcode_table())
+    expect_round_trip(Instruction(info.id));
 }
 
 TEST(Codec, StreamOfInstructionsDecodesInOrder) {
@@ -144,9 +150,12 @@ TEST(IsaTable, NamesAndCodesAreUnique) {
     EXPECT_EQ(find_opcode(info.code), &info);
     EXPECT_EQ(find_opcode(info.mnemonic), &info);
   }
-  for (const FieldInfo& f : field_table()) EXPECT_TRUE(fields.insert(f.name).second) << f.name;
-  for (const SlotInfo& s : slot_table()) EXPECT_TRUE(slots.insert(s.name).second) << s.name;
-  for (DType t : all_dtypes()) EXPECT_TRUE(dtypes.insert(dtype_name(t)).second);
+  for (const FieldInfo& f : field_table())
+    EXPECT_TRUE(fields.insert(f.name).second) << f.name;
+  for (const SlotInfo& s : slot_table())
+    EXPECT_TRUE(slots.insert(s.name).second) << s.name;
+  for (DType t : all_dtypes())
+    EXPECT_TRUE(dtypes.insert(dtype_name(t)).second);
   EXPECT_EQ(field_table().size(), kNumFields);
   EXPECT_EQ(slot_table().size(), kNumSlots);
 }
@@ -188,7 +197,8 @@ TEST(IsaTable, FieldsFitTheirWidthAndDefaults) {
     }
     if (f.kind == FieldKind::Enum) {
       bool known = false;
-      for (const EnumValue& e : enum_values(f.enum_set)) known = known || e.value == d;
+      for (const EnumValue& e : enum_values(f.enum_set))
+        known = known || e.value == d;
       EXPECT_TRUE(known) << "default " << d << " is not a value of its set";
     }
   }
@@ -204,7 +214,8 @@ TEST(IsaTable, OpcodeSignaturesAreConsistent) {
       EXPECT_LE(s.rank, kMaxRank);
     }
     std::set<Field> fields;
-    for (Field f : info.fields) EXPECT_TRUE(fields.insert(f).second) << field_info(f).name;
+    for (Field f : info.fields)
+      EXPECT_TRUE(fields.insert(f).second) << field_info(f).name;
 
     // Placements: one per field in order, inside the field words, never overlapping.
     ASSERT_EQ(info.placement.size(), info.fields.size());
@@ -220,7 +231,8 @@ TEST(IsaTable, OpcodeSignaturesAreConsistent) {
       EXPECT_EQ(used[p.word - kHeaderWords] & mask, 0u) << field_info(p.field).name;
       used[p.word - kHeaderWords] |= mask;
     }
-    for (size_t w = 0; w < used.size(); ++w) EXPECT_NE(used[w], 0u) << "empty field word " << w;
+    for (size_t w = 0; w < used.size(); ++w)
+      EXPECT_NE(used[w], 0u) << "empty field word " << w;
   }
 }
 
@@ -228,7 +240,8 @@ TEST(IsaTable, EveryDTypeRequirementIsSatisfiable) {
   for (const OpcodeInfo& info : opcode_table())
     for (const OperandSig& s : info.operands) {
       bool satisfiable = false;
-      for (DType t : all_dtypes()) satisfiable = satisfiable || dtype_allowed(s.dtype, t);
+      for (DType t : all_dtypes())
+        satisfiable = satisfiable || dtype_allowed(s.dtype, t);
       EXPECT_TRUE(satisfiable) << info.mnemonic << "." << slot_info(s.slot).name;
     }
 }
@@ -291,17 +304,18 @@ TEST(DecodeErrors, EachDefectHasItsOwnMessage) {
   };
 
   unsigned unused_code = 0;
-  while (find_opcode(static_cast<uint8_t>(unused_code)) != nullptr) ++unused_code;
+  while (find_opcode(static_cast<uint8_t>(unused_code)) != nullptr)
+    ++unused_code;
   ASSERT_LT(unused_code, 256u);
-  expect_failure(decode_failure(patched(0, (good[0] & ~0xffu) | unused_code)), 0,
-                 "unknown opcode", &seen);
+  expect_failure(decode_failure(patched(0, (good[0] & ~0xffu) | unused_code)), 0, "unknown opcode",
+                 &seen);
   expect_failure(decode_failure(patched(0, good[0] + (1u << 16))), 0,
                  "conv2d: length field says " + std::to_string(good.size() + 1), &seen);
-  expect_failure(decode_failure(good, good.size() - 1), 0, "runs past the end (" +
-                 std::to_string(good.size() - 1) + " words left)", &seen);
+  expect_failure(decode_failure(good, good.size() - 1), 0,
+                 "runs past the end (" + std::to_string(good.size() - 1) + " words left)", &seen);
   expect_failure(decode_failure(good, 1), 0, "truncated instruction header", &seen);
-  expect_failure(decode_failure(patched(1, good[1] | (1u << 6))), 1,
-                 "conv2d: operand mask 0x", &seen);
+  expect_failure(decode_failure(patched(1, good[1] | (1u << 6))), 1, "conv2d: operand mask 0x",
+                 &seen);
 
   const size_t x = descriptor_word(0);
   const size_t bias = descriptor_word(2);
@@ -309,8 +323,8 @@ TEST(DecodeErrors, EachDefectHasItsOwnMessage) {
                  "operand 'x': unknown dtype code 15", &seen);
   expect_failure(decode_failure(patched(x + 2, 0u)), x + 2, "operand 'x': rank 0 outside 1..4",
                  &seen);
-  expect_failure(decode_failure(patched(x + 2, 5u << 4)), x + 2,
-                 "operand 'x': rank 5 outside 1..4", &seen);
+  expect_failure(decode_failure(patched(x + 2, 5u << 4)), x + 2, "operand 'x': rank 5 outside 1..4",
+                 &seen);
   expect_failure(decode_failure(patched(x + 2, (4u << 4) | (1u << 7))), x + 2,
                  "reserved bits set in the type word", &seen);
   expect_failure(decode_failure(patched(x + 4, 0)), x + 4, "operand 'x': dimension 1 is zero",

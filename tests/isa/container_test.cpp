@@ -3,13 +3,12 @@
 // semantic checks reject operands that do not fit together.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
-
-#include <unistd.h>
 
 #include "isa/common/errors.h"
 #include "isa/container/byte_io.h"
@@ -40,7 +39,8 @@ void add_tensor(Executable* exe, const std::string& name, TensorRole role, const
   t.last = last;
   if (init) {
     t.data_offset = exe->data.size();
-    for (uint64_t i = 0; i < t.size; ++i) exe->data.push_back(static_cast<uint8_t>(i * 31 + 7));
+    for (uint64_t i = 0; i < t.size; ++i)
+      exe->data.push_back(static_cast<uint8_t>(i * 31 + 7));
   }
   exe->tensors.push_back(t);
 }
@@ -250,8 +250,7 @@ TEST(Container, ValidateWithoutLayoutNamesTheFile) {
     FAIL() << "accepted a program without end";
   } catch (const UserError& e) {
     EXPECT_EQ(std::string(e.what()).rfind("prog.bin: ", 0), 0u) << e.what();
-    EXPECT_NE(std::string(e.what()).find("the last instruction must be 'end'"),
-              std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("the last instruction must be 'end'"), std::string::npos);
   }
 }
 
@@ -306,7 +305,8 @@ TEST(Semantics, Conv2dEpilogueAndGroups) {
 TEST(Semantics, GemmInnerDimensionsMustAgree) {
   Instruction gemm = program_instruction(Opcode::Gemm);
   gemm.set_operand(Slot::B, f32(0x2000, {100, 10}));
-  EXPECT_PROBLEM(gemm, "inner dimensions differ: 'a' [2,144] gives K=144, 'b' [100,10] gives K=100");
+  EXPECT_PROBLEM(gemm,
+                 "inner dimensions differ: 'a' [2,144] gives K=144, 'b' [100,10] gives K=100");
   gemm.set_raw(Field::TransB, 1);
   gemm.set_operand(Slot::B, f32(0x2000, {10, 144}));
   EXPECT_EQ(first_problem(gemm), "") << "b read transposed";

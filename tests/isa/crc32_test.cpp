@@ -16,7 +16,9 @@ uint32_t crc_of(const std::string& s) {
   return crc32(reinterpret_cast<const uint8_t*>(s.data()), s.size());
 }
 
-TEST(Crc32, CheckValue) { EXPECT_EQ(crc_of("123456789"), 0xCBF43926u); }
+TEST(Crc32, CheckValue) {
+  EXPECT_EQ(crc_of("123456789"), 0xCBF43926u);
+}
 
 TEST(Crc32, EmptyInputIsZero) {
   EXPECT_EQ(crc32(nullptr, 0), 0u);
@@ -37,14 +39,16 @@ TEST(Crc32, KnownVectors) {
 // streaming reader may checksum a section in pieces.
 TEST(Crc32, IncrementalEqualsOneShot) {
   std::vector<uint8_t> data(1000);
-  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 7 + 3);
+  for (size_t i = 0; i < data.size(); ++i)
+    data[i] = static_cast<uint8_t>(i * 7 + 3);
   const uint32_t whole = crc32(data.data(), data.size());
   for (size_t split : {size_t{0}, size_t{1}, size_t{63}, size_t{500}, size_t{999}, size_t{1000}}) {
     const uint32_t first = crc32(data.data(), split);
     EXPECT_EQ(crc32(data.data() + split, data.size() - split, first), whole) << "split " << split;
   }
   uint32_t running = 0;
-  for (uint8_t byte : data) running = crc32(&byte, 1, running);
+  for (uint8_t byte : data)
+    running = crc32(&byte, 1, running);
   EXPECT_EQ(running, whole);
 }
 

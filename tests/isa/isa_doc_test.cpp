@@ -1,6 +1,8 @@
 // docs/isa.md is generated from the table; these tests keep the checked-in copy current and
 // make sure the generator leaves nothing of the table out.
 
+#include "isa/asm/isa_doc.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -8,7 +10,6 @@
 #include <sstream>
 #include <string>
 
-#include "isa/asm/isa_doc.h"
 #include "isa/encoding/isa_table.h"
 
 namespace s2::isa {
@@ -38,7 +39,9 @@ TEST(IsaDoc, CheckedInCopyIsCurrent) {
       << "(first difference at line " << first_differing_line(on_disk, generated) << ")";
 }
 
-TEST(IsaDoc, IsDeterministic) { EXPECT_EQ(isa_reference_markdown(), isa_reference_markdown()); }
+TEST(IsaDoc, IsDeterministic) {
+  EXPECT_EQ(isa_reference_markdown(), isa_reference_markdown());
+}
 
 // Names are written in backticks; checking the quoted form avoids matching a short name
 // ("a", "x") inside some other word.
@@ -56,19 +59,20 @@ TEST(IsaDoc, MentionsEverythingInTheTable) {
     EXPECT_NE(doc.find(code), std::string::npos) << op.mnemonic << " opcode " << code;
     for (const OperandSig& s : op.operands)
       EXPECT_TRUE(mentions(doc, slot_info(s.slot).name)) << op.mnemonic;
-    for (Field f : op.fields) EXPECT_TRUE(mentions(doc, field_info(f).name)) << op.mnemonic;
+    for (Field f : op.fields)
+      EXPECT_TRUE(mentions(doc, field_info(f).name)) << op.mnemonic;
   }
   for (const FieldInfo& f : field_table()) {
     EXPECT_TRUE(mentions(doc, f.name)) << "field " << f.name;
     for (const EnumValue& e : enum_values(f.enum_set))
       EXPECT_TRUE(mentions(doc, e.name)) << "enum value " << e.name << " of " << f.name;
     if (f.kind == FieldKind::Enum) {
-      EXPECT_NE(doc.find("### " + std::string(enum_set_name(f.enum_set)) + "\n"),
-                std::string::npos)
+      EXPECT_NE(doc.find("### " + std::string(enum_set_name(f.enum_set)) + "\n"), std::string::npos)
           << "no section for the enumeration of " << f.name;
     }
   }
-  for (const SlotInfo& s : slot_table()) EXPECT_TRUE(mentions(doc, s.name)) << "operand " << s.name;
+  for (const SlotInfo& s : slot_table())
+    EXPECT_TRUE(mentions(doc, s.name)) << "operand " << s.name;
   for (uint32_t c = 0; c < 16; ++c)
     if (const auto t = dtype_from_code(c)) {
       EXPECT_TRUE(mentions(doc, dtype_name(*t))) << "dtype " << dtype_name(*t);
@@ -86,9 +90,9 @@ TEST(IsaDoc, FieldRowsGiveThePlacement) {
     const std::string section = doc.substr(begin, end == std::string::npos ? end : end - begin);
     for (const FieldPlacement& p : op.placement) {
       const FieldInfo& f = field_info(p.field);
-      const std::string bits = f.bits == 1 ? std::to_string(p.bit)
-                                           : std::to_string(p.bit) + "-" +
-                                                 std::to_string(p.bit + f.bits - 1);
+      const std::string bits =
+          f.bits == 1 ? std::to_string(p.bit)
+                      : std::to_string(p.bit) + "-" + std::to_string(p.bit + f.bits - 1);
       const std::string row = "| `" + std::string(f.name) + "` | " + std::to_string(p.word) +
                               " | " + bits + " | " + std::to_string(f.bits) + " |";
       EXPECT_NE(section.find(row), std::string::npos) << op.mnemonic << ": " << row;

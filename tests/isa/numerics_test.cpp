@@ -179,7 +179,8 @@ TEST(Pool, MaxPoolBackwardAddsEachGradientAtItsIndex) {
   std::fill(dx, dx + 8, 7.0f);  // overwritten, not accumulated into
   EXPECT_EQ(max_pool2d_backward(g, dy, at, dx), std::nullopt);
   const float want[8] = {0, 0, 0, 3, /**/ 3, 0, 4, 0};
-  for (size_t i = 0; i < 8; ++i) EXPECT_EQ(dx[i], want[i]) << i;
+  for (size_t i = 0; i < 8; ++i)
+    EXPECT_EQ(dx[i], want[i]) << i;
 }
 
 TEST(Pool, MaxPoolBackwardReportsTheFirstIndexOutsideItsPlane) {
@@ -276,7 +277,8 @@ TEST(BatchNorm, ConstantChannelNormalisesToBeta) {
   const BnRun r = bn_forward(g, x, {2, 1}, {0.5f, 0}, 0.25f, 0.5f);
   EXPECT_EQ(r.mean[0], 5.0f);
   EXPECT_EQ(r.invstd[0], 2.0f);  // 1 / sqrt(0 + 0.25)
-  for (size_t i : {size_t{0}, size_t{1}, size_t{4}, size_t{5}}) EXPECT_EQ(r.y[i], 0.5f) << i;
+  for (size_t i : {size_t{0}, size_t{1}, size_t{4}, size_t{5}})
+    EXPECT_EQ(r.y[i], 0.5f) << i;
   EXPECT_EQ(r.running_mean[0], 3.0f);  // 0.5 * 1 + 0.5 * 5
   EXPECT_EQ(r.running_var[0], 2.0f);   // 0.5 * 4 + 0.5 * 0
   // Channel 1: mean 2, biased var 1, unbiased 4/3; invstd = 1 / sqrt(1.25).
@@ -310,7 +312,8 @@ TEST(BatchNorm, StatsOperandReplacesTheBatchMoments) {
   // sum 0, sum of squares 4 over 4 values: mean 0, var 1 -> y = x.
   const float stats[2] = {0, 4};
   const BnRun r = bn_forward(g, x, {1}, {0}, 0.0f, 1.0f, stats);
-  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(r.y[i], x[i]) << i;
+  for (size_t i = 0; i < 4; ++i)
+    EXPECT_EQ(r.y[i], x[i]) << i;
   EXPECT_EQ(r.running_var[0], 4.0f / 3.0f);  // var * count / (count - 1), momentum 1
   // A sum of squares below count * mean^2 (rounding in the PE epilogue) clamps var at 0.
   const float skewed[2] = {4, 3};  // mean 1, sumsq / count - 1 = -0.25
@@ -334,10 +337,10 @@ TEST(BatchNorm, NullRunningOutputsSkipTheUpdate) {
 TEST(BatchNorm, BackwardMatchesHandValuesAndFiniteDifferences) {
   // N=2, C=2, S=3; loss L = sum_i w_i * y_i, so dy = w.
   const BnGeometry g{2, 2, 3};
-  const std::vector<float> x = {0.3f, -1.2f, 2.0f, 0.7f, 0.1f, -0.4f,
-                                1.1f, 0.5f, -0.8f, -1.5f, 0.9f, 0.2f};
-  const std::vector<float> w = {1.0f, -0.5f, 0.25f, 2.0f, -1.0f, 0.5f,
-                                -0.75f, 1.5f, 0.3f, 0.6f, -0.2f, 1.2f};
+  const std::vector<float> x = {0.3f, -1.2f, 2.0f,  0.7f,  0.1f, -0.4f,
+                                1.1f, 0.5f,  -0.8f, -1.5f, 0.9f, 0.2f};
+  const std::vector<float> w = {1.0f,   -0.5f, 0.25f, 2.0f, -1.0f, 0.5f,
+                                -0.75f, 1.5f,  0.3f,  0.6f, -0.2f, 1.2f};
   const std::vector<float> gamma = {1.5f, -0.5f}, beta = {0.1f, 0.2f};
   const float eps = 1e-5f;
   const BnRun r = bn_forward(g, x, gamma, beta, eps, 0.1f);
@@ -350,7 +353,8 @@ TEST(BatchNorm, BackwardMatchesHandValuesAndFiniteDifferences) {
   auto loss = [&](const std::vector<float>& xv, const std::vector<float>& gv) {
     const BnRun f = bn_forward(g, xv, gv, beta, eps, 0.1f);
     double l = 0;
-    for (size_t i = 0; i < xv.size(); ++i) l += static_cast<double>(w[i]) * static_cast<double>(f.y[i]);
+    for (size_t i = 0; i < xv.size(); ++i)
+      l += static_cast<double>(w[i]) * static_cast<double>(f.y[i]);
     return l;
   };
   const float h = 1e-2f;

@@ -2,6 +2,8 @@
 // on many random shapes, strides, K-tiles and operand mixes (ragged blocks, several panels,
 // subnormals, Inf, NaN, signed zeros, values around the bound under which the fast path must
 // not be taken), with both compiled kernels.
+#include "isa/numerics/pe_gemm.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,7 +14,6 @@
 #include <vector>
 
 #include "isa/numerics/fp32.h"
-#include "isa/numerics/pe_gemm.h"
 
 namespace s2::numerics {
 namespace {

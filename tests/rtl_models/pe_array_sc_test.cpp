@@ -1,20 +1,20 @@
 // The SystemC Verilator build of the PE array (rtl_models/pe_array/pe_array_sc.h) against the
 // plain C++ build: same bits, same cycles, SystemC time = cycles x clock period, and sc_start()
 // returns after each pass (the clock only runs while a pass does).
-#include <gtest/gtest.h>
+#include "rtl_models/pe_array/pe_array_sc.h"
 
-#include <systemc>
+#include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <random>
 #include <string>
+#include <systemc>
 #include <vector>
 
 #include "isa/common/errors.h"
 #include "rtl_models/pe_array/pe_array_rtl.h"
-#include "rtl_models/pe_array/pe_array_sc.h"
 
 namespace s2::rtl {
 namespace {
@@ -42,14 +42,18 @@ void expect_same_as_plain(RtlPeArraySc& sc, uint32_t seed) {
   sc.run_pass({1, 1, 1}, one.data(), 1, one.data(), 1, sum.data(), 1);
   EXPECT_EQ(sum[0], 0x3F800000u);
   for (int q = 0; q < 6; ++q) {
-    const PePass p{1 + static_cast<uint32_t>(rng() % 70), 1 + static_cast<uint32_t>(rng() % sc.cols()),
+    const PePass p{1 + static_cast<uint32_t>(rng() % 70),
+                   1 + static_cast<uint32_t>(rng() % sc.cols()),
                    1 + static_cast<uint32_t>(rng() % sc.rows())};
     SCOPED_TRACE("m=" + std::to_string(p.m) + " n=" + std::to_string(p.n) +
                  " k=" + std::to_string(p.k));
     std::vector<uint32_t> x(size_t{p.m} * p.k), w(size_t{p.k} * p.n), c(size_t{p.m} * p.n);
-    for (uint32_t& v : x) v = random_bits(rng);
-    for (uint32_t& v : w) v = random_bits(rng);
-    for (uint32_t& v : c) v = random_bits(rng);
+    for (uint32_t& v : x)
+      v = random_bits(rng);
+    for (uint32_t& v : w)
+      v = random_bits(rng);
+    for (uint32_t& v : c)
+      v = random_bits(rng);
     std::vector<uint32_t> c_plain = c;
     const sc_core::sc_time before = sc_core::sc_time_stamp();
     const uint64_t sc_cycles = sc.run_pass(p, x.data(), p.k, w.data(), p.n, c.data(), p.n);
@@ -59,13 +63,16 @@ void expect_same_as_plain(RtlPeArraySc& sc, uint32_t seed) {
     EXPECT_EQ(sc_cycles, plain_cycles);
     EXPECT_EQ(sc_cycles, uint64_t{p.k} + (sc.rows() - 1) + (sc.cols() - 1) + p.m + 2);
     EXPECT_EQ(c, c_plain);
-    EXPECT_EQ(elapsed,
-              sc_core::sc_time(static_cast<double>(sc_cycles * kClockPs), sc_core::SC_PS));
+    EXPECT_EQ(elapsed, sc_core::sc_time(static_cast<double>(sc_cycles * kClockPs), sc_core::SC_PS));
   }
 }
 
-TEST(RtlPeArraySc, Size32MatchesThePlainBuild) { expect_same_as_plain(*g_sc32, 1); }
-TEST(RtlPeArraySc, Size16MatchesThePlainBuild) { expect_same_as_plain(*g_sc16, 2); }
+TEST(RtlPeArraySc, Size32MatchesThePlainBuild) {
+  expect_same_as_plain(*g_sc32, 1);
+}
+TEST(RtlPeArraySc, Size16MatchesThePlainBuild) {
+  expect_same_as_plain(*g_sc16, 2);
+}
 
 TEST(RtlPeArraySc, SimulationIsIdleBetweenPasses) {
   // Nothing is left to do after a pass: another sc_start() returns at once, time stands still.
@@ -92,8 +99,7 @@ TEST(RtlPeArraySc, VcdOfAPass) {
     g_sc16->open_vcd("/nonexistent-dir/x.vcd");
     FAIL() << "no error";
   } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("/nonexistent-dir/x.vcd"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("/nonexistent-dir/x.vcd"), std::string::npos) << e.what();
   }
   const std::string path = ::testing::TempDir() + "pe_array_sc_test.vcd";
   g_sc16->open_vcd(path);

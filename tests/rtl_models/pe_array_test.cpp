@@ -41,10 +41,9 @@ uint32_t random_value(std::mt19937_64& rng) {
 
 // Special operands: zeros, subnormals, min normal, huge, tiny, Inf, NaNs with payloads.
 constexpr uint32_t kSpecials[] = {
-    0x00000000, 0x80000000, 0x00000001, 0x807FFFFF, 0x00400000, 0x00800000, 0x80800000,
-    0x7F7FFFFF, 0xFF7FFFFF, 0x7F000000, 0x0C000000, 0x8C000001, 0x7F800000, 0xFF800000,
-    0x7FC00000, 0xFFC12345, 0x7F800001, 0x3F800000, 0xBF800000, 0x3F7FFFFF, 0x1F800000,
-    0x9F800000, 0x60000000, 0x20000000,
+    0x00000000, 0x80000000, 0x00000001, 0x807FFFFF, 0x00400000, 0x00800000, 0x80800000, 0x7F7FFFFF,
+    0xFF7FFFFF, 0x7F000000, 0x0C000000, 0x8C000001, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC12345,
+    0x7F800001, 0x3F800000, 0xBF800000, 0x3F7FFFFF, 0x1F800000, 0x9F800000, 0x60000000, 0x20000000,
 };
 
 uint32_t special_value(std::mt19937_64& rng) {
@@ -56,7 +55,8 @@ uint32_t special_value(std::mt19937_64& rng) {
 template <typename Gen>
 std::vector<uint32_t> fill(size_t count, std::mt19937_64& rng, Gen gen) {
   std::vector<uint32_t> v(count);
-  for (uint32_t& x : v) x = gen(rng);
+  for (uint32_t& x : v)
+    x = gen(rng);
   return v;
 }
 
@@ -118,22 +118,21 @@ TEST_P(RtlPeArraySize, CyclesAreThePassFormulaAndBitsTheReference) {
 TEST_P(RtlPeArraySize, CyclesMatchTheTimingModel) {
   const Size s = GetParam();
   target::TargetDesc target = target::load_target(
-      std::string(S2_SOURCE_DIR) +
-      (s.rows == 16 && s.cols == 16 ? "/configs/s2train_small.yaml" : "/configs/s2train_base.yaml"));
+      std::string(S2_SOURCE_DIR) + (s.rows == 16 && s.cols == 16 ? "/configs/s2train_small.yaml"
+                                                                 : "/configs/s2train_base.yaml"));
   target.pe_array.rows = s.rows;
   target.pe_array.cols = s.cols;
   const auto model = sim::timing::make_pe_array_model(target);
   // The model's passes hold at most its accumulator rows per column (512 on the small config,
   // below the RTL's MAX_M; more than MAX_M on the reshaped 8x4): shapes are cut to both
   // limits, so the model's limit is among them.
-  const auto limit_m = static_cast<uint32_t>(
-      std::min<uint64_t>(model->max_pass().m, array_->max_m()));
+  const auto limit_m =
+      static_cast<uint32_t>(std::min<uint64_t>(model->max_pass().m, array_->max_m()));
   for (PePass p : shapes(s)) {
     p.m = std::min(p.m, limit_m);
     SCOPED_TRACE("m=" + std::to_string(p.m) + " n=" + std::to_string(p.n) +
                  " k=" + std::to_string(p.k));
-    EXPECT_EQ(check_pass(*array_, p, rng_, random_value),
-              model->pass_cycles({p.m, p.n, p.k}));
+    EXPECT_EQ(check_pass(*array_, p, rng_, random_value), model->pass_cycles({p.m, p.n, p.k}));
   }
 }
 
@@ -167,13 +166,14 @@ TEST_P(RtlPeArraySize, BypassedRowsAndColumnsDoNotChangeResults) {
   std::vector<uint32_t> x_inf(size_t{4} * s.rows, 0x7F800000);
   std::vector<uint32_t> w_inf(size_t{s.rows} * s.cols, 0xFF800000);
   std::vector<uint32_t> c_full(size_t{4} * s.cols, 0);
-  array_->run_pass({4, s.cols, s.rows}, x_inf.data(), s.rows, w_inf.data(), s.cols,
-                   c_full.data(), s.cols);
-  for (uint32_t v : c_full) EXPECT_EQ(v, 0xFF800000u);  // -Inf everywhere: all PEs loaded
+  array_->run_pass({4, s.cols, s.rows}, x_inf.data(), s.rows, w_inf.data(), s.cols, c_full.data(),
+                   s.cols);
+  for (uint32_t v : c_full)
+    EXPECT_EQ(v, 0xFF800000u);  // -Inf everywhere: all PEs loaded
   for (const PePass& p : {PePass{6, s.cols / 2, s.rows / 2}, PePass{3, 1, 1}}) {
-    std::vector<uint32_t> x(size_t{p.m} * p.k, 0x3F800000);       // 1
-    std::vector<uint32_t> w(size_t{p.k} * p.n, 0x40000000);       // 2
-    std::vector<uint32_t> c(size_t{p.m} * s.cols, 0x3F800000);    // 1, wider than n
+    std::vector<uint32_t> x(size_t{p.m} * p.k, 0x3F800000);     // 1
+    std::vector<uint32_t> w(size_t{p.k} * p.n, 0x40000000);     // 2
+    std::vector<uint32_t> c(size_t{p.m} * s.cols, 0x3F800000);  // 1, wider than n
     array_->run_pass(p, x.data(), p.k, w.data(), p.n, c.data(), s.cols);
     const uint32_t expected = numerics::bits(1.0f + 2.0f * static_cast<float>(p.k));
     for (uint32_t i = 0; i < p.m; ++i)

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "isa/common/errors.h"
 #include "dram_test_util.h"
+#include "isa/common/errors.h"
 #include "isa/target/target_loader.h"
 #include "simulator/dram/address_mapping.h"
 #include "simulator/dram/dram_clock.h"

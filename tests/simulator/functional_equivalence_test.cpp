@@ -43,9 +43,10 @@ Compiled compile(const std::string& model) {
 
 std::vector<uint8_t> host_bytes(const ir::HostArray& a) {
   std::vector<uint8_t> out;
-  const uint8_t* p = a.dtype() == isa::DType::F32   ? reinterpret_cast<const uint8_t*>(a.f32().data())
-                     : a.dtype() == isa::DType::I32 ? reinterpret_cast<const uint8_t*>(a.i32().data())
-                                                    : a.u8().data();
+  const uint8_t* p = a.dtype() == isa::DType::F32 ? reinterpret_cast<const uint8_t*>(a.f32().data())
+                     : a.dtype() == isa::DType::I32
+                         ? reinterpret_cast<const uint8_t*>(a.i32().data())
+                         : a.u8().data();
   out.assign(p, p + a.size() * isa::dtype_bytes(a.dtype()));
   return out;
 }
@@ -107,12 +108,12 @@ TEST(FunctionalEquivalenceCoverage, TheZooUsesEveryComputeFamily) {
   for (const char* model : {"mlp", "lenet5", "resnet18"})
     for (const isa::Instruction& inst : compile(model).exe.instructions)
       used.insert(inst.opcode());
-  for (isa::Opcode op : {isa::Opcode::Conv2d, isa::Opcode::Conv2dBwdData,
-                         isa::Opcode::Conv2dBwdWeight, isa::Opcode::Gemm, isa::Opcode::BnFwd,
-                         isa::Opcode::BnBwd, isa::Opcode::MaxPoolFwd, isa::Opcode::MaxPoolBwd,
-                         isa::Opcode::AvgPoolFwd, isa::Opcode::AvgPoolBwd, isa::Opcode::Eltwise,
-                         isa::Opcode::SoftmaxCe, isa::Opcode::Sgd, isa::Opcode::Reduce,
-                         isa::Opcode::End})
+  for (isa::Opcode op :
+       {isa::Opcode::Conv2d, isa::Opcode::Conv2dBwdData, isa::Opcode::Conv2dBwdWeight,
+        isa::Opcode::Gemm, isa::Opcode::BnFwd, isa::Opcode::BnBwd, isa::Opcode::MaxPoolFwd,
+        isa::Opcode::MaxPoolBwd, isa::Opcode::AvgPoolFwd, isa::Opcode::AvgPoolBwd,
+        isa::Opcode::Eltwise, isa::Opcode::SoftmaxCe, isa::Opcode::Sgd, isa::Opcode::Reduce,
+        isa::Opcode::End})
     EXPECT_TRUE(used.count(op) == 1) << isa::opcode_info(op).mnemonic << " is never emitted";
 }
 

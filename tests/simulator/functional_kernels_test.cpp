@@ -25,7 +25,6 @@ Datapath& model_datapath() {
   return model.get();
 }
 
-
 using isa::DType;
 using isa::Field;
 using isa::Opcode;
@@ -119,7 +118,8 @@ class Program {
     lower::execute_instruction(exe_, 0, theirs);
     if (ours.bytes() == theirs.bytes()) return ::testing::AssertionSuccess();
     size_t first = 0;
-    while (ours.bytes()[first] == theirs.bytes()[first]) ++first;
+    while (ours.bytes()[first] == theirs.bytes()[first])
+      ++first;
     return ::testing::AssertionFailure() << "first differing byte at address " << first;
   }
 
@@ -152,10 +152,10 @@ uint32_t out_size(uint32_t in, const ConvCase& cc, uint32_t kernel) {
 }
 
 const ConvCase kConvCases[] = {
-    {2, 3, 7, 6, 4, 3, 3, 1, 1, 1, 1},     // 27 taps: one K-tile
-    {2, 8, 9, 9, 6, 3, 3, 2, 1, 1, 1},     // 72 taps: three K-tiles, stride 2
-    {1, 8, 10, 10, 4, 3, 3, 1, 2, 2, 2},   // dilation and groups
-    {3, 16, 5, 5, 40, 1, 1, 1, 0, 1, 1},   // 1x1, K > 32
+    {2, 3, 7, 6, 4, 3, 3, 1, 1, 1, 1},    // 27 taps: one K-tile
+    {2, 8, 9, 9, 6, 3, 3, 2, 1, 1, 1},    // 72 taps: three K-tiles, stride 2
+    {1, 8, 10, 10, 4, 3, 3, 1, 2, 2, 2},  // dilation and groups
+    {3, 16, 5, 5, 40, 1, 1, 1, 0, 1, 1},  // 1x1, K > 32
 };
 
 TEST(FunctionalConv2d, ForwardWithBiasResidualReluMatchesTheReference) {
@@ -239,8 +239,8 @@ TEST(FunctionalConv2d, SumsKTilesOfThirtyTwoThenAddsTheTiles) {
   p.set(Slot::X, x).set(Slot::W, w).set(Slot::Y, y);
   DramImage image = DramImage::load(p.exe());
   std::vector<float> xv(40, 1.0f), wv(40, 1.0f);
-  xv[0] = 1e8f;   // tile 0: 1e8 + 31 ones, each lost to rounding -> 1e8
-  xv[32] = -1e8f; // tile 1: -1e8 + 7 ones -> -1e8; tile0 + tile1 = 0
+  xv[0] = 1e8f;    // tile 0: 1e8 + 31 ones, each lost to rounding -> 1e8
+  xv[32] = -1e8f;  // tile 1: -1e8 + 7 ones -> -1e8; tile0 + tile1 = 0
   image.write_f32(x, xv);
   image.write_f32(w, wv);
   execute_instruction(p.inst(), image, model_datapath());
@@ -279,7 +279,8 @@ TEST(FunctionalGemm, EveryTransposeWithBiasResidualGateReluMatchesTheReference) 
           .set(Slot::Residual, p.tensor({m, n}))
           .set(Slot::Gate, p.tensor({m, n}))
           .set(Slot::Y, p.zeros({m, n}));
-      p.field(Field::TransA, static_cast<uint32_t>(ta)).field(Field::TransB, static_cast<uint32_t>(tb));
+      p.field(Field::TransA, static_cast<uint32_t>(ta))
+          .field(Field::TransB, static_cast<uint32_t>(tb));
       p.field(Field::Act, static_cast<uint32_t>(isa::Activation::Relu));
       EXPECT_TRUE(p.matches_reference()) << "trans_a=" << ta << " trans_b=" << tb;
     }
@@ -295,7 +296,8 @@ TEST(FunctionalGemm, TransposedAndSlicedDescriptorsMatchTheReference) {
   const TensorDesc a = p.inst().get(Slot::A);
   DramImage image = DramImage::load(p.exe());
   const std::vector<float> av = image.read_f32(a);
-  const std::vector<float> stored = image.read_f32(TensorDesc::contiguous(a.addr, DType::F32, {40, 6}));
+  const std::vector<float> stored =
+      image.read_f32(TensorDesc::contiguous(a.addr, DType::F32, {40, 6}));
   for (size_t i = 0; i < 6; ++i)
     for (size_t j = 0; j < 40; ++j)
       ASSERT_EQ(av[i * 40 + j], stored[j * 6 + i]);
@@ -303,7 +305,8 @@ TEST(FunctionalGemm, TransposedAndSlicedDescriptorsMatchTheReference) {
 
 TEST(FunctionalGemm, SmallProductIsExact) {
   Program p(Opcode::Gemm);
-  const TensorDesc a = p.zeros({2, 2}), b = p.zeros({2, 2}), bias = p.zeros({2}), y = p.zeros({2, 2});
+  const TensorDesc a = p.zeros({2, 2}), b = p.zeros({2, 2}), bias = p.zeros({2}),
+                   y = p.zeros({2, 2});
   p.set(Slot::A, a).set(Slot::B, b).set(Slot::Bias, bias).set(Slot::Y, y).field(Field::TransB, 1);
   DramImage image = DramImage::load(p.exe());
   image.write_f32(a, {1, 2, 3, 4});
@@ -318,8 +321,12 @@ TEST(FunctionalGemm, SmallProductIsExact) {
 TEST(FunctionalBatchNorm, ForwardWithRunningStatsAndReluMatchesTheReference) {
   for (bool running : {true, false}) {
     Program p(Opcode::BnFwd);
-    p.set(Slot::X, p.tensor({3, 4, 5, 5})).set(Slot::Gamma, p.tensor({4})).set(Slot::Beta, p.tensor({4}));
-    p.set(Slot::Y, p.zeros({3, 4, 5, 5})).set(Slot::Mean, p.zeros({4})).set(Slot::InvStd, p.zeros({4}));
+    p.set(Slot::X, p.tensor({3, 4, 5, 5}))
+        .set(Slot::Gamma, p.tensor({4}))
+        .set(Slot::Beta, p.tensor({4}));
+    p.set(Slot::Y, p.zeros({3, 4, 5, 5}))
+        .set(Slot::Mean, p.zeros({4}))
+        .set(Slot::InvStd, p.zeros({4}));
     if (running) p.set(Slot::RunningMean, p.tensor({4})).set(Slot::RunningVar, p.sliced({4}));
     p.field(Field::Act, static_cast<uint32_t>(isa::Activation::Relu));
     p.inst().set_f32(Field::Eps, 1e-3f);
@@ -331,7 +338,8 @@ TEST(FunctionalBatchNorm, ForwardWithRunningStatsAndReluMatchesTheReference) {
 TEST(FunctionalBatchNorm, ForwardFromStatsUsesTheGivenMoments) {
   Program p(Opcode::BnFwd);
   const TensorDesc x = p.zeros({2, 1, 1, 2}), stats = p.zeros({2, 1}), y = p.zeros({2, 1, 1, 2});
-  const TensorDesc mean = p.zeros({1}), invstd = p.zeros({1}), gamma = p.zeros({1}), beta = p.zeros({1});
+  const TensorDesc mean = p.zeros({1}), invstd = p.zeros({1}), gamma = p.zeros({1}),
+                   beta = p.zeros({1});
   p.set(Slot::X, x).set(Slot::Stats, stats).set(Slot::Y, y).set(Slot::Mean, mean);
   p.set(Slot::InvStd, invstd).set(Slot::Gamma, gamma).set(Slot::Beta, beta);
   p.inst().set_f32(Field::Eps, 0.0f);
@@ -345,16 +353,21 @@ TEST(FunctionalBatchNorm, ForwardFromStatsUsesTheGivenMoments) {
   EXPECT_EQ(image.read_f32(invstd)[0], static_cast<float>(1.0 / std::sqrt(2.0)));
   const std::vector<float> yv = image.read_f32(y);
   for (size_t i = 0; i < 4; ++i)
-    EXPECT_EQ(yv[i], static_cast<float>((static_cast<double>(i + 1) - 2.0) / std::sqrt(2.0) * 2.0 + 1.0));
+    EXPECT_EQ(yv[i],
+              static_cast<float>((static_cast<double>(i + 1) - 2.0) / std::sqrt(2.0) * 2.0 + 1.0));
 }
 
 TEST(FunctionalBatchNorm, BackwardWithGateMatchesTheReference) {
   for (bool gate : {true, false}) {
     Program p(Opcode::BnBwd);
     p.set(Slot::Dy, p.tensor({2, 3, 4, 4})).set(Slot::X, p.tensor({2, 3, 4, 4}));
-    p.set(Slot::Gamma, p.tensor({3})).set(Slot::Mean, p.tensor({3})).set(Slot::InvStd, p.tensor({3}));
+    p.set(Slot::Gamma, p.tensor({3}))
+        .set(Slot::Mean, p.tensor({3}))
+        .set(Slot::InvStd, p.tensor({3}));
     if (gate) p.set(Slot::Gate, p.tensor({2, 3, 4, 4}));
-    p.set(Slot::Dx, p.zeros({2, 3, 4, 4})).set(Slot::DGamma, p.zeros({3})).set(Slot::DBeta, p.zeros({3}));
+    p.set(Slot::Dx, p.zeros({2, 3, 4, 4}))
+        .set(Slot::DGamma, p.zeros({3}))
+        .set(Slot::DBeta, p.zeros({3}));
     EXPECT_TRUE(p.matches_reference()) << "gate: " << gate;
   }
 }
@@ -362,9 +375,11 @@ TEST(FunctionalBatchNorm, BackwardWithGateMatchesTheReference) {
 struct PoolCase {
   uint32_t h, kernel, stride, pad, ceil, include_pad, out;
 };
-const PoolCase kPoolCases[] = {
-    {8, 2, 2, 0, 0, 1, 4}, {7, 3, 2, 1, 0, 1, 4}, {7, 3, 2, 1, 0, 0, 4}, {6, 3, 2, 1, 1, 0, 4},
-    {5, 5, 1, 0, 0, 1, 1}};
+const PoolCase kPoolCases[] = {{8, 2, 2, 0, 0, 1, 4},
+                               {7, 3, 2, 1, 0, 1, 4},
+                               {7, 3, 2, 1, 0, 0, 4},
+                               {6, 3, 2, 1, 1, 0, 4},
+                               {5, 5, 1, 0, 0, 1, 1}};
 
 void pool_fields(Program& p, const PoolCase& c, bool avg) {
   p.field(Field::KernelH, c.kernel).field(Field::KernelW, c.kernel);
@@ -394,7 +409,8 @@ TEST(FunctionalPool, MaxAndAverageForwardAndBackwardMatchTheReference) {
     pool_fields(avg, c, true);
     EXPECT_TRUE(avg.matches_reference()) << "avgpool_fwd " << what;
     Program avgb(Opcode::AvgPoolBwd);
-    avgb.set(Slot::Dy, avgb.tensor({2, 3, c.out, c.out})).set(Slot::Dx, avgb.zeros({2, 3, c.h, c.h}));
+    avgb.set(Slot::Dy, avgb.tensor({2, 3, c.out, c.out}))
+        .set(Slot::Dx, avgb.zeros({2, 3, c.h, c.h}));
     pool_fields(avgb, c, true);
     EXPECT_TRUE(avgb.matches_reference()) << "avgpool_bwd " << what;
   }
@@ -594,14 +610,17 @@ TEST(FunctionalExecute, EveryOpcodeOfTheIsaHasAKernel) {
 TEST(FunctionalExecute, MalformedInstructionsAndOutOfRangeDescriptorsAreUserErrors) {
   Program p(Opcode::Eltwise);
   const TensorDesc a = p.tensor({8});
-  p.set(Slot::A, a).set(Slot::Y, p.zeros({8})).field(Field::Op, static_cast<uint32_t>(isa::EltwiseOp::Relu));
+  p.set(Slot::A, a)
+      .set(Slot::Y, p.zeros({8}))
+      .field(Field::Op, static_cast<uint32_t>(isa::EltwiseOp::Relu));
   DramImage image = DramImage::load(p.exe());
   TensorDesc far = a;
   far.addr = 1u << 20;
   p.inst().set_operand(Slot::A, far);
   EXPECT_THROW(execute_instruction(p.inst(), image, model_datapath()), UserError);
   p.inst().set_operand(Slot::A, TensorDesc::contiguous(0, DType::F32, {9}));
-  EXPECT_THROW(execute_instruction(p.inst(), image, model_datapath()), UserError);  // 9 elements into 8
+  EXPECT_THROW(execute_instruction(p.inst(), image, model_datapath()),
+               UserError);  // 9 elements into 8
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // thread, time advances by exactly the RTL's cycles, the cycles agree with the model, and a
 // tile whose model cycles differ from the RTL's is a divergence naming instruction, tile and
 // shape. Own sc_main: the RTL modules must exist before the first sc_start().
+#include "simulator/top/rtl_tile_clock.h"
+
 #include <gtest/gtest.h>
 
 #include <exception>
@@ -13,7 +15,6 @@
 #include "isa/target/target_loader.h"
 #include "simulator/timing/pe_array_model.h"
 #include "simulator/timing/ppu_model.h"
-#include "simulator/top/rtl_tile_clock.h"
 
 namespace s2::sim::top {
 namespace {
@@ -38,7 +39,8 @@ class Runner : public sc_core::sc_module {
  private:
   void loop() {
     for (;;) {
-      while (!job_) sc_core::wait(posted_);
+      while (!job_)
+        sc_core::wait(posted_);
       try {
         job_();
       } catch (...) {
@@ -79,8 +81,8 @@ TEST(RtlTileClock, PeTileRunsEveryPassOnTheRtlInTheModelsCycles) {
   isa::Instruction conv(isa::Opcode::Conv2d);
   conv.set_raw(isa::Field::Act, static_cast<uint32_t>(isa::Activation::Relu));
   uint64_t cycles = 0;
-  const uint64_t ps = g_runner->run(
-      [&] { cycles = clock.compute(isa::Unit::Pe, 3, "conv", conv, 0, tile); });
+  const uint64_t ps =
+      g_runner->run([&] { cycles = clock.compute(isa::Unit::Pe, 3, "conv", conv, 0, tile); });
   EXPECT_EQ(cycles, tile.pe_cycles + tile.ppu_cycles);
   EXPECT_EQ(ps, cycles * g_units.period_ps);  // the RTL's clock is the unit's clock
   EXPECT_EQ(log.timing_pe_array.tiles, 1u);
@@ -121,8 +123,7 @@ TEST(RtlTileClock, ATileWhoseModelCyclesDifferIsADivergenceAndTheRtlClocksTheUni
   EXPECT_TRUE(log.diverged());
   EXPECT_EQ(log.timing_pe_array.divergences, 1u);
   const std::string& first = log.timing_pe_array.first;
-  EXPECT_NE(first.find("instruction 7 (fc1), tile 4 (64x32x32 M_b x N_b x K_b)"),
-            std::string::npos)
+  EXPECT_NE(first.find("instruction 7 (fc1), tile 4 (64x32x32 M_b x N_b x K_b)"), std::string::npos)
       << first;
   EXPECT_NE(first.find("RTL " + std::to_string(rtl_cycles) + " cycles, model " +
                        std::to_string(rtl_cycles + 1)),
@@ -169,8 +170,7 @@ TEST(RtlTileClock, AConfigTheRtlCannotStandForIsAUserError) {
     RtlTileClock clock(g_units, t, log);
     FAIL() << "accepted an accumulator deeper than the RTL's";
   } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("sram.accumulator.size"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("sram.accumulator.size"), std::string::npos) << e.what();
   }
 }
 

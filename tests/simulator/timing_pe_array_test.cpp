@@ -47,8 +47,8 @@ TEST(TimingPeArray, KLargerThanRowsSplitsIntoKPasses) {
   EXPECT_EQ(model->passes({64, 32, 64}), 2u);
   EXPECT_EQ(model->tile_cycles({64, 32, 64}), 2u * 160u);
   // K = 70 = 2 full passes of 32 and one of 6; N = 40 = one of 32 and one of 8.
-  const uint64_t expected = 2 * (32 + 62 + 10 + 2) + 2 * (32 + 62 + 10 + 2) +
-                            (6 + 62 + 10 + 2) + (6 + 62 + 10 + 2);
+  const uint64_t expected =
+      2 * (32 + 62 + 10 + 2) + 2 * (32 + 62 + 10 + 2) + (6 + 62 + 10 + 2) + (6 + 62 + 10 + 2);
   EXPECT_EQ(model->tile_cycles({10, 40, 70}), expected);
   EXPECT_EQ(model->passes({10, 40, 70}), 6u);
   const InstructionPlan plan = plan_instruction(gemm(64, 32, 64), t);
@@ -57,7 +57,7 @@ TEST(TimingPeArray, KLargerThanRowsSplitsIntoKPasses) {
 
 TEST(TimingPeArray, NarrowSramPortThrottlesStreaming) {
   auto t = config("base");
-  t.sram.input.banks = 4;  // 64 B/cycle: a 32-wide input row takes two beats
+  t.sram.input.banks = 4;              // 64 B/cycle: a 32-wide input row takes two beats
   t.sram.weight.bank_width_bytes = 8;  // 64 B/cycle: a weight row of 32 takes two beats
   const auto model = make_pe_array_model(t);
   EXPECT_EQ(model->pass_cycles({64, 32, 32}), 32u * 2u + 62u + 64u * 2u + 2u);

@@ -2,7 +2,6 @@
 // that config. Every tile fits half of every buffer, every instruction's PE cycles reach its
 // compute roofline, and the tiles' DRAM accesses cover every operand byte.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -69,8 +68,8 @@ TEST_P(TimingProgram, TilesFitPhysicsHoldsAndBytesAreCovered) {
   for (size_t i = 0; i < plans.size(); ++i) {
     const isa::Instruction& inst = exe.instructions[i];
     const InstructionPlan& p = plans[i];
-    const std::string where = "instruction " + std::to_string(i) + " " +
-                              std::string(inst.info().mnemonic);
+    const std::string where =
+        "instruction " + std::to_string(i) + " " + std::string(inst.info().mnemonic);
     EXPECT_EQ(p.unit, inst.info().unit) << where;
     for (const Tile& tile : p.tiles)
       for (unsigned b = 0; b < 4; ++b)
@@ -87,8 +86,10 @@ TEST_P(TimingProgram, TilesFitPhysicsHoldsAndBytesAreCovered) {
     // Coverage: every operand read is loaded, every operand written is stored.
     std::vector<std::pair<uint64_t, uint64_t>> loads, stores;
     for (const Tile& tile : p.tiles) {
-      for (const DramAccess& a : tile.loads) loads.emplace_back(a.address, a.address + a.bytes);
-      for (const DramAccess& a : tile.stores) stores.emplace_back(a.address, a.address + a.bytes);
+      for (const DramAccess& a : tile.loads)
+        loads.emplace_back(a.address, a.address + a.bytes);
+      for (const DramAccess& a : tile.stores)
+        stores.emplace_back(a.address, a.address + a.bytes);
     }
     uint64_t in_bytes = 0, out_bytes = 0;
     for (const isa::OperandSig& sig : inst.info().operands) {

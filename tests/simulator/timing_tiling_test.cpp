@@ -39,7 +39,8 @@ TEST(TimingTiling, FlatRangeBoxesCoverExactlyTheRange) {
       EXPECT_LE(boxes.size(), 7u);
       const auto idx = flat_indices(d, boxes);
       ASSERT_EQ(idx.size(), b - a) << a << ".." << b;
-      for (uint64_t i = 0; i < idx.size(); ++i) ASSERT_EQ(idx[i], a + i) << a << ".." << b;
+      for (uint64_t i = 0; i < idx.size(); ++i)
+        ASSERT_EQ(idx[i], a + i) << a << ".." << b;
     }
 }
 

@@ -23,8 +23,8 @@ std::vector<TensorId> BackwardContext::emit(OpType type, const std::string& suff
 TensorId BackwardContext::emit1(OpType type, const std::string& suffix, OpCategory category,
                                 const std::vector<TensorId>& inputs, const Attrs& attrs) {
   const std::vector<TensorId> outs = emit(type, suffix, category, inputs, attrs);
-  internal_check(outs.size() == 1,
-                 "backward of '" + forward_.name + "': " + suffix + " has more than one output");
+  S2_CHECK(outs.size() == 1,
+           "backward of '" + forward_.name + "': " + suffix + " has more than one output");
   return outs[0];
 }
 
@@ -35,9 +35,8 @@ OpCategory BackwardContext::grad_category(size_t i) const {
 }
 
 void BackwardContext::add_grad(size_t i, TensorId grad) {
-  internal_check(
-      i < input_grads_.size() && grad.valid(),
-      "backward of '" + forward_.name + "': bad gradient for input " + std::to_string(i));
+  S2_CHECK(i < input_grads_.size() && grad.valid(),
+           "backward of '" + forward_.name + "': bad gradient for input " + std::to_string(i));
   input_grads_[i].push_back(grad);
 }
 

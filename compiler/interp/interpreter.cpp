@@ -59,8 +59,8 @@ Interpreter::Interpreter(const Graph& graph, size_t k_tile)
   for (size_t i = 0; i < graph.num_datas(); ++i) {
     const Data& d = graph.data(DataId(i));
     if (d.init) {
-      internal_check(static_cast<int64_t>(d.init->size()) == d.numel && d.init->dtype() == d.dtype,
-                     "interpreter: initial data of '" + d.name + "' does not match its node");
+      S2_CHECK(static_cast<int64_t>(d.init->size()) == d.numel && d.init->dtype() == d.dtype,
+               "interpreter: initial data of '" + d.name + "' does not match its node");
       buffers_.push_back(*d.init);
       flush(buffers_.back());
     } else {
@@ -90,8 +90,8 @@ HostArray Interpreter::value(TensorId id) const {
 
 void Interpreter::set_value(TensorId id, const HostArray& values) {
   const Tensor& t = graph_.tensor(id);
-  internal_check(static_cast<int64_t>(values.size()) == t.numel() && values.dtype() == t.dtype,
-                 "interpreter: set_value of '" + t.name + "' with the wrong size or type");
+  S2_CHECK(static_cast<int64_t>(values.size()) == t.numel() && values.dtype() == t.dtype,
+           "interpreter: set_value of '" + t.name + "' with the wrong size or type");
   HostArray& b = buffer(t.data);
   if (t.dtype == DType::F32) {
     std::vector<float> flushed = values.f32();
@@ -138,8 +138,8 @@ void Interpreter::run_op(const Op& op) {
       continue;
     }
     const Tensor& t = graph_.tensor(out);
-    internal_check(t.contiguous(),
-                   "interpreter: output '" + t.name + "' of '" + op.name + "' is not a dense view");
+    S2_CHECK(t.contiguous(),
+             "interpreter: output '" + t.name + "' of '" + op.name + "' is not a dense view");
     HostArray& b = buffer(t.data);
     const bool in_place = std::any_of(op.inputs.begin(), op.inputs.end(), [&](TensorId in) {
       return in.valid() && graph_.tensor(in).data == t.data;

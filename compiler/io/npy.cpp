@@ -154,9 +154,9 @@ void store_le(uint64_t v, size_t bytes, std::vector<uint8_t>* out) {
 
 std::vector<uint8_t> encode_npy(const ir::HostArray& data, const ir::Shape& shape) {
   const isa::DType dtype = data.dtype();
-  internal_check(dtype == isa::DType::F32 || dtype == isa::DType::I32,
-                 "encode_npy: only f32 and i32 arrays are written");
-  internal_check(
+  S2_CHECK(dtype == isa::DType::F32 || dtype == isa::DType::I32,
+           "encode_npy: only f32 and i32 arrays are written");
+  S2_CHECK(
       static_cast<int64_t>(data.size()) == ir::shape_numel(shape),
       "encode_npy: " + std::to_string(data.size()) + " elements for shape " + shape_tuple(shape));
   std::string header = std::string("{'descr': '") + (dtype == isa::DType::F32 ? "<f4" : "<i4") +
@@ -168,7 +168,7 @@ std::vector<uint8_t> encode_npy(const ir::HostArray& data, const ir::Shape& shap
   const size_t unpadded = kMagicSize + 4 + header.size() + 1;  // + version, length, '\n'
   header.append(kAlign - unpadded % kAlign, ' ');
   header += '\n';
-  internal_check(header.size() <= 0xffff, "encode_npy: header too long");
+  S2_CHECK(header.size() <= 0xffff, "encode_npy: header too long");
 
   std::vector<uint8_t> out(kMagic, kMagic + kMagicSize);
   out.push_back(1);

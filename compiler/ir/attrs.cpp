@@ -51,31 +51,31 @@ std::string attr_value_text(const AttrValue& value) {
 
 const AttrValue& Attrs::get(const std::string& name) const {
   const auto it = values_.find(name);
-  internal_check(it != values_.end(), "attribute '" + name + "' is not set");
+  S2_CHECK(it != values_.end(), "attribute '" + name + "' is not set");
   return it->second;
 }
 
 int64_t Attrs::i(const std::string& name) const {
   const AttrValue& v = get(name);
-  internal_check(attr_kind(v) == AttrKind::Int, "attribute '" + name + "' is not an int");
+  S2_CHECK(attr_kind(v) == AttrKind::Int, "attribute '" + name + "' is not an int");
   return std::get<int64_t>(v);
 }
 
 double Attrs::f(const std::string& name) const {
   const AttrValue& v = get(name);
-  internal_check(attr_kind(v) == AttrKind::Float, "attribute '" + name + "' is not a float");
+  S2_CHECK(attr_kind(v) == AttrKind::Float, "attribute '" + name + "' is not a float");
   return std::get<double>(v);
 }
 
 const std::vector<int64_t>& Attrs::ints(const std::string& name) const {
   const AttrValue& v = get(name);
-  internal_check(attr_kind(v) == AttrKind::Ints, "attribute '" + name + "' is not an int list");
+  S2_CHECK(attr_kind(v) == AttrKind::Ints, "attribute '" + name + "' is not an int list");
   return std::get<std::vector<int64_t>>(v);
 }
 
 const std::string& Attrs::s(const std::string& name) const {
   const AttrValue& v = get(name);
-  internal_check(attr_kind(v) == AttrKind::String, "attribute '" + name + "' is not a string");
+  S2_CHECK(attr_kind(v) == AttrKind::String, "attribute '" + name + "' is not a string");
   return std::get<std::string>(v);
 }
 

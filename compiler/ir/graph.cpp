@@ -75,7 +75,7 @@ DataId Graph::add_data(Data data) {
 }
 
 TensorId Graph::add_tensor(Tensor tensor) {
-  internal_check(!names_.count("%" + tensor.name), "tensor name '" + tensor.name + "' used twice");
+  S2_CHECK(!names_.count("%" + tensor.name), "tensor name '" + tensor.name + "' used twice");
   const TensorId id(tensors_.size());
   names_["%" + tensor.name] = id.value;
   tensors_.push_back(std::move(tensor));
@@ -83,7 +83,7 @@ TensorId Graph::add_tensor(Tensor tensor) {
 }
 
 OpId Graph::add_op_node(Op op) {
-  internal_check(!names_.count("@" + op.name), "op name '" + op.name + "' used twice");
+  S2_CHECK(!names_.count("@" + op.name), "op name '" + op.name + "' used twice");
   const OpId id(ops_.size());
   names_["@" + op.name] = id.value;
   for (TensorId out : op.outputs)
@@ -121,9 +121,8 @@ TensorId Graph::add_parameter(const std::string& name, TensorRole role, DType dt
                               const Shape& shape, std::shared_ptr<const HostArray> init,
                               bool constant) {
   if (init)
-    internal_check(
-        init->dtype() == dtype && static_cast<int64_t>(init->size()) == shape_numel(shape),
-        "parameter '" + name + "': initial data does not match " + shape_text(dtype, shape));
+    S2_CHECK(init->dtype() == dtype && static_cast<int64_t>(init->size()) == shape_numel(shape),
+             "parameter '" + name + "': initial data does not match " + shape_text(dtype, shape));
   Data d{name, dtype, shape_numel(shape), role, constant, std::move(init)};
   const DataId data = add_data(std::move(d));
   return add_tensor(Tensor{name, data, dtype, shape, contiguous_strides(shape), 0, OpId()});
@@ -149,17 +148,17 @@ void fill_attrs(const OpSchema& schema, const std::string& name, Attrs* attrs) {
   for (const auto& [key, value] : attrs->values()) {
     const auto spec = std::find_if(schema.attrs.begin(), schema.attrs.end(),
                                    [&](const AttrSpec& s) { return s.name == key; });
-    internal_check(spec != schema.attrs.end(), "op '" + name + "' (" +
-                                                   std::string(op_type_name(schema.type)) +
-                                                   "): unknown attribute '" + key + "'");
-    internal_check(attr_kind(value) == spec->kind, "op '" + name + "': attribute '" + key +
-                                                       "' must be " + attr_kind_name(spec->kind));
+    S2_CHECK(spec != schema.attrs.end(), "op '" + name + "' (" +
+                                             std::string(op_type_name(schema.type)) +
+                                             "): unknown attribute '" + key + "'");
+    S2_CHECK(attr_kind(value) == spec->kind,
+             "op '" + name + "': attribute '" + key + "' must be " + attr_kind_name(spec->kind));
   }
   for (const AttrSpec& spec : schema.attrs) {
     if (attrs->has(spec.name)) continue;
-    internal_check(spec.default_value.has_value(),
-                   "op '" + name + "' (" + std::string(op_type_name(schema.type)) +
-                       "): required attribute '" + spec.name + "' is missing");
+    S2_CHECK(spec.default_value.has_value(),
+             "op '" + name + "' (" + std::string(op_type_name(schema.type)) +
+                 "): required attribute '" + spec.name + "' is missing");
     attrs->set(spec.name, *spec.default_value);
   }
 }
@@ -170,19 +169,18 @@ std::vector<TensorId> Graph::add_op(OpType type, const std::string& name, OpCate
                                     const std::vector<TensorId>& inputs, const Attrs& attrs) {
   const OpSchema& schema = op_schema(type);
   Op op{name, type, category, attrs, inputs, {}};
-  internal_check(inputs.size() <= schema.inputs.size(),
-                 "op '" + name + "': " + std::to_string(inputs.size()) + " inputs, " +
-                     std::string(op_type_name(type)) + " takes " +
-                     std::to_string(schema.inputs.size()));
+  S2_CHECK(inputs.size() <= schema.inputs.size(),
+           "op '" + name + "': " + std::to_string(inputs.size()) + " inputs, " +
+               std::string(op_type_name(type)) + " takes " + std::to_string(schema.inputs.size()));
   op.inputs.resize(schema.inputs.size());
   for (size_t i = 0; i < schema.inputs.size(); ++i)
-    internal_check(op.inputs[i].valid() || schema.inputs[i].optional,
-                   "op '" + name + "': required input '" + schema.inputs[i].name + "' is missing");
+    S2_CHECK(op.inputs[i].valid() || schema.inputs[i].optional,
+             "op '" + name + "': required input '" + schema.inputs[i].name + "' is missing");
   fill_attrs(schema, name, &op.attrs);
 
   const std::vector<OutputSpec> specs = schema.infer(InferContext(*this, op));
-  internal_check(specs.size() == schema.outputs.size(),
-                 "shape inference of '" + name + "' returned the wrong number of outputs");
+  S2_CHECK(specs.size() == schema.outputs.size(),
+           "shape inference of '" + name + "' returned the wrong number of outputs");
   for (size_t k = 0; k < specs.size(); ++k) {
     const OutputSpec& spec = specs[k];
     if (spec.absent) {
@@ -208,8 +206,8 @@ std::vector<TensorId> Graph::add_op(OpType type, const std::string& name, OpCate
 TensorId Graph::add(OpType type, const std::string& name, OpCategory category,
                     const std::vector<TensorId>& inputs, const Attrs& attrs) {
   const std::vector<TensorId> outs = add_op(type, name, category, inputs, attrs);
-  internal_check(outs.size() == 1,
-                 "op '" + name + "' has " + std::to_string(outs.size()) + " outputs, not one");
+  S2_CHECK(outs.size() == 1,
+           "op '" + name + "' has " + std::to_string(outs.size()) + " outputs, not one");
   return outs[0];
 }
 

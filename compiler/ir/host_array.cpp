@@ -37,7 +37,7 @@ namespace {
 template <typename T, typename Variant>
 auto& typed(Variant& storage, const char* want) {
   auto* p = std::get_if<T>(&storage);
-  internal_check(p != nullptr, std::string("HostArray: not an ") + want + " array");
+  S2_CHECK(p != nullptr, std::string("HostArray: not an ") + want + " array");
   return *p;
 }
 }  // namespace

@@ -24,9 +24,8 @@ Graph copy_selected(const Graph& in, const Selection& keep, const char* who) {
   const std::vector<OpId> op_map = renumber<OpId>(keep.op);
   auto map_tensor = [&](TensorId t) {
     if (!t.valid()) return TensorId();
-    internal_check(
-        keep.tensor[t.index()],
-        std::string(who) + ": a kept node refers to the removed '%" + in.tensor(t).name + "'");
+    S2_CHECK(keep.tensor[t.index()],
+             std::string(who) + ": a kept node refers to the removed '%" + in.tensor(t).name + "'");
     return tensor_map[t.index()];
   };
   Graph out(in.name());
@@ -37,14 +36,14 @@ Graph copy_selected(const Graph& in, const Selection& keep, const char* who) {
   for (size_t t = 0; t < in.num_tensors(); ++t) {
     if (!keep.tensor[t]) continue;
     Tensor copy = in.tensor(TensorId(t));
-    internal_check(keep.data[copy.data.index()],
-                   std::string(who) + ": kept tensor '%" + copy.name + "' lost its data node");
+    S2_CHECK(keep.data[copy.data.index()],
+             std::string(who) + ": kept tensor '%" + copy.name + "' lost its data node");
     copy.data = data_map[copy.data.index()];
     if (copy.producer.valid()) {
       const size_t p = keep.producer.empty() ? copy.producer.index()
                                              : keep.producer[copy.producer.index()].index();
-      internal_check(keep.op[p], std::string(who) + ": kept tensor '%" + copy.name +
-                                     "' has a removed producer");
+      S2_CHECK(keep.op[p],
+               std::string(who) + ": kept tensor '%" + copy.name + "' has a removed producer");
       copy.producer = op_map[p];
     }
     out.add_tensor(std::move(copy));

@@ -167,8 +167,7 @@ Program add_dependencies(std::vector<isa::Instruction> body) {
   History history;
   program.index_of.reserve(body.size());
   for (isa::Instruction& inst : body) {
-    internal_check(inst.opcode() != isa::Opcode::End,
-                   "add_dependencies: 'end' inside the program body");
+    S2_CHECK(inst.opcode() != isa::Opcode::End, "add_dependencies: 'end' inside the program body");
     const Accesses acc = accesses_of(inst);
     const std::vector<uint32_t> deps = reduce(history.conflicts(acc), builder.reach());
     const uint32_t index = builder.append(std::move(inst), deps);

@@ -14,7 +14,7 @@ isa::TensorDesc tensor_descriptor(const ir::Graph& graph, ir::TensorId id, uint6
     throw UserError(where + ": rank " + std::to_string(t.shape.size()) +
                     " has no S2Train descriptor (ranks 1.." + std::to_string(isa::kMaxRank) +
                     "); reshape it first");
-  internal_check(t.offset >= 0, where + ": negative offset " + std::to_string(t.offset));
+  S2_CHECK(t.offset >= 0, where + ": negative offset " + std::to_string(t.offset));
   isa::TensorDesc d;
   d.addr = base + static_cast<uint64_t>(t.offset) * isa::dtype_bytes(t.dtype);
   d.dtype = t.dtype;

@@ -44,8 +44,8 @@ ir::HostArray DramImage::read(const isa::TensorDesc& d) const {
 
 void DramImage::write(const isa::TensorDesc& d, const ir::HostArray& values) {
   isa::check_in_dram(d, size());
-  internal_check(values.dtype() == d.dtype && values.size() == d.elements(),
-                 "DramImage::write: values do not match the descriptor at " + hex(d.addr));
+  S2_CHECK(values.dtype() == d.dtype && values.size() == d.elements(),
+           "DramImage::write: values do not match the descriptor at " + hex(d.addr));
   uint8_t* base = bytes_.data();
   switch (d.dtype) {
     case isa::DType::F32: {

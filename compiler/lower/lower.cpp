@@ -13,17 +13,17 @@ namespace {
 DataAddresses data_addresses(const ir::Graph& graph, const std::vector<memory::Buffer>& buffers,
                              const std::vector<ir::DataId>& buffer_data,
                              const memory::MemoryPlan& plan) {
-  internal_check(buffer_data.size() == buffers.size() && plan.address.size() == buffers.size(),
-                 "lowering: " + std::to_string(buffers.size()) + " buffers, " +
-                     std::to_string(buffer_data.size()) + " data nodes and " +
-                     std::to_string(plan.address.size()) + " planned addresses");
+  S2_CHECK(buffer_data.size() == buffers.size() && plan.address.size() == buffers.size(),
+           "lowering: " + std::to_string(buffers.size()) + " buffers, " +
+               std::to_string(buffer_data.size()) + " data nodes and " +
+               std::to_string(plan.address.size()) + " planned addresses");
   DataAddresses addresses(graph.num_datas());
   for (size_t i = 0; i < buffers.size(); ++i) {
     const ir::DataId d = buffer_data[i];
-    internal_check(d.valid() && d.index() < graph.num_datas(),
-                   "lowering: buffer '" + buffers[i].name + "' names no data node");
-    internal_check(!addresses[d.index()].has_value(),
-                   "lowering: data '" + graph.data(d).name + "' has two buffers");
+    S2_CHECK(d.valid() && d.index() < graph.num_datas(),
+             "lowering: buffer '" + buffers[i].name + "' names no data node");
+    S2_CHECK(!addresses[d.index()].has_value(),
+             "lowering: data '" + graph.data(d).name + "' has two buffers");
     addresses[d.index()] = plan.address[i];
   }
   return addresses;
@@ -32,14 +32,13 @@ DataAddresses data_addresses(const ir::Graph& graph, const std::vector<memory::B
 void check_order(const ir::Graph& graph, const std::vector<ir::OpId>& order) {
   std::vector<bool> seen(graph.num_ops(), false);
   for (ir::OpId id : order) {
-    internal_check(
-        id.valid() && id.index() < graph.num_ops() && !seen[id.index()],
-        "lowering: the order names op " + std::to_string(id.value) + " twice or out of range");
+    S2_CHECK(id.valid() && id.index() < graph.num_ops() && !seen[id.index()],
+             "lowering: the order names op " + std::to_string(id.value) + " twice or out of range");
     seen[id.index()] = true;
   }
-  internal_check(order.size() == graph.num_ops(), "lowering: the order has " +
-                                                      std::to_string(order.size()) + " of the " +
-                                                      std::to_string(graph.num_ops()) + " ops");
+  S2_CHECK(order.size() == graph.num_ops(), "lowering: the order has " +
+                                                std::to_string(order.size()) + " of the " +
+                                                std::to_string(graph.num_ops()) + " ops");
 }
 
 }  // namespace

@@ -49,19 +49,19 @@ class OpLowerer {
     const std::optional<uint64_t>& base = addresses_.at(t.data.index());
     if (!base) {
       // An optional result nobody reads may have been left unplanned: don't write it.
-      internal_check(sig.optional && sig.access == isa::Access::Out,
-                     "lowering " + op_label(op_) + ": tensor '" + t.name + "' (" + what + " '" +
-                         name + "') has no buffer in the memory plan");
+      S2_CHECK(sig.optional && sig.access == isa::Access::Out,
+               "lowering " + op_label(op_) + ": tensor '" + t.name + "' (" + what + " '" + name +
+                   "') has no buffer in the memory plan");
       return;
     }
     const isa::TensorDesc d =
         tensor_descriptor(graph_, id, *base, lowering_.pad_to_slot_rank ? sig.rank : 1);
     const auto& existing = inst_.operand(binding->slot);
     // An in-place update binds its input and its output to one operand: they must agree.
-    internal_check(!existing || *existing == d,
-                   "lowering " + op_label(op_) + ": " + what + " '" + name +
-                       "' and another tensor both bind operand '" +
-                       std::string(isa::slot_info(binding->slot).name) + "' differently");
+    S2_CHECK(!existing || *existing == d, "lowering " + op_label(op_) + ": " + what + " '" + name +
+                                              "' and another tensor both bind operand '" +
+                                              std::string(isa::slot_info(binding->slot).name) +
+                                              "' differently");
     inst_.set_operand(binding->slot, d);
   }
 

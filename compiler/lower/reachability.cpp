@@ -12,8 +12,8 @@ void Reachability::add(const std::vector<uint32_t>& deps, bool barrier) {
       row[j / 64] |= uint64_t{1} << (j % 64);
   } else {
     for (uint32_t d : deps) {
-      internal_check(d < index, "reachability: instruction " + std::to_string(index) +
-                                    " depends on the later instruction " + std::to_string(d));
+      S2_CHECK(d < index, "reachability: instruction " + std::to_string(index) +
+                              " depends on the later instruction " + std::to_string(d));
       const std::vector<uint64_t>& from = rows_[d];
       for (size_t w = 0; w < from.size(); ++w)
         row[w] |= from[w];

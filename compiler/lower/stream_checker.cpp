@@ -57,10 +57,10 @@ ir::Attrs kernel_attrs(const std::string& where, const isa::Instruction& inst,
     }
   }
   for (const ir::AttrSpec& spec : schema.attrs)
-    internal_check(attrs.has(spec.name), where +
-                                             ": the lowering table does not decode "
-                                             "attribute '" +
-                                             spec.name + "'");
+    S2_CHECK(attrs.has(spec.name), where +
+                                       ": the lowering table does not decode "
+                                       "attribute '" +
+                                       spec.name + "'");
   return attrs;
 }
 
@@ -83,8 +83,8 @@ class KernelRun {
     ir::KernelContext ctx{op_, {}, {}, pe};
     for (const ir::InputSpec& spec : schema_.inputs) {
       const SlotBinding* b = entry_.input(spec.name);
-      internal_check(b != nullptr || spec.optional,
-                     where_ + ": no operand binds required input '" + spec.name + "'");
+      S2_CHECK(b != nullptr || spec.optional,
+               where_ + ": no operand binds required input '" + spec.name + "'");
       const ir::HostArray* a = b ? array_for(*b, !spec.optional, true) : nullptr;
       ir::KernelInput in;
       if (a != nullptr) {

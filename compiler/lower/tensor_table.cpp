@@ -48,8 +48,8 @@ inline void put_u32(uint8_t* out, uint32_t v) {
 // offset.
 uint64_t append_init(const ir::Data& data, std::vector<uint8_t>& section) {
   const ir::HostArray& init = *data.init;
-  internal_check(init.dtype() == data.dtype && static_cast<int64_t>(init.size()) == data.numel,
-                 "lowering: initial data of '" + data.name + "' does not match its node");
+  S2_CHECK(init.dtype() == data.dtype && static_cast<int64_t>(init.size()) == data.numel,
+           "lowering: initial data of '" + data.name + "' does not match its node");
   const auto offset = static_cast<uint64_t>(section.size());
   section.resize(section.size() + init.size() * isa::dtype_bytes(data.dtype));
   uint8_t* out = section.data() + offset;
@@ -102,7 +102,7 @@ StepBounds step_bounds(const std::vector<int64_t>& instruction_of_step, uint32_t
 void emit_tensor_table(const ir::Graph& graph, const std::vector<memory::Buffer>& buffers,
                        const std::vector<ir::DataId>& buffer_data, const memory::MemoryPlan& plan,
                        const std::vector<int64_t>& instruction_of_step, isa::Executable& exe) {
-  internal_check(!exe.instructions.empty(), "lowering: tensor table before the instructions");
+  S2_CHECK(!exe.instructions.empty(), "lowering: tensor table before the instructions");
   const auto end_index = static_cast<uint32_t>(exe.instructions.size() - 1);
   const size_t steps = instruction_of_step.size();
   const StepBounds bounds = step_bounds(instruction_of_step, end_index);
@@ -118,19 +118,19 @@ void emit_tensor_table(const ir::Graph& graph, const std::vector<memory::Buffer>
     const memory::Buffer& b = buffers[i];
     const ir::DataId d = buffer_data[i];
     const ir::Data& data = graph.data(d);
-    internal_check(b.first <= b.last && b.last < steps,
-                   "lowering: buffer '" + b.name + "' has lifetime " + std::to_string(b.first) +
-                       ".." + std::to_string(b.last) + " outside the " + std::to_string(steps) +
-                       " steps of the order");
+    S2_CHECK(b.first <= b.last && b.last < steps,
+             "lowering: buffer '" + b.name + "' has lifetime " + std::to_string(b.first) + ".." +
+                 std::to_string(b.last) + " outside the " + std::to_string(steps) +
+                 " steps of the order");
     isa::TensorEntry e;
     e.name = b.name;
     e.role = b.role;
     e.dtype = data.dtype;
     e.shape = entry_shape(graph, d, main[d.index()]);
     e.addr = plan.address[i];
-    internal_check(b.size >= e.dense_bytes(), "lowering: buffer '" + b.name + "' of " +
-                                                  std::to_string(b.size) + " bytes cannot hold '" +
-                                                  data.name + "'");
+    S2_CHECK(b.size >= e.dense_bytes(), "lowering: buffer '" + b.name + "' of " +
+                                            std::to_string(b.size) + " bytes cannot hold '" +
+                                            data.name + "'");
     // The planner reserves whole alignment units; record that unless it would run past DRAM
     // (a last buffer the planner did not pad).
     const uint64_t reserved = memory::align_up(b.size, plan.alignment);
@@ -146,9 +146,9 @@ void emit_tensor_table(const ir::Graph& graph, const std::vector<memory::Buffer>
     }
     if (data.init) {
       // Loaded before the first instruction runs: only safe where nothing else lives earlier.
-      internal_check(b.persistent || b.first == 0, "lowering: buffer '" + b.name +
-                                                       "' has initial data but starts at step " +
-                                                       std::to_string(b.first));
+      S2_CHECK(b.persistent || b.first == 0, "lowering: buffer '" + b.name +
+                                                 "' has initial data but starts at step " +
+                                                 std::to_string(b.first));
       e.data_offset = append_init(data, exe.data);
     }
     exe.tensors.push_back(std::move(e));
@@ -157,7 +157,7 @@ void emit_tensor_table(const ir::Graph& graph, const std::vector<memory::Buffer>
   exe.plan.arena_base = plan.arena_base;
   exe.plan.arena_size = plan.arena_size;
   exe.plan.lower_bound = plan.lower_bound;
-  internal_check(plan.alignment <= UINT32_MAX, "lowering: alignment does not fit 32 bits");
+  S2_CHECK(plan.alignment <= UINT32_MAX, "lowering: alignment does not fit 32 bits");
   exe.plan.alignment = static_cast<uint32_t>(plan.alignment);
   exe.plan.planner = plan.planner;
 }

@@ -7,8 +7,8 @@
 namespace s2::memory {
 
 uint64_t align_up(uint64_t value, uint64_t alignment) {
-  internal_check(alignment != 0 && (alignment & (alignment - 1)) == 0,
-                 "align_up: alignment " + std::to_string(alignment) + " is not a power of two");
+  S2_CHECK(alignment != 0 && (alignment & (alignment - 1)) == 0,
+           "align_up: alignment " + std::to_string(alignment) + " is not a power of two");
   return (value + alignment - 1) & ~(alignment - 1);
 }
 

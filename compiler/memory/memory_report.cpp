@@ -42,9 +42,9 @@ std::string field(const char* key, uint64_t value) {
 }  // namespace
 
 std::string memory_report_json(const std::vector<Buffer>& buffers, const MemoryPlan& plan) {
-  internal_check(plan.address.size() == buffers.size(),
-                 "memory report: a plan of " + std::to_string(plan.address.size()) +
-                     " addresses for " + std::to_string(buffers.size()) + " buffers");
+  S2_CHECK(plan.address.size() == buffers.size(),
+           "memory report: a plan of " + std::to_string(plan.address.size()) + " addresses for " +
+               std::to_string(buffers.size()) + " buffers");
   uint64_t steps = 0;
   for (const Buffer& b : buffers)
     steps = std::max(steps, uint64_t{b.last} + 1);

@@ -21,11 +21,11 @@ struct Placed {
 }  // namespace
 
 Packer::Packer(const ArenaProblem& problem) : problem_(problem) {
-  internal_check(problem.items.size() < std::numeric_limits<uint32_t>::max(),
-                 "memory packing: too many items");
+  S2_CHECK(problem.items.size() < std::numeric_limits<uint32_t>::max(),
+           "memory packing: too many items");
   for (size_t i = 0; i < problem.items.size(); ++i)
-    internal_check(problem.items[i].first <= problem.items[i].last,
-                   "memory packing: item " + std::to_string(i) + " ends before it starts");
+    S2_CHECK(problem.items[i].first <= problem.items[i].last,
+             "memory packing: item " + std::to_string(i) + " ends before it starts");
 }
 
 bool Packer::conflict(uint32_t a, uint32_t b) const {
@@ -41,9 +41,9 @@ Packing Packer::place_from(const std::vector<uint32_t>& order, Fit fit, const Pa
                            size_t from) const {
   const auto& items = problem_.items;
   const size_t n = items.size();
-  internal_check(order.size() == n, "memory packing: an order of " + std::to_string(order.size()) +
-                                        " items for " + std::to_string(n));
-  internal_check(
+  S2_CHECK(order.size() == n, "memory packing: an order of " + std::to_string(order.size()) +
+                                  " items for " + std::to_string(n));
+  S2_CHECK(
       from <= n && (from == 0 || earlier.offsets.size() == n),
       "memory packing: no earlier placement to reuse " + std::to_string(from) + " positions of");
   Packing p;
@@ -52,9 +52,9 @@ Packing Packer::place_from(const std::vector<uint32_t>& order, Fit fit, const Pa
   placed.reserve(n);
   for (size_t k = 0; k < from; ++k) {
     const uint32_t i = order[k];
-    internal_check(i < n && p.offsets[i] == kUnplaced && earlier.offsets[i] != kUnplaced,
-                   "memory packing: the reused prefix is not part of a placement (item " +
-                       std::to_string(i) + ")");
+    S2_CHECK(i < n && p.offsets[i] == kUnplaced && earlier.offsets[i] != kUnplaced,
+             "memory packing: the reused prefix is not part of a placement (item " +
+                 std::to_string(i) + ")");
     p.offsets[i] = earlier.offsets[i];
     p.extent = std::max(p.extent, p.offsets[i] + items[i].size);
     if (items[i].size > 0)
@@ -65,9 +65,8 @@ Packing Packer::place_from(const std::vector<uint32_t>& order, Fit fit, const Pa
   p.work = from;
   for (size_t k = from; k < n; ++k) {
     const uint32_t i = order[k];
-    internal_check(
-        i < n && p.offsets[i] == kUnplaced,
-        "memory packing: the order is not a permutation (item " + std::to_string(i) + ")");
+    S2_CHECK(i < n && p.offsets[i] == kUnplaced,
+             "memory packing: the order is not a permutation (item " + std::to_string(i) + ")");
     const ArenaItem& item = items[i];
     if (item.size == 0) {  // occupies nothing, conflicts with nothing
       p.offsets[i] = 0;

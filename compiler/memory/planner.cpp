@@ -22,9 +22,9 @@ void check_options(const PlanOptions& options) {
 
 // Sizes of real programs are far from 2^64, but a corrupted size must not wrap silently.
 uint64_t checked_add(uint64_t a, uint64_t b, const Buffer& buffer) {
-  internal_check(a <= std::numeric_limits<uint64_t>::max() - b,
-                 "memory plan: address overflow at buffer '" + buffer.name + "' (" +
-                     std::to_string(buffer.size) + " bytes)");
+  S2_CHECK(a <= std::numeric_limits<uint64_t>::max() - b,
+           "memory plan: address overflow at buffer '" + buffer.name + "' (" +
+               std::to_string(buffer.size) + " bytes)");
   return a + b;
 }
 
@@ -52,10 +52,10 @@ MemoryPlan plan_memory(const std::vector<Buffer>& buffers, const PlanOptions& op
   uint64_t arena_total = 0;  // only to detect overflow before the planner adds offsets
   for (size_t i = 0; i < buffers.size(); ++i) {
     const Buffer& b = buffers[i];
-    internal_check(b.first <= b.last, "memory plan: buffer '" + b.name + "' ends at step " +
-                                          std::to_string(b.last) + " before it starts at step " +
-                                          std::to_string(b.first));
-    internal_check(
+    S2_CHECK(b.first <= b.last, "memory plan: buffer '" + b.name + "' ends at step " +
+                                    std::to_string(b.last) + " before it starts at step " +
+                                    std::to_string(b.first));
+    S2_CHECK(
         b.size <= std::numeric_limits<uint64_t>::max() - alignment,
         "memory plan: buffer '" + b.name + "' has an impossible size " + std::to_string(b.size));
     const uint64_t reserved = align_up(b.size, alignment);
@@ -70,20 +70,20 @@ MemoryPlan plan_memory(const std::vector<Buffer>& buffers, const PlanOptions& op
   }
   plan.persistent_bytes = cursor;
   plan.arena_base = cursor;
-  internal_check(cursor <= std::numeric_limits<uint64_t>::max() - arena_total,
-                 "memory plan: persistent and arena bytes together overflow the address space");
+  S2_CHECK(cursor <= std::numeric_limits<uint64_t>::max() - arena_total,
+           "memory plan: persistent and arena bytes together overflow the address space");
   plan.lower_bound = live_peak(buffers, alignment);
   problem.lower_bound = plan.lower_bound;
 
   const std::vector<uint64_t> offsets = planner.plan(problem, options);
-  internal_check(offsets.size() == problem.items.size(),
-                 "memory plan: planner '" + planner.name + "' returned " +
-                     std::to_string(offsets.size()) + " offsets for " +
-                     std::to_string(problem.items.size()) + " arena buffers");
+  S2_CHECK(offsets.size() == problem.items.size(),
+           "memory plan: planner '" + planner.name + "' returned " +
+               std::to_string(offsets.size()) + " offsets for " +
+               std::to_string(problem.items.size()) + " arena buffers");
   for (size_t k = 0; k < offsets.size(); ++k) {
-    internal_check(offsets[k] <= arena_total,
-                   "memory plan: planner '" + planner.name + "' put buffer '" +
-                       buffers[arena_buffers[k]].name + "' beyond the sum of all arena sizes");
+    S2_CHECK(offsets[k] <= arena_total, "memory plan: planner '" + planner.name + "' put buffer '" +
+                                            buffers[arena_buffers[k]].name +
+                                            "' beyond the sum of all arena sizes");
     plan.address[arena_buffers[k]] = plan.arena_base + offsets[k];
   }
   plan.arena_size = arena_extent(problem, offsets);

@@ -7,9 +7,9 @@
 namespace s2::memory {
 
 uint64_t arena_extent(const ArenaProblem& problem, const std::vector<uint64_t>& offsets) {
-  internal_check(offsets.size() == problem.items.size(),
-                 "arena_extent: " + std::to_string(offsets.size()) + " offsets for " +
-                     std::to_string(problem.items.size()) + " items");
+  S2_CHECK(offsets.size() == problem.items.size(),
+           "arena_extent: " + std::to_string(offsets.size()) + " offsets for " +
+               std::to_string(problem.items.size()) + " items");
   uint64_t top = 0;
   for (size_t i = 0; i < offsets.size(); ++i)
     top = std::max(top, offsets[i] + problem.items[i].size);
@@ -17,10 +17,10 @@ uint64_t arena_extent(const ArenaProblem& problem, const std::vector<uint64_t>& 
 }
 
 void PlannerRegistry::add(PlannerEntry entry) {
-  internal_check(find(entry.name) == nullptr,
-                 "planner registry: planner '" + entry.name + "' registered twice");
-  internal_check(static_cast<bool>(entry.plan),
-                 "planner registry: planner '" + entry.name + "' has no function");
+  S2_CHECK(find(entry.name) == nullptr,
+           "planner registry: planner '" + entry.name + "' registered twice");
+  S2_CHECK(static_cast<bool>(entry.plan),
+           "planner registry: planner '" + entry.name + "' has no function");
   entries_.push_back(std::move(entry));
 }
 

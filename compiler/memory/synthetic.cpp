@@ -227,7 +227,7 @@ std::vector<Buffer> resnet_like_buffers(const ResNetLike& spec) {
 }
 
 std::vector<Buffer> random_buffers(uint64_t seed, size_t count, uint32_t steps) {
-  internal_check(steps > 0, "random_buffers: no steps");
+  S2_CHECK(steps > 0, "random_buffers: no steps");
   std::mt19937_64 rng(seed);
   std::vector<Buffer> buffers;
   for (size_t i = 0; i < count; ++i) {

@@ -124,10 +124,9 @@ void translate_nodes(ImportContext& ctx) {
     NodeContext n(ctx, node, ctx.graph().unique_name(name));
     op->translate(n);
     for (const std::string& out : node.output())
-      internal_check(
-          out.empty() || !ctx.consumed(out) || ctx.lookup(out).valid() || ctx.constant(out),
-          "ONNX import: node '" + name + "' (" + type + ") left its used output '" + out +
-              "' unbound");
+      S2_CHECK(out.empty() || !ctx.consumed(out) || ctx.lookup(out).valid() || ctx.constant(out),
+               "ONNX import: node '" + name + "' (" + type + ") left its used output '" + out +
+                   "' unbound");
   }
 }
 

@@ -17,8 +17,8 @@ const std::vector<OnnxOp>& onnx_ops() {
     std::sort(all.begin(), all.end(),
               [](const OnnxOp& a, const OnnxOp& b) { return a.type < b.type; });
     for (size_t i = 1; i < all.size(); ++i)
-      internal_check(all[i - 1].type != all[i].type,
-                     "ONNX op type '" + std::string(all[i].type) + "' registered twice");
+      S2_CHECK(all[i - 1].type != all[i].type,
+               "ONNX op type '" + std::string(all[i].type) + "' registered twice");
     return all;
   }();
   return ops;

@@ -63,8 +63,8 @@ inline Activation act_of(const InferContext& ctx) {
 // Kernels: the `act` shape inference has accepted.
 inline Activation act_of(const Op& op) {
   Activation act = Activation::None;
-  internal_check(find_act(op.attrs.s("act"), &act),
-                 "op '" + op.name + "': unknown act \"" + op.attrs.s("act") + "\"");
+  S2_CHECK(find_act(op.attrs.s("act"), &act),
+           "op '" + op.name + "': unknown act \"" + op.attrs.s("act") + "\"");
   return act;
 }
 

@@ -40,7 +40,7 @@ bool InferContext::has_input(size_t i) const {
 }
 
 const Tensor& InferContext::input(size_t i) const {
-  internal_check(has_input(i), "op '" + op_.name + "': input " + std::to_string(i) + " is absent");
+  S2_CHECK(has_input(i), "op '" + op_.name + "': input " + std::to_string(i) + " is absent");
   return graph_.tensor(op_.inputs[i]);
 }
 
@@ -77,12 +77,12 @@ void InferContext::expect_shape(size_t i, const Shape& shape) const {
 
 void OpRegistry::add(OpSchema schema) {
   auto& slot = schemas_.at(static_cast<size_t>(schema.type));
-  internal_check(!slot.has_value(),
-                 "op type '" + std::string(op_type_name(schema.type)) + "' registered twice");
-  internal_check(schema.infer != nullptr,
-                 "op type '" + std::string(op_type_name(schema.type)) + "' has no shape inference");
-  internal_check(schema.kernel != nullptr || schema.fusion == FusionClass::View,
-                 "op type '" + std::string(op_type_name(schema.type)) + "' has no kernel");
+  S2_CHECK(!slot.has_value(),
+           "op type '" + std::string(op_type_name(schema.type)) + "' registered twice");
+  S2_CHECK(schema.infer != nullptr,
+           "op type '" + std::string(op_type_name(schema.type)) + "' has no shape inference");
+  S2_CHECK(schema.kernel != nullptr || schema.fusion == FusionClass::View,
+           "op type '" + std::string(op_type_name(schema.type)) + "' has no kernel");
   slot = std::move(schema);
 }
 
@@ -110,8 +110,8 @@ const OpRegistry& op_registry() {
 
 const OpSchema& op_schema(OpType type) {
   const OpSchema* s = op_registry().find(type);
-  internal_check(s != nullptr, "op type '" + std::string(op_type_name(type)) +
-                                   "' has no schema; register it in its file of op_types.def");
+  S2_CHECK(s != nullptr, "op type '" + std::string(op_type_name(type)) +
+                             "' has no schema; register it in its file of op_types.def");
   return *s;
 }
 

@@ -167,17 +167,17 @@ class Matcher {
 
 // The other operand of a binary op whose input `via` is absorbed.
 TensorId other_input(const Op& op, TensorId via) {
-  internal_check(op.inputs.size() == 2 && (op.inputs[0] == via) != (op.inputs[1] == via),
-                 "fusion: op '" + op.name + "' does not read the fused tensor exactly once");
+  S2_CHECK(op.inputs.size() == 2 && (op.inputs[0] == via) != (op.inputs[1] == via),
+           "fusion: op '" + op.name + "' does not read the fused tensor exactly once");
   return op.inputs[0] == via ? op.inputs[1] : op.inputs[0];
 }
 
 void set_slot(Op* op, const std::string& name, TensorId t) {
   const std::optional<size_t> slot = slot_of(op->type, name);
-  internal_check(slot.has_value(), "fusion: op '" + op->name + "' has no " + name + " input");
+  S2_CHECK(slot.has_value(), "fusion: op '" + op->name + "' has no " + name + " input");
   op->inputs.resize(op_schema(op->type).inputs.size());
-  internal_check(!op->inputs[*slot].valid(),
-                 "fusion: op '" + op->name + "' already has a " + name + " input");
+  S2_CHECK(!op->inputs[*slot].valid(),
+           "fusion: op '" + op->name + "' already has a " + name + " input");
   op->inputs[*slot] = t;
 }
 
@@ -218,9 +218,8 @@ Op fused_op(const Graph& graph, const Candidate& c) {
         break;
       case FusionPattern::BnBwdGate:
         // The mask comes before the main op: its dy and relu output become bn_bwd's dy and gate.
-        internal_check(fused.inputs.at(0) == via, "fusion: op '" + fused.name +
-                                                      "' does not read '%" +
-                                                      graph.tensor(via).name + "' as dy");
+        S2_CHECK(fused.inputs.at(0) == via, "fusion: op '" + fused.name + "' does not read '%" +
+                                                graph.tensor(via).name + "' as dy");
         fused.inputs[0] = op.inputs.at(0);
         set_slot(&fused, "gate", op.inputs.at(1));
         break;

@@ -7,8 +7,7 @@ namespace s2::ir {
 TensorId GraphRewriter::Context::map(TensorId old) const {
   if (!old.valid()) return TensorId();
   const TensorId t = tensor_map_.at(old.index());
-  internal_check(t.valid(),
-                 "rewriter: tensor '%" + in_.tensor(old).name + "' used before it is copied");
+  S2_CHECK(t.valid(), "rewriter: tensor '%" + in_.tensor(old).name + "' used before it is copied");
   return t;
 }
 
@@ -53,8 +52,8 @@ PassResult GraphRewriter::run(const Graph& in) {
   for (OpId id : in.topo_order()) {
     const Op& op = in.op(id);
     if (std::optional<std::vector<TensorId>> replaced = rewrite(op, ctx)) {
-      internal_check(replaced->size() == op.outputs.size(),
-                     "rewriter: replacement of '" + op.name + "' has the wrong number of outputs");
+      S2_CHECK(replaced->size() == op.outputs.size(),
+               "rewriter: replacement of '" + op.name + "' has the wrong number of outputs");
       for (size_t k = 0; k < op.outputs.size(); ++k)
         if (op.outputs[k].valid()) ctx.tensor_map_.at(op.outputs[k].index()) = (*replaced)[k];
       result.changed = true;

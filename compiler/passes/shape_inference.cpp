@@ -24,8 +24,8 @@ bool check_op(const Graph& g, const Op& op, std::vector<std::string>* problems) 
     problems->push_back(e.what());
     return false;
   }
-  internal_check(specs.size() == op.outputs.size(),
-                 op_text(op) + ": shape inference returned the wrong number of outputs");
+  S2_CHECK(specs.size() == op.outputs.size(),
+           op_text(op) + ": shape inference returned the wrong number of outputs");
   for (size_t k = 0; k < specs.size(); ++k) {
     const OutputSpec& spec = specs[k];
     const std::string what = op_text(op) + ", output '" + schema.outputs[k] + "'";

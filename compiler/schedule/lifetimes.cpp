@@ -26,7 +26,7 @@ bool is_persistent(const ir::Data& data) {
 }
 
 uint64_t data_bytes(const ir::Data& data) {
-  internal_check(data.numel >= 0, "data '" + data.name + "' has a negative element count");
+  S2_CHECK(data.numel >= 0, "data '" + data.name + "' has a negative element count");
   return static_cast<uint64_t>(data.numel) * isa::dtype_bytes(data.dtype);
 }
 
@@ -43,18 +43,17 @@ struct Span {
 
 // Step of each op in `order`; InternalError unless it is a permutation of the graph's ops.
 std::vector<uint32_t> steps_of(const ir::Graph& graph, const std::vector<ir::OpId>& order) {
-  internal_check(order.size() == graph.num_ops(),
-                 "compute_lifetimes: the order of graph '" + graph.name() + "' has " +
-                     std::to_string(order.size()) + " ops, the graph " +
-                     std::to_string(graph.num_ops()));
+  S2_CHECK(order.size() == graph.num_ops(),
+           "compute_lifetimes: the order of graph '" + graph.name() + "' has " +
+               std::to_string(order.size()) + " ops, the graph " + std::to_string(graph.num_ops()));
   std::vector<uint32_t> step(graph.num_ops(), kNever);
   for (size_t s = 0; s < order.size(); ++s) {
     const ir::OpId id = order[s];
-    internal_check(id.valid() && id.index() < graph.num_ops(),
-                   "compute_lifetimes: step " + std::to_string(s) + " names no op of graph '" +
-                       graph.name() + "'");
-    internal_check(step[id.index()] == kNever,
-                   "compute_lifetimes: op '" + graph.op(id).name + "' appears twice in the order");
+    S2_CHECK(id.valid() && id.index() < graph.num_ops(),
+             "compute_lifetimes: step " + std::to_string(s) + " names no op of graph '" +
+                 graph.name() + "'");
+    S2_CHECK(step[id.index()] == kNever,
+             "compute_lifetimes: op '" + graph.op(id).name + "' appears twice in the order");
     step[id.index()] = static_cast<uint32_t>(s);
   }
   return step;
@@ -110,10 +109,10 @@ Lifetimes compute_lifetimes(const ir::Graph& graph, const std::vector<ir::OpId>&
       // producer. With no writer at all, the data has initial contents.
       b.first = span.first_write == kNever ? 0 : span.first_write;
       b.last = span.last_use;
-      internal_check(span.first_use >= b.first,
-                     "compute_lifetimes: data '" + data.name + "' is read at step " +
-                         std::to_string(span.first_use) + " before its first write at step " +
-                         std::to_string(b.first) + " (the order is not topological)");
+      S2_CHECK(span.first_use >= b.first,
+               "compute_lifetimes: data '" + data.name + "' is read at step " +
+                   std::to_string(span.first_use) + " before its first write at step " +
+                   std::to_string(b.first) + " (the order is not topological)");
     }
     result.buffer_of_data[d] = static_cast<int32_t>(result.buffers.size());
     result.buffers.push_back(std::move(b));

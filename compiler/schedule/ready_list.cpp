@@ -27,8 +27,8 @@ ReadyList::ReadyList(const ir::Graph& graph)
 }
 
 void ReadyList::take(size_t k) {
-  internal_check(k < ready_.size(), "ReadyList: graph '" + graph_.name() + "': ready index " +
-                                        std::to_string(k) + " out of range");
+  S2_CHECK(k < ready_.size(), "ReadyList: graph '" + graph_.name() + "': ready index " +
+                                  std::to_string(k) + " out of range");
   const ir::OpId op = ready_[k];
   ready_.erase(ready_.begin() + static_cast<std::ptrdiff_t>(k));
   taken_[op.index()] = true;
@@ -38,9 +38,9 @@ void ReadyList::take(size_t k) {
 }
 
 std::vector<ir::OpId> ReadyList::finish() {
-  internal_check(done(), "ReadyList: graph '" + graph_.name() + "': only " +
-                             std::to_string(order_.size()) + " of " +
-                             std::to_string(graph_.num_ops()) + " ops were scheduled");
+  S2_CHECK(done(), "ReadyList: graph '" + graph_.name() + "': only " +
+                       std::to_string(order_.size()) + " of " + std::to_string(graph_.num_ops()) +
+                       " ops were scheduled");
   return std::move(order_);
 }
 

@@ -59,25 +59,25 @@ std::vector<ir::OpId> schedule_ops(const ir::Graph& graph, const std::string& sc
 void check_order(const ir::Graph& graph, const std::vector<ir::OpId>& order,
                  const std::string& who) {
   const std::string where = who + " on graph '" + graph.name() + "'";
-  internal_check(order.size() == graph.num_ops(),
-                 where + ": " + std::to_string(order.size()) + " ops in the order, " +
-                     std::to_string(graph.num_ops()) + " in the graph");
+  S2_CHECK(order.size() == graph.num_ops(), where + ": " + std::to_string(order.size()) +
+                                                " ops in the order, " +
+                                                std::to_string(graph.num_ops()) + " in the graph");
   constexpr size_t kUnplaced = SIZE_MAX;
   std::vector<size_t> step(graph.num_ops(), kUnplaced);
   for (size_t s = 0; s < order.size(); ++s) {
-    internal_check(order[s].valid() && order[s].index() < graph.num_ops(),
-                   where + ": step " + std::to_string(s) + " names no op");
-    internal_check(step[order[s].index()] == kUnplaced,
-                   where + ": op '" + graph.op(order[s]).name + "' is scheduled twice");
+    S2_CHECK(order[s].valid() && order[s].index() < graph.num_ops(),
+             where + ": step " + std::to_string(s) + " names no op");
+    S2_CHECK(step[order[s].index()] == kUnplaced,
+             where + ": op '" + graph.op(order[s]).name + "' is scheduled twice");
     step[order[s].index()] = s;
   }
   const std::vector<std::vector<ir::OpId>> pred = graph.predecessors();
   for (size_t i = 0; i < pred.size(); ++i)
     for (ir::OpId p : pred[i])
-      internal_check(step[p.index()] < step[i],
-                     where + ": op '" + graph.op(ir::OpId(i)).name + "' (step " +
-                         std::to_string(step[i]) + ") runs before its predecessor '" +
-                         graph.op(p).name + "' (step " + std::to_string(step[p.index()]) + ")");
+      S2_CHECK(step[p.index()] < step[i], where + ": op '" + graph.op(ir::OpId(i)).name +
+                                              "' (step " + std::to_string(step[i]) +
+                                              ") runs before its predecessor '" + graph.op(p).name +
+                                              "' (step " + std::to_string(step[p.index()]) + ")");
 }
 
 }  // namespace s2::schedule

@@ -157,7 +157,7 @@ void ModelBuilder::loss(TensorId logits, TensorId labels) {
 }
 
 ir::Graph ModelBuilder::finish() {
-  internal_check(graph_.loss().valid(), "zoo model '" + model_ + "' has no loss");
+  S2_CHECK(graph_.loss().valid(), "zoo model '" + model_ + "' has no loss");
   return std::move(graph_);
 }
 

@@ -23,10 +23,27 @@ class InternalError : public std::logic_error {
   explicit InternalError(const std::string& message) : std::logic_error(message) {}
 };
 
-// Throws InternalError with `message` when `condition` is false. For invariants of our own
-// code only; never for checking user input.
-inline void internal_check(bool condition, const std::string& message) {
-  if (!condition) throw InternalError(message);
+namespace detail {
+// Throws InternalError("MESSAGE (internal check 'CONDITION' failed at FILE:LINE)"). Out of
+// line and cold, so the checks' call sites stay small.
+[[noreturn, gnu::noinline, gnu::cold]] inline void check_failed(const char* file, int line,
+                                                                const char* condition,
+                                                                const std::string& message) {
+  throw InternalError(message + " (internal check '" + condition + "' failed at " + file + ":" +
+                      std::to_string(line) + ")");
 }
+}  // namespace detail
 
 }  // namespace s2
+
+// S2_CHECK(condition, message): an invariant of our own code (never a check of user input;
+// that is a UserError). When `condition` is false, throws InternalError with `message`, the
+// condition's text and the source file and line. `message` (anything a std::string can be
+// built from) is evaluated only on failure, so a check that passes costs one branch, even in
+// hot paths (Halide's internal_assert is the model). __FILE__ is project-relative: the build
+// maps the source directory away (-fmacro-prefix-map in the top CMakeLists.txt).
+#define S2_CHECK(condition, message)                                         \
+  do {                                                                       \
+    if (__builtin_expect(!(condition), 0))                                   \
+      ::s2::detail::check_failed(__FILE__, __LINE__, #condition, (message)); \
+  } while (false)

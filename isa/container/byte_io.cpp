@@ -29,8 +29,8 @@ void ByteWriter::raw(const void* data, size_t size) {
 }
 
 void ByteWriter::str(const std::string& s) {
-  internal_check(s.size() <= 0xffff,
-                 "ByteWriter::str: string of " + std::to_string(s.size()) + " bytes exceeds 65535");
+  S2_CHECK(s.size() <= 0xffff,
+           "ByteWriter::str: string of " + std::to_string(s.size()) + " bytes exceeds 65535");
   u16(static_cast<uint16_t>(s.size()));
   raw(s.data(), s.size());
 }

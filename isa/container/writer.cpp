@@ -87,9 +87,9 @@ std::vector<uint8_t> serialize(const Executable& exe) {
   built(SectionKind::MemoryPlan, plan_section(exe.plan));
   if (!exe.debug.empty()) built(SectionKind::Debug, debug_section(exe));
 
-  internal_check(exe.target.size() <= kMaxTargetName,
-                 "serialize: target name '" + exe.target + "' is longer than " +
-                     std::to_string(kMaxTargetName) + " bytes");
+  S2_CHECK(exe.target.size() <= kMaxTargetName, "serialize: target name '" + exe.target +
+                                                    "' is longer than " +
+                                                    std::to_string(kMaxTargetName) + " bytes");
   ByteWriter w;
   w.raw(kMagic, sizeof kMagic);
   w.u32(kFormatVersion);

@@ -78,11 +78,11 @@ size_t encoded_words(const Instruction& inst) {
 void encode(const Instruction& inst, std::vector<uint32_t>* out) {
   const OpcodeInfo& info = inst.info();
   const size_t length = encoded_words(inst);
-  internal_check(inst.deps.size() <= kMaxDeps,
-                 std::string(info.mnemonic) + ": " + std::to_string(inst.deps.size()) +
-                     " dependencies exceed the encodable " + std::to_string(kMaxDeps));
-  internal_check(length <= kMaxInstructionWords,
-                 std::string(info.mnemonic) + ": encoding exceeds the maximum length");
+  S2_CHECK(inst.deps.size() <= kMaxDeps,
+           std::string(info.mnemonic) + ": " + std::to_string(inst.deps.size()) +
+               " dependencies exceed the encodable " + std::to_string(kMaxDeps));
+  S2_CHECK(length <= kMaxInstructionWords,
+           std::string(info.mnemonic) + ": encoding exceeds the maximum length");
   const size_t start = out->size();
   out->push_back(uint32_t{info.code} | (static_cast<uint32_t>(inst.deps.size()) << 8) |
                  (static_cast<uint32_t>(length) << 16));

@@ -30,9 +30,9 @@ float f32_from_bits(uint32_t bits) {
 }
 
 TensorDesc TensorDesc::contiguous(uint64_t addr, DType dtype, const std::vector<uint32_t>& shape) {
-  internal_check(!shape.empty() && shape.size() <= kMaxRank,
-                 "TensorDesc::contiguous: rank " + std::to_string(shape.size()) + " outside 1.." +
-                     std::to_string(kMaxRank));
+  S2_CHECK(!shape.empty() && shape.size() <= kMaxRank,
+           "TensorDesc::contiguous: rank " + std::to_string(shape.size()) + " outside 1.." +
+               std::to_string(kMaxRank));
   TensorDesc d;
   d.addr = addr;
   d.dtype = dtype;
@@ -40,7 +40,7 @@ TensorDesc TensorDesc::contiguous(uint64_t addr, DType dtype, const std::vector<
   uint64_t stride = 1;
   for (size_t i = shape.size(); i-- > 0;) {
     d.shape[i] = shape[i];
-    internal_check(stride <= UINT32_MAX, "TensorDesc::contiguous: stride overflows 32 bits");
+    S2_CHECK(stride <= UINT32_MAX, "TensorDesc::contiguous: stride overflows 32 bits");
     d.strides[i] = static_cast<uint32_t>(stride);
     stride *= shape[i];
   }
@@ -101,10 +101,9 @@ void Instruction::set_raw(Field field, uint32_t value) {
   if (!has_field(field))  // the message is built only on failure: hot path
     throw InternalError(std::string(info_->mnemonic) + " has no field '" + std::string(fi.name) +
                         "'");
-  internal_check(fi.bits == 32 || value < (uint32_t{1} << fi.bits),
-                 std::string(info_->mnemonic) + "." + std::string(fi.name) + ": value " +
-                     std::to_string(value) + " does not fit in " + std::to_string(fi.bits) +
-                     " bits");
+  S2_CHECK(fi.bits == 32 || value < (uint32_t{1} << fi.bits),
+           std::string(info_->mnemonic) + "." + std::string(fi.name) + ": value " +
+               std::to_string(value) + " does not fit in " + std::to_string(fi.bits) + " bits");
   fields_[static_cast<size_t>(field)] = value;
 }
 

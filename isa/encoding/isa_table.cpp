@@ -124,9 +124,8 @@ const OpcodeInfo* find_opcode(std::string_view mnemonic) {
 
 const OpcodeInfo& opcode_info(Opcode op) {
   const OpcodeInfo* info = find_opcode(static_cast<uint8_t>(op));
-  internal_check(
-      info != nullptr,
-      "opcode_info: opcode " + std::to_string(static_cast<unsigned>(op)) + " is not in the table");
+  S2_CHECK(info != nullptr, "opcode_info: opcode " + std::to_string(static_cast<unsigned>(op)) +
+                                " is not in the table");
   return *info;
 }
 
@@ -137,7 +136,7 @@ const std::vector<FieldInfo>& field_table() {
 
 const FieldInfo& field_info(Field field) {
   const auto index = static_cast<size_t>(field);
-  internal_check(index < kNumFields, "field_info: field index out of range");
+  S2_CHECK(index < kNumFields, "field_info: field index out of range");
   return field_table()[index];
 }
 
@@ -153,7 +152,7 @@ const std::vector<SlotInfo>& slot_table() {
 
 const SlotInfo& slot_info(Slot slot) {
   const auto index = static_cast<size_t>(slot);
-  internal_check(index < kNumSlots, "slot_info: slot index out of range");
+  S2_CHECK(index < kNumSlots, "slot_info: slot index out of range");
   return slot_table()[index];
 }
 

@@ -23,13 +23,13 @@ class InSimulationPass {
   InSimulationPass(const std::string& module, const bool& reset_done,
                    const sc_core::sc_event& reset_done_event, bool& in_pass)
       : in_pass_(in_pass) {
-    internal_check(sc_core::sc_get_current_process_handle().proc_kind() == sc_core::SC_THREAD_PROC_,
-                   module +
-                       ": run_pass() from inside the simulation needs a thread process "
-                       "(it waits on the clock)");
+    S2_CHECK(sc_core::sc_get_current_process_handle().proc_kind() == sc_core::SC_THREAD_PROC_,
+             module +
+                 ": run_pass() from inside the simulation needs a thread process "
+                 "(it waits on the clock)");
     while (!reset_done)
       sc_core::wait(reset_done_event);
-    internal_check(!in_pass_, module + ": two processes run passes at once");
+    S2_CHECK(!in_pass_, module + ": two processes run passes at once");
     in_pass_ = true;
   }
   ~InSimulationPass() { in_pass_ = false; }

@@ -7,22 +7,22 @@
 namespace s2::rtl {
 
 uint32_t PassMemories::weight(uint32_t row, uint32_t col) const {
-  internal_check(row < pass_.k, "pe_array requested weight row " + std::to_string(row) +
-                                    " of a pass with k=" + std::to_string(pass_.k));
+  S2_CHECK(row < pass_.k, "pe_array requested weight row " + std::to_string(row) +
+                              " of a pass with k=" + std::to_string(pass_.k));
   return col < pass_.n ? w_[size_t{row} * ldw_ + col] : kUnusedLane;
 }
 
 uint32_t PassMemories::input(uint32_t i, uint32_t r) const {
-  internal_check(i < pass_.m, "pe_array requested input row " + std::to_string(i) +
-                                  " of a pass with m=" + std::to_string(pass_.m));
+  S2_CHECK(i < pass_.m, "pe_array requested input row " + std::to_string(i) +
+                            " of a pass with m=" + std::to_string(pass_.m));
   return r < pass_.k ? x_[size_t{i} * ldx_ + r] : kUnusedLane;
 }
 
 void PassMemories::check_acc(uint32_t col, uint32_t addr, const char* what) const {
-  internal_check(col < pass_.n && addr < pass_.m,
-                 std::string("pe_array accumulator ") + what + " at column " + std::to_string(col) +
-                     ", address " + std::to_string(addr) + " outside the pass (m=" +
-                     std::to_string(pass_.m) + ", n=" + std::to_string(pass_.n) + ")");
+  S2_CHECK(col < pass_.n && addr < pass_.m,
+           std::string("pe_array accumulator ") + what + " at column " + std::to_string(col) +
+               ", address " + std::to_string(addr) + " outside the pass (m=" +
+               std::to_string(pass_.m) + ", n=" + std::to_string(pass_.n) + ")");
 }
 
 uint32_t PassMemories::acc_read(uint32_t col, uint32_t addr) const {

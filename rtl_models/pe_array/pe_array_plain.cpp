@@ -81,8 +81,8 @@ class VerilatedPeArray final : public RtlPeArray {
       top_->start = 0;
       top_->eval();
       if (done) return cycles;
-      internal_check(cycles < watchdog,
-                     "RTL PE array: no done after " + std::to_string(cycles) + " cycles");
+      S2_CHECK(cycles < watchdog,
+               "RTL PE array: no done after " + std::to_string(cycles) + " cycles");
     }
   }
 

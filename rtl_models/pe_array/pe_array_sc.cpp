@@ -160,8 +160,8 @@ class SizedDriver final : public RtlPeArraySc::Driver {
       clk_.write(false);
       start_.write(false);
       if (done) return cycles;
-      internal_check(cycles < watchdog,
-                     "RTL PE array (SystemC): no done after " + std::to_string(cycles) + " cycles");
+      S2_CHECK(cycles < watchdog,
+               "RTL PE array (SystemC): no done after " + std::to_string(cycles) + " cycles");
       wait(half);
     }
   }
@@ -277,7 +277,7 @@ uint64_t RtlPeArraySc::run_pass(const PePass& pass, const uint32_t* x, size_t ld
   }
   // Before the first sc_start(): finish elaboration so the driver thread exists.
   if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) sc_core::sc_start(sc_core::SC_ZERO_TIME);
-  internal_check(!in_pass_, std::string(name()) + ": run_pass() re-entered");
+  S2_CHECK(!in_pass_, std::string(name()) + ": run_pass() re-entered");
   in_pass_ = true;
   job_memories_ = &mem;
   job_pass_ = pass;
@@ -286,9 +286,9 @@ uint64_t RtlPeArraySc::run_pass(const PePass& pass, const uint32_t* x, size_t ld
   sc_core::sc_start();
   job_memories_ = nullptr;
   in_pass_ = false;
-  internal_check(job_finished_, std::string(name()) +
-                                    ": sc_start() returned before the pass finished (was the "
-                                    "simulation stopped?)");
+  S2_CHECK(job_finished_, std::string(name()) +
+                              ": sc_start() returned before the pass finished (was the "
+                              "simulation stopped?)");
   return job_cycles_;
 }
 

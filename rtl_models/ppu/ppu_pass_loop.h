@@ -42,7 +42,7 @@ uint64_t drive_pass(Port& port, const PpuPass& pass, const PassStreams& s) {
   uint64_t next_in = 0;
   uint64_t next_out = 0;
   auto present_beat = [&] {
-    internal_check(next_in < e, "ppu RTL asks for more than the pass's elements");
+    S2_CHECK(next_in < e, "ppu RTL asks for more than the pass's elements");
     const auto n = static_cast<uint32_t>(std::min<uint64_t>(pass.width, e - next_in));
     for (int k = 0; k < 4; ++k)
       if (s.in[static_cast<size_t>(k)] != nullptr)
@@ -60,21 +60,20 @@ uint64_t drive_pass(Port& port, const PpuPass& pass, const PassStreams& s) {
     ++cycles;
     if (port.out_valid()) {
       const uint32_t n = port.out_count();
-      internal_check(next_out + n <= e, "ppu RTL returned more than the pass's elements");
+      S2_CHECK(next_out + n <= e, "ppu RTL returned more than the pass's elements");
       for (int k = 0; k < 2; ++k)
         if (s.out[static_cast<size_t>(k)] != nullptr)
           port.get_output(k, s.out[static_cast<size_t>(k)] + next_out, n);
       next_out += n;
     }
     if (port.done()) break;
-    internal_check(cycles < bound, std::string("ppu RTL did not finish a ") +
-                                       ppu_rtl_op_name(pass.op) + " pass within " +
-                                       std::to_string(bound) + " cycles");
+    S2_CHECK(cycles < bound, std::string("ppu RTL did not finish a ") + ppu_rtl_op_name(pass.op) +
+                                 " pass within " + std::to_string(bound) + " cycles");
   }
-  internal_check(next_in == e && next_out == e, std::string("ppu RTL ") + ppu_rtl_op_name(pass.op) +
-                                                    " pass: " + std::to_string(next_in) +
-                                                    " elements in, " + std::to_string(next_out) +
-                                                    " out, of " + std::to_string(e));
+  S2_CHECK(next_in == e && next_out == e, std::string("ppu RTL ") + ppu_rtl_op_name(pass.op) +
+                                              " pass: " + std::to_string(next_in) +
+                                              " elements in, " + std::to_string(next_out) +
+                                              " out, of " + std::to_string(e));
   return cycles;
 }
 

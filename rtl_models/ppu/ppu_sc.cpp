@@ -133,8 +133,8 @@ uint64_t RtlPpuSc::run_pass(const PpuPass& pass, const uint32_t* in0, const uint
     detail::ScPort port(*this);
     return detail::drive_pass(port, pass, s);
   }
-  internal_check(job_pass_ == nullptr && !in_pass_,
-                 std::string(name()) + ": run_pass re-entered, or called after a pass was stopped");
+  S2_CHECK(job_pass_ == nullptr && !in_pass_,
+           std::string(name()) + ": run_pass re-entered, or called after a pass was stopped");
   job_pass_ = &pass;
   job_streams_ = &s;
   job_error_ = nullptr;

@@ -103,9 +103,9 @@ void ShadowChecker::check_reads(uint32_t index, const OperandAccess& op) {
 }
 
 void ShadowChecker::complete(uint32_t index) {
-  internal_check(index < accesses_.size(), "shadow checker: instruction " + std::to_string(index) +
-                                               " completed, but the program has " +
-                                               std::to_string(accesses_.size()));
+  S2_CHECK(index < accesses_.size(), "shadow checker: instruction " + std::to_string(index) +
+                                         " completed, but the program has " +
+                                         std::to_string(accesses_.size()));
   const InstructionAccess& acc = accesses_[index];
   findings_.insert(findings_.end(), acc.out_of_bounds.begin(), acc.out_of_bounds.end());
   for (const OperandAccess& op : acc.operands)

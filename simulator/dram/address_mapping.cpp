@@ -26,11 +26,11 @@ AddressMapping::AddressMapping(const target::DramDesc& desc)
       bursts_(burst_bytes_ == 0 ? 0 : desc.capacity_bytes / burst_bytes_) {
   // The loader guarantees these (docs/target.md, "Relations checked"); a hand-built DramDesc
   // that breaks them is a bug in the caller.
-  internal_check(burst_bytes_ > 0 && channels_ > 0 && bank_groups_ > 0 && columns_ > 0 &&
-                     banks_per_group_ > 0 && ranks_ > 0 && desc.rows_per_bank > 0,
-                 "AddressMapping: DRAM organisation has a zero dimension");
-  internal_check(desc.row_size_bytes % burst_bytes_ == 0,
-                 "AddressMapping: row size is not a whole number of bursts");
+  S2_CHECK(burst_bytes_ > 0 && channels_ > 0 && bank_groups_ > 0 && columns_ > 0 &&
+               banks_per_group_ > 0 && ranks_ > 0 && desc.rows_per_bank > 0,
+           "AddressMapping: DRAM organisation has a zero dimension");
+  S2_CHECK(desc.row_size_bytes % burst_bytes_ == 0,
+           "AddressMapping: row size is not a whole number of bursts");
   pow2_ = is_pow2(channels_) && is_pow2(bank_groups_) && is_pow2(columns_) &&
           is_pow2(banks_per_group_) && is_pow2(ranks_);
   if (pow2_) {

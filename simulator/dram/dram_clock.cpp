@@ -12,7 +12,7 @@ constexpr uint64_t kPsPerMs = 1'000'000'000;  // cycles = ps * kHz / kPsPerMs
 
 DramClock::DramClock(double clock_mhz)
     : khz_(static_cast<uint64_t>(std::llround(clock_mhz * 1000.0))) {
-  internal_check(khz_ > 0, "DramClock: clock must be positive");
+  S2_CHECK(khz_ > 0, "DramClock: clock must be positive");
 }
 
 // ps = ceil(cycle * 1e9 / khz), split as cycle = a * khz + b so no product overflows 64 bits.

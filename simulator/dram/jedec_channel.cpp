@@ -27,9 +27,9 @@ JedecTimings JedecTimings::from(const target::DramDesc& desc) {
   j.REFI = t.tREFI;
   j.RFC = t.tRFC;
   j.burst = desc.data_rate == 0 ? 0 : desc.burst_length / desc.data_rate;
-  internal_check(j.burst > 0 && j.REFI > j.RFC,
-                 "JedecTimings: burst shorter than a cycle or tREFI <= tRFC (the loader rejects "
-                 "both)");
+  S2_CHECK(j.burst > 0 && j.REFI > j.RFC,
+           "JedecTimings: burst shorter than a cycle or tREFI <= tRFC (the loader rejects "
+           "both)");
   return j;
 }
 

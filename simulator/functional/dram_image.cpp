@@ -12,16 +12,15 @@ namespace s2::sim::functional {
 namespace {
 
 void expect_dtype(const isa::TensorDesc& d, isa::DType want) {
-  internal_check(d.dtype == want, "functional DRAM image: descriptor at " + hex(d.addr) + " is " +
-                                      std::string(isa::dtype_name(d.dtype)) + ", not " +
-                                      std::string(isa::dtype_name(want)));
+  S2_CHECK(d.dtype == want, "functional DRAM image: descriptor at " + hex(d.addr) + " is " +
+                                std::string(isa::dtype_name(d.dtype)) + ", not " +
+                                std::string(isa::dtype_name(want)));
 }
 
 void expect_count(const isa::TensorDesc& d, size_t count) {
-  internal_check(d.elements() == count, "functional DRAM image: " + std::to_string(count) +
-                                            " values for a descriptor of " +
-                                            std::to_string(d.elements()) + " elements at " +
-                                            hex(d.addr));
+  S2_CHECK(d.elements() == count, "functional DRAM image: " + std::to_string(count) +
+                                      " values for a descriptor of " +
+                                      std::to_string(d.elements()) + " elements at " + hex(d.addr));
 }
 
 uint32_t load_le32(const uint8_t* p) {
@@ -94,7 +93,7 @@ std::vector<uint8_t> DramImage::read_raw(const isa::TensorDesc& d) const {
 void DramImage::write_raw(const isa::TensorDesc& d, const std::vector<uint8_t>& values) {
   const size_t width = isa::dtype_bytes(d.dtype);
   expect_count(d, values.size() / width);
-  internal_check(values.size() % width == 0, "functional DRAM image: ragged raw write");
+  S2_CHECK(values.size() % width == 0, "functional DRAM image: ragged raw write");
   isa::check_in_dram(d, size());
   uint8_t* base = bytes_.data();
   isa::for_each_element_address(

@@ -43,9 +43,9 @@ LaneOp lane_op(isa::EltwiseOp op) {
 
 std::vector<float> eltwise(PpuLanes& ppu, isa::EltwiseOp op, const std::vector<float>& a,
                            const std::vector<float>& b, float scale_a, float scale_b) {
-  internal_check(is_unary(op) || b.size() == a.size(),
-                 "functional eltwise: operand b has " + std::to_string(b.size()) +
-                     " elements, a has " + std::to_string(a.size()));
+  S2_CHECK(is_unary(op) || b.size() == a.size(),
+           "functional eltwise: operand b has " + std::to_string(b.size()) + " elements, a has " +
+               std::to_string(a.size()));
   LanePass pass;
   pass.op = lane_op(op);
   pass.elements = a.size();

@@ -89,9 +89,9 @@ PeArrayModel::PeArrayModel(const target::TargetDesc& t)
       in_bytes_per_cycle_(bytes_per_cycle(t.sram.input)),
       weight_bytes_per_cycle_(bytes_per_cycle(t.sram.weight)),
       acc_bytes_per_cycle_(bytes_per_cycle(t.sram.accumulator)) {
-  internal_check(rows_ > 0 && cols_ > 0 && in_bytes_per_cycle_ > 0 && weight_bytes_per_cycle_ > 0 &&
-                     acc_bytes_per_cycle_ > 0,
-                 "timing: target '" + t.name + "' has an empty PE array or SRAM port");
+  S2_CHECK(rows_ > 0 && cols_ > 0 && in_bytes_per_cycle_ > 0 && weight_bytes_per_cycle_ > 0 &&
+               acc_bytes_per_cycle_ > 0,
+           "timing: target '" + t.name + "' has an empty PE array or SRAM port");
 }
 
 uint64_t PeArrayModel::tile_cycles(const PassShape& tile) const {

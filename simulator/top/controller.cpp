@@ -84,8 +84,8 @@ void Controller::complete(const report::InstructionRecord& record) {
 }
 
 void Controller::abort(uint32_t index) {
-  internal_check(ctx_->failed(),
-                 "controller: abort of instruction " + std::to_string(index) + " without an error");
+  S2_CHECK(ctx_->failed(),
+           "controller: abort of instruction " + std::to_string(index) + " without an error");
   progress_.notify(sc_core::SC_ZERO_TIME);
 }
 

@@ -41,7 +41,7 @@ std::vector<uint32_t> DependencyTracker::take_ready() {
 }
 
 void DependencyTracker::complete(uint32_t index) {
-  internal_check(
+  S2_CHECK(
       index < program_.size() && state_[index] == State::Issued,
       "controller: completion of instruction " + std::to_string(index) + " that is not in flight");
   state_[index] = State::Done;

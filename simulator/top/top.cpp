@@ -70,10 +70,10 @@ report::RunResult Top::run(const isa::Executable& exe, const target::TargetDesc&
   if (ctx.error) std::rethrow_exception(ctx.error);
   report::RunResult result = std::move(ctx.result);
   if (result.deadlock.empty())
-    internal_check(ctx.completed_count == exe.instructions.size(),
-                   "simulation stopped with " +
-                       std::to_string(exe.instructions.size() - ctx.completed_count) +
-                       " instructions incomplete and no deadlock found");
+    S2_CHECK(ctx.completed_count == exe.instructions.size(),
+             "simulation stopped with " +
+                 std::to_string(exe.instructions.size() - ctx.completed_count) +
+                 " instructions incomplete and no deadlock found");
   finish_result(ctx, result);
   result.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -82,8 +82,8 @@ report::RunResult Top::run(const isa::Executable& exe, const target::TargetDesc&
 
 report::RunResult simulate(const isa::Executable& exe, const target::TargetDesc& target,
                            const SimOptions& options) {
-  internal_check(sc_core::sc_get_time_resolution() == sc_core::sc_time(1, sc_core::SC_PS),
-                 "simulate: SystemC time resolution must be 1 ps");
+  S2_CHECK(sc_core::sc_get_time_resolution() == sc_core::sc_time(1, sc_core::SC_PS),
+           "simulate: SystemC time resolution must be 1 ps");
   static Top* top = new Top("s2train");  // elaborated once per process (SystemC owns it)
   return top->run(exe, target, options);
 }

@@ -80,9 +80,9 @@ void Unit::execute(uint32_t index) {
     uint64_t compute = tiles[t].pe_cycles + tiles[t].ppu_cycles;
     if (rtl != nullptr) {
       compute = rtl->compute(unit_, index, instruction_name(ctx.exe, index), inst, t, tiles[t]);
-      internal_check(now_ps() == ctx.clock.edge_ps(cycle + compute),
-                     "RTL tile clock: instruction " + std::to_string(index) +
-                         " ended off the accelerator clock's edges");
+      S2_CHECK(now_ps() == ctx.clock.edge_ps(cycle + compute),
+               "RTL tile clock: instruction " + std::to_string(index) +
+                   " ended off the accelerator clock's edges");
     }
     r.compute_cycles += compute;
     cycle += compute;

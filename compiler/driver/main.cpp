@@ -7,6 +7,9 @@
 #include "compiler/driver/commands.h"
 #include "compiler/driver/frontend.h"
 #include "compiler/driver/reference.h"
+#include "compiler/memory/planner_registry.h"
+#include "compiler/schedule/schedule.h"
+#include "compiler/zoo/zoo.h"
 #include "isa/common/errors.h"
 #include "isa/common/tool_main.h"
 #include "isa/container/output_guard.h"
@@ -53,8 +56,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer(
       "Exit status: 0 success, 1 bad input (the message names the file and place), 2 internal "
-      "error.\nModels: mlp, lenet5, resnet18, resnet34, resnet50, vgg11, or an ONNX file "
-      "(scripts/export_onnx.py).");
+      "error.\nModels: " +
+      s2::zoo::model_registry().known() + ", or an ONNX file (scripts/export_onnx.py).");
 
   // compile
   s2::compiler::FrontendOptions front;
@@ -89,10 +92,13 @@ int main(int argc, char** argv) {
                    "accelerator configuration (default configs/s2train_base.yaml)")
       ->check(CLI::ExistingFile);
   compile_cmd->add_flag("--no-fuse", no_fuse, "do not fuse PPU epilogues into PE instructions");
-  compile_cmd->add_option("--schedule", back.schedule,
-                          "execution order: update-last, update-immediate, memory-aware (default)");
-  compile_cmd->add_option("--planner", back.plan.planner,
-                          "memory planner: none, grad-reuse, greedy (default), search");
+  compile_cmd
+      ->add_option("--schedule", back.schedule, "execution order (default " + back.schedule + ")")
+      ->check(CLI::IsMember(s2::schedule::scheduler_registry().names()));
+  compile_cmd
+      ->add_option("--planner", back.plan.planner,
+                   "memory planner (default " + back.plan.planner + ")")
+      ->check(CLI::IsMember(s2::memory::planner_registry().names()));
   compile_cmd->add_option("--alignment", back.plan.alignment,
                           "tensor alignment in bytes (default 64)");
   compile_cmd->add_option("--plan-seed", back.plan.seed, "seed of the search planner (default 1)");
@@ -112,7 +118,9 @@ int main(int argc, char** argv) {
       "reference",
       "Run one training step of a zoo model on the reference interpreter and write its "
       "inputs and results as .npy (check with scripts/torch_reference.py)");
-  ref_cmd->add_option("model", ref.model, "model-zoo name")->required();
+  ref_cmd->add_option("model", ref.model, "model-zoo name")
+      ->required()
+      ->check(CLI::IsMember(s2::zoo::model_registry().names()));
   ref_cmd->add_option("--out-dir", ref.out_dir, "directory to write")->required();
   ref_flags.add_to(ref_cmd);
   ref_cmd

@@ -62,7 +62,7 @@ class Verifier {
       const Op& op = g_.op(OpId(i));
       const std::string what = "op '" + op.name + "' (" + std::string(op_type_name(op.type)) + ")";
       if (!names.insert(op.name).second) fail(what + ": name used twice");
-      const OpSchema* schema = op_registry().find(op.type);
+      const OpSchema* schema = op_registry().find(op_type_name(op.type));
       if (schema == nullptr) {
         fail(what + ": no schema");
         continue;

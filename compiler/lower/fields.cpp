@@ -100,4 +100,9 @@ double field_f64(const isa::Instruction& inst, isa::Field field) {
   return static_cast<double>(inst.f32(field));
 }
 
+std::vector<int64_t> plane_of(const isa::Instruction& inst, isa::Slot slot) {
+  const isa::TensorDesc& d = inst.get(slot);
+  return {d.shape[2], d.shape[3]};
+}
+
 }  // namespace s2::lower

@@ -52,4 +52,30 @@ double field_f64(const isa::Instruction& inst, isa::Field field);
 // "op 'layer1.0.conv1' (conv2d)": how lowering errors name an op.
 std::string op_label(const ir::Op& op);
 
+// ---- pieces the op families' lowerings share (compiler/ops/*.cpp) -------------------------
+
+inline constexpr std::initializer_list<isa::Field> kStrideFields = {isa::Field::StrideH,
+                                                                    isa::Field::StrideW};
+inline constexpr std::initializer_list<isa::Field> kPadFields = {
+    isa::Field::PadTop, isa::Field::PadLeft, isa::Field::PadBottom, isa::Field::PadRight};
+
+// [H, W] of a rank-4 operand: the backward ops' input_hw and kernel_hw.
+std::vector<int64_t> plane_of(const isa::Instruction& inst, isa::Slot slot);
+
+// An eltwise instruction's `op` field, both ways.
+template <isa::EltwiseOp kOp>
+void encode_eltwise(const ir::Op&, isa::Instruction& inst) {
+  inst.set_raw(isa::Field::Op, static_cast<uint32_t>(kOp));
+}
+template <isa::EltwiseOp kOp>
+bool is_eltwise(const isa::Instruction& inst) {
+  return inst.as<isa::EltwiseOp>(isa::Field::Op) == kOp;
+}
+
+// For ops whose instruction has no attribute fields, and opcodes that only one op lowers to.
+inline void decode_nothing(const isa::Instruction&, ir::Attrs&) {}
+inline bool always(const isa::Instruction&) {
+  return true;
+}
+
 }  // namespace s2::lower

@@ -1,8 +1,10 @@
 #pragma once
 // How each non-view operator type of the Graph-IR becomes one S2Train instruction, and how an
 // instruction maps back to the op type and attributes whose reference kernel computes it.
-// The lowering and the in-compiler stream checker share this one table, so the two can only
-// disagree with the registry, never with each other.
+// Each op's OpLowering is part of its schema in the op registry, written beside its shape
+// inference and kernel in compiler/ops/<family>.cpp (their encode/decode functions use
+// fields.h). The lowering and the in-compiler stream checker both read it from there, so the
+// two can never disagree.
 //
 // Inputs and outputs are bound to operand slots by their schema names, looked up at run time:
 // the table may name inputs the registry does not declare (yet), like the fusion epilogue's
@@ -51,8 +53,8 @@ struct OpLowering {
 // The lowering of an op type; nullptr for views, which produce no instruction.
 const OpLowering* find_lowering(ir::OpType type);
 
-// Every table entry that describes `inst`, in table order (empty when none does: an
-// instruction the compiler never emits, like eltwise `sub`).
+// Every registered lowering that describes `inst`, in registration order (empty when none
+// does: an instruction the compiler never emits, like eltwise `sub`).
 std::vector<const OpLowering*> lowerings_of(const isa::Instruction& inst);
 
 }  // namespace s2::lower

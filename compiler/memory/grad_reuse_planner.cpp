@@ -37,8 +37,8 @@ std::vector<uint64_t> plan_grad_reuse(const ArenaProblem& problem, const PlanOpt
 }  // namespace
 
 void register_grad_reuse_planner(PlannerRegistry& r) {
-  r.add({"grad-reuse", "gradients and weight gradients share space; the rest its own",
-         plan_grad_reuse});
+  r.add("grad-reuse",
+        {"gradients and weight gradients share space; the rest its own", plan_grad_reuse});
 }
 
 }  // namespace s2::memory

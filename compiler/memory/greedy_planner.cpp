@@ -17,7 +17,7 @@ std::vector<uint64_t> plan_greedy(const ArenaProblem& problem, const PlanOptions
 }  // namespace
 
 void register_greedy_planner(PlannerRegistry& r) {
-  r.add({"greedy", "size-ordered best fit", plan_greedy});
+  r.add("greedy", {"size-ordered best fit", plan_greedy});
 }
 
 }  // namespace s2::memory

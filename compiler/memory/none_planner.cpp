@@ -21,7 +21,7 @@ std::vector<uint64_t> plan_none(const ArenaProblem& problem, const PlanOptions&)
 }  // namespace
 
 void register_none_planner(PlannerRegistry& r) {
-  r.add({"none", "every tensor its own space (no reuse)", plan_none});
+  r.add("none", {"every tensor its own space (no reuse)", plan_none});
 }
 
 }  // namespace s2::memory

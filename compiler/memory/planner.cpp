@@ -37,11 +37,11 @@ MemoryPlan plan_memory(const std::vector<Buffer>& buffers, const PlanOptions& op
 MemoryPlan plan_memory(const std::vector<Buffer>& buffers, const PlanOptions& options,
                        const PlannerRegistry& registry) {
   check_options(options);
-  const PlannerEntry& planner = registry.get(options.planner);
+  const Planner& planner = registry.get(options.planner);
   const uint64_t alignment = options.alignment;
 
   MemoryPlan plan;
-  plan.planner = planner.name;
+  plan.planner = options.planner;
   plan.alignment = alignment;
   plan.address.assign(buffers.size(), 0);
 
@@ -77,12 +77,12 @@ MemoryPlan plan_memory(const std::vector<Buffer>& buffers, const PlanOptions& op
 
   const std::vector<uint64_t> offsets = planner.plan(problem, options);
   S2_CHECK(offsets.size() == problem.items.size(),
-           "memory plan: planner '" + planner.name + "' returned " +
+           "memory plan: planner '" + options.planner + "' returned " +
                std::to_string(offsets.size()) + " offsets for " +
                std::to_string(problem.items.size()) + " arena buffers");
   for (size_t k = 0; k < offsets.size(); ++k) {
-    S2_CHECK(offsets[k] <= arena_total, "memory plan: planner '" + planner.name + "' put buffer '" +
-                                            buffers[arena_buffers[k]].name +
+    S2_CHECK(offsets[k] <= arena_total, "memory plan: planner '" + options.planner +
+                                            "' put buffer '" + buffers[arena_buffers[k]].name +
                                             "' beyond the sum of all arena sizes");
     plan.address[arena_buffers[k]] = plan.arena_base + offsets[k];
   }

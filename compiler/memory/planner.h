@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "compiler/memory/buffer.h"
+#include "compiler/memory/planner_registry.h"
 
 namespace s2::memory {
 
@@ -21,7 +22,6 @@ namespace s2::memory {
 // whose lifetime ends before it starts, or sizes whose sum overflows.
 MemoryPlan plan_memory(const std::vector<Buffer>& buffers, const PlanOptions& options);
 
-class PlannerRegistry;
 // The same with the planners of `registry` instead of planner_registry(): for tests, and for
 // tools that bring their own planners.
 MemoryPlan plan_memory(const std::vector<Buffer>& buffers, const PlanOptions& options,

@@ -16,38 +16,9 @@ uint64_t arena_extent(const ArenaProblem& problem, const std::vector<uint64_t>& 
   return top;
 }
 
-void PlannerRegistry::add(PlannerEntry entry) {
-  S2_CHECK(find(entry.name) == nullptr,
-           "planner registry: planner '" + entry.name + "' registered twice");
-  S2_CHECK(static_cast<bool>(entry.plan),
-           "planner registry: planner '" + entry.name + "' has no function");
-  entries_.push_back(std::move(entry));
-}
-
-const PlannerEntry* PlannerRegistry::find(const std::string& name) const {
-  for (const PlannerEntry& e : entries_)
-    if (e.name == name) return &e;
-  return nullptr;
-}
-
-const PlannerEntry& PlannerRegistry::get(const std::string& name) const {
-  if (const PlannerEntry* e = find(name)) return *e;
-  std::string known;
-  for (const PlannerEntry& e : entries_)
-    known += (known.empty() ? "" : ", ") + e.name;
-  throw UserError("memory planner: unknown planner '" + name + "' (known planners: " + known + ")");
-}
-
-std::vector<std::string> PlannerRegistry::names() const {
-  std::vector<std::string> out;
-  for (const PlannerEntry& e : entries_)
-    out.push_back(e.name);
-  return out;
-}
-
 const PlannerRegistry& planner_registry() {
   static const PlannerRegistry registry = [] {
-    PlannerRegistry r;
+    PlannerRegistry r("memory planner");
     register_none_planner(r);
     register_grad_reuse_planner(r);
     register_greedy_planner(r);

@@ -2,34 +2,25 @@
 // Arena planners by name (STYLE.md, "Build components by name ... through a registry").
 //
 // A new planner is a new file defining register_<name>_planner() plus one line in
-// planner_registry.cpp; `s2c --planner NAME` and PlanOptions::planner then find it. Asking for
-// a name nobody registered is a user error that lists the registered ones.
+// planner_registry.cpp; `s2c --planner NAME` (its choices and help come from names()) and
+// PlanOptions::planner then find it.
 
 #include <string>
 #include <vector>
 
 #include "compiler/memory/arena.h"
+#include "isa/common/registry.h"
 
 namespace s2::memory {
 
-struct PlannerEntry {
-  std::string name;
-  std::string doc;  // one line, for --help and error messages
+struct Planner {
+  std::string doc;  // one line, for --help
   ArenaPlanner plan;
 };
 
-class PlannerRegistry {
- public:
-  // Registering a name twice is an internal error.
-  void add(PlannerEntry entry);
-  // Throws UserError naming `name` and listing the known planners when none has that name.
-  const PlannerEntry& get(const std::string& name) const;
-  const PlannerEntry* find(const std::string& name) const;
-  std::vector<std::string> names() const;  // in registration order
-
- private:
-  std::vector<PlannerEntry> entries_;
-};
+// Planners by name. Asking for an unknown name is the registry's UserError
+// ("unknown memory planner 'x'; known: none, grad-reuse, greedy, search").
+using PlannerRegistry = Registry<Planner>;
 
 // The registry with every planner registered.
 const PlannerRegistry& planner_registry();

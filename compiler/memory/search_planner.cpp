@@ -157,7 +157,7 @@ std::vector<uint64_t> plan_search(const ArenaProblem& problem, const PlanOptions
 }  // namespace
 
 void register_search_planner(PlannerRegistry& r) {
-  r.add({"search", "greedy improved by seeded hill climbing over placement orders", plan_search});
+  r.add("search", {"greedy improved by seeded hill climbing over placement orders", plan_search});
 }
 
 }  // namespace s2::memory

@@ -90,7 +90,7 @@ void import_initializers(ImportContext& ctx) {
     }
     // Unsupported ops are reported when the nodes are translated, in order.
     const OnnxOp* op = node.domain().empty() || node.domain() == "ai.onnx"
-                           ? find_onnx_op(node.op_type())
+                           ? onnx_op_registry().find(node.op_type())
                            : nullptr;
     if (!op) continue;
     for (size_t i = 0; i < static_cast<size_t>(node.input_size()); ++i) {

@@ -117,10 +117,10 @@ void translate_nodes(ImportContext& ctx) {
     const bool standard = node.domain().empty() || node.domain() == "ai.onnx";
     const std::string type = standard ? node.op_type() : node.domain() + "." + node.op_type();
     const std::string name = node_display_name(node, k);
-    const OnnxOp* op = standard ? find_onnx_op(node.op_type()) : nullptr;
+    const OnnxOp* op = standard ? onnx_op_registry().find(node.op_type()) : nullptr;
     if (!op)
-      ctx.fail("node '" + name + "' (" + type + "): unsupported op; the supported ops are " +
-               supported_op_list());
+      ctx.fail("node '" + name + "': " + onnx_op_registry().unknown_message(type) +
+               " (the supported ops of domain ai.onnx)");
     NodeContext n(ctx, node, ctx.graph().unique_name(name));
     op->translate(n);
     for (const std::string& out : node.output())

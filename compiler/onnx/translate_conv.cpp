@@ -78,9 +78,9 @@ void translate_batch_norm(NodeContext& n) {
 
 }  // namespace
 
-void add_conv_ops(std::vector<OnnxOp>& ops) {
-  ops.push_back({"Conv", translate_conv, {}, {}});
-  ops.push_back({"BatchNormalization", translate_batch_norm, {}, {3, 4}});
+void add_conv_ops(OnnxOpRegistry& r) {
+  r.add("Conv", {translate_conv, {}, {}});
+  r.add("BatchNormalization", {translate_batch_norm, {}, {3, 4}});
 }
 
 }  // namespace s2::onnx_import

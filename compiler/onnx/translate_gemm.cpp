@@ -53,9 +53,9 @@ void translate_matmul(NodeContext& n) {
 
 }  // namespace
 
-void add_gemm_ops(std::vector<OnnxOp>& ops) {
-  ops.push_back({"Gemm", translate_gemm, {}, {}});
-  ops.push_back({"MatMul", translate_matmul, {}, {}});
+void add_gemm_ops(OnnxOpRegistry& r) {
+  r.add("Gemm", {translate_gemm, {}, {}});
+  r.add("MatMul", {translate_matmul, {}, {}});
 }
 
 }  // namespace s2::onnx_import

@@ -67,10 +67,10 @@ void translate_global_average_pool(NodeContext& n) {
 
 }  // namespace
 
-void add_pool_ops(std::vector<OnnxOp>& ops) {
-  ops.push_back({"MaxPool", translate_max_pool, {}, {}});
-  ops.push_back({"AveragePool", translate_average_pool, {}, {}});
-  ops.push_back({"GlobalAveragePool", translate_global_average_pool, {}, {}});
+void add_pool_ops(OnnxOpRegistry& r) {
+  r.add("MaxPool", {translate_max_pool, {}, {}});
+  r.add("AveragePool", {translate_average_pool, {}, {}});
+  r.add("GlobalAveragePool", {translate_global_average_pool, {}, {}});
 }
 
 }  // namespace s2::onnx_import

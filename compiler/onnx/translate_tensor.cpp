@@ -80,13 +80,13 @@ void translate_reshape(NodeContext& n) {
 
 }  // namespace
 
-void add_tensor_ops(std::vector<OnnxOp>& ops) {
-  ops.push_back({"Relu", translate_relu, {}, {}});
-  ops.push_back({"Add", translate_add, {}, {}});
-  ops.push_back({"Identity", translate_identity, {}, {}});
-  ops.push_back({"Constant", translate_constant, {}, {}});
-  ops.push_back({"Flatten", translate_flatten, {}, {}});
-  ops.push_back({"Reshape", translate_reshape, {1}, {}});
+void add_tensor_ops(OnnxOpRegistry& r) {
+  r.add("Relu", {translate_relu, {}, {}});
+  r.add("Add", {translate_add, {}, {}});
+  r.add("Identity", {translate_identity, {}, {}});
+  r.add("Constant", {translate_constant, {}, {}});
+  r.add("Flatten", {translate_flatten, {}, {}});
+  r.add("Reshape", {translate_reshape, {1}, {}});
 }
 
 }  // namespace s2::onnx_import

@@ -19,11 +19,25 @@
 
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/interp/kernel.h"
+#include "compiler/lower/fields.h"
 #include "compiler/ops/epilogue.h"
 #include "compiler/ops/registry.h"
 
 namespace s2::ir {
 namespace {
+
+using isa::Field;
+using isa::Instruction;
+using isa::Opcode;
+using isa::Slot;
+using lower::always;
+using lower::decode_nothing;
+using lower::field_enum_name;
+using lower::field_f64;
+using lower::field_ints;
+using lower::FieldWriter;
+using lower::plane_of;
+using lower::SlotBinding;
 
 // Checks x (input `xi`, rank 2 or 4, f32) and returns its channel count.
 int64_t check_activation(const InferContext& ctx, size_t xi) {
@@ -141,27 +155,65 @@ void batch_norm_bwd_kernel(KernelContext& k) {
                                 k.in[4].f32, k.out[0].f32, k.out[1].f32, k.out[2].f32);
 }
 
+// ---- lowering: attributes <-> instruction fields -----------------------------------------
+
+void encode_bn(const ir::Op& op, Instruction& inst) {
+  FieldWriter w(op, inst);
+  w.f32(Field::Eps, "eps");
+  w.f32(Field::BnMomentum, "momentum");
+  w.act();
+}
+
+void decode_bn(const Instruction& inst, ir::Attrs& a) {
+  a.set("eps", field_f64(inst, Field::Eps));
+  a.set("momentum", field_f64(inst, Field::BnMomentum));
+  a.set("act", field_enum_name(inst, Field::Act));
+}
+
 }  // namespace
 
 void register_batch_norm_ops(OpRegistry& r) {
-  r.add(OpSchema{
-      OpType::BatchNorm,
-      FusionClass::Ppu,
-      {{"x"}, {"gamma"}, {"beta"}, {"running_mean"}, {"running_var"}},
-      {"y", "saved_mean", "saved_invstd", "running_mean_out", "running_var_out"},
-      {{"eps", AttrKind::Float, AttrValue(1e-5)},
-       {"momentum", AttrKind::Float, AttrValue(0.1)},
-       epilogue::act_attr()},
-      infer_batch_norm,
-      batch_norm_backward,
-      batch_norm_kernel,
-      "Training-mode batch norm of x [N,C,H,W] or [N,C] with per-channel gamma, beta [C]: "
-      "y = (x - mean) / sqrt(var + eps) * gamma + beta over batch statistics (biased variance). "
-      "Outputs the saved mean and 1/sqrt(var + eps) for the backward, and updates running_mean "
-      "and running_var in place (running = (1 - momentum) * running + momentum * batch, with the "
-      "unbiased variance), like PyTorch. Epilogue: y = act(y) with act \"none\" or \"relu\"; "
-      "not differentiable with act=relu."});
-  r.add(
+  const SlotBinding x{"x", Slot::X}, dy{"dy", Slot::Dy}, dx{"dx", Slot::Dx},
+      gate{"gate", Slot::Gate};
+  add_op(
+      r,
+      OpSchema{
+          OpType::BatchNorm,
+          FusionClass::Ppu,
+          {{"x"}, {"gamma"}, {"beta"}, {"running_mean"}, {"running_var"}},
+          {"y", "saved_mean", "saved_invstd", "running_mean_out", "running_var_out"},
+          {{"eps", AttrKind::Float, AttrValue(1e-5)},
+           {"momentum", AttrKind::Float, AttrValue(0.1)},
+           epilogue::act_attr()},
+          infer_batch_norm,
+          batch_norm_backward,
+          batch_norm_kernel,
+          "Training-mode batch norm of x [N,C,H,W] or [N,C] with per-channel gamma, beta [C]: "
+          "y = (x - mean) / sqrt(var + eps) * gamma + beta over batch statistics (biased "
+          "variance). "
+          "Outputs the saved mean and 1/sqrt(var + eps) for the backward, and updates running_mean "
+          "and running_var in place (running = (1 - momentum) * running + momentum * batch, with "
+          "the "
+          "unbiased variance), like PyTorch. Epilogue: y = act(y) with act \"none\" or \"relu\"; "
+          "not differentiable with act=relu."},
+      {OpType::BatchNorm,
+       Opcode::BnFwd,
+       {x,
+        {"gamma", Slot::Gamma},
+        {"beta", Slot::Beta},
+        {"running_mean", Slot::RunningMean, Slot::Mean},
+        {"running_var", Slot::RunningVar, Slot::Mean}},
+       {{"y", Slot::Y},
+        {"saved_mean", Slot::Mean},
+        {"saved_invstd", Slot::InvStd},
+        {"running_mean_out", Slot::RunningMean, Slot::Mean},
+        {"running_var_out", Slot::RunningVar, Slot::Mean}},
+       true,
+       encode_bn,
+       decode_bn,
+       always});
+  add_op(
+      r,
       OpSchema{OpType::BatchNormBwd,
                FusionClass::Ppu,
                {{"dy"}, {"x"}, {"gamma"}, {"saved_mean"}, {"saved_invstd"}, {"gate", true}},
@@ -172,7 +224,20 @@ void register_batch_norm_ops(OpRegistry& r) {
                batch_norm_bwd_kernel,
                "Backward of training-mode batch_norm from its saved statistics: dx, "
                "dgamma = sum(dy * xhat), dbeta = sum(dy) per channel, where dy is first kept only "
-               "where the optional gate (of x's shape) is > 0. No backward rule."});
+               "where the optional gate (of x's shape) is > 0. No backward rule."},
+      {OpType::BatchNormBwd,
+       Opcode::BnBwd,
+       {dy,
+        x,
+        {"gamma", Slot::Gamma},
+        {"saved_mean", Slot::Mean},
+        {"saved_invstd", Slot::InvStd},
+        gate},
+       {dx, {"dgamma", Slot::DGamma}, {"dbeta", Slot::DBeta}},
+       true,
+       [](const ir::Op& op, Instruction& inst) { FieldWriter(op, inst).act(); },
+       decode_nothing,
+       always});
 }
 
 }  // namespace s2::ir

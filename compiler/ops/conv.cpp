@@ -13,6 +13,7 @@
 
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/interp/kernel.h"
+#include "compiler/lower/fields.h"
 #include "compiler/ops/conv_kernels.h"
 #include "compiler/ops/epilogue.h"
 #include "compiler/ops/registry.h"
@@ -20,6 +21,19 @@
 
 namespace s2::ir {
 namespace {
+
+using isa::Field;
+using isa::Instruction;
+using isa::Opcode;
+using isa::Slot;
+using lower::always;
+using lower::decode_nothing;
+using lower::field_enum_name;
+using lower::field_f64;
+using lower::field_ints;
+using lower::FieldWriter;
+using lower::plane_of;
+using lower::SlotBinding;
 
 using conv_kernels::ConvGeometry;
 using Ints = std::vector<int64_t>;
@@ -252,47 +266,101 @@ std::vector<AttrSpec> conv_attrs_plus(const std::string& name) {
   return attrs;
 }
 
+// ---- lowering: attributes <-> instruction fields -----------------------------------------
+
+void encode_conv(const ir::Op& op, Instruction& inst) {
+  FieldWriter w(op, inst);
+  w.ints("stride", lower::kStrideFields);
+  w.ints("pads", lower::kPadFields);
+  w.ints("dilation", {Field::DilationH, Field::DilationW});
+  w.uint(Field::Groups, "groups", op.attrs.i("groups"));
+  w.act();
+}
+
+void decode_conv(const Instruction& inst, ir::Attrs& a) {
+  a.set("stride", field_ints(inst, lower::kStrideFields));
+  a.set("pads", field_ints(inst, lower::kPadFields));
+  a.set("dilation", field_ints(inst, {Field::DilationH, Field::DilationW}));
+  a.set("groups", int64_t{inst.u(Field::Groups)});
+  if (inst.has_field(Field::Act)) a.set("act", field_enum_name(inst, Field::Act));
+}
+
 }  // namespace
 
 void register_conv_ops(OpRegistry& r) {
-  r.add({OpType::Conv2d,
-         FusionClass::Pe,
-         {{"x"}, {"w"}, {"bias", true}, {"residual", true}},
-         {"y"},
-         conv2d_attrs(),
-         infer_conv2d,
-         backward_conv2d,
-         kernel_conv2d,
-         "2-D convolution (cross-correlation, as in PyTorch): x [N,C,H,W], w [K,C/groups,R,S], "
-         "optional bias [K] -> y [N,K,P,Q]. stride [sh,sw], pads [top,left,bottom,right], "
-         "dilation [dh,dw]; channels split into `groups` independent groups (groups = C = K is "
-         "depthwise). Epilogue: y = act(conv + bias + residual) with an optional residual "
-         "[N,K,P,Q] and act \"none\" or \"relu\"; not differentiable with act=relu."});
-  r.add({OpType::Conv2dBwdData,
-         FusionClass::Pe,
-         {{"dy"}, {"w"}, {"residual", true}, {"gate", true}},
-         {"dx"},
-         conv_attrs_plus("input_hw"),
-         infer_conv2d_bwd_data,
-         nullptr,
-         kernel_conv2d_bwd_data,
-         "Gradient of conv2d with respect to its input (a transposed convolution): dy [N,K,P,Q], "
-         "w [K,C/groups,R,S] -> dx [N,C,H,W]. Attributes of the forward conv2d, plus input_hw "
-         "[H,W] (with stride > 1 several input sizes give the same output size). Epilogue: "
-         "dx = conv_t + residual, then kept where gate > 0 (residual and gate optional, of "
-         "dx's shape)."});
-  r.add({OpType::Conv2dBwdWeight,
-         FusionClass::Pe,
-         {{"x"}, {"dy"}, {"residual", true}},
-         {"dw"},
-         conv_attrs_plus("kernel_hw"),
-         infer_conv2d_bwd_weight,
-         nullptr,
-         kernel_conv2d_bwd_weight,
-         "Gradient of conv2d with respect to its filters: x [N,C,H,W], dy [N,K,P,Q] -> dw "
-         "[K,C/groups,R,S], summed over the batch. Attributes of the forward conv2d, plus "
-         "kernel_hw [R,S]. Epilogue: dw = sum + residual (optional, of dw's shape), for a "
-         "weight whose gradients add up."});
+  const SlotBinding x{"x", Slot::X}, dy{"dy", Slot::Dy}, dx{"dx", Slot::Dx}, w{"w", Slot::W},
+      bias{"bias", Slot::Bias}, residual{"residual", Slot::Residual}, gate{"gate", Slot::Gate};
+  add_op(r,
+         {OpType::Conv2d,
+          FusionClass::Pe,
+          {{"x"}, {"w"}, {"bias", true}, {"residual", true}},
+          {"y"},
+          conv2d_attrs(),
+          infer_conv2d,
+          backward_conv2d,
+          kernel_conv2d,
+          "2-D convolution (cross-correlation, as in PyTorch): x [N,C,H,W], w [K,C/groups,R,S], "
+          "optional bias [K] -> y [N,K,P,Q]. stride [sh,sw], pads [top,left,bottom,right], "
+          "dilation [dh,dw]; channels split into `groups` independent groups (groups = C = K is "
+          "depthwise). Epilogue: y = act(conv + bias + residual) with an optional residual "
+          "[N,K,P,Q] and act \"none\" or \"relu\"; not differentiable with act=relu."},
+         {OpType::Conv2d,
+          Opcode::Conv2d,
+          {x, w, bias, residual},
+          {{"y", Slot::Y}},
+          false,
+          encode_conv,
+          decode_conv,
+          always});
+  add_op(r,
+         {OpType::Conv2dBwdData,
+          FusionClass::Pe,
+          {{"dy"}, {"w"}, {"residual", true}, {"gate", true}},
+          {"dx"},
+          conv_attrs_plus("input_hw"),
+          infer_conv2d_bwd_data,
+          nullptr,
+          kernel_conv2d_bwd_data,
+          "Gradient of conv2d with respect to its input (a transposed convolution): dy [N,K,P,Q], "
+          "w [K,C/groups,R,S] -> dx [N,C,H,W]. Attributes of the forward conv2d, plus input_hw "
+          "[H,W] (with stride > 1 several input sizes give the same output size). Epilogue: "
+          "dx = conv_t + residual, then kept where gate > 0 (residual and gate optional, of "
+          "dx's shape)."},
+         {OpType::Conv2dBwdData,
+          Opcode::Conv2dBwdData,
+          {dy, w, residual, gate},
+          {dx},
+          false,
+          encode_conv,
+          [](const Instruction& inst, ir::Attrs& a) {
+            decode_conv(inst, a);
+            a.set("input_hw", plane_of(inst, Slot::Dx));
+          },
+          always});
+  add_op(r,
+         {OpType::Conv2dBwdWeight,
+          FusionClass::Pe,
+          {{"x"}, {"dy"}, {"residual", true}},
+          {"dw"},
+          conv_attrs_plus("kernel_hw"),
+          infer_conv2d_bwd_weight,
+          nullptr,
+          kernel_conv2d_bwd_weight,
+          "Gradient of conv2d with respect to its filters: x [N,C,H,W], dy [N,K,P,Q] -> dw "
+          "[K,C/groups,R,S], summed over the batch. Attributes of the forward conv2d, plus "
+          "kernel_hw [R,S]. Epilogue: dw = sum + residual (optional, of dw's shape), for a "
+          "weight whose gradients add up."},
+         {OpType::Conv2dBwdWeight,
+          Opcode::Conv2dBwdWeight,
+          {x, dy, residual},
+          {{"dw", Slot::Dw}},
+          false,
+          encode_conv,
+          [](const Instruction& inst, ir::Attrs& a) {
+            decode_conv(inst, a);
+            a.set("kernel_hw", plane_of(inst, Slot::Dw));
+          },
+          always});
 }
 
 }  // namespace s2::ir

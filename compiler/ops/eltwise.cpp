@@ -7,11 +7,25 @@
 
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/interp/kernel.h"
+#include "compiler/lower/fields.h"
 #include "compiler/ops/registry.h"
 #include "isa/numerics/lane_ops.h"
 
 namespace s2::ir {
 namespace {
+
+using isa::Field;
+using isa::Instruction;
+using isa::Opcode;
+using isa::Slot;
+using lower::always;
+using lower::decode_nothing;
+using lower::field_enum_name;
+using lower::field_f64;
+using lower::field_ints;
+using lower::FieldWriter;
+using lower::plane_of;
+using lower::SlotBinding;
 
 // Every input f32 and of the shape of input 0; the single output has that shape too.
 std::vector<OutputSpec> infer_same_shape(const InferContext& ctx) {
@@ -113,58 +127,118 @@ void scale_backward(BackwardContext& b) {
   b.add_grad(0, b.emit1(OpType::Scale, "grad", b.grad_category(0), {dy}, attrs));
 }
 
+// ---- lowering: attributes <-> instruction fields -----------------------------------------
+
+void encode_scale(const ir::Op& op, Instruction& inst) {
+  lower::encode_eltwise<isa::EltwiseOp::Scale>(op, inst);
+  FieldWriter w(op, inst);
+  w.f32(Field::ScaleA, "alpha");
+  w.f32(Field::ScaleB, "beta");
+}
+
+void decode_scale(const Instruction& inst, ir::Attrs& a) {
+  a.set("alpha", field_f64(inst, Field::ScaleA));
+  a.set("beta", field_f64(inst, Field::ScaleB));
+}
+
 }  // namespace
 
 void register_eltwise_ops(OpRegistry& r) {
-  r.add(OpSchema{OpType::Relu,
-                 FusionClass::Ppu,
-                 {{"x"}},
-                 {"y"},
-                 {},
-                 infer_same_shape,
-                 relu_backward,
-                 relu_kernel,
-                 "y = max(x, 0). The backward rule reads the output y (relu_bwd), like "
-                 "PyTorch's threshold_backward."});
-  r.add(OpSchema{OpType::ReluBwd,
-                 FusionClass::Ppu,
-                 {{"dy"}, {"y"}},
-                 {"dx"},
-                 {},
-                 infer_same_shape,
-                 nullptr,
-                 relu_bwd_kernel,
-                 "dx = y > 0 ? dy : 0, where y is relu's output. No backward rule."});
-  r.add(OpSchema{OpType::Add,
-                 FusionClass::Ppu,
-                 {{"a"}, {"b"}},
-                 {"y"},
-                 {},
-                 infer_same_shape,
-                 add_backward,
-                 add_kernel,
-                 "y = a + b, both of one shape (no broadcasting). The gradient passes to both "
-                 "inputs unchanged."});
-  r.add(OpSchema{OpType::Mul,
-                 FusionClass::Ppu,
-                 {{"a"}, {"b"}},
-                 {"y"},
-                 {},
-                 infer_same_shape,
-                 mul_backward,
-                 mul_kernel,
-                 "y = a * b, both of one shape (no broadcasting). da = dy * b, db = dy * a."});
-  r.add(OpSchema{
-      OpType::Scale,
-      FusionClass::Ppu,
-      {{"x"}},
-      {"y"},
-      {{"alpha", AttrKind::Float, AttrValue(1.0)}, {"beta", AttrKind::Float, AttrValue(0.0)}},
-      infer_same_shape,
-      scale_backward,
-      scale_kernel,
-      "y = alpha * x + beta (alpha and beta rounded to f32; multiply, then add). "
-      "dx = alpha * dy."});
+  const SlotBinding a{"a", Slot::A}, b{"b", Slot::B}, y{"y", Slot::Y};
+  add_op(r,
+         OpSchema{OpType::Relu,
+                  FusionClass::Ppu,
+                  {{"x"}},
+                  {"y"},
+                  {},
+                  infer_same_shape,
+                  relu_backward,
+                  relu_kernel,
+                  "y = max(x, 0). The backward rule reads the output y (relu_bwd), like "
+                  "PyTorch's threshold_backward."},
+         {OpType::Relu,
+          Opcode::Eltwise,
+          {{"x", Slot::A}},
+          {y},
+          false,
+          lower::encode_eltwise<isa::EltwiseOp::Relu>,
+          decode_nothing,
+          lower::is_eltwise<isa::EltwiseOp::Relu>});
+  add_op(r,
+         OpSchema{OpType::ReluBwd,
+                  FusionClass::Ppu,
+                  {{"dy"}, {"y"}},
+                  {"dx"},
+                  {},
+                  infer_same_shape,
+                  nullptr,
+                  relu_bwd_kernel,
+                  "dx = y > 0 ? dy : 0, where y is relu's output. No backward rule."},
+         {OpType::ReluBwd,
+          Opcode::Eltwise,
+          {{"dy", Slot::A}, {"y", Slot::B}},
+          {{"dx", Slot::Y}},
+          false,
+          lower::encode_eltwise<isa::EltwiseOp::ReluBwd>,
+          decode_nothing,
+          lower::is_eltwise<isa::EltwiseOp::ReluBwd>});
+  add_op(r,
+         OpSchema{OpType::Add,
+                  FusionClass::Ppu,
+                  {{"a"}, {"b"}},
+                  {"y"},
+                  {},
+                  infer_same_shape,
+                  add_backward,
+                  add_kernel,
+                  "y = a + b, both of one shape (no broadcasting). The gradient passes to both "
+                  "inputs unchanged."},
+         {OpType::Add,
+          Opcode::Eltwise,
+          {a, b},
+          {y},
+          false,
+          lower::encode_eltwise<isa::EltwiseOp::Add>,
+          decode_nothing,
+          lower::is_eltwise<isa::EltwiseOp::Add>});
+  add_op(r,
+         OpSchema{OpType::Mul,
+                  FusionClass::Ppu,
+                  {{"a"}, {"b"}},
+                  {"y"},
+                  {},
+                  infer_same_shape,
+                  mul_backward,
+                  mul_kernel,
+                  "y = a * b, both of one shape (no broadcasting). da = dy * b, db = dy * a."},
+         {OpType::Mul,
+          Opcode::Eltwise,
+          {a, b},
+          {y},
+          false,
+          lower::encode_eltwise<isa::EltwiseOp::Mul>,
+          decode_nothing,
+          lower::is_eltwise<isa::EltwiseOp::Mul>});
+  add_op(r,
+         OpSchema{OpType::Scale,
+                  FusionClass::Ppu,
+                  {{"x"}},
+                  {"y"},
+                  {{"alpha", AttrKind::Float, AttrValue(1.0)},
+                   {"beta", AttrKind::Float, AttrValue(0.0)}},
+                  infer_same_shape,
+                  scale_backward,
+                  scale_kernel,
+                  "y = alpha * x + beta (alpha and beta rounded to f32; multiply, then add). "
+                  "dx = alpha * dy."},
+         {OpType::Scale,
+          Opcode::Eltwise,
+          {{"x", Slot::A}},
+          {y},
+          false,
+          encode_scale,
+          decode_scale,
+          lower::is_eltwise<isa::EltwiseOp::Scale>});
 }
 
 }  // namespace s2::ir

@@ -15,11 +15,25 @@
 
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/interp/kernel.h"
+#include "compiler/lower/fields.h"
 #include "compiler/ops/epilogue.h"
 #include "compiler/ops/registry.h"
 
 namespace s2::ir {
 namespace {
+
+using isa::Field;
+using isa::Instruction;
+using isa::Opcode;
+using isa::Slot;
+using lower::always;
+using lower::decode_nothing;
+using lower::field_enum_name;
+using lower::field_f64;
+using lower::field_ints;
+using lower::FieldWriter;
+using lower::plane_of;
+using lower::SlotBinding;
 
 bool flag(const InferContext& ctx, const std::string& name) {
   const int64_t v = ctx.attrs().i(name);
@@ -110,25 +124,51 @@ void gemm_backward(BackwardContext& g) {
   if (g.input(3).valid() && g.needs_grad(3)) g.add_grad(3, dy);
 }
 
+// ---- lowering: attributes <-> instruction fields -----------------------------------------
+
+void encode_gemm(const ir::Op& op, Instruction& inst) {
+  FieldWriter w(op, inst);
+  w.flag(Field::TransA, "trans_a");
+  w.flag(Field::TransB, "trans_b");
+  w.act();
+}
+
+void decode_gemm(const Instruction& inst, ir::Attrs& a) {
+  a.set("trans_a", int64_t{inst.u(Field::TransA)});
+  a.set("trans_b", int64_t{inst.u(Field::TransB)});
+  a.set("act", field_enum_name(inst, Field::Act));
+}
+
 }  // namespace
 
 void register_gemm_ops(OpRegistry& r) {
-  r.add(OpSchema{OpType::Gemm,
-                 FusionClass::Pe,
-                 {{"a"}, {"b"}, {"bias", true}, {"residual", true}, {"gate", true}},
-                 {"y"},
-                 {{"trans_a", AttrKind::Int, AttrValue(int64_t{0})},
-                  {"trans_b", AttrKind::Int, AttrValue(int64_t{0})},
-                  epilogue::act_attr()},
-                 infer_gemm,
-                 gemm_backward,
-                 gemm_kernel,
-                 "y[M,N] = op(a) . op(b) + bias[N], where op(a) = a^T when trans_a (a is [M,K], "
-                 "or [K,M] when transposed) and op(b) = b^T when trans_b (b is [K,N] or [N,K]). "
-                 "A PyTorch Linear is gemm(x, w, bias, trans_b=1). Sums over k in increasing "
-                 "order from 0, bias added last. Epilogue: y = act(y + residual) with act "
-                 "\"none\" or \"relu\", then kept where gate > 0 (residual and gate optional, "
-                 "[M,N]); not differentiable with act=relu or a gate."});
+  const SlotBinding w{"w", Slot::W}, bias{"bias", Slot::Bias}, residual{"residual", Slot::Residual},
+      gate{"gate", Slot::Gate};
+  add_op(r,
+         OpSchema{OpType::Gemm,
+                  FusionClass::Pe,
+                  {{"a"}, {"b"}, {"bias", true}, {"residual", true}, {"gate", true}},
+                  {"y"},
+                  {{"trans_a", AttrKind::Int, AttrValue(int64_t{0})},
+                   {"trans_b", AttrKind::Int, AttrValue(int64_t{0})},
+                   epilogue::act_attr()},
+                  infer_gemm,
+                  gemm_backward,
+                  gemm_kernel,
+                  "y[M,N] = op(a) . op(b) + bias[N], where op(a) = a^T when trans_a (a is [M,K], "
+                  "or [K,M] when transposed) and op(b) = b^T when trans_b (b is [K,N] or [N,K]). "
+                  "A PyTorch Linear is gemm(x, w, bias, trans_b=1). Sums over k in increasing "
+                  "order from 0, bias added last. Epilogue: y = act(y + residual) with act "
+                  "\"none\" or \"relu\", then kept where gate > 0 (residual and gate optional, "
+                  "[M,N]); not differentiable with act=relu or a gate."},
+         {OpType::Gemm,
+          Opcode::Gemm,
+          {{"a", Slot::A}, {"b", Slot::B}, bias, residual, gate},
+          {{"y", Slot::Y}},
+          false,
+          encode_gemm,
+          decode_gemm,
+          always});
 }
 
 }  // namespace s2::ir

@@ -18,12 +18,26 @@
 
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/interp/kernel.h"
+#include "compiler/lower/fields.h"
 #include "compiler/ops/registry.h"
 #include "isa/common/errors.h"
 #include "isa/numerics/softmax_ce.h"
 
 namespace s2::ir {
 namespace {
+
+using isa::Field;
+using isa::Instruction;
+using isa::Opcode;
+using isa::Slot;
+using lower::always;
+using lower::decode_nothing;
+using lower::field_enum_name;
+using lower::field_f64;
+using lower::field_ints;
+using lower::FieldWriter;
+using lower::plane_of;
+using lower::SlotBinding;
 
 void check_logits_labels(const InferContext& ctx) {
   ctx.expect_dtype(0, DType::F32);
@@ -97,32 +111,61 @@ void softmax_ce_bwd_kernel(KernelContext& k) {
                             k.in[2].present() ? k.in[2].f32 : nullptr, k.out[0].f32);
 }
 
+// ---- lowering: attributes <-> instruction fields -----------------------------------------
+
+void encode_loss(const ir::Op& op, Instruction& inst) {
+  FieldWriter(op, inst).enumerated(Field::Reduction, "reduction");
+}
+
+void decode_loss(const Instruction& inst, ir::Attrs& a) {
+  a.set("reduction", field_enum_name(inst, Field::Reduction));
+}
+
 }  // namespace
 
 void register_loss_ops(OpRegistry& r) {
-  r.add(OpSchema{OpType::SoftmaxCe,
-                 FusionClass::Ppu,
-                 {{"logits"}, {"labels"}},
-                 {"loss"},
-                 {{"reduction", AttrKind::String, AttrValue(std::string("mean"))}},
-                 infer_softmax_ce,
-                 softmax_ce_backward,
-                 softmax_ce_kernel,
-                 "Cross-entropy of softmax(logits [N,C] f32) against class indices labels [N] "
-                 "i32, summed or averaged over the batch (reduction \"sum\" or \"mean\") into "
-                 "loss [1]; numerically stable (subtracts each row's max). A label outside "
-                 "[0,C) makes the interpreter throw a UserError naming the op and the label."});
-  r.add(OpSchema{OpType::SoftmaxCeBwd,
-                 FusionClass::Ppu,
-                 {{"logits"}, {"labels"}, {"dloss", true}},
-                 {"dlogits"},
-                 {{"reduction", AttrKind::String, AttrValue(std::string("mean"))}},
-                 infer_softmax_ce_bwd,
-                 nullptr,
-                 softmax_ce_bwd_kernel,
-                 "Gradient of softmax_ce: (softmax(logits) - onehot(labels)), divided by N for "
-                 "\"mean\", times dloss [1] when given (absent: the loss is the one minimised, "
-                 "gradient 1). No backward rule."});
+  const SlotBinding logits{"logits", Slot::Logits}, labels{"labels", Slot::Labels};
+  add_op(r,
+         OpSchema{OpType::SoftmaxCe,
+                  FusionClass::Ppu,
+                  {{"logits"}, {"labels"}},
+                  {"loss"},
+                  {{"reduction", AttrKind::String, AttrValue(std::string("mean"))}},
+                  infer_softmax_ce,
+                  softmax_ce_backward,
+                  softmax_ce_kernel,
+                  "Cross-entropy of softmax(logits [N,C] f32) against class indices labels [N] "
+                  "i32, summed or averaged over the batch (reduction \"sum\" or \"mean\") into "
+                  "loss [1]; numerically stable (subtracts each row's max). A label outside "
+                  "[0,C) makes the interpreter throw a UserError naming the op and the label."},
+         {OpType::SoftmaxCe,
+          Opcode::SoftmaxCe,
+          {logits, labels},
+          {{"loss", Slot::Loss}},
+          false,
+          encode_loss,
+          decode_loss,
+          [](const Instruction& inst) { return inst.operand(Slot::Loss).has_value(); }});
+  add_op(r,
+         OpSchema{OpType::SoftmaxCeBwd,
+                  FusionClass::Ppu,
+                  {{"logits"}, {"labels"}, {"dloss", true}},
+                  {"dlogits"},
+                  {{"reduction", AttrKind::String, AttrValue(std::string("mean"))}},
+                  infer_softmax_ce_bwd,
+                  nullptr,
+                  softmax_ce_bwd_kernel,
+                  "Gradient of softmax_ce: (softmax(logits) - onehot(labels)), divided by N for "
+                  "\"mean\", times dloss [1] when given (absent: the loss is the one minimised, "
+                  "gradient 1). No backward rule."},
+         {OpType::SoftmaxCeBwd,
+          Opcode::SoftmaxCe,
+          {logits, labels},
+          {{"dlogits", Slot::DLogits}},
+          false,
+          encode_loss,
+          decode_loss,
+          [](const Instruction& inst) { return inst.operand(Slot::DLogits).has_value(); }});
 }
 
 }  // namespace s2::ir

@@ -15,12 +15,26 @@
 
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/interp/kernel.h"
+#include "compiler/lower/fields.h"
 #include "compiler/ops/registry.h"
 #include "isa/common/errors.h"
 #include "isa/encoding/semantics.h"
 
 namespace s2::ir {
 namespace {
+
+using isa::Field;
+using isa::Instruction;
+using isa::Opcode;
+using isa::Slot;
+using lower::always;
+using lower::decode_nothing;
+using lower::field_enum_name;
+using lower::field_f64;
+using lower::field_ints;
+using lower::FieldWriter;
+using lower::plane_of;
+using lower::SlotBinding;
 
 using Ints = std::vector<int64_t>;
 
@@ -207,54 +221,106 @@ std::vector<AttrSpec> pool_attrs(bool avg, bool bwd) {
   return attrs;
 }
 
+// ---- lowering: attributes <-> instruction fields -----------------------------------------
+
+void encode_pool(const ir::Op& op, Instruction& inst) {
+  FieldWriter w(op, inst);
+  w.ints("kernel", {Field::KernelH, Field::KernelW});
+  w.ints("stride", lower::kStrideFields);
+  w.ints("pads", lower::kPadFields);
+  w.flag(Field::CeilMode, "ceil_mode");
+  if (inst.has_field(Field::CountIncludePad)) w.flag(Field::CountIncludePad, "count_include_pad");
+}
+
+void decode_pool(const Instruction& inst, ir::Attrs& a) {
+  a.set("kernel", field_ints(inst, {Field::KernelH, Field::KernelW}));
+  a.set("stride", field_ints(inst, lower::kStrideFields));
+  a.set("pads", field_ints(inst, lower::kPadFields));
+  a.set("ceil_mode", int64_t{inst.u(Field::CeilMode)});
+  if (inst.has_field(Field::CountIncludePad))
+    a.set("count_include_pad", int64_t{inst.u(Field::CountIncludePad)});
+  if (inst.has_slot(Slot::Dx)) a.set("input_hw", plane_of(inst, Slot::Dx));
+}
+
 }  // namespace
 
 void register_pool_ops(OpRegistry& r) {
-  r.add({OpType::MaxPool2d,
-         FusionClass::Ppu,
-         {{"x"}},
-         {"y", "indices"},
-         pool_attrs(false, false),
-         infer_max_pool2d,
-         backward_max_pool2d,
-         kernel_max_pool2d,
-         "2-D max pooling: x [N,C,H,W] -> y [N,C,P,Q] and indices i32 [N,C,P,Q], the flat index "
-         "h*W+w of each maximum inside its input plane (the first one in row-major window order "
-         "on ties). kernel [kh,kw], stride [sh,sw], pads [top,left,bottom,right] (padding never "
-         "wins; at most half the kernel), ceil_mode as in PyTorch."});
-  r.add({OpType::MaxPool2dBwd,
-         FusionClass::Ppu,
-         {{"dy"}, {"indices"}},
-         {"dx"},
-         pool_attrs(false, true),
-         infer_max_pool2d_bwd,
-         nullptr,
-         kernel_max_pool2d_bwd,
-         "Gradient of max_pool2d: dx [N,C,H,W] is zero except dx[plane][indices] += dy. "
-         "Attributes of the forward max_pool2d, plus input_hw [H,W]."});
-  r.add({OpType::AvgPool2d,
-         FusionClass::Ppu,
-         {{"x"}},
-         {"y"},
-         pool_attrs(true, false),
-         infer_avg_pool2d,
-         backward_avg_pool2d,
-         kernel_avg_pool2d,
-         "2-D average pooling: x [N,C,H,W] -> y [N,C,P,Q]. kernel, stride, pads "
-         "[top,left,bottom,right] (at most half the kernel), ceil_mode and count_include_pad as "
-         "in PyTorch (the divisor counts the window clipped to input + padding, or to the input "
-         "alone without count_include_pad). Global average pooling: kernel = stride = [H,W]."});
-  r.add({OpType::AvgPool2dBwd,
-         FusionClass::Ppu,
-         {{"dy"}},
-         {"dx"},
-         pool_attrs(true, true),
-         infer_avg_pool2d_bwd,
-         nullptr,
-         kernel_avg_pool2d_bwd,
-         "Gradient of avg_pool2d: each dy spread evenly (divided by its window's divisor) over "
-         "the input elements of its window. Attributes of the forward avg_pool2d, plus input_hw "
-         "[H,W]."});
+  const SlotBinding x{"x", Slot::X}, dy{"dy", Slot::Dy}, dx{"dx", Slot::Dx}, y{"y", Slot::Y};
+  add_op(r,
+         {OpType::MaxPool2d,
+          FusionClass::Ppu,
+          {{"x"}},
+          {"y", "indices"},
+          pool_attrs(false, false),
+          infer_max_pool2d,
+          backward_max_pool2d,
+          kernel_max_pool2d,
+          "2-D max pooling: x [N,C,H,W] -> y [N,C,P,Q] and indices i32 [N,C,P,Q], the flat index "
+          "h*W+w of each maximum inside its input plane (the first one in row-major window order "
+          "on ties). kernel [kh,kw], stride [sh,sw], pads [top,left,bottom,right] (padding never "
+          "wins; at most half the kernel), ceil_mode as in PyTorch."},
+         {OpType::MaxPool2d,
+          Opcode::MaxPoolFwd,
+          {x},
+          {y, {"indices", Slot::Idx, Slot::Y}},
+          false,
+          encode_pool,
+          decode_pool,
+          always});
+  add_op(r,
+         {OpType::MaxPool2dBwd,
+          FusionClass::Ppu,
+          {{"dy"}, {"indices"}},
+          {"dx"},
+          pool_attrs(false, true),
+          infer_max_pool2d_bwd,
+          nullptr,
+          kernel_max_pool2d_bwd,
+          "Gradient of max_pool2d: dx [N,C,H,W] is zero except dx[plane][indices] += dy. "
+          "Attributes of the forward max_pool2d, plus input_hw [H,W]."},
+         {OpType::MaxPool2dBwd,
+          Opcode::MaxPoolBwd,
+          {dy, {"indices", Slot::Idx}},
+          {dx},
+          false,
+          encode_pool,
+          decode_pool,
+          always});
+  add_op(
+      r,
+      {OpType::AvgPool2d,
+       FusionClass::Ppu,
+       {{"x"}},
+       {"y"},
+       pool_attrs(true, false),
+       infer_avg_pool2d,
+       backward_avg_pool2d,
+       kernel_avg_pool2d,
+       "2-D average pooling: x [N,C,H,W] -> y [N,C,P,Q]. kernel, stride, pads "
+       "[top,left,bottom,right] (at most half the kernel), ceil_mode and count_include_pad as "
+       "in PyTorch (the divisor counts the window clipped to input + padding, or to the input "
+       "alone without count_include_pad). Global average pooling: kernel = stride = [H,W]."},
+      {OpType::AvgPool2d, Opcode::AvgPoolFwd, {x}, {y}, false, encode_pool, decode_pool, always});
+  add_op(r,
+         {OpType::AvgPool2dBwd,
+          FusionClass::Ppu,
+          {{"dy"}},
+          {"dx"},
+          pool_attrs(true, true),
+          infer_avg_pool2d_bwd,
+          nullptr,
+          kernel_avg_pool2d_bwd,
+          "Gradient of avg_pool2d: each dy spread evenly (divided by its window's divisor) over "
+          "the input elements of its window. Attributes of the forward avg_pool2d, plus input_hw "
+          "[H,W]."},
+         {OpType::AvgPool2dBwd,
+          Opcode::AvgPoolBwd,
+          {dy},
+          {dx},
+          false,
+          encode_pool,
+          decode_pool,
+          always});
 }
 
 }  // namespace s2::ir

@@ -5,10 +5,24 @@
 #include <vector>
 
 #include "compiler/interp/kernel.h"
+#include "compiler/lower/fields.h"
 #include "compiler/ops/registry.h"
 
 namespace s2::ir {
 namespace {
+
+using isa::Field;
+using isa::Instruction;
+using isa::Opcode;
+using isa::Slot;
+using lower::always;
+using lower::decode_nothing;
+using lower::field_enum_name;
+using lower::field_f64;
+using lower::field_ints;
+using lower::FieldWriter;
+using lower::plane_of;
+using lower::SlotBinding;
 
 std::vector<OutputSpec> infer_reduce_sum(const InferContext& ctx) {
   ctx.expect_dtype(0, DType::F32);
@@ -92,21 +106,57 @@ void reduce_sum_kernel(KernelContext& k) {
   }
 }
 
+// ---- lowering: attributes <-> instruction fields -----------------------------------------
+
+// Axis i of x is bit i of the mask (bit 0 = outermost); x has rank 1..4, so it fits.
+void encode_reduce_sum(const ir::Op& op, Instruction& inst) {
+  FieldWriter w(op, inst);
+  inst.set_raw(Field::Reduce, static_cast<uint32_t>(isa::ReduceOp::Sum));
+  int64_t mask = 0;
+  for (int64_t axis : op.attrs.ints("axes")) {
+    if (axis < 0 || axis >= 4) w.fail("axis " + std::to_string(axis) + " is past rank 4");
+    mask |= int64_t{1} << axis;
+  }
+  w.uint(Field::Axes, "axes", mask);
+}
+
+void decode_reduce_sum(const Instruction& inst, ir::Attrs& a) {
+  std::vector<int64_t> axes;
+  for (int64_t axis = 0; axis < 4; ++axis)
+    if ((inst.u(Field::Axes) >> axis) & 1u) axes.push_back(axis);
+  a.set("axes", axes);
+  a.set("keepdims", int64_t{0});  // the output's element count is the same either way
+}
+
+bool is_reduce_sum(const Instruction& inst) {
+  return inst.as<isa::ReduceOp>(Field::Reduce) == isa::ReduceOp::Sum;
+}
+
 }  // namespace
 
 void register_reduce_ops(OpRegistry& r) {
-  r.add(OpSchema{
-      OpType::ReduceSum,
-      FusionClass::Ppu,
-      {{"x"}},
-      {"y"},
-      {{"axes", AttrKind::Ints, std::nullopt}, {"keepdims", AttrKind::Int, AttrValue(int64_t{0})}},
-      infer_reduce_sum,
-      nullptr,
-      reduce_sum_kernel,
-      "Sum of x over `axes` (sorted, without repeats, each in [0, rank)). With "
-      "keepdims=1 the summed axes stay as size 1; summing every axis away gives "
-      "shape [1]. Each output adds its inputs in row-major order. No backward rule."});
+  const SlotBinding x{"x", Slot::X}, y{"y", Slot::Y};
+  add_op(r,
+         OpSchema{OpType::ReduceSum,
+                  FusionClass::Ppu,
+                  {{"x"}},
+                  {"y"},
+                  {{"axes", AttrKind::Ints, std::nullopt},
+                   {"keepdims", AttrKind::Int, AttrValue(int64_t{0})}},
+                  infer_reduce_sum,
+                  nullptr,
+                  reduce_sum_kernel,
+                  "Sum of x over `axes` (sorted, without repeats, each in [0, rank)). With "
+                  "keepdims=1 the summed axes stay as size 1; summing every axis away gives "
+                  "shape [1]. Each output adds its inputs in row-major order. No backward rule."},
+         {OpType::ReduceSum,
+          Opcode::Reduce,
+          {x},
+          {y},
+          false,
+          encode_reduce_sum,
+          decode_reduce_sum,
+          is_reduce_sum});
 }
 
 }  // namespace s2::ir

@@ -75,25 +75,34 @@ void InferContext::expect_shape(size_t i, const Shape& shape) const {
          ", expected " + shape_text(t.dtype, shape));
 }
 
-void OpRegistry::add(OpSchema schema) {
-  auto& slot = schemas_.at(static_cast<size_t>(schema.type));
-  S2_CHECK(!slot.has_value(),
-           "op type '" + std::string(op_type_name(schema.type)) + "' registered twice");
-  S2_CHECK(schema.infer != nullptr,
-           "op type '" + std::string(op_type_name(schema.type)) + "' has no shape inference");
-  S2_CHECK(schema.kernel != nullptr || schema.fusion == FusionClass::View,
-           "op type '" + std::string(op_type_name(schema.type)) + "' has no kernel");
-  slot = std::move(schema);
+namespace {
+
+void add_schema(OpRegistry& r, OpSchema schema) {
+  const std::string name(op_type_name(schema.type));
+  const bool view = schema.fusion == FusionClass::View;
+  S2_CHECK(schema.infer != nullptr, "op type '" + name + "' has no shape inference");
+  S2_CHECK(schema.kernel != nullptr || view, "op type '" + name + "' has no kernel");
+  S2_CHECK(schema.lowering.has_value() != view,
+           "op type '" + name + (view ? "' is a view: it has no lowering" : "' has no lowering"));
+  S2_CHECK(!schema.lowering || schema.lowering->type == schema.type,
+           "op type '" + name + "' registered with the lowering of another type");
+  r.add(name, std::move(schema));
 }
 
-const OpSchema* OpRegistry::find(OpType type) const {
-  const size_t i = static_cast<size_t>(type);
-  return i < schemas_.size() && schemas_[i] ? &*schemas_[i] : nullptr;
+}  // namespace
+
+void add_op(OpRegistry& r, OpSchema schema, lower::OpLowering lowering) {
+  schema.lowering = std::move(lowering);
+  add_schema(r, std::move(schema));
+}
+
+void add_op(OpRegistry& r, OpSchema view) {
+  add_schema(r, std::move(view));
 }
 
 const OpRegistry& op_registry() {
   static const OpRegistry registry = [] {
-    OpRegistry r;
+    OpRegistry r("op type");
     register_conv_ops(r);
     register_gemm_ops(r);
     register_batch_norm_ops(r);
@@ -103,15 +112,19 @@ const OpRegistry& op_registry() {
     register_view_ops(r);
     register_loss_ops(r);
     register_sgd_ops(r);
+    for (size_t i = 0; i < kNumOpTypes; ++i) {
+      const std::string_view name = op_type_name(static_cast<OpType>(i));
+      S2_CHECK(r.contains(name), "op type '" + std::string(name) +
+                                     "' has no schema; register it in its file of op_types.def");
+    }
     return r;
   }();
   return registry;
 }
 
 const OpSchema& op_schema(OpType type) {
-  const OpSchema* s = op_registry().find(type);
-  S2_CHECK(s != nullptr, "op type '" + std::string(op_type_name(type)) +
-                             "' has no schema; register it in its file of op_types.def");
+  const OpSchema* s = op_registry().find(op_type_name(type));
+  S2_CHECK(s != nullptr, "op type '" + std::string(op_type_name(type)) + "' has no schema");
   return *s;
 }
 

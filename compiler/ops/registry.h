@@ -3,10 +3,10 @@
 // its inputs, outputs and attributes, its fusion class, its shape inference, its backward
 // rule and its reference-interpreter kernel (STYLE.md: "One op registry").
 //
-// Each ops/<family>.cpp defines the schemas of its types and registers them in
+// Each ops/<family>.cpp defines the schemas of its types and registers them with add_op() in
 // register_<family>_ops(); registry.cpp calls each of those once. Registering a type twice is
-// an internal error; tests/compiler/registry_test.cpp checks that every OpType of
-// op_types.def has a schema.
+// an internal error, and so is an OpType of op_types.def left without a schema (checked when
+// the registry is first built). docs/compiler.md, "Adding an op", lists every step.
 
 #include <optional>
 #include <string>
@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "compiler/ir/graph.h"
+#include "compiler/lower/op_lowering.h"
+#include "isa/common/registry.h"
 
 namespace s2::ir {
 
@@ -88,18 +90,23 @@ struct OpSchema {
   BackwardFn backward = nullptr;  // null: autodiff fails loudly when a gradient must pass
   KernelFn kernel = nullptr;      // null only for views (nothing to compute)
   std::string doc;
+  // How the op becomes one S2Train instruction and back (compiler/lower/op_lowering.h);
+  // absent exactly for views, which produce no instruction.
+  std::optional<lower::OpLowering> lowering = std::nullopt;
 };
 
-class OpRegistry {
- public:
-  void add(OpSchema schema);
-  const OpSchema* find(OpType type) const;
+// Op schemas by op type name (op_type_name()): the one generic registry.
+using OpRegistry = Registry<OpSchema>;
 
- private:
-  std::vector<std::optional<OpSchema>> schemas_ = std::vector<std::optional<OpSchema>>(kNumOpTypes);
-};
+// Registers `schema` with its lowering under its type's name; a view, which produces no
+// instruction, is registered without one. Internal error for a type registered twice, a
+// schema without shape inference, a non-view op without a kernel or a lowering, or a lowering
+// of another type.
+void add_op(OpRegistry& r, OpSchema schema, lower::OpLowering lowering);
+void add_op(OpRegistry& r, OpSchema view);
 
-// The registry with every op family registered.
+// The registry with every op family registered; every OpType of op_types.def has a schema
+// (checked when it is first built).
 const OpRegistry& op_registry();
 const OpSchema& op_schema(OpType type);
 

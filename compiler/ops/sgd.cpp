@@ -9,11 +9,25 @@
 #include <vector>
 
 #include "compiler/interp/kernel.h"
+#include "compiler/lower/fields.h"
 #include "compiler/ops/registry.h"
 #include "isa/numerics/lane_ops.h"
 
 namespace s2::ir {
 namespace {
+
+using isa::Field;
+using isa::Instruction;
+using isa::Opcode;
+using isa::Slot;
+using lower::always;
+using lower::decode_nothing;
+using lower::field_enum_name;
+using lower::field_f64;
+using lower::field_ints;
+using lower::FieldWriter;
+using lower::plane_of;
+using lower::SlotBinding;
 
 OutputSpec in_place(const InferContext& ctx, size_t i) {
   const Tensor& t = ctx.input(i);
@@ -69,24 +83,48 @@ void sgd_kernel(KernelContext& k) {
     numerics::sgd_step(p, weight[i], grad[i], velocity != nullptr ? &velocity[i] : &unused);
 }
 
+// ---- lowering: attributes <-> instruction fields -----------------------------------------
+
+void encode_sgd(const ir::Op& op, Instruction& inst) {
+  FieldWriter w(op, inst);
+  w.f32(Field::Lr, "lr");
+  w.f32(Field::Momentum, "momentum");
+  w.f32(Field::WeightDecay, "weight_decay");
+}
+
+void decode_sgd(const Instruction& inst, ir::Attrs& a) {
+  a.set("lr", field_f64(inst, Field::Lr));
+  a.set("momentum", field_f64(inst, Field::Momentum));
+  a.set("weight_decay", field_f64(inst, Field::WeightDecay));
+}
+
 }  // namespace
 
 void register_sgd_ops(OpRegistry& r) {
-  r.add(OpSchema{OpType::Sgd,
-                 FusionClass::Ppu,
-                 {{"weight"}, {"grad"}, {"velocity", true}},
-                 {"weight_out", "velocity_out"},
-                 {{"lr", AttrKind::Float, std::nullopt},
-                  {"momentum", AttrKind::Float, AttrValue(0.0)},
-                  {"weight_decay", AttrKind::Float, AttrValue(0.0)}},
-                 infer_sgd,
-                 nullptr,
-                 sgd_kernel,
-                 "PyTorch SGD step (dampening 0, no Nesterov), in place: g = grad + weight_decay "
-                 "* weight; with momentum, v = momentum * v + g and g = v; weight -= lr * g. "
-                 "weight_out and velocity_out alias weight and velocity; velocity (zero at the "
-                 "start) is required when momentum != 0 and left unchanged when momentum == 0. "
-                 "No backward rule."});
+  add_op(r,
+         OpSchema{OpType::Sgd,
+                  FusionClass::Ppu,
+                  {{"weight"}, {"grad"}, {"velocity", true}},
+                  {"weight_out", "velocity_out"},
+                  {{"lr", AttrKind::Float, std::nullopt},
+                   {"momentum", AttrKind::Float, AttrValue(0.0)},
+                   {"weight_decay", AttrKind::Float, AttrValue(0.0)}},
+                  infer_sgd,
+                  nullptr,
+                  sgd_kernel,
+                  "PyTorch SGD step (dampening 0, no Nesterov), in place: g = grad + weight_decay "
+                  "* weight; with momentum, v = momentum * v + g and g = v; weight -= lr * g. "
+                  "weight_out and velocity_out alias weight and velocity; velocity (zero at the "
+                  "start) is required when momentum != 0 and left unchanged when momentum == 0. "
+                  "No backward rule."},
+         {OpType::Sgd,
+          Opcode::Sgd,
+          {{"weight", Slot::Weight}, {"grad", Slot::Grad}, {"velocity", Slot::Velocity}},
+          {{"weight_out", Slot::Weight}, {"velocity_out", Slot::Velocity}},
+          false,
+          encode_sgd,
+          decode_sgd,
+          always});
 }
 
 }  // namespace s2::ir

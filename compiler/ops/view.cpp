@@ -154,41 +154,44 @@ std::vector<OutputSpec> infer_slice(const InferContext& ctx) {
 }  // namespace
 
 void register_view_ops(OpRegistry& r) {
-  r.add(OpSchema{OpType::Reshape,
-                 FusionClass::View,
-                 {{"x"}},
-                 {"y"},
-                 {{"shape", AttrKind::Ints, std::nullopt}},
-                 infer_reshape,
-                 reshape_backward,
-                 nullptr,
-                 "View of a dense x with a new shape (one entry may be -1: inferred). A strided "
-                 "input is rejected: copy it first. The gradient is reshaped back."});
-  r.add(OpSchema{OpType::Transpose,
-                 FusionClass::View,
-                 {{"x"}},
-                 {"y"},
-                 {{"perm", AttrKind::Ints, std::nullopt}},
-                 infer_transpose,
-                 transpose_backward,
-                 nullptr,
-                 "View with permuted axes: output axis i is input axis perm[i] (shape and "
-                 "strides permuted, same data and offset). The gradient is transposed back with "
-                 "the inverse permutation."});
-  r.add(OpSchema{OpType::Slice,
-                 FusionClass::View,
-                 {{"x"}},
-                 {"y"},
-                 {{"axis", AttrKind::Int, std::nullopt},
-                  {"start", AttrKind::Int, std::nullopt},
-                  {"end", AttrKind::Int, std::nullopt},
-                  {"step", AttrKind::Int, AttrValue(int64_t{1})}},
-                 infer_slice,
-                 nullptr,
-                 nullptr,
-                 "View of x[start:end:step] along `axis` (Python rules: negative axis, start and "
-                 "end count from the end; start and end are clamped; step must be positive; an "
-                 "empty result is an error). No backward rule."});
+  add_op(r,
+         OpSchema{OpType::Reshape,
+                  FusionClass::View,
+                  {{"x"}},
+                  {"y"},
+                  {{"shape", AttrKind::Ints, std::nullopt}},
+                  infer_reshape,
+                  reshape_backward,
+                  nullptr,
+                  "View of a dense x with a new shape (one entry may be -1: inferred). A strided "
+                  "input is rejected: copy it first. The gradient is reshaped back."});
+  add_op(r,
+         OpSchema{OpType::Transpose,
+                  FusionClass::View,
+                  {{"x"}},
+                  {"y"},
+                  {{"perm", AttrKind::Ints, std::nullopt}},
+                  infer_transpose,
+                  transpose_backward,
+                  nullptr,
+                  "View with permuted axes: output axis i is input axis perm[i] (shape and "
+                  "strides permuted, same data and offset). The gradient is transposed back with "
+                  "the inverse permutation."});
+  add_op(r,
+         OpSchema{OpType::Slice,
+                  FusionClass::View,
+                  {{"x"}},
+                  {"y"},
+                  {{"axis", AttrKind::Int, std::nullopt},
+                   {"start", AttrKind::Int, std::nullopt},
+                   {"end", AttrKind::Int, std::nullopt},
+                   {"step", AttrKind::Int, AttrValue(int64_t{1})}},
+                  infer_slice,
+                  nullptr,
+                  nullptr,
+                  "View of x[start:end:step] along `axis` (Python rules: negative axis, start and "
+                  "end count from the end; start and end are clamped; step must be positive; an "
+                  "empty result is an error). No backward rule."});
 }
 
 }  // namespace s2::ir

@@ -9,49 +9,22 @@
 #include "isa/common/errors.h"
 
 namespace s2::schedule {
-namespace {
-
-using SchedulerFn = std::vector<ir::OpId> (*)(const ir::Graph&);
-
-struct Entry {
-  std::string name;
-  SchedulerFn run;
-};
-
-// A new scheduler is a new file plus one line here.
-const std::vector<Entry>& registry() {
-  static const std::vector<Entry> entries = {
-      {"update-last", schedule_update_last},
-      {"update-immediate", schedule_update_immediate},
-      {"memory-aware", schedule_memory_aware},
-  };
-  return entries;
-}
-
-}  // namespace
-
-const std::vector<std::string>& scheduler_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> n;
-    for (const Entry& e : registry())
-      n.push_back(e.name);
-    return n;
+const SchedulerRegistry& scheduler_registry() {
+  // A new scheduler is a new file (declared in schedulers.h) plus one line here; the first
+  // is the default.
+  static const SchedulerRegistry registry = [] {
+    SchedulerRegistry r("scheduler");
+    r.add("update-last", schedule_update_last);
+    r.add("update-immediate", schedule_update_immediate);
+    r.add("memory-aware", schedule_memory_aware);
+    return r;
   }();
-  return names;
+  return registry;
 }
 
 std::vector<ir::OpId> schedule_ops(const ir::Graph& graph, const std::string& scheduler) {
-  const auto& entries = registry();
-  const auto it = std::find_if(entries.begin(), entries.end(),
-                               [&](const Entry& e) { return e.name == scheduler; });
-  if (it == entries.end()) {
-    std::string known;
-    for (const std::string& n : scheduler_names())
-      known += (known.empty() ? "" : ", ") + n;
-    throw UserError("--schedule: unknown scheduler '" + scheduler + "' (schedulers: " + known +
-                    ")");
-  }
-  std::vector<ir::OpId> order = it->run(graph);
+  const SchedulerFn& run = scheduler_registry().get(scheduler);
+  std::vector<ir::OpId> order = run(graph);
   check_order(graph, order, "scheduler '" + scheduler + "'");
   return order;
 }

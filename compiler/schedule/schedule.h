@@ -19,15 +19,19 @@
 #include <vector>
 
 #include "compiler/ir/graph.h"
+#include "isa/common/registry.h"
 
 namespace s2::schedule {
+
+using SchedulerFn = std::vector<ir::OpId> (*)(const ir::Graph&);
+using SchedulerRegistry = Registry<SchedulerFn>;
+
+// The schedulers by name, in registration order (the first is the default).
+const SchedulerRegistry& scheduler_registry();
 
 // The order of every op of `graph` under `scheduler`. UserError for an unknown name, listing
 // the known ones. Precondition: a well-formed, acyclic graph (InternalError otherwise).
 std::vector<ir::OpId> schedule_ops(const ir::Graph& graph, const std::string& scheduler);
-
-// The registered scheduler names, in registration order (the first is the default).
-const std::vector<std::string>& scheduler_names();
 
 // InternalError naming `who` and the offending op unless `order` holds every op of `graph`
 // exactly once and each op after all of its predecessors.

@@ -8,34 +8,6 @@
 namespace s2::zoo {
 namespace {
 
-struct ModelEntry {
-  const char* name;
-  void (*build)(ModelBuilder&);
-  const char* size_hint;  // ends size errors: which images the model takes
-};
-
-// The registry: a new model is a new file and one line here.
-constexpr ModelEntry kModels[] = {
-    {"mlp", build_mlp, "mlp takes images of any size"},
-    {"lenet5", build_lenet5, "lenet5 needs images of at least 16x16 (the classic size is 32x32)"},
-    {"resnet18", build_resnet18,
-     "resnet18 takes images of any size at batch 2 or more; at batch 1 one side must exceed 32"},
-    {"resnet34", build_resnet34,
-     "resnet34 takes images of any size at batch 2 or more; at batch 1 one side must exceed 32"},
-    {"resnet50", build_resnet50,
-     "resnet50 takes images of any size at batch 2 or more; at batch 1 one side must exceed 32"},
-    {"vgg11", build_vgg11,
-     "vgg11 needs images whose height and width divided by 32 (rounded down) are multiples of 7, "
-     "such as 224x224"},
-};
-
-std::string known_models() {
-  std::string s;
-  for (const ModelEntry& m : kModels)
-    s += (s.empty() ? "" : ", ") + std::string(m.name);
-  return s;
-}
-
 // A dimension must be in [min, max]; `what` names the option as the user sets it.
 void check_range(const std::string& model, const char* what, int64_t value, int64_t min,
                  int64_t max) {
@@ -66,25 +38,35 @@ void check_options(const std::string& model, const ModelOptions& o) {
 
 }  // namespace
 
-ir::Graph build_model(const std::string& name, const ModelOptions& options) {
-  for (const ModelEntry& m : kModels) {
-    if (name != m.name) continue;
-    check_options(name, options);
-    ModelBuilder builder(name, options, m.size_hint);
-    m.build(builder);
-    return builder.finish();
-  }
-  throw UserError("unknown model '" + name + "'; the zoo has: " + known_models());
+const ModelRegistry& model_registry() {
+  // A new model is a new file (declared in models.h) and one line here.
+  static const ModelRegistry registry = [] {
+    ModelRegistry r("model");
+    r.add("mlp", {build_mlp, "mlp takes images of any size"});
+    r.add("lenet5",
+          {build_lenet5, "lenet5 needs images of at least 16x16 (the classic size is 32x32)"});
+    for (auto [name, build] :
+         {std::pair{"resnet18", build_resnet18}, std::pair{"resnet34", build_resnet34},
+          std::pair{"resnet50", build_resnet50}})
+      r.add(name, {build, std::string(name) +
+                              " takes images of any size at batch 2 or more; at batch 1 one "
+                              "side must exceed 32"});
+    r.add("vgg11", {build_vgg11,
+                    "vgg11 needs images whose height and width divided by 32 (rounded down) are "
+                    "multiples of 7, such as 224x224"});
+    return r;
+  }();
+  return registry;
 }
 
-const std::vector<std::string>& model_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> v;
-    for (const ModelEntry& m : kModels)
-      v.emplace_back(m.name);
-    return v;
-  }();
-  return names;
+ir::Graph build_model(const std::string& name, const ModelOptions& options) {
+  const Model* model = model_registry().find(name);
+  if (model == nullptr)
+    throw UserError(model_registry().unknown_message(name) + " (or an ONNX file ending in .onnx)");
+  check_options(name, options);
+  ModelBuilder builder(name, options, model->size_hint);
+  model->build(builder);
+  return builder.finish();
 }
 
 }  // namespace s2::zoo

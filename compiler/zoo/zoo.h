@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "compiler/ir/graph.h"
+#include "isa/common/registry.h"
 
 namespace s2::zoo {
 
@@ -44,7 +45,15 @@ struct ModelOptions {
 // cannot take (saying which layer fails and why).
 ir::Graph build_model(const std::string& name, const ModelOptions& options);
 
-// Every model name, in the order the zoo lists them.
-const std::vector<std::string>& model_names();
+class ModelBuilder;  // model_builder.h
+
+struct Model {
+  void (*build)(ModelBuilder&);
+  std::string size_hint;  // ends size errors: which images the model takes
+};
+using ModelRegistry = Registry<Model>;
+
+// Every model by name, in the order the zoo lists them (s2c --help).
+const ModelRegistry& model_registry();
 
 }  // namespace s2::zoo

@@ -4,9 +4,10 @@
 // models, passes, DRAM backends, PE-array dataflows, functional kernels.
 //
 // Entries keep their registration order, which is the order names() and the error messages
-// list them in (so a registry's file decides how it reads in --help). Registering an empty or
-// a duplicate name is an internal error. Looking up an unknown name with get() is a UserError
-// with one wording everywhere:
+// list them in (so a registry's file decides how it reads in --help), unless the registry is
+// made with ListOrder::Sorted (long lists, like the ONNX operators, read better sorted).
+// Registering an empty or a duplicate name is an internal error. Looking up an unknown name with
+// get() is a UserError with one wording everywhere:
 //
 //     unknown memory planner 'gredy'; known: none, grad-reuse, greedy, search
 //
@@ -25,6 +26,8 @@
 
 namespace s2 {
 
+enum class ListOrder { Registration, Sorted };
+
 template <typename T>
 class Registry {
  public:
@@ -34,7 +37,8 @@ class Registry {
   };
 
   // `what` names one entry in messages: "memory planner", "ONNX operator", "DRAM backend".
-  explicit Registry(std::string what) : what_(std::move(what)) {}
+  explicit Registry(std::string what, ListOrder order = ListOrder::Registration)
+      : what_(std::move(what)), order_(order) {}
 
   // Registers `value` under `name` and returns the stored value.
   T& add(std::string name, T value) {
@@ -65,30 +69,36 @@ class Registry {
     return "unknown " + what_ + " '" + std::string(name) + "'; known: " + known();
   }
 
-  // Every name in registration order, and the same joined by ", ".
+  // Every name in the registry's list order, and the same joined by ", ".
   std::vector<std::string> names() const {
     std::vector<std::string> out;
     out.reserve(entries_.size());
-    for (const Entry& e : entries_)
-      out.push_back(e.name);
+    if (order_ == ListOrder::Sorted) {
+      for (const auto& [name, index] : index_)
+        out.push_back(name);
+    } else {
+      for (const Entry& e : entries_)
+        out.push_back(e.name);
+    }
     return out;
   }
   std::string known() const {
     std::string out;
-    for (const Entry& e : entries_)
-      out += (out.empty() ? "" : ", ") + e.name;
+    for (const std::string& name : names())
+      out += (out.empty() ? "" : ", ") + name;
     return out;
   }
 
   const std::string& what() const { return what_; }
   size_t size() const { return entries_.size(); }
   bool empty() const { return entries_.empty(); }
-  // Entries in registration order.
+  // Entries in registration order (whatever the list order).
   typename std::deque<Entry>::const_iterator begin() const { return entries_.begin(); }
   typename std::deque<Entry>::const_iterator end() const { return entries_.end(); }
 
  private:
   std::string what_;
+  ListOrder order_;
   std::deque<Entry> entries_;  // a deque: values never move once registered
   std::map<std::string, size_t, std::less<>> index_;
 };

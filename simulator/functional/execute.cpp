@@ -17,51 +17,20 @@
 namespace s2::sim::functional {
 namespace {
 
-using Kernel = void (*)(const isa::Instruction&, DramImage&, Datapath&);
-
 // Control instructions move no data: program order already waits for everything.
 void no_data(const isa::Instruction&, DramImage&, Datapath&) {}
 
-// The opcode -> kernel table; a new opcode is one line here and a kernel in its family file.
-struct Entry {
-  isa::Opcode opcode;
-  Kernel kernel;
-};
-constexpr Entry kKernels[] = {
-    {isa::Opcode::End, no_data},
-    {isa::Opcode::Barrier, no_data},
-    {isa::Opcode::Copy, run_copy},
-    {isa::Opcode::Fill, run_fill},
-    {isa::Opcode::Conv2d, run_conv2d},
-    {isa::Opcode::Conv2dBwdData, run_conv2d_bwd_data},
-    {isa::Opcode::Conv2dBwdWeight, run_conv2d_bwd_weight},
-    {isa::Opcode::Gemm, run_gemm},
-    {isa::Opcode::BnFwd, run_bn_fwd},
-    {isa::Opcode::BnBwd, run_bn_bwd},
-    {isa::Opcode::MaxPoolFwd, run_maxpool_fwd},
-    {isa::Opcode::MaxPoolBwd, run_maxpool_bwd},
-    {isa::Opcode::AvgPoolFwd, run_avgpool_fwd},
-    {isa::Opcode::AvgPoolBwd, run_avgpool_bwd},
-    {isa::Opcode::Eltwise, run_eltwise},
-    {isa::Opcode::SoftmaxCe, run_softmax_ce},
-    {isa::Opcode::Sgd, run_sgd},
-    {isa::Opcode::Reduce, run_reduce},
-};
-
-// Indexed by opcode byte. Built once; an opcode of isa.def without a kernel is an internal
-// error listing the ones that have one, so adding an opcode without its kernel fails loudly.
+// Indexed by opcode byte, derived from the registry once; an opcode of isa.def without a
+// kernel is an internal error, so adding an opcode without its kernel fails loudly.
 const std::array<Kernel, 256>& kernel_table() {
   static const std::array<Kernel, 256> table = [] {
     std::array<Kernel, 256> t{};
-    for (const Entry& e : kKernels)
-      t[static_cast<uint8_t>(e.opcode)] = e.kernel;
+    const KernelRegistry& r = kernel_registry();
     for (const isa::OpcodeInfo& info : isa::opcode_table()) {
-      if (t[info.code] != nullptr) continue;
-      std::string known;
-      for (const Entry& e : kKernels)
-        known += (known.empty() ? "" : ", ") + std::string(isa::opcode_info(e.opcode).mnemonic);
-      throw InternalError("functional model: opcode '" + std::string(info.mnemonic) +
-                          "' has no kernel; the kernels are: " + known);
+      const Kernel* kernel = r.find(info.mnemonic);
+      S2_CHECK(kernel != nullptr, "functional model: opcode '" + std::string(info.mnemonic) +
+                                      "' has no kernel; the kernels are: " + r.known());
+      t[info.code] = *kernel;
     }
     return t;
   }();
@@ -81,12 +50,34 @@ void execute_instruction(const isa::Instruction& inst, DramImage& image, Datapat
   kernel_table()[static_cast<uint8_t>(inst.opcode())](inst, image, dp);
 }
 
-std::vector<std::string> functional_opcodes() {
-  const std::array<Kernel, 256>& table = kernel_table();
-  std::vector<std::string> names;
-  for (const isa::OpcodeInfo& info : isa::opcode_table())
-    if (table[info.code] != nullptr) names.emplace_back(info.mnemonic);
-  return names;
+const KernelRegistry& kernel_registry() {
+  // A new opcode is one line here and a kernel in its family file.
+  static const KernelRegistry registry = [] {
+    KernelRegistry r("functional kernel");
+    auto add = [&r](isa::Opcode opcode, Kernel kernel) {
+      r.add(std::string(isa::opcode_info(opcode).mnemonic), kernel);
+    };
+    add(isa::Opcode::End, no_data);
+    add(isa::Opcode::Barrier, no_data);
+    add(isa::Opcode::Copy, run_copy);
+    add(isa::Opcode::Fill, run_fill);
+    add(isa::Opcode::Conv2d, run_conv2d);
+    add(isa::Opcode::Conv2dBwdData, run_conv2d_bwd_data);
+    add(isa::Opcode::Conv2dBwdWeight, run_conv2d_bwd_weight);
+    add(isa::Opcode::Gemm, run_gemm);
+    add(isa::Opcode::BnFwd, run_bn_fwd);
+    add(isa::Opcode::BnBwd, run_bn_bwd);
+    add(isa::Opcode::MaxPoolFwd, run_maxpool_fwd);
+    add(isa::Opcode::MaxPoolBwd, run_maxpool_bwd);
+    add(isa::Opcode::AvgPoolFwd, run_avgpool_fwd);
+    add(isa::Opcode::AvgPoolBwd, run_avgpool_bwd);
+    add(isa::Opcode::Eltwise, run_eltwise);
+    add(isa::Opcode::SoftmaxCe, run_softmax_ce);
+    add(isa::Opcode::Sgd, run_sgd);
+    add(isa::Opcode::Reduce, run_reduce);
+    return r;
+  }();
+  return registry;
 }
 
 DramImage execute_program(const isa::Executable& exe, size_t k_tile) {

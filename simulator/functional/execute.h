@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "isa/common/registry.h"
 #include "isa/container/executable.h"
 #include "simulator/functional/datapath.h"
 #include "simulator/functional/dram_image.h"
@@ -24,9 +25,11 @@ namespace s2::sim::functional {
 
 void execute_instruction(const isa::Instruction& inst, DramImage& image, Datapath& dp);
 
-// Every opcode's mnemonic that has a functional kernel, in opcode order (all of isa.def; the
-// execution table is checked against it when first used).
-std::vector<std::string> functional_opcodes();
+// The functional kernels by instruction mnemonic. Every opcode of isa.def has one (checked
+// when execute_instruction is first used).
+using Kernel = void (*)(const isa::Instruction&, DramImage&, Datapath&);
+using KernelRegistry = Registry<Kernel>;
+const KernelRegistry& kernel_registry();
 
 // The image after running every instruction of `exe` in program order from DramImage::load,
 // on the C++ models with the given K-tile.

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 #include "isa/common/errors.h"
 #include "simulator/timing/ppu_model.h"
@@ -61,16 +60,6 @@ class OutputStationary final : public PeArrayModel {
   }
 };
 
-const std::map<std::string, PeArrayFactory, std::less<>>& registry() {
-  static const std::map<std::string, PeArrayFactory, std::less<>> r = {
-      {"weight_stationary",
-       [](const target::TargetDesc& t) { return std::make_unique<WeightStationary>(t); }},
-      {"output_stationary",
-       [](const target::TargetDesc& t) { return std::make_unique<OutputStationary>(t); }},
-  };
-  return r;
-}
-
 // The chunks a dimension of `size` splits into with chunks of at most `limit` (0: one
 // chunk): {full chunk size, count}, {remainder, 0 or 1}.
 struct Split {
@@ -116,29 +105,30 @@ uint64_t PeArrayModel::passes(const PassShape& tile) const {
   return count(tile.m, limit.m) * count(tile.n, limit.n) * count(tile.k, limit.k);
 }
 
+const PeArrayModelRegistry& pe_array_model_registry() {
+  static const PeArrayModelRegistry registry = [] {
+    PeArrayModelRegistry r("PE-array dataflow");
+    r.add("weight_stationary",
+          [](const target::TargetDesc& t) { return std::make_unique<WeightStationary>(t); });
+    r.add("output_stationary",
+          [](const target::TargetDesc& t) { return std::make_unique<OutputStationary>(t); });
+    // The target schema (isa/target) knows the dataflows the hardware contract has: each one
+    // has a model here, so a loaded target always finds its own.
+    for (std::string_view name : target::kDataflowNames)
+      S2_CHECK(r.contains(name), "timing: dataflow '" + std::string(name) +
+                                     "' of the target schema has no PE-array model");
+    return r;
+  }();
+  return registry;
+}
+
 std::unique_ptr<PeArrayModel> make_pe_array_model(std::string_view dataflow,
                                                   const target::TargetDesc& target) {
-  const auto& r = registry();
-  const auto it = r.find(dataflow);
-  if (it == r.end()) {
-    std::string known;
-    for (const auto& name : pe_array_model_names())
-      known += (known.empty() ? "" : ", ") + name;
-    throw UserError(target.source_file + ": pe_array.dataflow: unknown dataflow '" +
-                    std::string(dataflow) + "'; known: " + known);
-  }
-  return it->second(target);
+  return pe_array_model_registry().get(dataflow)(target);
 }
 
 std::unique_ptr<PeArrayModel> make_pe_array_model(const target::TargetDesc& target) {
   return make_pe_array_model(target::name(target.pe_array.dataflow), target);
-}
-
-std::vector<std::string> pe_array_model_names() {
-  std::vector<std::string> names;
-  for (const auto& entry : registry())
-    names.push_back(entry.first);
-  return names;
 }
 
 uint64_t epilogue_cycles(const target::TargetDesc& target, uint64_t elements) {

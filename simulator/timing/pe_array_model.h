@@ -41,6 +41,7 @@
 #include <string_view>
 #include <vector>
 
+#include "isa/common/registry.h"
 #include "isa/target/target_desc.h"
 
 namespace s2::sim::timing {
@@ -82,12 +83,14 @@ class PeArrayModel {
 // The PE array model of the target's dataflow, built through the registry below.
 std::unique_ptr<PeArrayModel> make_pe_array_model(const target::TargetDesc& target);
 
-// The registry: dataflow name (target_desc.h kDataflowNames) -> factory. An unknown name is a
-// UserError listing the known ones.
+// The registry: dataflow name -> factory. It has a model for every dataflow of the target
+// schema (target_desc.h kDataflowNames; checked when it is built), so the overload above never
+// fails; an unknown name given here is the registry's UserError listing the known ones.
 using PeArrayFactory = std::function<std::unique_ptr<PeArrayModel>(const target::TargetDesc&)>;
+using PeArrayModelRegistry = Registry<PeArrayFactory>;
+const PeArrayModelRegistry& pe_array_model_registry();
 std::unique_ptr<PeArrayModel> make_pe_array_model(std::string_view dataflow,
                                                   const target::TargetDesc& target);
-std::vector<std::string> pe_array_model_names();
 
 // Cycles the PPU spends streaming a finished M x N tile through the fused epilogue.
 uint64_t epilogue_cycles(const target::TargetDesc& target, uint64_t elements);

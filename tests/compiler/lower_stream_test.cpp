@@ -237,7 +237,7 @@ std::pair<size_t, size_t> live_pair(const Planned& p) {
 // first-fit: the lowering maps their steps onto instruction indices and still agrees.
 TEST_P(LowerStream, MatchesTheInterpreterUnderEveryScheduler) {
   Step s = training_step(GetParam(), 2, 16, false);
-  for (const std::string& scheduler : schedule::scheduler_names()) {
+  for (const std::string& scheduler : schedule::scheduler_registry().names()) {
     SCOPED_TRACE(scheduler);
     s.planned = Planned{};
     s.planned.order = schedule::schedule_ops(s.graph, scheduler);

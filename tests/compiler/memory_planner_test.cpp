@@ -107,11 +107,11 @@ TEST(MemoryPlanner, ALifetimeEndingBeforeItStartsIsAnInternalErrorNamingTheBuffe
 }
 
 TEST(MemoryPlanner, EveryPlanIsVerifiedSoABrokenPlannerIsCaught) {
-  PlannerRegistry registry;
-  registry.add(
-      {"everything-at-0", "a broken planner", [](const ArenaProblem& p, const PlanOptions&) {
-         return std::vector<uint64_t>(p.items.size(), 0);
-       }});
+  PlannerRegistry registry("memory planner");
+  registry.add("everything-at-0",
+               {"a broken planner", [](const ArenaProblem& p, const PlanOptions&) {
+                  return std::vector<uint64_t>(p.items.size(), 0);
+                }});
   const std::vector<Buffer> buffers = {buffer("early", 64, 0, 1), buffer("x", 64, 2, 5),
                                        buffer("y", 64, 4, 6)};
   try {

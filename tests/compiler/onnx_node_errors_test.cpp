@@ -13,15 +13,16 @@ TEST_F(OnnxImportError, UnsupportedOp) {
   TestModel m = around(3);
   first_node(m, "Dropout", "Dropout_12", {"x"}, {"y"});
   EXPECT_EQ(error_of(m),
-            at_file("node 'Dropout_12' (Dropout): unsupported op; the supported ops are Add, "
+            at_file("node 'Dropout_12': unknown ONNX operator 'Dropout'; known: Add, "
                     "AveragePool, BatchNormalization, Constant, Conv, Flatten, Gemm, "
-                    "GlobalAveragePool, Identity, MatMul, MaxPool, Relu, Reshape"));
+                    "GlobalAveragePool, Identity, MatMul, MaxPool, Relu, Reshape (the supported "
+                    "ops of domain ai.onnx)"));
 }
 
 TEST_F(OnnxImportError, OpOfAnotherDomain) {
   TestModel m = around(3);
   first_node(m, "Relu", "", {"x"}, {"y"}).set_domain("com.microsoft");
-  const std::string prefix = at_file("node 'Relu_0' (com.microsoft.Relu): unsupported op; ");
+  const std::string prefix = at_file("node 'Relu_0': unknown ONNX operator 'com.microsoft.Relu'; ");
   EXPECT_EQ(error_of(m).substr(0, prefix.size()), prefix);
 }
 

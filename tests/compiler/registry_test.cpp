@@ -11,7 +11,7 @@ namespace {
 TEST(Registry, EveryOpTypeHasASchema) {
   for (size_t i = 0; i < kNumOpTypes; ++i) {
     const OpType type = static_cast<OpType>(i);
-    const OpSchema* schema = op_registry().find(type);
+    const OpSchema* schema = op_registry().find(op_type_name(type));
     ASSERT_NE(schema, nullptr) << op_type_name(type) << " is not registered";
     EXPECT_EQ(schema->type, type);
     EXPECT_FALSE(schema->doc.empty()) << op_type_name(type) << " has no doc string";

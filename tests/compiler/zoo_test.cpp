@@ -63,8 +63,8 @@ std::string user_error(const std::string& model, const ModelOptions& o) {
 }
 
 TEST(Zoo, ListsEveryModel) {
-  EXPECT_EQ(model_names(), (std::vector<std::string>{"mlp", "lenet5", "resnet18", "resnet34",
-                                                     "resnet50", "vgg11"}));
+  EXPECT_EQ(model_registry().names(), (std::vector<std::string>{"mlp", "lenet5", "resnet18",
+                                                                "resnet34", "resnet50", "vgg11"}));
 }
 
 // Each model builds at small sizes (the smallest it takes, where that is cheap), verifies, and
@@ -74,7 +74,7 @@ TEST(Zoo, EveryModelBuildsAtSmallSizesAndDifferentiates) {
       {"mlp", options(2, 1, 1, 2)},   {"lenet5", options(2, 1, 16)},
       {"resnet18", options(2, 3, 1)}, {"resnet34", options(2, 1, 8)},
       {"resnet50", options(2, 3, 8)}, {"vgg11", options(1, 3, 224, 3)}};
-  ASSERT_EQ(small.size(), model_names().size());
+  ASSERT_EQ(small.size(), model_registry().names().size());
   for (const auto& [name, o] : small) {
     SCOPED_TRACE(name);
     Graph g = build_model(name, o);

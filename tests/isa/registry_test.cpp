@@ -26,6 +26,15 @@ TEST(Registry, FindsByNameInRegistrationOrder) {
   EXPECT_EQ(order, "zeta=1;alpha=2;");
 }
 
+TEST(Registry, SortedRegistryListsNamesSorted) {
+  Registry<int> r("ONNX operator", ListOrder::Sorted);
+  r.add("Relu", 0);
+  r.add("Add", 1);
+  EXPECT_EQ(r.names(), (std::vector<std::string>{"Add", "Relu"}));
+  EXPECT_EQ(r.unknown_message("Foo"), "unknown ONNX operator 'Foo'; known: Add, Relu");
+  EXPECT_EQ(r.begin()->name, "Relu");  // iteration stays in registration order
+}
+
 TEST(Registry, UnknownNameIsAUserErrorListingTheKnownOnes) {
   Registry<int> r("memory planner");
   r.add("none", 0);

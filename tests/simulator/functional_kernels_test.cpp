@@ -604,7 +604,19 @@ TEST(FunctionalControl, BarrierAndEndLeaveDramUntouched) {
 }
 
 TEST(FunctionalExecute, EveryOpcodeOfTheIsaHasAKernel) {
-  EXPECT_EQ(functional_opcodes().size(), isa::opcode_table().size());
+  EXPECT_EQ(kernel_registry().size(), isa::opcode_table().size());
+  for (const isa::OpcodeInfo& info : isa::opcode_table())
+    EXPECT_TRUE(kernel_registry().contains(info.mnemonic)) << info.mnemonic;
+  try {
+    kernel_registry().get("frobnicate");
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("unknown functional kernel 'frobnicate'; known: end, "
+                                          "barrier, copy, fill, conv2d",
+                                          0),
+              0u)
+        << e.what();
+  }
 }
 
 TEST(FunctionalExecute, MalformedInstructionsAndOutOfRangeDescriptorsAreUserErrors) {

@@ -10,6 +10,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace s2 {
 
@@ -29,8 +30,12 @@ namespace detail {
 [[noreturn, gnu::noinline, gnu::cold]] inline void check_failed(const char* file, int line,
                                                                 const char* condition,
                                                                 const std::string& message) {
-  throw InternalError(message + " (internal check '" + condition + "' failed at " + file + ":" +
-                      std::to_string(line) + ")");
+  // A compiler cache may hand the compiler build-relative paths ("../../isa/x.cpp").
+  std::string_view path(file);
+  while (path.substr(0, 3) == "../" || path.substr(0, 2) == "./")
+    path.remove_prefix(path[0] == '.' && path[1] == '/' ? 2 : 3);
+  throw InternalError(message + " (internal check '" + condition + "' failed at " +
+                      std::string(path) + ":" + std::to_string(line) + ")");
 }
 }  // namespace detail
 
@@ -40,8 +45,9 @@ namespace detail {
 // that is a UserError). When `condition` is false, throws InternalError with `message`, the
 // condition's text and the source file and line. `message` (anything a std::string can be
 // built from) is evaluated only on failure, so a check that passes costs one branch, even in
-// hot paths (Halide's internal_assert is the model). __FILE__ is project-relative: the build
-// maps the source directory away (-fmacro-prefix-map in the top CMakeLists.txt).
+// hot paths (Halide's internal_assert is the model). __FILE__ is made project-relative: the build
+// maps the source directory away (-fmacro-prefix-map in the top CMakeLists.txt) and leading
+// "../" of build-relative paths are dropped.
 #define S2_CHECK(condition, message)                                         \
   do {                                                                       \
     if (__builtin_expect(!(condition), 0))                                   \

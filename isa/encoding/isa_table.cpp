@@ -255,20 +255,6 @@ std::string_view dtype_req_name(DTypeReq requirement) {
   throw InternalError("dtype_req_name: unknown requirement");
 }
 
-std::string_view unit_name(Unit unit) {
-  switch (unit) {
-    case Unit::Control:
-      return "control";
-    case Unit::Dma:
-      return "dma";
-    case Unit::Pe:
-      return "pe";
-    case Unit::Ppu:
-      return "ppu";
-  }
-  throw InternalError("unit_name: unknown unit");
-}
-
 std::string_view access_name(Access access) {
   switch (access) {
     case Access::In:

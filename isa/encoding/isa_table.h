@@ -2,6 +2,8 @@
 // Typed view of the instruction-set table in isa.def: the enums (generated from it) and the
 // per-opcode signatures that the codec, the assembler, the validator and the docs walk.
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -88,8 +90,49 @@ enum class LossReduction : uint8_t {
 #undef S2_ONLY_ReduceOp
 #undef S2_ONLY_LossReduction
 
-// Which hardware unit executes an instruction.
-enum class Unit : uint8_t { Control, Dma, Pe, Ppu };
+// Which hardware unit executes an instruction (S2_UNIT in isa.def).
+enum class Unit : uint8_t {
+#define S2_UNIT(Id, name, block, queued, meaning) Id,
+#include "isa/encoding/isa.def"
+};
+
+struct UnitInfo {
+  Unit id;
+  std::string_view name;   // the ISA's name: "pe"
+  std::string_view block;  // the accelerator's module: "pe_array"
+  bool queued;             // has its own issue queue (false: the controller executes it)
+  std::string_view meaning;
+};
+
+// Every unit, in isa.def order (= enum order).
+inline constexpr std::array<UnitInfo, 0
+#define S2_UNIT(Id, name, block, queued, meaning) +1
+#include "isa/encoding/isa.def"
+                            >
+    kUnits{{
+#define S2_UNIT(Id, name, block, queued, meaning) {Unit::Id, name, block, queued, meaning},
+#include "isa/encoding/isa.def"
+    }};
+inline constexpr std::size_t kUnitCount = kUnits.size();
+
+// The queued units (each a module with its own issue queue in the simulator), in isa.def order.
+inline constexpr std::size_t kQueuedUnitCount = [] {
+  std::size_t n = 0;
+  for (const UnitInfo& u : kUnits)
+    n += u.queued ? 1 : 0;
+  return n;
+}();
+inline constexpr std::array<Unit, kQueuedUnitCount> kQueuedUnits = [] {
+  std::array<Unit, kQueuedUnitCount> out{};
+  std::size_t n = 0;
+  for (const UnitInfo& u : kUnits)
+    if (u.queued) out[n++] = u.id;
+  return out;
+}();
+
+constexpr const UnitInfo& unit_info(Unit unit) {
+  return kUnits[static_cast<std::size_t>(unit)];
+}
 
 enum class FieldKind : uint8_t { UInt, Flag, Float, Enum };
 
@@ -178,7 +221,9 @@ std::optional<DType> dtype_from_name(std::string_view name);
 bool dtype_allowed(DTypeReq requirement, DType dtype);
 std::string_view dtype_req_name(DTypeReq requirement);
 
-std::string_view unit_name(Unit unit);
+inline std::string_view unit_name(Unit unit) {
+  return unit_info(unit).name;
+}
 std::string_view access_name(Access access);
 std::string_view field_kind_name(FieldKind kind);
 

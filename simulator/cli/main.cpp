@@ -9,6 +9,7 @@
 #include "simulator/cli/commands.h"
 #include "simulator/cli/run_command.h"
 #include "simulator/rtl/regress.h"
+#include "simulator/top/rtl_selection.h"
 
 int sc_main(int argc, char** argv) {
   CLI::App app{"s2sim - the S2Train simulator: inspect and run S2Train executables (*.bin)"};
@@ -78,11 +79,13 @@ int sc_main(int argc, char** argv) {
   run->add_option("--window", run_options.window,
                   "controller decode window in instructions; 1 runs sequentially (default 64)")
       ->check(CLI::PositiveNumber);
-  run->add_option("--rtl", run_options.rtl,
-                  "RTL units that replace the models: pe_array, ppu or pe_array,ppu (SystemC "
-                  "Verilator builds; implies --functional). They clock the units' tiles in the "
-                  "timing simulation and compute the functional replay; every tile and pass is "
-                  "also run on the model and compared, cycles and bits; exit 1 on a divergence");
+  run->add_option(
+      "--rtl", run_options.rtl,
+      "RTL units that replace the models, comma-separated, of: " +
+          s2::sim::top::rtl_unit_registry().known() +
+          " (SystemC Verilator builds; implies --functional). They clock the units' tiles in the "
+          "timing simulation and compute the functional replay; every tile and pass is "
+          "also run on the model and compared, cycles and bits; exit 1 on a divergence");
   run->add_option("--vcd", run_options.vcd,
                   "with --rtl: dump the RTL units' waveforms during the functional replay to "
                   "PREFIX.pe_array.vcd and PREFIX.ppu.vcd");
@@ -98,8 +101,10 @@ int sc_main(int argc, char** argv) {
       "simulator's models; cycles and bits must agree exactly");
   regress->add_option("--seed", regress_options.seed, "seed of the tiles (default 1)");
   regress->add_option("--count", regress_options.count, "tiles per unit (default 1000)");
-  regress->add_option("--unit", regress_unit, "pe_array, ppu or all (default all)")
-      ->check(CLI::IsMember({"pe_array", "ppu", "all"}));
+  std::vector<std::string> regress_units = s2::sim::top::rtl_unit_registry().names();
+  regress_units.push_back("all");
+  regress->add_option("--unit", regress_unit, "the RTL unit to regress, or all (default all)")
+      ->check(CLI::IsMember(regress_units));
   CLI::Option* tile_option =
       regress->add_option("--tile", regress_tile, "run only this tile (to reproduce a mismatch)");
   regress

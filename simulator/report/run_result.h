@@ -45,8 +45,8 @@ struct DramEvent {
   bool write = false;
 };
 
-inline constexpr std::array<isa::Unit, 3> kTimedUnits{isa::Unit::Pe, isa::Unit::Ppu,
-                                                      isa::Unit::Dma};
+// The units that run instructions from their own queue (isa.def S2_UNIT), in report order.
+inline constexpr const auto& kTimedUnits = isa::kQueuedUnits;
 
 struct RunResult {
   std::string program;  // executable path
@@ -55,8 +55,8 @@ struct RunResult {
   uint32_t pe_count = 0;
   uint32_t window = 0;
   uint64_t total_cycles = 0;
-  std::vector<InstructionRecord> instructions;  // program order, completed ones only
-  std::array<UnitSummary, 4> units{};           // indexed by isa::Unit
+  std::vector<InstructionRecord> instructions;       // program order, completed ones only
+  std::array<UnitSummary, isa::kUnitCount> units{};  // indexed by isa::Unit
   dram::DramStats dram;
   double dram_peak_bytes_per_s = 0;
   std::vector<DramEvent> dram_events;

@@ -43,12 +43,12 @@ std::string summary_text(const RunResult& r) {
     const double active = r.total_cycles == 0 ? 0
                                               : 100.0 * static_cast<double>(s.compute_cycles) /
                                                     static_cast<double>(r.total_cycles);
-    const char* name = u == isa::Unit::Pe ? "pe_array" : u == isa::Unit::Ppu ? "ppu" : "dma";
+    const std::string name(isa::unit_info(u).block);
     char line[200];
     std::snprintf(line, sizeof line,
                   "  %-9s busy %14llu cycles (%5.1f%%), computing %14llu (%5.1f%%), %llu "
                   "instructions\n",
-                  name, static_cast<unsigned long long>(s.busy_cycles), util,
+                  name.c_str(), static_cast<unsigned long long>(s.busy_cycles), util,
                   static_cast<unsigned long long>(s.compute_cycles), active,
                   static_cast<unsigned long long>(s.instructions));
     os << line;
@@ -92,7 +92,7 @@ std::string layer_of(const std::string& op) {
 std::string layer_table(const RunResult& r) {
   struct Row {
     uint64_t count = 0, macs = 0, bytes = 0, sum = 0;
-    std::array<uint64_t, 4> unit_cycles{};
+    std::array<uint64_t, isa::kUnitCount> unit_cycles{};
   };
   std::vector<std::string> order;
   std::map<std::string, Row> rows;
@@ -115,17 +115,18 @@ std::string layer_table(const RunResult& r) {
     width = std::max(width, k.size());
   std::ostringstream os;
   os << "Per layer (cycles are summed instruction durations; units overlap):\n";
-  os << "  " << std::string(width - 5, ' ') << "layer" << pad("instrs", 8) << pad("pe", 13)
-     << pad("ppu", 13) << pad("dma", 13) << pad("MACs", 16) << pad("bytes", 14) << pad("MAC/B", 8)
-     << pad("bound", 9) << pad("share", 8) << "\n";
+  os << "  " << std::string(width - 5, ' ') << "layer" << pad("instrs", 8);
+  for (isa::Unit u : kTimedUnits)
+    os << pad(std::string(isa::unit_name(u)), 13);
+  os << pad("MACs", 16) << pad("bytes", 14) << pad("MAC/B", 8) << pad("bound", 9) << pad("share", 8)
+     << "\n";
   std::vector<std::string> compute_bound, memory_bound;
   for (const std::string& k : order) {
     const Row& row = rows[k];
-    os << "  " << pad(k, width) << pad(std::to_string(row.count), 8)
-       << pad(std::to_string(row.unit_cycles[static_cast<size_t>(isa::Unit::Pe)]), 13)
-       << pad(std::to_string(row.unit_cycles[static_cast<size_t>(isa::Unit::Ppu)]), 13)
-       << pad(std::to_string(row.unit_cycles[static_cast<size_t>(isa::Unit::Dma)]), 13)
-       << pad(std::to_string(row.macs), 16) << pad(std::to_string(row.bytes), 14)
+    os << "  " << pad(k, width) << pad(std::to_string(row.count), 8);
+    for (isa::Unit u : kTimedUnits)
+      os << pad(std::to_string(row.unit_cycles[static_cast<size_t>(u)]), 13);
+    os << pad(std::to_string(row.macs), 16) << pad(std::to_string(row.bytes), 14)
        << pad(fixed(row.bytes == 0 ? 0
                                    : static_cast<double>(row.macs) / static_cast<double>(row.bytes),
                     1),

@@ -28,30 +28,30 @@ uint64_t ppu_pass_cycles(const target::TargetDesc& target, target::PpuOp op, uin
 }
 
 std::optional<target::PpuOp> ppu_op_of(isa::Opcode opcode) {
+  // Derived from isa.def: a PPU instruction costs its own target::PpuOp (which target_desc.h
+  // derives from the same table), an instruction of another unit no PPU op. A unit missing
+  // here fails to compile.
+#define S2_PPU_OP_OF_Ppu(Id) \
+  case Opcode::Id:           \
+    return target::PpuOp::Id;
+#define S2_PPU_OP_OF_NONE(Id) \
+  case Opcode::Id:            \
+    return std::nullopt;
+#define S2_PPU_OP_OF_Pe(Id) S2_PPU_OP_OF_NONE(Id)
+#define S2_PPU_OP_OF_Dma(Id) S2_PPU_OP_OF_NONE(Id)
+#define S2_PPU_OP_OF_Control(Id) S2_PPU_OP_OF_NONE(Id)
   switch (opcode) {
-    case Opcode::BnFwd:
-      return target::PpuOp::BnFwd;
-    case Opcode::BnBwd:
-      return target::PpuOp::BnBwd;
-    case Opcode::MaxPoolFwd:
-      return target::PpuOp::MaxPoolFwd;
-    case Opcode::MaxPoolBwd:
-      return target::PpuOp::MaxPoolBwd;
-    case Opcode::AvgPoolFwd:
-      return target::PpuOp::AvgPoolFwd;
-    case Opcode::AvgPoolBwd:
-      return target::PpuOp::AvgPoolBwd;
-    case Opcode::Eltwise:
-      return target::PpuOp::Eltwise;
-    case Opcode::SoftmaxCe:
-      return target::PpuOp::SoftmaxCe;
-    case Opcode::Sgd:
-      return target::PpuOp::Sgd;
-    case Opcode::Reduce:
-      return target::PpuOp::Reduce;
-    default:
-      return std::nullopt;
+#define S2_OPCODE(Id, code, mnemonic, Unit, summary, operands, fields) S2_PPU_OP_OF_##Unit(Id)
+#include "isa/encoding/isa.def"
   }
+#undef S2_PPU_OP_OF_Ppu
+#undef S2_PPU_OP_OF_NONE
+#undef S2_PPU_OP_OF_Pe
+#undef S2_PPU_OP_OF_Dma
+#undef S2_PPU_OP_OF_Control
+  S2_CHECK(false, "ppu_op_of: opcode " + std::to_string(static_cast<unsigned>(opcode)) +
+                      " is not in isa.def");
+  return std::nullopt;
 }
 
 std::vector<StreamPass> stream_passes(const isa::Instruction& inst) {

@@ -35,15 +35,16 @@ void Controller::run_program(RunContext& ctx) {
   std::vector<TrackedInstruction> program;
   program.reserve(ctx.exe.instructions.size());
   for (const isa::Instruction& inst : ctx.exe.instructions)
-    program.push_back({inst.deps, inst.info().unit == isa::Unit::Control});
+    program.push_back({inst.deps, !isa::unit_info(inst.info().unit).queued});
   tracker_ = std::make_unique<DependencyTracker>(std::move(program), ctx.options.window);
   while (!tracker_->finished() && !ctx.failed()) {
     bool issued_control = false;
     for (uint32_t index : tracker_->take_ready()) {
       const isa::Instruction& inst = ctx.exe.instructions[index];
       const isa::Unit unit = inst.info().unit;
-      if (unit == isa::Unit::Control) {
-        // barrier and end: the tracker issued it only once everything before it completed.
+      if (!isa::unit_info(unit).queued) {
+        // The controller's own (barrier and end): the tracker issued it only once everything
+        // before it completed.
         const uint64_t now = now_cycle(ctx);
         ctx.started(index, now);
         report::InstructionRecord r;

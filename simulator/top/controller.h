@@ -40,8 +40,8 @@ class Controller : public sc_core::sc_module, public IssueIf {
   sc_core::sc_event start_;
   sc_core::sc_event progress_;  // a completion or an abort
   std::unique_ptr<DependencyTracker> tracker_;
-  std::array<std::deque<uint32_t>, 4> queues_;  // indexed by isa::Unit
-  std::array<sc_core::sc_event, 4> queue_events_;
+  std::array<std::deque<uint32_t>, isa::kUnitCount> queues_;  // indexed by isa::Unit
+  std::array<sc_core::sc_event, isa::kUnitCount> queue_events_;
 };
 
 }  // namespace s2::sim::top

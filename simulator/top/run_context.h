@@ -18,8 +18,10 @@
 #include "isa/target/target_desc.h"
 #include "simulator/dram/dram_model.h"
 #include "simulator/report/run_result.h"
+#include "simulator/rtl/cosim_log.h"
 #include "simulator/timing/pe_array_model.h"
 #include "simulator/top/memory_tracker.h"
+#include "simulator/top/rtl_selection.h"
 
 namespace s2::sim::top {
 
@@ -42,7 +44,12 @@ struct SimOptions {
   uint32_t window = 64;
   // Called after every completed instruction with (completed, total); may be empty.
   std::function<void(size_t, size_t)> progress;
-  // `--rtl`: the RTL units run the PE-array and PPU units' tiles (rtl_tile_clock.h); null: the
+  // `--rtl`: the RTL units the process's top is built with (top.h); with any, they run the
+  // PE-array and PPU units' tiles and `cosim` (not owned) records their comparison with the
+  // model.
+  RtlSelection rtl;
+  rtl::CosimLog* cosim = nullptr;
+  // Set by Top::run from the above: the clock the units hand their tiles to; null: the
   // model's formula. Not owned.
   RtlTileClock* rtl_clock = nullptr;
 };

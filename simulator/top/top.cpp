@@ -2,9 +2,11 @@
 
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 #include "isa/common/errors.h"
 #include "simulator/timing/roofline.h"
+#include "simulator/top/rtl_tile_clock.h"
 
 namespace s2::sim::top {
 namespace {
@@ -44,25 +46,30 @@ void finish_result(const RunContext& ctx, report::RunResult& r) {
 
 }  // namespace
 
-Top::Top(sc_core::sc_module_name name)
-    : sc_core::sc_module(name),
-      controller_("controller"),
-      pe_array_("pe_array", isa::Unit::Pe),
-      ppu_("ppu", isa::Unit::Ppu),
-      dma_("dma", isa::Unit::Dma),
-      dram_("dram") {
-  for (Unit* u : {&pe_array_, &ppu_, &dma_}) {
-    u->issue(controller_);
-    u->dram(dram_);
+Top::Top(sc_core::sc_module_name name, const RtlSelection& rtl, const target::TargetDesc& target)
+    : sc_core::sc_module(name), controller_("controller"), dram_("dram"), rtl_(rtl, target) {
+  for (isa::Unit unit : isa::kQueuedUnits) {
+    units_.push_back(std::make_unique<Unit>(std::string(isa::unit_info(unit).block).c_str(), unit));
+    units_.back()->issue(controller_);
+    units_.back()->dram(dram_);
   }
 }
 
 report::RunResult Top::run(const isa::Executable& exe, const target::TargetDesc& target,
                            const SimOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
-  RunContext ctx(exe, target, options);
+  S2_CHECK(rtl_.serves(options.rtl, target),
+           "Top::run: the run asks for other RTL units than the top was built with");
+  std::optional<RtlTileClock> rtl_clock;
+  SimOptions run_options = options;
+  if (rtl_.units().any()) {
+    S2_CHECK(options.cosim != nullptr, "Top::run: RTL units need a co-simulation log");
+    rtl_clock.emplace(rtl_.units(), target, *options.cosim);
+    run_options.rtl_clock = &*rtl_clock;
+  }
+  RunContext ctx(exe, target, run_options);
   ctx.base_ps = static_cast<uint64_t>(sc_core::sc_time_stamp().value());
-  for (Unit* u : {&pe_array_, &ppu_, &dma_})
+  for (const std::unique_ptr<Unit>& u : units_)
     u->begin(ctx);
   dram_.begin(ctx);
   controller_.begin(ctx);
@@ -80,12 +87,23 @@ report::RunResult Top::run(const isa::Executable& exe, const target::TargetDesc&
   return result;
 }
 
-report::RunResult simulate(const isa::Executable& exe, const target::TargetDesc& target,
-                           const SimOptions& options) {
+Top& process_top(const RtlSelection& rtl, const target::TargetDesc& target) {
   S2_CHECK(sc_core::sc_get_time_resolution() == sc_core::sc_time(1, sc_core::SC_PS),
            "simulate: SystemC time resolution must be 1 ps");
-  static Top* top = new Top("s2train");  // elaborated once per process (SystemC owns it)
-  return top->run(exe, target, options);
+  static Top* top = nullptr;  // elaborated once per process (SystemC owns it)
+  if (top == nullptr) {
+    top = new Top("s2train", rtl, target);
+  } else if (!top->rtl().serves(rtl, target)) {
+    throw UserError(
+        "--rtl: the RTL units of this process are already elaborated with another selection, "
+        "array size or clock");
+  }
+  return *top;
+}
+
+report::RunResult simulate(const isa::Executable& exe, const target::TargetDesc& target,
+                           const SimOptions& options) {
+  return process_top(options.rtl, target).run(exe, target, options);
 }
 
 }  // namespace s2::sim::top

@@ -121,7 +121,8 @@ TEST_F(RtlCli, BadRtlUseIsAClearError) {
   ASSERT_EQ(run(kS2c + " compile mlp --batch 1 -o " + path("x.bin")).status, 0);
   Result r = run(kS2sim + " run " + path("x.bin") + " --rtl pe_array,dma");
   EXPECT_EQ(r.status, 1) << r.out;
-  EXPECT_NE(r.out.find("--rtl: unknown unit 'dma'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--rtl: unknown RTL unit 'dma'; known: pe_array, ppu"), std::string::npos)
+      << r.out;
   r = run(kS2sim + " run " + path("x.bin") + " --vcd " + path("w.vcd"));
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find("--vcd"), std::string::npos) << r.out;

@@ -184,7 +184,8 @@ int sc_main(int argc, char** argv) {
   RtlSelection both;
   both.pe_array = true;
   both.ppu = true;
-  g_units = rtl_units(both, base());
+  static RtlUnitSet* units = new RtlUnitSet(both, base());  // SystemC modules: never freed
+  g_units = units->units();
   sc_core::sc_start();  // the RTL units' reset, so that every test starts on a clock edge
   return RUN_ALL_TESTS();
 }

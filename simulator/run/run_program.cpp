@@ -1,0 +1,108 @@
+#include "simulator/run/run_program.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "isa/common/errors.h"
+#include "simulator/checker/shadow_checker.h"
+#include "simulator/functional/execute.h"
+#include "simulator/rtl/rtl_pe_gemm.h"
+#include "simulator/rtl/rtl_ppu_lanes.h"
+#include "simulator/top/top.h"
+
+namespace s2::sim {
+namespace {
+
+// The functional replay (step 3 of run_program).
+void replay(const isa::Executable& exe, const target::TargetDesc& target,
+            const std::vector<uint32_t>& order, const RunOptions& options, const top::RtlUnits& rtl,
+            RunObserver* observer, RunOutput& out) {
+  std::vector<std::vector<size_t>> ends_at(exe.instructions.size());
+  for (size_t t : options.capture) {
+    S2_CHECK(t < exe.tensors.size(), "run_program: capture of tensor " + std::to_string(t) +
+                                         " of " + std::to_string(exe.tensors.size()));
+    ends_at.at(exe.tensors[t].last).push_back(t);
+  }
+  const isa::Instruction* loss_inst = nullptr;
+  for (const isa::Instruction& inst : exe.instructions)
+    if (inst.opcode() == isa::Opcode::SoftmaxCe && inst.operand(isa::Slot::Loss)) loss_inst = &inst;
+
+  functional::ModelDatapath model(target.pe_array.k_tile());
+  std::optional<rtl::RtlPeGemm> rtl_pe;
+  std::optional<rtl::RtlPpuLanes> rtl_ppu;
+  if (rtl.pe_array != nullptr) rtl_pe.emplace(*rtl.pe_array, target, out.cosim);
+  if (rtl.ppu != nullptr) rtl_ppu.emplace(*rtl.ppu, target, out.cosim);
+  functional::Datapath datapath{
+      rtl_pe ? static_cast<numerics::PeGemm&>(*rtl_pe) : model.get().pe,
+      rtl_ppu ? static_cast<functional::PpuLanes&>(*rtl_ppu) : model.get().ppu};
+  functional::DramImage image = functional::DramImage::load(exe);
+  out.captured.assign(exe.tensors.size(), {});
+  for (uint32_t step = 1; step <= options.steps; ++step) {
+    for (uint32_t index : order) {
+      if (rtl_pe || rtl_ppu)
+        out.cosim.context = "step " + std::to_string(step) + ", instruction " +
+                            std::to_string(index) + " (" + top::instruction_name(exe, index) + ")";
+      functional::execute_instruction(exe.instructions[index], image, datapath);
+      if (step == options.steps)
+        for (size_t t : ends_at[index]) {
+          out.captured[t] = image.entry_bytes(exe.tensors[t]);
+          out.captured[t].resize(static_cast<size_t>(exe.tensors[t].dense_bytes()));
+        }
+    }
+    std::optional<double> loss;
+    if (loss_inst != nullptr)
+      loss = static_cast<double>(image.read_f32(*loss_inst->operand(isa::Slot::Loss))[0]);
+    out.loss = loss;
+    if (observer != nullptr) observer->step_done(step, loss);
+  }
+}
+
+}  // namespace
+
+std::vector<uint32_t> completion_order(const report::RunResult& result) {
+  std::vector<const report::InstructionRecord*> done;
+  for (const report::InstructionRecord& r : result.instructions)
+    done.push_back(&r);
+  std::stable_sort(done.begin(), done.end(),
+                   [](const auto* a, const auto* b) { return a->end_cycle < b->end_cycle; });
+  std::vector<uint32_t> order;
+  order.reserve(done.size());
+  for (const report::InstructionRecord* r : done)
+    order.push_back(r->index);
+  return order;
+}
+
+RunOutput run_program(const isa::Executable& exe, const target::TargetDesc& target,
+                      const RunOptions& options, RunObserver* observer) {
+  if (options.window == 0) throw UserError("the decode window must be at least 1");
+  if (options.steps == 0) throw UserError("the number of steps must be at least 1");
+  if (!options.vcd_prefix.empty() && !options.rtl.any())
+    throw UserError("--vcd dumps the waveforms of RTL units: it needs --rtl");
+
+  RunOutput out;
+  top::Top& top = top::process_top(options.rtl, target);
+  top::SimOptions sim;
+  sim.window = options.window;
+  sim.progress = options.progress;
+  sim.rtl = options.rtl;
+  sim.cosim = &out.cosim;
+  out.timing = top.run(exe, target, sim);
+  if (observer != nullptr) observer->timing_done(out.timing);
+  if (!out.timing.deadlock.empty()) return out;
+
+  // After the timing run, whose passes carry no data: the waveforms show the replay's passes.
+  if (!options.vcd_prefix.empty()) top.rtl().open_vcd(options.vcd_prefix);
+  const std::vector<uint32_t> order = completion_order(out.timing);
+  out.functional = options.functional();
+  if (out.functional) replay(exe, target, order, options, top.rtl().units(), observer, out);
+  if (options.check) {
+    checker::ShadowChecker shadow(exe);
+    for (uint32_t index : order)
+      shadow.complete(index);
+    out.findings = shadow.finish();
+    out.checked = true;
+  }
+  return out;
+}
+
+}  // namespace s2::sim

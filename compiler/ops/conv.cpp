@@ -13,27 +13,14 @@
 
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/interp/kernel.h"
-#include "compiler/lower/fields.h"
 #include "compiler/ops/conv_kernels.h"
 #include "compiler/ops/epilogue.h"
+#include "compiler/ops/lowering.h"
 #include "compiler/ops/registry.h"
 #include "isa/encoding/semantics.h"
 
 namespace s2::ir {
 namespace {
-
-using isa::Field;
-using isa::Instruction;
-using isa::Opcode;
-using isa::Slot;
-using lower::always;
-using lower::decode_nothing;
-using lower::field_enum_name;
-using lower::field_f64;
-using lower::field_ints;
-using lower::FieldWriter;
-using lower::plane_of;
-using lower::SlotBinding;
 
 using conv_kernels::ConvGeometry;
 using Ints = std::vector<int64_t>;

@@ -7,25 +7,12 @@
 
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/interp/kernel.h"
-#include "compiler/lower/fields.h"
+#include "compiler/ops/lowering.h"
 #include "compiler/ops/registry.h"
 #include "isa/numerics/lane_ops.h"
 
 namespace s2::ir {
 namespace {
-
-using isa::Field;
-using isa::Instruction;
-using isa::Opcode;
-using isa::Slot;
-using lower::always;
-using lower::decode_nothing;
-using lower::field_enum_name;
-using lower::field_f64;
-using lower::field_ints;
-using lower::FieldWriter;
-using lower::plane_of;
-using lower::SlotBinding;
 
 // Every input f32 and of the shape of input 0; the single output has that shape too.
 std::vector<OutputSpec> infer_same_shape(const InferContext& ctx) {

@@ -18,26 +18,13 @@
 
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/interp/kernel.h"
-#include "compiler/lower/fields.h"
+#include "compiler/ops/lowering.h"
 #include "compiler/ops/registry.h"
 #include "isa/common/errors.h"
 #include "isa/numerics/softmax_ce.h"
 
 namespace s2::ir {
 namespace {
-
-using isa::Field;
-using isa::Instruction;
-using isa::Opcode;
-using isa::Slot;
-using lower::always;
-using lower::decode_nothing;
-using lower::field_enum_name;
-using lower::field_f64;
-using lower::field_ints;
-using lower::FieldWriter;
-using lower::plane_of;
-using lower::SlotBinding;
 
 void check_logits_labels(const InferContext& ctx) {
   ctx.expect_dtype(0, DType::F32);

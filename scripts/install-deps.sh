@@ -13,6 +13,7 @@ packages=(
   libcli11-dev      # command lines of s2c and s2sim
   libgtest-dev      # GoogleTest
   clang-format      # the formatting test (tests/style/check_format.sh)
+  llvm-14-tools     # lit and FileCheck: the text tests of s2c (tests/lit/)
   libonnx-dev       # ONNX import (with the two below)
   libprotobuf-dev
   protobuf-compiler

@@ -2,54 +2,34 @@
 
 #include <chrono>
 #include <cstdio>
-#include <iostream>
 #include <sstream>
 
-#include "compiler/ir/printer.h"
-#include "compiler/ir/verifier.h"
-#include "compiler/lower/lower.h"
-#include "compiler/memory/memory_report.h"
-#include "compiler/memory/planner.h"
-#include "compiler/passes/dce.h"
-#include "compiler/passes/fusion.h"
-#include "compiler/schedule/lifetimes.h"
-#include "compiler/schedule/schedule.h"
-#include "isa/target/target_loader.h"
-#include "s2/version.h"
+#include "compiler/driver/pass_registry.h"
 
 namespace s2::compiler {
 
 BackendResult run_backend(const ir::Graph& training_step, const BackendOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  const std::string config =
-      options.config.empty() ? std::string(kConfigDir) + "/s2train_base.yaml" : options.config;
-  const target::TargetDesc target = target::load_target(config);
+  PassContext context;
+  context.back = options;
+  context.dump_after = options.dump_after;
+  context.dump = options.dump;
+  Program program;
+  program.stage = ProgramStage::Graph;
+  program.graph = training_step;
 
   BackendResult result;
   result.ops_before_fusion = training_step.num_ops();
-  ir::Graph graph = training_step;
-  if (options.fuse) {
-    ir::FusionStats stats;
-    ir::PassResult fused = ir::fuse_epilogues(graph, ir::fusion_options(target), &stats);
-    if (fused.changed) graph = std::move(fused.graph);
-    ir::verify_or_throw(graph, "after pass 'fuse'");
-    result.fusion_summary = fused.summary;
-  } else {
-    result.fusion_summary = "fusion off (--no-fuse)";
+  for (const auto& pass : pass_registry()) {
+    if (pass.value.half != PassHalf::Back) continue;
+    const PassRecord record = run_pass(pass.name, program, context);
+    if (pass.name == "fuse") {
+      result.fusion_summary = record.summary;
+      result.ops_after_fusion = record.ops;
+    }
   }
-  result.ops_after_fusion = graph.num_ops();
-  if (options.dump_after_fuse) (options.dump ? *options.dump : std::cout) << ir::print_graph(graph);
-
-  const std::vector<ir::OpId> order = schedule::schedule_ops(graph, options.schedule);
-  const schedule::Lifetimes lifetimes = schedule::compute_lifetimes(graph, order);
-  result.plan = memory::plan_memory(lifetimes.buffers, options.plan);
-  if (!options.memory_report.empty())
-    memory::write_memory_report(options.memory_report, lifetimes.buffers, result.plan);
-
-  lower::LowerOptions lower_options;
-  lower_options.target = target.name;
-  result.executable = lower::lower_to_executable(graph, order, lifetimes.buffers, lifetimes.data,
-                                                 result.plan, lower_options);
+  result.plan = program.plan;
+  result.executable = std::move(program.executable);
   const std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start;
   result.milliseconds = ms.count();
   return result;

@@ -1,6 +1,7 @@
 #pragma once
-// The compiler's back half: fusion -> scheduling -> lifetimes -> static memory planning ->
-// lowering to S2Train instructions -> a validated executable.
+// The compiler's back half: the back-half passes of pass_registry.h in order, fuse ->
+// schedule -> plan (lifetimes and static memory planning) -> lower (S2Train instructions, a
+// validated executable), each verified after it runs.
 
 #include <ostream>
 #include <string>
@@ -17,7 +18,7 @@ struct BackendOptions {
   std::string schedule = "memory-aware";
   memory::PlanOptions plan;
   std::string memory_report;     // write the plan as JSON here when not empty
-  bool dump_after_fuse = false;  // print the graph after fusion
+  std::string dump_after;        // print the program text after this pass (pass_registry.h)
   std::ostream* dump = nullptr;  // where (stdout when null)
 };
 

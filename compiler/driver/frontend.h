@@ -1,7 +1,8 @@
 #pragma once
-// The compiler's front half as a pipeline of named passes: import (model zoo or ONNX) ->
-// autodiff (the training step) -> shape-inference -> dce -> cse -> fold -> simplify. The
-// graph is verified after every pass; `--dump-after=NAME` prints it after the named one.
+// The compiler's front half: the front-half passes of pass_registry.h in order, import (model
+// zoo or ONNX) -> autodiff (the training step) -> shape-inference -> dce -> cse -> fold ->
+// simplify. The graph is verified after every pass; `--dump-after=NAME` prints it after the
+// named one (a back-half name is left to run_backend).
 
 #include <ostream>
 #include <string>
@@ -21,7 +22,7 @@ struct FrontendOptions {
   ir::SgdOptions sgd;
   std::string input_npy;         // replaces the batch (role input) when not empty
   std::string labels_npy;        // replaces the labels (role label) when not empty
-  std::string dump_after;        // a pass name, or empty
+  std::string dump_after;        // a pass name (pass_registry.h), or empty
   std::ostream* dump = nullptr;  // where the dump goes (stdout when null)
 };
 
@@ -36,9 +37,6 @@ struct FrontendResult {
   ir::Graph graph;
   std::vector<PassRecord> passes;
 };
-
-// Every pass --dump-after accepts: the front half's, then the back half's "fuse".
-const std::vector<std::string>& frontend_pass_names();
 
 // Throws UserError for a bad model, bad options or an unknown pass name.
 FrontendResult run_frontend(const FrontendOptions& options);

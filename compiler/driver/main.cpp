@@ -6,6 +6,8 @@
 #include "compiler/driver/backend.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/frontend.h"
+#include "compiler/driver/opt.h"
+#include "compiler/driver/pass_registry.h"
 #include "compiler/driver/reference.h"
 #include "compiler/memory/planner_registry.h"
 #include "compiler/schedule/schedule.h"
@@ -17,6 +19,34 @@
 #include "s2/version.h"
 
 namespace {
+
+void add_sgd_flags(CLI::App* cmd, s2::ir::SgdOptions* sgd) {
+  cmd->add_option("--lr", sgd->lr, "SGD learning rate (default 0.01)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--momentum", sgd->momentum, "SGD momentum (default 0.9)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--weight-decay", sgd->weight_decay, "SGD weight decay (default 5e-4)")
+      ->check(CLI::NonNegativeNumber);
+}
+
+// The back half's settings shared by `compile` and `opt`.
+void add_backend_flags(CLI::App* cmd, s2::compiler::BackendOptions* back) {
+  cmd->add_option("--config", back->config,
+                  "accelerator configuration (default configs/s2train_base.yaml)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--schedule", back->schedule, "execution order (default " + back->schedule + ")")
+      ->check(CLI::IsMember(s2::schedule::scheduler_registry().names()));
+  cmd->add_option("--planner", back->plan.planner,
+                  "memory planner (default " + back->plan.planner + ")")
+      ->check(CLI::IsMember(s2::memory::planner_registry().names()));
+  cmd->add_option("--alignment", back->plan.alignment, "tensor alignment in bytes (default 64)");
+  cmd->add_option("--plan-seed", back->plan.seed, "seed of the search planner (default 1)");
+  cmd->add_option("--plan-budget", back->plan.budget_ms,
+                  "effort of the search planner in ms (default 200)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--memory-report", back->memory_report,
+                  "write the memory plan as JSON (scripts/plot_memory.py draws it)");
+}
 
 // The model options shared by `compile` and `reference`.
 struct ModelFlags {
@@ -35,12 +65,7 @@ struct ModelFlags {
     classes = cmd->add_option("--classes", model.classes, "number of classes (default 10)")
                   ->check(CLI::PositiveNumber);
     cmd->add_option("--seed", model.seed, "seed of the initial weights and the batch (default 1)");
-    cmd->add_option("--lr", sgd.lr, "SGD learning rate (default 0.01)")
-        ->check(CLI::NonNegativeNumber);
-    cmd->add_option("--momentum", sgd.momentum, "SGD momentum (default 0.9)")
-        ->check(CLI::NonNegativeNumber);
-    cmd->add_option("--weight-decay", sgd.weight_decay, "SGD weight decay (default 5e-4)")
-        ->check(CLI::NonNegativeNumber);
+    add_sgd_flags(cmd, &sgd);
   }
 
   void finish() {
@@ -70,9 +95,10 @@ int main(int argc, char** argv) {
       "planning, lowering");
   compile_cmd->add_option("model", front.model, "model-zoo name or ONNX file")->required();
   compile_flags.add_to(compile_cmd);
-  compile_cmd->add_option("--dump-after", front.dump_after,
-                          "print the graph after this pass: import, autodiff, shape-inference, "
-                          "dce, cse, fold, simplify, fuse");
+  compile_cmd
+      ->add_option("--dump-after", front.dump_after,
+                   "print the program as text (docs/compiler.md) after this pass")
+      ->check(CLI::IsMember(s2::compiler::pass_registry().names()));
   compile_cmd->add_option("--dump-file", dump_file,
                           "write the --dump-after text here instead of stdout");
   s2::compiler::BackendOptions back;
@@ -87,27 +113,8 @@ int main(int argc, char** argv) {
       ->add_option("--labels", front.labels_npy,
                    "the labels as .npy (int32 or int64, [batch]); default seeded")
       ->check(CLI::ExistingFile);
-  compile_cmd
-      ->add_option("--config", back.config,
-                   "accelerator configuration (default configs/s2train_base.yaml)")
-      ->check(CLI::ExistingFile);
+  add_backend_flags(compile_cmd, &back);
   compile_cmd->add_flag("--no-fuse", no_fuse, "do not fuse PPU epilogues into PE instructions");
-  compile_cmd
-      ->add_option("--schedule", back.schedule, "execution order (default " + back.schedule + ")")
-      ->check(CLI::IsMember(s2::schedule::scheduler_registry().names()));
-  compile_cmd
-      ->add_option("--planner", back.plan.planner,
-                   "memory planner (default " + back.plan.planner + ")")
-      ->check(CLI::IsMember(s2::memory::planner_registry().names()));
-  compile_cmd->add_option("--alignment", back.plan.alignment,
-                          "tensor alignment in bytes (default 64)");
-  compile_cmd->add_option("--plan-seed", back.plan.seed, "seed of the search planner (default 1)");
-  compile_cmd
-      ->add_option("--plan-budget", back.plan.budget_ms,
-                   "effort of the search planner in ms (default 200)")
-      ->check(CLI::NonNegativeNumber);
-  compile_cmd->add_option("--memory-report", back.memory_report,
-                          "write the memory plan as JSON (scripts/plot_memory.py draws it)");
   compile_cmd->add_flag("--force", force,
                         "replace an existing output file even if it is not an S2Train executable");
 
@@ -129,6 +136,25 @@ int main(int argc, char** argv) {
                    "results match `s2sim run --functional` on it (default "
                    "configs/s2train_base.yaml)")
       ->check(CLI::ExistingFile);
+
+  // opt
+  s2::compiler::OptOptions opt;
+  CLI::App* opt_cmd = app.add_subcommand(
+      "opt",
+      "Run passes on a program written as text (docs/compiler.md, 'The text form'): parse and "
+      "verify FILE, run the passes in order, verifying after each, and print the result");
+  opt_cmd->add_option("input", opt.input, "the program as text (e.g. from --dump-after)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  opt_cmd
+      ->add_option("--passes", opt.passes,
+                   "the passes to run, in order, comma-separated (none: print the program "
+                   "as parsed)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(s2::compiler::pass_registry().names()));
+  opt_cmd->add_option("-o,--output", opt.output, "file to write the result to (default: stdout)");
+  add_sgd_flags(opt_cmd, &opt.sgd);
+  add_backend_flags(opt_cmd, &opt.back);
 
   // asm
   s2::compiler::AsmOptions asm_options;
@@ -169,7 +195,7 @@ int main(int argc, char** argv) {
       const s2::compiler::FrontendResult result = s2::compiler::run_frontend(front);
       std::cout << s2::compiler::frontend_summary(result);
       back.fuse = !no_fuse;
-      back.dump_after_fuse = front.dump_after == "fuse";
+      back.dump_after = front.dump_after;
       back.dump = front.dump;
       const s2::compiler::BackendResult compiled = s2::compiler::run_backend(result.graph, back);
       std::cout << s2::compiler::backend_summary(compiled);
@@ -184,6 +210,7 @@ int main(int argc, char** argv) {
       ref.sgd = ref_flags.sgd;
       s2::compiler::run_reference(ref);
     }
+    if (*opt_cmd) s2::compiler::run_opt(opt);
     if (*asm_cmd) s2::compiler::run_asm(asm_options);
     if (*doc_cmd) s2::compiler::run_isa_doc(doc_output);
     return s2::kExitOk;

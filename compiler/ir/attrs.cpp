@@ -43,8 +43,15 @@ std::string attr_value_text(const AttrValue& value) {
         s += (i ? "," : "") + std::to_string(v[i]);
       return s + "]";
     }
-    case AttrKind::String:
-      return "\"" + std::get<std::string>(value) + "\"";
+    case AttrKind::String: {
+      // Quoted like the text forms' names (text_syntax.h), so the graph parser reads it back.
+      std::string s = "\"";
+      for (char c : std::get<std::string>(value)) {
+        if (c == '"' || c == '\\') s += '\\';
+        s += c;
+      }
+      return s + "\"";
+    }
   }
   return "?";
 }

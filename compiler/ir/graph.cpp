@@ -37,6 +37,13 @@ const char* op_category_name(OpCategory category) {
   return "?";
 }
 
+std::optional<OpCategory> op_category_from_name(std::string_view name) {
+  for (OpCategory c : {OpCategory::Forward, OpCategory::ActivationGrad, OpCategory::WeightGrad,
+                       OpCategory::WeightUpdate})
+    if (name == op_category_name(c)) return c;
+  return std::nullopt;
+}
+
 Shape contiguous_strides(const Shape& shape) {
   Shape strides(shape.size());
   int64_t s = 1;
@@ -128,8 +135,6 @@ TensorId Graph::add_parameter(const std::string& name, TensorRole role, DType dt
   return add_tensor(Tensor{name, data, dtype, shape, contiguous_strides(shape), 0, OpId()});
 }
 
-namespace {
-
 TensorRole output_role(OpCategory category) {
   switch (category) {
     case OpCategory::Forward:
@@ -143,6 +148,8 @@ TensorRole output_role(OpCategory category) {
   }
   return TensorRole::Scratch;
 }
+
+namespace {
 
 void fill_attrs(const OpSchema& schema, const std::string& name, Attrs* attrs) {
   for (const auto& [key, value] : attrs->values()) {

@@ -17,7 +17,9 @@
 // an in-place write to it.
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -57,6 +59,9 @@ struct Tensor {
 
 enum class OpCategory : uint8_t { Forward, ActivationGrad, WeightGrad, WeightUpdate };
 const char* op_category_name(OpCategory category);
+std::optional<OpCategory> op_category_from_name(std::string_view name);
+// The role of the data node an op of `category` creates for a new (non-view) output.
+TensorRole output_role(OpCategory category);
 
 struct Op {
   std::string name;

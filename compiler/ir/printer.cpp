@@ -1,32 +1,61 @@
 #include "compiler/ir/printer.h"
 
+#include <cstring>
 #include <sstream>
 
+#include "compiler/ir/text_syntax.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/ops/registry.h"
+#include "isa/common/float_text.h"
 
 namespace s2::ir {
 namespace {
 
 std::string ref(const Graph& g, TensorId t) {
-  return t.valid() ? "%" + g.tensor(t).name : "_";
+  return t.valid() ? "%" + name_text(g.tensor(t).name) : "_";
 }
 
-// Each op's line of the dump.
+template <typename T, typename Format>
+std::string values_text(const std::vector<T>& values, Format format) {
+  bool uniform = !values.empty();
+  for (const T& v : values)
+    uniform = uniform && std::memcmp(&v, &values[0], sizeof(T)) == 0;
+  if (uniform) return "fill(" + format(values[0]) + ")";
+  std::string s = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    s += (i ? "," : "") + format(values[i]);
+  return s + "]";
+}
+
+// Each op's line, in topological order.
 class OpLines : public GraphVisitor<std::string> {
  protected:
   std::string visit(const Graph& g, const Op& op) override { return print_op(g, op); }
 };
+
+// The contents of a constant: "fill(0)" or "[1,2.5,-0]".
+std::string init_text(const HostArray& init) {
+  auto integer = [](auto v) { return std::to_string(v); };
+  switch (init.dtype()) {
+    case DType::F32:
+      return values_text(init.f32(), format_f32);
+    case DType::I32:
+      return values_text(init.i32(), integer);
+    case DType::U8:
+      return values_text(init.u8(), [](uint8_t v) { return std::to_string(unsigned{v}); });
+  }
+  return "?";
+}
 
 }  // namespace
 
 std::string print_tensor_decl(const Graph& g, TensorId id) {
   const Tensor& t = g.tensor(id);
   const Data& d = g.data(t.data);
-  std::string s = "%" + t.name + ": " + shape_text(t.dtype, t.shape);
+  std::string s = "%" + name_text(t.name) + ": " + shape_text(t.dtype, t.shape);
   if (d.name != t.name || !t.contiguous() || t.offset != 0)
     s += "{strides=" + ints_text(t.strides) + " offset=" + std::to_string(t.offset) + " data=%" +
-         d.name + "}";
+         name_text(d.name) + "}";
   return s;
 }
 
@@ -42,13 +71,15 @@ std::string print_op(const Graph& g, const Op& op) {
   if (!attrs.empty()) s += " " + attrs;
   s += "  # " + std::string(op_category_name(op.category));
   if (op.name != (op.outputs.empty() || !op.outputs[0].valid() ? "" : g.tensor(op.outputs[0]).name))
-    s += " @" + op.name;
+    s += " @" + name_text(op.name);
   return s;
 }
 
-std::string print_graph(const Graph& g) {
+namespace {
+
+std::string graph_text(const Graph& g, const std::vector<std::string>& op_lines) {
   std::ostringstream os;
-  os << "graph " << g.name() << "\n";
+  os << "graph " << name_text(g.name()) << "\n";
   for (size_t i = 0; i < g.num_tensors(); ++i) {
     const Tensor& t = g.tensor(TensorId(i));
     if (t.producer.valid()) continue;
@@ -56,9 +87,10 @@ std::string print_graph(const Graph& g) {
     os << "  " << print_tensor_decl(g, TensorId(i)) << " " << isa::role_name(d.role);
     if (d.constant) os << " constant";
     if (d.init) os << " init";
+    if (d.init && d.constant) os << "=" << init_text(*d.init);
     os << "\n";
   }
-  for (const std::string& line : OpLines().run(g))
+  for (const std::string& line : op_lines)
     os << "  " << line << "\n";
   os << "outputs";
   for (TensorId t : g.outputs())
@@ -66,6 +98,20 @@ std::string print_graph(const Graph& g) {
   if (g.loss().valid()) os << "\nloss " << ref(g, g.loss());
   os << "\n";
   return os.str();
+}
+
+}  // namespace
+
+std::string print_graph(const Graph& g) {
+  return graph_text(g, OpLines().run(g));
+}
+
+std::string print_graph(const Graph& g, const std::vector<OpId>& order) {
+  std::vector<std::string> lines;
+  lines.reserve(order.size());
+  for (OpId id : order)
+    lines.push_back(print_op(g, g.op(id)));
+  return graph_text(g, lines);
 }
 
 }  // namespace s2::ir

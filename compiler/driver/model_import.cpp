@@ -1,0 +1,58 @@
+#include "compiler/driver/model_import.h"
+
+#include "compiler/io/npy.h"
+#include "compiler/onnx/onnx_import.h"
+#include "isa/common/errors.h"
+
+namespace s2::compiler {
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+ir::Graph read_model(const FrontendOptions& o) {
+  if (ends_with(o.model, ".onnx")) {
+    onnx_import::OnnxImportOptions io;
+    io.batch = o.onnx_batch;
+    io.num_classes = o.onnx_classes;
+    io.seed = o.model_options.seed;
+    return onnx_import::import_onnx(o.model, io);
+  }
+  return zoo::build_model(o.model, o.model_options);
+}
+
+// Replaces the initial contents of the one parameter with `role` by a .npy file's, which must
+// have the parameter's element type and shape.
+void load_npy_into(ir::Graph& g, ir::TensorRole role, const std::string& path, const char* flag) {
+  for (size_t i = 0; i < g.num_tensors(); ++i) {
+    const ir::Tensor& t = g.tensor(ir::TensorId(i));
+    if (t.producer.valid() || g.data(t.data).role != role) continue;
+    ir::HostArray values = io::read_npy_expect(path, t.dtype, t.shape);
+    if (role == ir::TensorRole::Label && g.loss().valid()) {
+      const ir::Op& loss = g.op(g.tensor(g.loss()).producer);
+      const int64_t classes = g.tensor(loss.inputs.at(0)).shape.at(1);
+      for (size_t k = 0; k < values.size(); ++k)
+        if (values.i32()[k] < 0 || values.i32()[k] >= classes)
+          throw UserError(path + ": label " + std::to_string(values.i32()[k]) + " at index " +
+                          std::to_string(k) + " is outside [0, " + std::to_string(classes) + ")");
+    }
+    g.mutable_data(t.data).init = std::make_shared<const ir::HostArray>(std::move(values));
+    return;
+  }
+  throw UserError(std::string(flag) + ": the model has no " + isa::role_name(role) + " tensor");
+}
+
+}  // namespace
+
+ir::Graph import_model(const FrontendOptions& options) {
+  ir::Graph graph = read_model(options);
+  if (!options.input_npy.empty())
+    load_npy_into(graph, ir::TensorRole::Input, options.input_npy, "--input");
+  if (!options.labels_npy.empty())
+    load_npy_into(graph, ir::TensorRole::Label, options.labels_npy, "--labels");
+  return graph;
+}
+
+}  // namespace s2::compiler

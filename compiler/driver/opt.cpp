@@ -1,0 +1,41 @@
+#include "compiler/driver/opt.h"
+
+#include <iostream>
+
+#include "compiler/driver/pass_registry.h"
+#include "compiler/driver/program_text.h"
+#include "isa/common/errors.h"
+#include "isa/container/reader.h"
+#include "isa/container/writer.h"
+
+namespace s2::compiler {
+
+void run_opt(const OptOptions& options) {
+  const std::vector<uint8_t> bytes = isa::read_file_bytes(options.input);
+  Program program = parse_program(
+      std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), options.input);
+
+  ProgramStage stage = program.stage;
+  for (const std::string& pass : options.passes) {
+    if (!pass_registry().contains(pass))
+      throw UserError("--passes: " + pass_registry().unknown_message(pass));
+    const std::string problem = pass_stage_problem(pass, stage);
+    if (!problem.empty()) throw UserError("--passes: " + problem);
+    stage = pass_registry().get(pass).makes;
+  }
+
+  PassContext context;
+  context.front.sgd = options.sgd;
+  context.back = options.back;
+  for (const std::string& pass : options.passes)
+    run_pass(pass, program, context);
+
+  const std::string text = print_program(program);
+  if (options.output.empty()) {
+    std::cout << text;
+    return;
+  }
+  isa::write_file(options.output, std::vector<uint8_t>(text.begin(), text.end()));
+}
+
+}  // namespace s2::compiler

@@ -1,0 +1,313 @@
+#include "compiler/ir/parser.h"
+
+#include <optional>
+#include <unordered_map>
+
+#include "compiler/ir/parse_terms.h"
+#include "compiler/ir/verifier.h"
+#include "compiler/ops/registry.h"
+#include "isa/common/errors.h"
+
+namespace s2::ir {
+namespace {
+
+// One output of an op line, or the tensor of a parameter line, as written.
+struct Decl {
+  bool absent = false;  // `_`
+  int column = 0;
+  std::string name;
+  TypeTerm type;
+  ViewTerm view;
+};
+
+class GraphParser {
+ public:
+  GraphParser(const std::vector<TextLine>& lines, size_t* next, const std::string& file)
+      : lines_(lines), next_(*next), file_(file) {}
+
+  ParsedGraph run() {
+    if (next_ >= lines_.size())
+      throw UserError(file_ + ":" + std::to_string(lines_.empty() ? 1 : lines_.back().number + 1) +
+                      ":1: expected 'graph NAME', found the end of the text");
+    {
+      TextCursor c = cursor(lines_[next_++]);
+      if (!c.accept_word("graph")) c.fail("expected 'graph NAME'");
+      result_.graph = Graph(c.name("the graph's name"));
+      c.expect_end("after the graph's name");
+    }
+    for (;;) {
+      if (next_ >= lines_.size())
+        throw UserError(file_ + ":" + std::to_string(lines_.back().number) +
+                        ":1: the graph ends without its 'outputs' line");
+      TextCursor c = cursor(lines_[next_++]);
+      if (c.accept_word("outputs")) {
+        outputs(c);
+        break;
+      }
+      if (c.peek() != '%' && c.peek() != '_')
+        c.fail("expected a parameter or an op (a line starting with % or _), or 'outputs'");
+      statement(c);
+    }
+    if (next_ < lines_.size()) {
+      TextCursor c = cursor(lines_[next_]);
+      if (c.accept_word("loss")) {
+        ++next_;
+        g().set_loss(tensor_ref(c));
+        c.expect_end("after the loss");
+      }
+    }
+    const std::vector<std::string> problems = verify_graph(g());
+    if (!problems.empty())
+      throw UserError(file_ + ": graph '" + g().name() + "' is malformed: " + problems[0]);
+    return std::move(result_);
+  }
+
+ private:
+  Graph& g() { return result_.graph; }
+  TextCursor cursor(const TextLine& line) const { return TextCursor(file_, line); }
+
+  // A statement starting with a declaration: a parameter, or an op and its outputs.
+  void statement(TextCursor& c) {
+    std::vector<Decl> decls = {decl(c)};
+    if (c.peek() != ',' && c.peek() != '=') {
+      parameter(c, decls[0]);
+      return;
+    }
+    while (c.accept(','))
+      decls.push_back(decl(c));
+    c.expect('=', "after the op's outputs");
+    op(c, decls);
+  }
+
+  Decl decl(TextCursor& c) {
+    Decl d;
+    d.column = c.column();
+    if (c.accept('_')) {
+      d.absent = true;
+      return d;
+    }
+    c.expect('%', "to start a tensor declaration");
+    d.name = c.name("a tensor name");
+    if (const auto it = tensor_line_.find(d.name); it != tensor_line_.end())
+      c.fail_at(d.column, "tensor %" + name_text(d.name) + " is declared twice (first at line " +
+                              std::to_string(it->second) + ")");
+    tensor_line_[d.name] = c.line();
+    c.expect(':', "after the tensor's name");
+    d.type = parse_type(c);
+    if (c.peek() == '{') d.view = parse_view(c);
+    return d;
+  }
+
+  void parameter(TextCursor& c, const Decl& d) {
+    if (d.absent) c.fail_at(d.column, "a parameter needs a name: '_' only marks absent outputs");
+    if (d.view.present)
+      c.fail_at(d.view.column, "a parameter is its data's own dense tensor; it takes no view");
+    const TensorRole role = parse_role(c);
+    bool constant = false, init = false;
+    std::shared_ptr<const HostArray> values;
+    for (;;) {
+      const int column = c.column();
+      if (c.accept_word("constant")) {
+        if (constant) c.fail_at(column, "'constant' given twice");
+        constant = true;
+      } else if (c.accept_word("init")) {
+        if (init) c.fail_at(column, "'init' given twice");
+        init = true;
+        if (c.accept('='))
+          values = std::make_shared<const HostArray>(parse_values(c, d.type, "%" + d.name));
+      } else {
+        c.expect_end("after the parameter's role (expected 'constant' or 'init')");
+        break;
+      }
+    }
+    if (constant && !values)
+      c.fail_at(d.column, "constant %" + name_text(d.name) +
+                              " needs its contents: init=fill(V) or init=[v0,v1,...]");
+    if (init && !values)
+      values = std::make_shared<const HostArray>(d.type.dtype,
+                                                 static_cast<size_t>(shape_numel(d.type.shape)));
+    claim_data(c, d.column, d.name);
+    g().add_parameter(d.name, role, d.type.dtype, d.type.shape, values, constant);
+  }
+
+  void op(TextCursor& c, const std::vector<Decl>& decls) {
+    const int type_column = c.column();
+    const OpSchema& schema = op_schema(parse_op_type(c));
+    Op op;
+    op.type = schema.type;
+    op.inputs = inputs(c, schema);
+    op.attrs = parse_attrs(c, schema, type_column);
+    std::optional<std::string> explicit_name;
+    int name_column = decls[0].column;
+    if (c.accept('#')) {
+      op.category = parse_category(c);
+      name_column = c.column();
+      if (c.accept('@')) explicit_name = c.name("the op's name");
+    }
+    c.expect_end("after the op (expected attributes NAME=VALUE, then '# CATEGORY [@NAME]')");
+
+    if (decls.size() != schema.outputs.size())
+      c.fail_at(decls[0].column, std::string(op_type_name(op.type)) + " has " +
+                                     std::to_string(schema.outputs.size()) + " output(s) (" +
+                                     join(schema.outputs) + "), found " +
+                                     std::to_string(decls.size()) + " declared");
+    if (explicit_name) {
+      op.name = *explicit_name;
+    } else if (decls[0].absent) {
+      c.fail_at(decls[0].column,
+                "an op whose first output is _ needs a name: '@NAME' after its "
+                "category");
+    } else {
+      op.name = decls[0].name;
+    }
+    if (const auto it = op_line_.find(op.name); it != op_line_.end())
+      c.fail_at(name_column, "op @" + name_text(op.name) + " is declared twice (first at line " +
+                                 std::to_string(it->second) + ")");
+
+    std::vector<OutputSpec> specs;
+    try {
+      specs = schema.infer(InferContext(g(), op));
+    } catch (const UserError& e) {
+      c.fail_at(type_column, e.what());
+    }
+    S2_CHECK(specs.size() == decls.size(),
+             "shape inference of '" + op.name + "' returned the wrong number of outputs");
+    for (size_t k = 0; k < decls.size(); ++k)
+      op.outputs.push_back(output(c, op, schema, k, decls[k], specs[k]));
+    g().add_op_node(std::move(op));
+    op_line_[g().op(OpId(g().num_ops() - 1)).name] = c.line();
+    result_.op_line.push_back(c.line());
+  }
+
+  std::vector<TensorId> inputs(TextCursor& c, const OpSchema& schema) {
+    const std::string type(op_type_name(schema.type));
+    c.expect('(', "to open the inputs of " + type);
+    std::vector<TensorId> in;
+    if (!c.accept(')')) {
+      do {
+        const int column = c.column();
+        if (in.size() == schema.inputs.size())
+          c.fail_at(column, type + " takes " + std::to_string(schema.inputs.size()) +
+                                " input(s) (" + input_names(schema) + ")");
+        const InputSpec& spec = schema.inputs[in.size()];
+        if (c.accept('_')) {
+          if (!spec.optional)
+            c.fail_at(column, "input '" + spec.name + "' of " + type + " is required, not _");
+          in.push_back(TensorId());
+        } else {
+          in.push_back(tensor_ref(c));
+        }
+      } while (c.accept(','));
+      c.expect(')', "to close the inputs of " + type);
+    }
+    for (size_t i = in.size(); i < schema.inputs.size(); ++i) {
+      if (!schema.inputs[i].optional)
+        c.fail("input '" + schema.inputs[i].name + "' of " + type + " is missing");
+      in.push_back(TensorId());
+    }
+    return in;
+  }
+
+  // Checks the declaration against shape inference and creates the output tensor.
+  TensorId output(TextCursor& c, const Op& op, const OpSchema& schema, size_t k, const Decl& d,
+                  const OutputSpec& spec) {
+    const std::string what = "output '" + schema.outputs[k] + "' of " +
+                             std::string(op_type_name(op.type)) + " '" + op.name + "'";
+    if (d.absent != spec.absent)
+      c.fail_at(d.column, what + (spec.absent ? " is absent here: write _"
+                                              : " is present here: declare it, not _"));
+    if (d.absent) return TensorId();
+    if (d.type.dtype != spec.dtype || d.type.shape != spec.shape)
+      c.fail_at(d.type.column, "%" + name_text(d.name) + " is declared " +
+                                   shape_text(d.type.dtype, d.type.shape) +
+                                   ", shape inference of " + what + " gives " +
+                                   shape_text(spec.dtype, spec.shape));
+    Tensor t{d.name, DataId(), spec.dtype, spec.shape, contiguous_strides(spec.shape), 0, OpId()};
+    if (spec.alias_input >= 0) {
+      t.data = g().tensor(op.inputs.at(static_cast<size_t>(spec.alias_input))).data;
+      if (!spec.strides.empty()) t.strides = spec.strides;
+      t.offset = spec.offset;
+      const std::string& data_name = g().data(t.data).name;
+      if (d.view.data && *d.view.data != data_name)
+        c.fail_at(d.view.data_column, what + " is a view of %" + name_text(data_name) +
+                                          ", not of %" + name_text(*d.view.data));
+    } else {
+      const std::string data_name = d.view.data.value_or(d.name);
+      claim_data(c, d.view.data ? d.view.data_column : d.column, data_name);
+      t.data = g().add_data(Data{data_name, spec.dtype, shape_numel(spec.shape),
+                                 output_role(op.category), false, nullptr});
+    }
+    if (d.view.strides && *d.view.strides != t.strides)
+      c.fail_at(d.view.column, "%" + name_text(d.name) + " is declared with strides " +
+                                   ints_text(*d.view.strides) + ", shape inference of " + what +
+                                   " gives " + ints_text(t.strides));
+    if (d.view.offset && *d.view.offset != t.offset)
+      c.fail_at(d.view.column, "%" + name_text(d.name) + " is declared at offset " +
+                                   std::to_string(*d.view.offset) + ", shape inference of " + what +
+                                   " gives " + std::to_string(t.offset));
+    return g().add_tensor(std::move(t));
+  }
+
+  void outputs(TextCursor& c) {
+    std::vector<TensorId> out;
+    while (!c.at_end())
+      out.push_back(tensor_ref(c));
+    for (TensorId t : out)
+      g().mark_output(t);
+  }
+
+  TensorId tensor_ref(TextCursor& c) {
+    const int column = c.column();
+    c.expect('%', "to start a tensor name");
+    const std::string name = c.name("a tensor name");
+    const TensorId t = g().find_tensor(name);
+    if (!t.valid())
+      c.fail_at(column, "unknown tensor %" + name_text(name) + " (not declared above)");
+    return t;
+  }
+
+  // Registers a new data node's name; data=%NAME in a view refers to it.
+  void claim_data(TextCursor& c, int column, const std::string& name) {
+    if (!data_names_.emplace(name, c.line()).second)
+      c.fail_at(column, "data node %" + name_text(name) + " is declared twice (first at line " +
+                            std::to_string(data_names_[name]) + ")");
+  }
+
+  static std::string join(const std::vector<std::string>& names) {
+    std::string s;
+    for (const std::string& n : names)
+      s += (s.empty() ? "" : ", ") + n;
+    return s;
+  }
+  static std::string input_names(const OpSchema& schema) {
+    std::vector<std::string> names;
+    for (const InputSpec& in : schema.inputs)
+      names.push_back(in.name);
+    return join(names);
+  }
+
+  const std::vector<TextLine>& lines_;
+  size_t& next_;
+  const std::string& file_;
+  ParsedGraph result_;
+  std::unordered_map<std::string, int> tensor_line_, op_line_, data_names_;
+};
+
+}  // namespace
+
+ParsedGraph parse_graph_lines(const std::vector<TextLine>& lines, size_t* next,
+                              const std::string& file) {
+  return GraphParser(lines, next, file).run();
+}
+
+Graph parse_graph(std::string_view text, const std::string& file) {
+  const std::vector<TextLine> lines = split_text_lines(text);
+  size_t next = 0;
+  ParsedGraph parsed = parse_graph_lines(lines, &next, file);
+  if (next < lines.size())
+    throw UserError(file + ":" + std::to_string(lines[next].number) +
+                    ":1: unexpected text after the graph's 'outputs' and 'loss' lines");
+  return std::move(parsed.graph);
+}
+
+}  // namespace s2::ir

@@ -14,6 +14,7 @@
 #include "compiler/passes/fusion.h"
 #include "compiler/passes/shape_inference.h"
 #include "compiler/schedule/schedule.h"
+#include "isa/common/errors.h"
 #include "isa/target/target_loader.h"
 #include "s2/version.h"
 
@@ -28,6 +29,13 @@ std::string run_import(Program& p, PassContext& c) {
 }
 
 std::string run_autodiff(Program& p, PassContext& c) {
+  for (size_t i = 0; i < p.graph.num_ops(); ++i) {
+    const ir::Op& op = p.graph.op(ir::OpId(i));
+    if (op.category != ir::OpCategory::Forward)
+      throw UserError("pass 'autodiff' needs a forward graph, but op '" + op.name + "' is " +
+                      ir::op_category_name(op.category) + ": graph '" + p.graph.name() +
+                      "' is a training step already");
+  }
   const ir::AutodiffStats s = ir::build_training_step(p.graph, c.front.sgd);
   return std::to_string(s.backward_ops) + " backward ops, " + std::to_string(s.accumulations) +
          " gradient sums, " + std::to_string(s.updates) + " updates";

@@ -183,7 +183,7 @@ class GraphParser {
     const std::string type(op_type_name(schema.type));
     c.expect('(', "to open the inputs of " + type);
     std::vector<TensorId> in;
-    if (!c.accept(')')) {
+    if (c.peek() != ')') {
       do {
         const int column = c.column();
         if (in.size() == schema.inputs.size())
@@ -198,11 +198,12 @@ class GraphParser {
           in.push_back(tensor_ref(c));
         }
       } while (c.accept(','));
-      c.expect(')', "to close the inputs of " + type);
     }
+    const int close = c.column();
+    c.expect(')', "to close the inputs of " + type);
     for (size_t i = in.size(); i < schema.inputs.size(); ++i) {
       if (!schema.inputs[i].optional)
-        c.fail("input '" + schema.inputs[i].name + "' of " + type + " is missing");
+        c.fail_at(close, "input '" + schema.inputs[i].name + "' of " + type + " is missing");
       in.push_back(TensorId());
     }
     return in;

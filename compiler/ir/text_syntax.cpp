@@ -101,7 +101,8 @@ std::string TextCursor::quoted(std::string_view what) {
     if (text_[at_] == '\\' && at_ + 1 < text_.size()) ++at_;
     s += text_[at_++];
   }
-  if (at_ == text_.size()) fail_at(start, "unterminated quoted " + std::string(what));
+  if (at_ == text_.size())
+    fail_at(start, "expected a closing '\"' to end " + std::string(what) + " in quotes");
   ++at_;
   return s;
 }

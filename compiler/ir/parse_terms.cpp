@@ -95,8 +95,14 @@ TypeTerm parse_type(TextCursor& c) {
   t.dtype = *dtype;
   const int shape_column = c.column();
   t.shape = c.integer_list("the shape");
-  for (int64_t d : t.shape)
+  int64_t numel = 1;
+  for (int64_t d : t.shape) {
     if (d <= 0) c.fail_at(shape_column, "dimensions must be positive, found " + ints_text(t.shape));
+    if (d > kMaxElements / numel)
+      c.fail_at(shape_column, "the shape " + ints_text(t.shape) + " has more than " +
+                                  std::to_string(kMaxElements) + " elements");
+    numel *= d;
+  }
   return t;
 }
 

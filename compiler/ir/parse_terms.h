@@ -13,6 +13,10 @@
 
 namespace s2::ir {
 
+// The most elements a tensor of the text may have: what the ISA's 32-bit descriptor fields
+// can address (so a shape's element count never overflows, and no size sum does).
+inline constexpr int64_t kMaxElements = 0xffffffffLL;
+
 struct TypeTerm {
   int column = 0;
   DType dtype = DType::F32;

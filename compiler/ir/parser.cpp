@@ -1,5 +1,6 @@
 #include "compiler/ir/parser.h"
 
+#include <new>
 #include <optional>
 #include <unordered_map>
 
@@ -114,7 +115,7 @@ class GraphParser {
         if (init) c.fail_at(column, "'init' given twice");
         init = true;
         if (c.accept('='))
-          values = std::make_shared<const HostArray>(parse_values(c, d.type, "%" + d.name));
+          values = contents(c, d, [&] { return parse_values(c, d.type, "%" + name_text(d.name)); });
       } else {
         c.expect_end("after the parameter's role (expected 'constant' or 'init')");
         break;
@@ -124,10 +125,22 @@ class GraphParser {
       c.fail_at(d.column, "constant %" + name_text(d.name) +
                               " needs its contents: init=fill(V) or init=[v0,v1,...]");
     if (init && !values)
-      values = std::make_shared<const HostArray>(d.type.dtype,
-                                                 static_cast<size_t>(shape_numel(d.type.shape)));
+      values = contents(c, d, [&] {
+        return HostArray(d.type.dtype, static_cast<size_t>(shape_numel(d.type.shape)));
+      });
     claim_data(c, d.column, d.name);
     g().add_parameter(d.name, role, d.type.dtype, d.type.shape, values, constant);
+  }
+
+  // The initial contents `make` builds; a UserError when they do not fit in memory.
+  template <typename Make>
+  std::shared_ptr<const HostArray> contents(TextCursor& c, const Decl& d, Make make) {
+    try {
+      return std::make_shared<const HostArray>(make());
+    } catch (const std::bad_alloc&) {
+      c.fail_at(d.column, "not enough memory for the " + std::to_string(shape_numel(d.type.shape)) +
+                              " elements of the contents of %" + name_text(d.name));
+    }
   }
 
   void op(TextCursor& c, const std::vector<Decl>& decls) {

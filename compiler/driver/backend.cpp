@@ -5,10 +5,13 @@
 #include <sstream>
 
 #include "compiler/driver/pass_registry.h"
+#include "isa/common/errors.h"
 
 namespace s2::compiler {
 
 BackendResult run_backend(const ir::Graph& training_step, const BackendOptions& options) {
+  if (!options.dump_after.empty() && !pass_registry().contains(options.dump_after))
+    throw UserError("--dump-after: " + pass_registry().unknown_message(options.dump_after));
   const auto start = std::chrono::steady_clock::now();
   PassContext context;
   context.back = options;

@@ -31,7 +31,8 @@ struct BackendResult {
   double milliseconds = 0;
 };
 
-// Throws UserError for bad options or a bad target description.
+// Throws UserError for bad options (an unknown --dump-after pass among them) or a bad target
+// description.
 BackendResult run_backend(const ir::Graph& training_step, const BackendOptions& options);
 
 std::string backend_summary(const BackendResult& result);

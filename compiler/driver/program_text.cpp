@@ -1,5 +1,6 @@
 #include "compiler/driver/program_text.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -70,8 +71,13 @@ class SectionParser {
     TextCursor c(file_, lines_[next_]);
     return c.accept_word(word);
   }
+  // At the first non-blank column of statement line `line`.
   [[noreturn]] void fail_line(int line, const std::string& problem) const {
-    throw UserError(file_ + ":" + std::to_string(line) + ":1: " + problem);
+    const auto it = std::lower_bound(lines_.begin(), lines_.end(), line,
+                                     [](const TextLine& l, int n) { return l.number < n; });
+    S2_CHECK(it != lines_.end() && it->number == line,
+             "no statement at line " + std::to_string(line));
+    TextCursor(file_, *it).fail(problem);
   }
 
   void schedule() {

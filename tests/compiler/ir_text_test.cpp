@@ -16,6 +16,7 @@
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "compiler/zoo/zoo.h"
+#include "tests/compiler/onnx_test_model.h"
 
 namespace s2::compiler {
 namespace {
@@ -103,7 +104,7 @@ void drop_contents(ir::Graph& g) {
     if (!g.data(ir::DataId(i)).constant) g.mutable_data(ir::DataId(i)).init = nullptr;
 }
 
-// Runs every pass on `model`, checking the round trip after each.
+// Runs every pass on `model` (a zoo name or an ONNX file), checking the round trip after each.
 void check_round_trips(const std::string& model, bool contents) {
   PassContext context;
   context.front.model = model;
@@ -135,6 +136,20 @@ INSTANTIATE_TEST_SUITE_P(EveryModel, IrTextZoo, testing::ValuesIn(zoo::model_reg
                          [](const testing::TestParamInfo<std::string>& param) {
                            return param.param;
                          });
+
+// ONNX names: slashes stay bare, colons and blanks are quoted.
+TEST(IrText, OnnxModelWithOddNamesRoundTripsAfterEveryPass) {
+  onnx_import::testing::TestModel m;
+  m.input("x:0", {2, 6});
+  m.initializer("onnx::Gemm_7", {4, 6});
+  auto& fc = m.node("Gemm", "/fc/Gemm", {"x:0", "onnx::Gemm_7"}, {"logits out"});
+  onnx_import::testing::attr_i(fc, "transB", 1);
+  m.node("Relu", "/act/Relu", {"logits out"}, {"/act/Relu_output_0"});
+  m.output("/act/Relu_output_0", {2, 4});
+  const std::string path = testing::TempDir() + "ir_text_odd_names.onnx";
+  m.write(path);
+  check_round_trips(path, true);
+}
 
 // With contents: the text shows `init`, the parser fills zeros, and the executable lowered
 // from the text has the same layout with zeros where the weights were.

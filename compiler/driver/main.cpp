@@ -1,5 +1,6 @@
 // s2c: the S2Train compiler driver.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 
@@ -153,6 +154,13 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->check(CLI::IsMember(s2::compiler::pass_registry().names()));
   opt_cmd->add_option("-o,--output", opt.output, "file to write the result to (default: stdout)");
+  std::string pass_list = "Passes, in pipeline order:";
+  for (const auto& pass : s2::compiler::pass_registry()) {
+    std::string name = pass.name;
+    name.resize(std::max<size_t>(name.size() + 1, 18), ' ');
+    pass_list += "\n  " + name + pass.value.doc;
+  }
+  opt_cmd->footer(pass_list + "\n\n" + app.get_footer());
   add_sgd_flags(opt_cmd, &opt.sgd);
   add_backend_flags(opt_cmd, &opt.back);
 

@@ -1,5 +1,6 @@
 #include "compiler/driver/pass_registry.h"
 
+#include <chrono>
 #include <iostream>
 
 #include "compiler/driver/model_import.h"

@@ -18,7 +18,6 @@
 // nothing, the graph passes up to fuse need an unscheduled graph, schedule makes a scheduled
 // graph, plan needs one and makes a planned program, lower needs that and makes a lowered one.
 
-#include <chrono>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -51,7 +50,7 @@ struct PassInfo {
   PassHalf half;
   ProgramStage needs;
   ProgramStage makes;
-  std::string doc;                             // one line
+  std::string doc;                             // one line, for `s2c opt --help`
   std::string (*run)(Program&, PassContext&);  // returns a one-line summary
 };
 

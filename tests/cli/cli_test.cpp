@@ -58,8 +58,14 @@ TEST_F(Cli, VersionAndHelp) {
   EXPECT_EQ(r.status, 0);
   r = run(kS2c + " --help");
   EXPECT_EQ(r.status, 0);
-  for (const char* word : {"asm", "isa-doc", "compile"})
+  for (const char* word : {"asm", "isa-doc", "compile", "opt"})
     EXPECT_NE(r.out.find(word), std::string::npos) << word << " missing from:\n" << r.out;
+  r = run(kS2c + " opt --help");  // the passes, from their registry
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("{import,autodiff,shape-inference,dce,cse,fold,simplify,fuse,schedule,"
+                       "plan,lower}"),
+            std::string::npos)
+      << r.out;
   r = run(kS2sim + " --help");
   EXPECT_EQ(r.status, 0);
   for (const char* word : {"disasm", "info", "validate-config"})

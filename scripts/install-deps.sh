@@ -11,6 +11,9 @@ packages=(
   verilator         # Verilator 5
   libyaml-cpp-dev   # target descriptions
   libcli11-dev      # command lines of s2c and s2sim
+  zlib1g-dev        # CRC-32 of the executable's sections
+  nlohmann-json3-dev # JSON reports, plans and manifests
+  libfmt-dev        # text formatting
   libgtest-dev      # GoogleTest
   clang-format      # the formatting test (tests/style/check_format.sh)
   llvm-14-tools     # lit and FileCheck: the text tests of s2c (tests/lit/)

@@ -1,287 +1,68 @@
 #include "compiler/io/npy.h"
 
-#include <cctype>
-#include <cstring>
-#include <limits>
-#include <optional>
-
 #include "isa/common/errors.h"
-#include "isa/container/reader.h"
-#include "isa/container/writer.h"
+#include "isa/common/float_bits.h"
+#include "isa/container/byte_io.h"
+#include "isa/io/npy.h"
 
 namespace s2::io {
 namespace {
 
-constexpr char kMagic[] = "\x93NUMPY";
-constexpr size_t kMagicSize = 6;
-constexpr size_t kAlign = 64;
-// numpy.save leaves room after the header for the first axis to grow to 21 digits in place;
-// we pad the same way so our files are byte-identical to NumPy's.
-constexpr size_t kGrowthDigits = 21;
-
-std::string shape_tuple(const ir::Shape& shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
+std::vector<uint8_t> bytes_of(const ir::HostArray& data) {
+  std::vector<uint8_t> out(data.size() * isa::dtype_bytes(data.dtype()));
+  switch (data.dtype()) {
+    case isa::DType::F32:
+      for (size_t i = 0; i < data.size(); ++i)
+        isa::store_u32(out.data() + 4 * i, f32_bits(data.f32()[i]));
+      break;
+    case isa::DType::I32:
+      for (size_t i = 0; i < data.size(); ++i)
+        isa::store_u32(out.data() + 4 * i, static_cast<uint32_t>(data.i32()[i]));
+      break;
+    case isa::DType::U8:
+      out = data.u8();
+      break;
+  }
+  return out;
 }
 
-// ---- the header dictionary: a Python literal such as
-//   {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
-
-struct Header {
-  std::optional<std::string> descr;
-  std::optional<bool> fortran_order;
-  std::optional<ir::Shape> shape;
-};
-
-class HeaderParser {
- public:
-  HeaderParser(const std::string& text, const std::string& source) : s_(text), source_(source) {}
-
-  Header parse() {
-    Header h;
-    expect('{');
-    while (!take('}')) {
-      const std::string key = string_literal();
-      expect(':');
-      if (key == "descr") {
-        h.descr = string_literal();
-      } else if (key == "fortran_order") {
-        h.fortran_order = boolean();
-      } else if (key == "shape") {
-        h.shape = tuple();
-      } else {
-        fail("unknown key '" + key + "'");
-      }
-      if (!take(',')) {
-        expect('}');
-        break;
-      }
-    }
-    skip_space();
-    if (pos_ != s_.size()) fail("unexpected text after the dictionary");
-    if (!h.descr || !h.fortran_order || !h.shape)
-      fail("the dictionary must have the keys 'descr', 'fortran_order' and 'shape'");
-    return h;
+ir::HostArray array_of(const npy::Array& a) {
+  const size_t n = a.data.size() / isa::dtype_bytes(a.dtype);
+  ir::HostArray out(a.dtype, n);
+  switch (a.dtype) {
+    case isa::DType::F32:
+      for (size_t i = 0; i < n; ++i)
+        out.f32()[i] = f32_from_bits(isa::load_u32(a.data.data() + 4 * i));
+      break;
+    case isa::DType::I32:
+      for (size_t i = 0; i < n; ++i)
+        out.i32()[i] = static_cast<int32_t>(isa::load_u32(a.data.data() + 4 * i));
+      break;
+    case isa::DType::U8:
+      out.u8() = a.data;
+      break;
   }
-
- private:
-  [[noreturn]] void fail(const std::string& what) const {
-    throw UserError(source_ + ": malformed .npy header at character " + std::to_string(pos_) +
-                    ": " + what + " (header: " + s_ + ")");
-  }
-  void skip_space() {
-    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_])))
-      ++pos_;
-  }
-  bool take(char c) {
-    skip_space();
-    if (pos_ < s_.size() && s_[pos_] == c) {
-      ++pos_;
-      return true;
-    }
-    return false;
-  }
-  void expect(char c) {
-    if (!take(c)) fail(std::string("expected '") + c + "'");
-  }
-  std::string string_literal() {
-    skip_space();
-    if (pos_ >= s_.size() || (s_[pos_] != '\'' && s_[pos_] != '"')) fail("expected a string");
-    const char quote = s_[pos_++];
-    const size_t end = s_.find(quote, pos_);
-    if (end == std::string::npos) fail("unterminated string");
-    std::string value = s_.substr(pos_, end - pos_);
-    pos_ = end + 1;
-    return value;
-  }
-  bool boolean() {
-    skip_space();
-    for (const auto& [word, value] :
-         {std::pair<const char*, bool>{"True", true}, {"False", false}}) {
-      const size_t n = std::strlen(word);
-      if (s_.compare(pos_, n, word) == 0) {
-        pos_ += n;
-        return value;
-      }
-    }
-    fail("expected True or False");
-  }
-  ir::Shape tuple() {
-    ir::Shape shape;
-    expect('(');
-    while (!take(')')) {
-      skip_space();
-      const size_t start = pos_;
-      int64_t v = 0;
-      while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) {
-        const int64_t digit = s_[pos_] - '0';
-        if (v > (std::numeric_limits<int64_t>::max() - digit) / 10) fail("dimension too large");
-        v = v * 10 + digit;
-        ++pos_;
-      }
-      if (pos_ == start) fail("expected a non-negative dimension");
-      shape.push_back(v);
-      if (!take(',')) {
-        expect(')');
-        break;
-      }
-    }
-    return shape;
-  }
-
-  const std::string& s_;
-  const std::string& source_;
-  size_t pos_ = 0;
-};
-
-// ---- element codecs (little-endian regardless of the host)
-
-uint64_t load_le(const uint8_t* p, size_t bytes) {
-  uint64_t v = 0;
-  for (size_t i = bytes; i-- > 0;)
-    v = (v << 8) | p[i];
-  return v;
-}
-
-void store_le(uint64_t v, size_t bytes, std::vector<uint8_t>* out) {
-  for (size_t i = 0; i < bytes; ++i)
-    out->push_back(static_cast<uint8_t>(v >> (8 * i)));
+  return out;
 }
 
 }  // namespace
 
 std::vector<uint8_t> encode_npy(const ir::HostArray& data, const ir::Shape& shape) {
-  const isa::DType dtype = data.dtype();
-  S2_CHECK(dtype == isa::DType::F32 || dtype == isa::DType::I32,
-           "encode_npy: only f32 and i32 arrays are written");
-  S2_CHECK(
-      static_cast<int64_t>(data.size()) == ir::shape_numel(shape),
-      "encode_npy: " + std::to_string(data.size()) + " elements for shape " + shape_tuple(shape));
-  std::string header = std::string("{'descr': '") + (dtype == isa::DType::F32 ? "<f4" : "<i4") +
-                       "', 'fortran_order': False, 'shape': " + shape_tuple(shape) + ", }";
-  if (!shape.empty()) {
-    const size_t digits = std::to_string(shape[0]).size();
-    if (digits < kGrowthDigits) header.append(kGrowthDigits - digits, ' ');
-  }
-  const size_t unpadded = kMagicSize + 4 + header.size() + 1;  // + version, length, '\n'
-  header.append(kAlign - unpadded % kAlign, ' ');
-  header += '\n';
-  S2_CHECK(header.size() <= 0xffff, "encode_npy: header too long");
-
-  std::vector<uint8_t> out(kMagic, kMagic + kMagicSize);
-  out.push_back(1);
-  out.push_back(0);
-  store_le(header.size(), 2, &out);
-  out.insert(out.end(), header.begin(), header.end());
-  out.reserve(out.size() + data.size() * 4);
-  if (dtype == isa::DType::F32) {
-    for (float f : data.f32()) {
-      uint32_t bits;
-      std::memcpy(&bits, &f, 4);
-      store_le(bits, 4, &out);
-    }
-  } else {
-    for (int32_t i : data.i32())
-      store_le(static_cast<uint32_t>(i), 4, &out);
-  }
-  return out;
+  return npy::encode(data.dtype(), shape, bytes_of(data));
 }
 
 NpyArray decode_npy(const std::vector<uint8_t>& bytes, const std::string& source) {
-  auto fail = [&](const std::string& what) -> UserError { return UserError(source + ": " + what); };
-  if (bytes.size() < kMagicSize || std::memcmp(bytes.data(), kMagic, kMagicSize) != 0)
-    throw fail("not a .npy file (bad magic: it must start with \\x93NUMPY)");
-  if (bytes.size() < kMagicSize + 2) throw fail("truncated .npy header (no format version)");
-  const uint8_t major = bytes[6];
-  const uint8_t minor = bytes[7];
-  if ((major != 1 && major != 2) || minor != 0)
-    throw fail(".npy format version " + std::to_string(major) + "." + std::to_string(minor) +
-               " is not supported (1.0 and 2.0 are)");
-  const size_t length_bytes = major == 1 ? 2 : 4;
-  const size_t prefix = kMagicSize + 2 + length_bytes;
-  if (bytes.size() < prefix) throw fail("truncated .npy header (no header length)");
-  const uint64_t header_len = load_le(bytes.data() + 8, length_bytes);
-  if (header_len > bytes.size() - prefix)
-    throw fail("truncated .npy header: it declares " + std::to_string(header_len) +
-               " header bytes but the file has " + std::to_string(bytes.size() - prefix) +
-               " after the prefix");
-  const std::string text(bytes.begin() + static_cast<std::ptrdiff_t>(prefix),
-                         bytes.begin() + static_cast<std::ptrdiff_t>(prefix + header_len));
-  const Header h = HeaderParser(text, source).parse();
-
-  if (*h.fortran_order)
-    throw fail(
-        "Fortran-ordered arrays are not supported; save a C-ordered array "
-        "(numpy.ascontiguousarray)");
-  const std::string& descr = *h.descr;
-  size_t item = 0;
-  isa::DType dtype = isa::DType::F32;
-  if (descr == "<f4") {
-    item = 4;
-  } else if (descr == "<i4") {
-    item = 4;
-    dtype = isa::DType::I32;
-  } else if (descr == "<i8") {
-    item = 8;
-    dtype = isa::DType::I32;
-  } else {
-    throw fail("unsupported dtype '" + descr +
-               "': supported are '<f4' (float32), '<i4' (int32) and '<i8' (int64, read as int32)");
-  }
-
-  NpyArray array;
-  array.shape = *h.shape;
-  uint64_t numel = 1;
-  for (int64_t d : array.shape) {
-    const uint64_t ud = static_cast<uint64_t>(d);
-    if (ud != 0 && numel > (bytes.size() / item) / ud)
-      throw fail("truncated data: shape " + shape_tuple(array.shape) +
-                 " needs more bytes than the file holds");
-    numel *= ud;
-  }
-  const size_t data_at = prefix + static_cast<size_t>(header_len);
-  const uint64_t have = bytes.size() - data_at;
-  const uint64_t need = numel * item;
-  if (have < need)
-    throw fail("truncated data: shape " + shape_tuple(array.shape) + " of '" + descr + "' needs " +
-               std::to_string(need) + " bytes, the file has " + std::to_string(have));
-  if (have > need)
-    throw fail(std::to_string(have - need) + " bytes of unexpected data after the " +
-               std::to_string(need) + " bytes of shape " + shape_tuple(array.shape));
-
-  const uint8_t* p = bytes.data() + data_at;
-  const size_t n = static_cast<size_t>(numel);
-  if (dtype == isa::DType::F32) {
-    std::vector<float> values(n);
-    for (size_t i = 0; i < n; ++i) {
-      const uint32_t bits = static_cast<uint32_t>(load_le(p + 4 * i, 4));
-      std::memcpy(&values[i], &bits, 4);
-    }
-    array.data = ir::HostArray(std::move(values));
-  } else {
-    std::vector<int32_t> values(n);
-    for (size_t i = 0; i < n; ++i) {
-      const uint64_t raw = load_le(p + item * i, item);
-      int64_t v =
-          item == 4 ? static_cast<int32_t>(static_cast<uint32_t>(raw)) : static_cast<int64_t>(raw);
-      if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
-        throw fail("element " + std::to_string(i) + " is " + std::to_string(v) +
-                   ", outside the int32 range that '<i8' data is narrowed to");
-      values[i] = static_cast<int32_t>(v);
-    }
-    array.data = ir::HostArray(std::move(values));
-  }
-  return array;
+  npy::Array a = npy::decode(bytes, source);
+  return {a.shape, array_of(a)};
 }
 
 void write_npy(const std::string& path, const ir::HostArray& data, const ir::Shape& shape) {
-  isa::write_file(path, encode_npy(data, shape));
+  npy::write(path, data.dtype(), shape, bytes_of(data));
 }
 
 NpyArray read_npy(const std::string& path) {
-  return decode_npy(isa::read_file_bytes(path), path);
+  npy::Array a = npy::read(path);
+  return {a.shape, array_of(a)};
 }
 
 ir::HostArray read_npy_expect(const std::string& path, isa::DType dtype, const ir::Shape& shape) {
@@ -290,8 +71,8 @@ ir::HostArray read_npy_expect(const std::string& path, isa::DType dtype, const i
     throw UserError(path + ": holds " + std::string(isa::dtype_name(a.data.dtype())) +
                     " data, expected " + std::string(isa::dtype_name(dtype)));
   if (a.shape != shape)
-    throw UserError(path + ": shape " + shape_tuple(a.shape) + " does not match the expected " +
-                    shape_tuple(shape));
+    throw UserError(path + ": shape " + npy::shape_text(a.shape) + " does not match the expected " +
+                    npy::shape_text(shape));
   return std::move(a.data);
 }
 

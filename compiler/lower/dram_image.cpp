@@ -4,6 +4,7 @@
 #include <string>
 
 #include "isa/common/errors.h"
+#include "isa/common/float_bits.h"
 #include "isa/common/hex.h"
 #include "isa/container/byte_io.h"
 #include "isa/container/dram_layout.h"
@@ -21,10 +22,8 @@ ir::HostArray DramImage::read(const isa::TensorDesc& d) const {
   switch (d.dtype) {
     case isa::DType::F32: {
       std::vector<float>& v = out.f32();
-      isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
-        const uint32_t bits = isa::load_u32(base + at);
-        std::memcpy(&v[k], &bits, sizeof bits);
-      });
+      isa::for_each_element_address(
+          d, [&](size_t k, uint64_t at) { v[k] = f32_from_bits(isa::load_u32(base + at)); });
       break;
     }
     case isa::DType::I32: {
@@ -50,11 +49,8 @@ void DramImage::write(const isa::TensorDesc& d, const ir::HostArray& values) {
   switch (d.dtype) {
     case isa::DType::F32: {
       const std::vector<float>& v = values.f32();
-      isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
-        uint32_t bits;
-        std::memcpy(&bits, &v[k], sizeof bits);
-        isa::store_u32(base + at, bits);
-      });
+      isa::for_each_element_address(
+          d, [&](size_t k, uint64_t at) { isa::store_u32(base + at, f32_bits(v[k])); });
       break;
     }
     case isa::DType::I32: {

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "isa/common/errors.h"
+#include "isa/common/float_bits.h"
 
 namespace s2::lower {
 namespace {
@@ -56,9 +57,7 @@ uint64_t append_init(const ir::Data& data, std::vector<uint8_t>& section) {
   switch (data.dtype) {
     case isa::DType::F32:
       for (float v : init.f32()) {
-        uint32_t bits;
-        std::memcpy(&bits, &v, sizeof bits);
-        put_u32(out, bits);
+        put_u32(out, f32_bits(v));
         out += 4;
       }
       break;

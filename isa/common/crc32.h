@@ -1,6 +1,7 @@
 #pragma once
 // CRC-32 as in zlib, PNG and Ethernet (polynomial 0xEDB88320 reflected, initial and final
-// XOR 0xFFFFFFFF); crc32("123456789") == 0xCBF43926.
+// XOR 0xFFFFFFFF); crc32("123456789") == 0xCBF43926. Computed by zlib's crc32_z. Passing the
+// result of one call as `crc` of the next continues the computation.
 
 #include <cstddef>
 #include <cstdint>

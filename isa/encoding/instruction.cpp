@@ -17,18 +17,6 @@ uint64_t saturating_add(uint64_t a, uint64_t b) {
   return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
-uint32_t f32_bits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  return bits;
-}
-
-float f32_from_bits(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
-
 TensorDesc TensorDesc::contiguous(uint64_t addr, DType dtype, const std::vector<uint32_t>& shape) {
   S2_CHECK(!shape.empty() && shape.size() <= kMaxRank,
            "TensorDesc::contiguous: rank " + std::to_string(shape.size()) + " outside 1.." +

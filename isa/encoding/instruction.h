@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "isa/common/float_bits.h"
 #include "isa/encoding/isa_table.h"
 
 namespace s2::isa {
@@ -77,11 +78,9 @@ class Instruction {
   std::array<std::optional<TensorDesc>, kNumSlots> operands_{};
 };
 
-uint32_t f32_bits(float value);
 // Byte and element counts saturate at UINT64_MAX instead of wrapping, so a hostile shape can
 // never look small.
 uint64_t saturating_mul(uint64_t a, uint64_t b);
 uint64_t saturating_add(uint64_t a, uint64_t b);
-float f32_from_bits(uint32_t bits);
 
 }  // namespace s2::isa

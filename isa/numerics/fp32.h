@@ -20,24 +20,14 @@
 #include <cstdint>
 #include <cstring>
 
+#include "isa/common/float_bits.h"
+
 namespace s2::numerics {
 
 inline constexpr uint32_t kCanonicalNaN = 0x7FC00000u;
 inline constexpr uint32_t kSignMask = 0x80000000u;
 inline constexpr uint32_t kExpMask = 0x7F800000u;
 inline constexpr uint32_t kFracMask = 0x007FFFFFu;
-
-inline uint32_t bits(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, sizeof x);
-  return x;
-}
-
-inline float from_bits(uint32_t x) {
-  float f;
-  std::memcpy(&f, &x, sizeof f);
-  return f;
-}
 
 inline bool is_nan_bits(uint32_t x) {
   return (x & kExpMask) == kExpMask && (x & kFracMask) != 0;
@@ -46,8 +36,8 @@ inline bool is_nan_bits(uint32_t x) {
 // Flush a subnormal to zero of the same sign; everything else unchanged. Written on the bit
 // pattern so that loops over it vectorise (and, compare, select).
 inline float ftz(float f) {
-  const uint32_t x = bits(f);
-  return (x & kExpMask) == 0 ? from_bits(x & kSignMask) : f;
+  const uint32_t x = f32_bits(f);
+  return (x & kExpMask) == 0 ? f32_from_bits(x & kSignMask) : f;
 }
 
 // The datapath operations on values already flushed (every value the datapath holds is).
@@ -67,8 +57,8 @@ inline float mac(float acc, float a, float b) {
 
 // A value as it is written out of the datapath: flushed, NaNs canonical.
 inline float store(float f) {
-  const uint32_t x = bits(f);
-  return is_nan_bits(x) ? from_bits(kCanonicalNaN) : ftz(f);
+  const uint32_t x = f32_bits(f);
+  return is_nan_bits(x) ? f32_from_bits(kCanonicalNaN) : ftz(f);
 }
 // A value as it enters the datapath (DAZ).
 inline float load(float f) {
@@ -77,13 +67,13 @@ inline float load(float f) {
 
 // Bit-pattern forms with full DAZ / FTZ / canonical-NaN semantics, for the RTL regression.
 inline uint32_t finish_bits(float r) {
-  return bits(store(r));
+  return f32_bits(store(r));
 }
 inline uint32_t mul_bits(uint32_t a, uint32_t b) {
-  return finish_bits(ftz(from_bits(a)) * ftz(from_bits(b)));
+  return finish_bits(ftz(f32_from_bits(a)) * ftz(f32_from_bits(b)));
 }
 inline uint32_t add_bits(uint32_t a, uint32_t b) {
-  return finish_bits(ftz(from_bits(a)) + ftz(from_bits(b)));
+  return finish_bits(ftz(f32_from_bits(a)) + ftz(f32_from_bits(b)));
 }
 inline uint32_t mac_bits(uint32_t acc, uint32_t a, uint32_t b) {
   return add_bits(acc, mul_bits(a, b));

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "isa/common/float_bits.h"
 #include "isa/numerics/fp32.h"
 
 // How KTiledGemm is fast and still the contract, bit for bit.
@@ -49,7 +50,7 @@ constexpr double kNoFlushProductBound = 0x1p-102;
 // the largest key (ignored) and NaNs, whose patterns are above Inf's, never win unless every
 // nonzero value is a NaN. ~0u: every value is zero.
 S2_GEMM_INLINE uint32_t magnitude_key(float x) {
-  return (bits(x) & ~kSignMask) - 1u;
+  return (f32_bits(x) & ~kSignMask) - 1u;
 }
 
 // The operand scans below keep kKeyLanes running minima, one per lane, and fold them at the
@@ -97,8 +98,8 @@ uint32_t smallest_nonzero_key(const float* x, size_t rows, size_t cols, size_t l
 // The flush in c = add(c, t) is always kept. The product amin * bmin is exact in double.
 bool flushes_are_no_ops(uint32_t key_a, uint32_t key_b) {
   if (key_a == ~0u || key_b == ~0u) return true;  // every product is +-0 or NaN
-  const double smallest =
-      static_cast<double>(from_bits(key_a + 1u)) * static_cast<double>(from_bits(key_b + 1u));
+  const double smallest = static_cast<double>(f32_from_bits(key_a + 1u)) *
+                          static_cast<double>(f32_from_bits(key_b + 1u));
   return smallest >= kNoFlushProductBound;  // false (exact path) if the keys are NaNs
 }
 

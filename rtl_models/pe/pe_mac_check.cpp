@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "isa/common/float_bits.h"
 #include "rtl_models/pe/fp32_ref.h"
 
 namespace s2::rtl {
@@ -13,18 +14,6 @@ std::string hex(uint32_t x) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "0x%08X", x);
   return buf;
-}
-
-uint32_t bits_of(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, sizeof x);
-  return x;
-}
-
-float float_of(uint32_t x) {
-  float f;
-  std::memcpy(&f, &x, sizeof f);
-  return f;
 }
 
 void record(MacRunResult& result, std::string report, size_t max_reports) {
@@ -116,11 +105,12 @@ MacOperands MacOperandGenerator::next() {
     case 5: {  // product near the underflow boundary 2^-126
       // a in [2^-67, 2^-9] keeps b = 2^-126 / a normal (a subnormal b would just read as 0).
       const uint32_t a = ((60u + next_u32() % 58u) << 23) | (next_u32() & 0x007FFFFFu);
-      const float b = static_cast<float>(std::ldexp(1.0, -126) / static_cast<double>(float_of(a)));
+      const float b =
+          static_cast<float>(std::ldexp(1.0, -126) / static_cast<double>(f32_from_bits(a)));
       const int32_t delta = static_cast<int32_t>(next_u32() % 5u) - 2;
       ops.a = a | sign(0);
       // Unsigned wrap-around: the same bits as a signed step, without signed overflow.
-      ops.b = (bits_of(b) + static_cast<uint32_t>(delta)) | sign(1);
+      ops.b = (f32_bits(b) + static_cast<uint32_t>(delta)) | sign(1);
       if (next_u32() % 2u == 0) {
         ops.acc &= 0x80000000u;  // add to a zero
       } else {  // or nearly cancel: the exact sum is then often subnormal (flushed)

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "isa/common/float_bits.h"
 #include "isa/numerics/fp32.h"
 #include "rtl_models/pe_array/pe_array_rtl.h"
 
@@ -29,18 +30,17 @@ inline void reference_pass(const PePass& pass, const uint32_t* x, size_t ldx, co
 inline void reference_gemm(uint32_t m, uint32_t n, uint32_t kd, const uint32_t* a, size_t lda,
                            const uint32_t* b, size_t ldb, uint32_t* c, size_t ldc,
                            uint32_t k_tile) {
-  using numerics::from_bits;
   for (uint32_t i = 0; i < m; ++i)
     for (uint32_t j = 0; j < n; ++j) {
-      float acc = numerics::load(from_bits(c[size_t{i} * ldc + j]));
+      float acc = numerics::load(f32_from_bits(c[size_t{i} * ldc + j]));
       for (uint32_t k0 = 0; k0 < kd; k0 += k_tile) {
         float t = 0.0f;
         for (uint32_t e = k0; e < kd && e < k0 + k_tile; ++e)
-          t = numerics::mac(t, numerics::load(from_bits(a[size_t{i} * lda + e])),
-                            numerics::load(from_bits(b[size_t{e} * ldb + j])));
+          t = numerics::mac(t, numerics::load(f32_from_bits(a[size_t{i} * lda + e])),
+                            numerics::load(f32_from_bits(b[size_t{e} * ldb + j])));
         acc = numerics::add(acc, t);
       }
-      c[size_t{i} * ldc + j] = numerics::bits(numerics::store(acc));
+      c[size_t{i} * ldc + j] = f32_bits(numerics::store(acc));
     }
 }
 

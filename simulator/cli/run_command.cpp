@@ -11,6 +11,7 @@
 
 #include "isa/common/errors.h"
 #include "isa/container/reader.h"
+#include "isa/io/npy.h"
 #include "isa/target/target_loader.h"
 #include "s2/version.h"
 #include "simulator/checker/shadow_checker.h"
@@ -18,7 +19,6 @@
 #include "simulator/report/dump_manifest.h"
 #include "simulator/report/json_report.h"
 #include "simulator/report/memory_trace.h"
-#include "simulator/report/npy_writer.h"
 #include "simulator/report/physics_check.h"
 #include "simulator/report/summary.h"
 #include "simulator/run/run_program.h"
@@ -128,8 +128,8 @@ void write_dumps(const isa::Executable& exe, const RunCommandOptions& options,
                  std::ostream& out) {
   for (size_t t : dumped) {
     const isa::TensorEntry& e = exe.tensors[t];
-    report::write_npy((std::filesystem::path(dir) / report::dump_file_name(e.name)).string(),
-                      e.dtype, e.shape, output.captured[t]);
+    npy::write((std::filesystem::path(dir) / report::dump_file_name(e.name)).string(), e.dtype,
+               npy::Shape(e.shape.begin(), e.shape.end()), output.captured[t]);
   }
   report::write_dump_manifest(
       dir, exe, {options.executable, output.timing.config, options.steps, output.loss, dumped});

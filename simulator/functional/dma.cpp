@@ -40,7 +40,7 @@ void run_fill(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/) 
     case isa::DType::F32:
     case isa::DType::I32: {
       const uint32_t v = dst.dtype == isa::DType::F32
-                             ? isa::f32_bits(value)
+                             ? f32_bits(value)
                              : static_cast<uint32_t>(saturate<int32_t>(value));
       for (size_t b = 0; b < 4; ++b)  // little-endian, as DRAM holds every word
         element[b] = static_cast<uint8_t>(v >> (8 * b));

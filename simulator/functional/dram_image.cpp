@@ -4,6 +4,7 @@
 #include <string>
 
 #include "isa/common/errors.h"
+#include "isa/common/float_bits.h"
 #include "isa/common/hex.h"
 #include "isa/container/dram_layout.h"
 #include "isa/numerics/fp32.h"
@@ -46,7 +47,7 @@ std::vector<float> DramImage::read_f32(const isa::TensorDesc& d) const {
   std::vector<float> out(static_cast<size_t>(d.elements()));
   const uint8_t* base = bytes_.data();
   isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
-    out[k] = numerics::load(numerics::from_bits(load_le32(base + at)));
+    out[k] = numerics::load(f32_from_bits(load_le32(base + at)));
   });
   return out;
 }
@@ -67,7 +68,7 @@ void DramImage::write_f32(const isa::TensorDesc& d, const std::vector<float>& va
   isa::check_in_dram(d, size());
   uint8_t* base = bytes_.data();
   isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
-    store_le32(base + at, numerics::bits(numerics::store(values[k])));
+    store_le32(base + at, f32_bits(numerics::store(values[k])));
   });
 }
 

@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "isa/common/errors.h"
+#include "isa/io/npy.h"
 #include "simulator/report/json_text.h"
-#include "simulator/report/npy_writer.h"
 
 namespace s2::sim::report {
 namespace {
@@ -147,7 +147,8 @@ void write_initial_data(const std::string& dir, const isa::Executable& exe) {
     // The reader validated that the data lies inside the data section.
     const auto begin = exe.data.begin() + static_cast<std::ptrdiff_t>(e.data_offset);
     const std::vector<uint8_t> bytes(begin, begin + static_cast<std::ptrdiff_t>(e.dense_bytes()));
-    write_npy((initial / dump_file_name(e.name)).string(), e.dtype, e.shape, bytes);
+    npy::write((initial / dump_file_name(e.name)).string(), e.dtype,
+               npy::Shape(e.shape.begin(), e.shape.end()), bytes);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "isa/common/float_bits.h"
 #include "isa/numerics/fp32.h"
 #include "isa/numerics/pe_gemm.h"
 #include "isa/target/target_desc.h"
@@ -88,7 +89,7 @@ std::string repro(uint64_t seed, uint64_t tile, const char* unit) {
 }
 
 float datapath_value(uint32_t word) {
-  return numerics::load(numerics::from_bits(word));
+  return numerics::load(f32_from_bits(word));
 }
 
 class PeRegression {
@@ -151,7 +152,7 @@ class PeRegression {
     }
     s_.elements += c.size();
     for (size_t e = 0; e < c.size() && mismatch.empty(); ++e) {
-      const uint32_t want = numerics::bits(numerics::store(fc[e]));
+      const uint32_t want = f32_bits(numerics::store(fc[e]));
       if (c[e] == want) continue;
       // The element's last write: the last K block's pass of its column and row blocks.
       const size_t i = e / n, j = e % n;
@@ -262,8 +263,8 @@ class PpuRegression {
     if (cycles != want_cycles)
       mismatch = "RTL " + std::to_string(cycles) + " cycles, model " + std::to_string(want_cycles);
     for (size_t i = 0; i < e && mismatch.empty(); ++i) {
-      const uint32_t w0 = numerics::bits(numerics::store(m0[i]));
-      const uint32_t w1 = numerics::bits(numerics::store(m1[i]));
+      const uint32_t w0 = f32_bits(numerics::store(m0[i]));
+      const uint32_t w1 = f32_bits(numerics::store(m1[i]));
       const char* which = r0[i] != w0 ? "out0" : (velocity && r1[i] != w1 ? "out1" : nullptr);
       if (which == nullptr) continue;
       const bool first = which[3] == '0';

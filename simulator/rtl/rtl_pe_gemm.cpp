@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "isa/common/errors.h"
+#include "isa/common/float_bits.h"
 #include "isa/numerics/fp32.h"
 #include "simulator/rtl/hex_bits.h"
 
@@ -132,7 +133,7 @@ void RtlPeGemm::accumulate(size_t m, size_t n, size_t kd, const float* a, size_t
   u.elements += m * n;
   for (size_t i = 0; i < m && divergence.empty(); ++i)
     for (size_t j = 0; j < n; ++j) {
-      const uint32_t want = numerics::bits(numerics::store(mc[i * n + j]));
+      const uint32_t want = f32_bits(numerics::store(mc[i * n + j]));
       if (wc[i * n + j] != want) {
         divergence = "c[" + std::to_string(i) + "][" + std::to_string(j) + "] of a " +
                      std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(kd) +
@@ -146,7 +147,7 @@ void RtlPeGemm::accumulate(size_t m, size_t n, size_t kd, const float* a, size_t
   }
   for (size_t i = 0; i < m; ++i)
     for (size_t j = 0; j < n; ++j)
-      c[i * ldc + j] = numerics::from_bits(wc[i * n + j]);
+      c[i * ldc + j] = f32_from_bits(wc[i * n + j]);
 }
 
 }  // namespace s2::sim::rtl

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "isa/common/errors.h"
+#include "isa/common/float_bits.h"
 #include "isa/numerics/fp32.h"
 #include "simulator/rtl/hex_bits.h"
 #include "simulator/timing/ppu_model.h"
@@ -77,11 +78,11 @@ void RtlPpuLanes::run(const functional::LanePass& pass, const float* in0, const 
   p.width = s2::rtl::ppu_pass_width(target_.ppu.lanes, cost.throughput,
                                     target_.source_file + ": " + key + ".throughput");
   p.latency = cost.latency;
-  p.alpha = numerics::bits(pass.alpha);
-  p.beta = numerics::bits(pass.beta);
-  p.lr = numerics::bits(pass.sgd.lr);
-  p.momentum = numerics::bits(pass.sgd.momentum);
-  p.weight_decay = numerics::bits(pass.sgd.weight_decay);
+  p.alpha = f32_bits(pass.alpha);
+  p.beta = f32_bits(pass.beta);
+  p.lr = f32_bits(pass.sgd.lr);
+  p.momentum = f32_bits(pass.sgd.momentum);
+  p.weight_decay = f32_bits(pass.sgd.weight_decay);
   p.bias = pass.stages.bias;
   p.residual = pass.stages.residual;
   p.relu = pass.stages.relu;
@@ -117,13 +118,13 @@ void RtlPpuLanes::run(const functional::LanePass& pass, const float* in0, const 
       divergence =
           "cycles: RTL " + std::to_string(cycles) + ", model " + std::to_string(model_cycles);
     for (size_t i = 0; i < n && divergence.empty(); ++i) {
-      const uint32_t want0 = numerics::bits(numerics::store(m0[i]));
+      const uint32_t want0 = f32_bits(numerics::store(m0[i]));
       if (r0[i] != want0)
         divergence =
             "out0[" + std::to_string(at + i) + "]: RTL " + hex32(r0[i]) + ", model " + hex32(want0);
-      else if (second_output && r1[i] != numerics::bits(numerics::store(m1[i])))
+      else if (second_output && r1[i] != f32_bits(numerics::store(m1[i])))
         divergence = "out1[" + std::to_string(at + i) + "]: RTL " + hex32(r1[i]) + ", model " +
-                     hex32(numerics::bits(numerics::store(m1[i])));
+                     hex32(f32_bits(numerics::store(m1[i])));
     }
     if (!divergence.empty()) {
       ++u.divergences;

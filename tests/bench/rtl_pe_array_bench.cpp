@@ -10,6 +10,7 @@
 #include <systemc>
 #include <vector>
 
+#include "isa/common/float_bits.h"
 #include "rtl_models/pe_array/pe_array_rtl.h"
 #include "rtl_models/pe_array/pe_array_sc.h"
 
@@ -21,12 +22,10 @@ double cycles_per_second(s2::rtl::RtlPeArray& array, int passes) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<uint32_t> x(size_t{p.m} * p.k), w(size_t{p.k} * p.n), c(size_t{p.m} * p.n, 0);
   for (uint32_t& v : x) {
-    const float f = dist(rng);
-    std::memcpy(&v, &f, 4);
+    v = s2::f32_bits(dist(rng));
   }
   for (uint32_t& v : w) {
-    const float f = dist(rng);
-    std::memcpy(&v, &f, 4);
+    v = s2::f32_bits(dist(rng));
   }
   double best[3];
   for (double& run : best) {

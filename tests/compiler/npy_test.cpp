@@ -151,12 +151,22 @@ TEST(Npy, RejectsUnsupportedVersion) {
 }
 
 TEST(Npy, RejectsUnsupportedDtypes) {
-  for (const char* descr : {"<f8", ">f4", "|u1", "<f2", "|b1"}) {
+  for (const char* descr : {"<f8", ">f4", "|i1", "<f2", "|b1"}) {
     const Bytes file =
         npy_file(std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (1,), }",
                  le_bytes({0}, 8));
     EXPECT_ERROR(file, std::string("unsupported dtype '") + descr + "'");
   }
+}
+
+TEST(Npy, ReadsAndWritesBytes) {
+  // The simulator dumps u8 tensors as NumPy's '|u1'.
+  const Bytes file =
+      npy_file("{'descr': '|u1', 'fortran_order': False, 'shape': (3,), }", Bytes{7, 0, 255});
+  const NpyArray a = decode_npy(file, "t.npy");
+  EXPECT_EQ(a.data.dtype(), isa::DType::U8);
+  EXPECT_EQ(a.data.u8(), (Bytes{7, 0, 255}));
+  EXPECT_EQ(encode_npy(a.data, a.shape), file);  // NumPy's own padding, as npy_file writes it
 }
 
 TEST(Npy, RejectsFortranOrder) {

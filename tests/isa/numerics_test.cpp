@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "isa/common/float_bits.h"
 #include "isa/numerics/batch_norm.h"
 #include "isa/numerics/epilogue.h"
 #include "isa/numerics/fp32.h"
@@ -22,9 +23,9 @@ namespace {
 constexpr uint32_t kMinNormal = 0x00800000u;
 
 TEST(Fp32, SubnormalInputsReadAsZeroKeepingTheSign) {
-  EXPECT_EQ(bits(load(from_bits(0x00000001u))), 0x00000000u);
-  EXPECT_EQ(bits(load(from_bits(0x807FFFFFu))), 0x80000000u);
-  EXPECT_EQ(bits(load(from_bits(kMinNormal))), kMinNormal);
+  EXPECT_EQ(f32_bits(load(f32_from_bits(0x00000001u))), 0x00000000u);
+  EXPECT_EQ(f32_bits(load(f32_from_bits(0x807FFFFFu))), 0x80000000u);
+  EXPECT_EQ(f32_bits(load(f32_from_bits(kMinNormal))), kMinNormal);
   // A subnormal operand contributes nothing: 1 + (smallest subnormal) is exactly 1 anyway, but
   // (smallest subnormal) * 2^100 would be 2^-49 without DAZ.
   EXPECT_EQ(mul_bits(0x00000001u, 0x71800000u), 0x00000000u);
@@ -38,14 +39,14 @@ TEST(Fp32, ResultsFlushAfterRoundingSoARoundUpToTheSmallestNormalIsKept) {
   EXPECT_EQ(mul_bits(0xBF7FFFFEu, kMinNormal), 0x80000000u);
   // A sum that cancels into the subnormal range is flushed too.
   EXPECT_EQ(add_bits(0x00800001u, 0x80800000u), 0x00000000u);
-  EXPECT_EQ(bits(add(from_bits(0x00800001u), from_bits(0x80800000u))), 0x00000000u);
+  EXPECT_EQ(f32_bits(add(f32_from_bits(0x00800001u), f32_from_bits(0x80800000u))), 0x00000000u);
 }
 
 TEST(Fp32, EveryNaNResultIsTheCanonicalQuietNaN) {
   EXPECT_EQ(mul_bits(0x7F800000u, 0x00000000u), kCanonicalNaN);  // Inf * 0
   EXPECT_EQ(add_bits(0x7F800000u, 0xFF800000u), kCanonicalNaN);  // Inf - Inf
   EXPECT_EQ(add_bits(0xFFC01234u, 0x3F800000u), kCanonicalNaN);  // payload and sign dropped
-  EXPECT_EQ(bits(store(from_bits(0xFF812345u))), kCanonicalNaN);
+  EXPECT_EQ(f32_bits(store(f32_from_bits(0xFF812345u))), kCanonicalNaN);
   EXPECT_EQ(add_bits(0x3F800000u, 0xBF800000u), 0x00000000u);  // x + (-x) = +0
 }
 
@@ -85,7 +86,7 @@ TEST(LaneOps, SgdSkipsTermsWhoseCoefficientIsZero) {
   // w = -0 - lr*0 = -0 - 0 = -0.
   float w = -0.0f, v = 0.0f;
   sgd_step({0.5f, 0.0f, 0.0f}, w, 0.0f, &v);
-  EXPECT_EQ(bits(w), 0x80000000u);
+  EXPECT_EQ(f32_bits(w), 0x80000000u);
   // With weight decay, g = 0 + wd*(-0) = +0 + -0 = +0, the same value here; an Inf weight shows
   // the difference: wd * Inf = Inf, not skipped.
   float wi = std::numeric_limits<float>::infinity(), vi = 0.0f;
@@ -101,9 +102,9 @@ TEST(LaneOps, MaxMinReluFollowIeeeOrderedComparisons) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   EXPECT_TRUE(std::isnan(max(nan, 1.0f)));
   EXPECT_TRUE(std::isnan(max(1.0f, nan)));
-  EXPECT_EQ(bits(max(0.0f, -0.0f)), 0x80000000u);  // equal: b
-  EXPECT_EQ(bits(min(-0.0f, 0.0f)), 0x00000000u);
-  EXPECT_EQ(bits(relu(-0.0f)), 0x00000000u);
+  EXPECT_EQ(f32_bits(max(0.0f, -0.0f)), 0x80000000u);  // equal: b
+  EXPECT_EQ(f32_bits(min(-0.0f, 0.0f)), 0x00000000u);
+  EXPECT_EQ(f32_bits(relu(-0.0f)), 0x00000000u);
   EXPECT_EQ(relu(nan), 0.0f);
   EXPECT_EQ(relu_bwd(3.0f, nan), 0.0f);
   EXPECT_EQ(relu_bwd(3.0f, 1e-30f), 3.0f);

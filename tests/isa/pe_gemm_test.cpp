@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "isa/common/float_bits.h"
 #include "isa/numerics/fp32.h"
 
 namespace s2::numerics {
@@ -61,11 +62,11 @@ class Operands {
         static const uint32_t kSpecial[] = {0x00000000u, 0x80000000u, 0x7F800000u, 0xFF800000u,
                                             0x7FC00000u, 0xFFC01234u, 0x00000001u, 0x807FFFFFu,
                                             0x00800000u, 0x80800000u, 0x3F7FFFFFu, 0x7F7FFFFFu};
-        if (int_in(0, 7) == 0) return from_bits(kSpecial[int_in(0, 11)]);
+        if (int_in(0, 7) == 0) return f32_from_bits(kSpecial[int_in(0, 11)]);
         return uniform(-2.0f, 2.0f);
       }
       case Mix::kAllBits:
-        return from_bits(static_cast<uint32_t>(rng_()));
+        return f32_from_bits(static_cast<uint32_t>(rng_()));
       case Mix::kNearBound:
         return signed_pow2_range(-51, -48);
       case Mix::kUnderflow:
@@ -91,7 +92,7 @@ class Operands {
 
 // Same bits, or both NaN (fp32.h leaves NaN payloads to the host).
 bool same(float x, float y) {
-  return bits(x) == bits(y) || (std::isnan(x) && std::isnan(y));
+  return f32_bits(x) == f32_bits(y) || (std::isnan(x) && std::isnan(y));
 }
 
 struct Case {
@@ -131,8 +132,8 @@ void check_case(const Case& k, Operands& rng) {
     for (size_t x = 0; x < got.size(); ++x)
       if (!same(got[x], want[x])) {
         ADD_FAILURE() << describe(k) << " kernel=" << int(kernel) << ": c[" << x / k.ldc << "]["
-                      << x % k.ldc << "] is 0x" << std::hex << bits(got[x])
-                      << ", the contract gives 0x" << bits(want[x]);
+                      << x % k.ldc << "] is 0x" << std::hex << f32_bits(got[x])
+                      << ", the contract gives 0x" << f32_bits(want[x]);
         return;
       }
   }
@@ -191,7 +192,7 @@ TEST(KTiledGemm, FlushesASubnormalProductAmongOrdinaryValues) {
     KTiledGemm(32, kernel).accumulate(m, n, kd, a.data(), kd, b.data(), n, got.data(), n);
     EXPECT_EQ(got[5], std::ldexp(1.0f, -126));
     for (size_t x = 0; x < got.size(); ++x)
-      EXPECT_EQ(bits(got[x]), bits(want[x])) << x;
+      EXPECT_EQ(f32_bits(got[x]), f32_bits(want[x])) << x;
   }
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "isa/common/errors.h"
+#include "isa/common/float_bits.h"
 #include "isa/target/target_loader.h"
 #include "rtl_models/pe_array/pe_array_reference.h"
 #include "rtl_models/pe_array/pe_array_rtl.h"
@@ -175,7 +176,7 @@ TEST_P(RtlPeArraySize, BypassedRowsAndColumnsDoNotChangeResults) {
     std::vector<uint32_t> w(size_t{p.k} * p.n, 0x40000000);     // 2
     std::vector<uint32_t> c(size_t{p.m} * s.cols, 0x3F800000);  // 1, wider than n
     array_->run_pass(p, x.data(), p.k, w.data(), p.n, c.data(), s.cols);
-    const uint32_t expected = numerics::bits(1.0f + 2.0f * static_cast<float>(p.k));
+    const uint32_t expected = f32_bits(1.0f + 2.0f * static_cast<float>(p.k));
     for (uint32_t i = 0; i < p.m; ++i)
       for (uint32_t j = 0; j < s.cols; ++j)
         EXPECT_EQ(c[size_t{i} * s.cols + j], j < p.n ? expected : 0x3F800000u)

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "isa/common/float_bits.h"
 #include "rtl_models/pe/fp32_ref.h"
 #include "rtl_models/pe/pe_mac_check.h"
 #include "rtl_models/pe/pe_mac_rtl.h"
@@ -18,12 +19,6 @@ namespace {
 
 constexpr uint64_t kRandomSeed = 20261121;
 constexpr uint64_t kRandomCount = 200000;
-
-float float_of(uint32_t x) {
-  float f;
-  std::memcpy(&f, &x, sizeof f);
-  return f;
-}
 
 void expect_no_mismatch(const MacRunResult& r) {
   EXPECT_EQ(r.mismatches, 0u) << "of " << r.count << " triples";
@@ -99,12 +94,12 @@ TEST(RtlPeMac, UnderflowBoundaryOfTheMultiplier) {
   int kept_below = 0, kept_only_by_ieee = 0, flushed_below = 0;
   for (uint32_t frac = 0; frac < (1u << 23); frac += 4099) {
     const uint32_t a = ((127u - 40u) << 23) | frac;  // [2^-40, 2^-39): b near 2^-86 is normal
-    const float b0 = static_cast<float>(min_normal / static_cast<double>(float_of(a)));
-    uint32_t b0_bits;
-    std::memcpy(&b0_bits, &b0, sizeof b0_bits);
+    const float b0 = static_cast<float>(min_normal / static_cast<double>(f32_from_bits(a)));
+    const uint32_t b0_bits = f32_bits(b0);
     for (int32_t d = -3; d <= 3; ++d) {
       const uint32_t b = static_cast<uint32_t>(static_cast<int32_t>(b0_bits) + d);
-      const double exact = static_cast<double>(float_of(a)) * static_cast<double>(float_of(b));
+      const double exact =
+          static_cast<double>(f32_from_bits(a)) * static_cast<double>(f32_from_bits(b));
       const uint32_t ref = fp32_mul_ftz(a, b);
       ASSERT_EQ(rtl.evaluate(a, b, 0).prod, ref) << std::hex << "a=0x" << a << " b=0x" << b;
       if (exact >= min_normal) continue;
@@ -142,11 +137,11 @@ TEST(RtlPeMac, RandomTriplesCoverTheCorners) {
     const bool normal_in =
         exp_of(o.a) != 0 && exp_of(o.a) != 255 && exp_of(o.b) != 0 && exp_of(o.b) != 255;
     if (normal_in && (prod & 0x7FFFFFFFu) == 0x00800000u &&
-        std::fabs(static_cast<double>(float_of(o.a)) * static_cast<double>(float_of(o.b))) <
-            std::ldexp(1.0, -126)) {
+        std::fabs(static_cast<double>(f32_from_bits(o.a)) *
+                  static_cast<double>(f32_from_bits(o.b))) < std::ldexp(1.0, -126)) {
       ++min_normal_round_up;
     }
-    const float unflushed_sum = float_of(o.acc) + float_of(prod);
+    const float unflushed_sum = f32_from_bits(o.acc) + f32_from_bits(prod);
     if (exp_of(o.acc) != 0 && std::fpclassify(unflushed_sum) == FP_SUBNORMAL) ++flushed_sum;
     if (exp_of(o.acc) != 0 && exp_of(prod) != 0 && (acc_out & 0x7FFFFFFFu) != 0 &&
         exp_of(acc_out) + 8 < std::max(exp_of(o.acc), exp_of(prod))) {

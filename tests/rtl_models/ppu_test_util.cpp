@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "isa/common/float_bits.h"
 #include "isa/numerics/lane_ops.h"
 
 namespace s2::rtl::test {
@@ -79,10 +80,10 @@ PassInputs special_inputs() {
 namespace {
 
 float ld(uint32_t x) {
-  return nm::load(nm::from_bits(x));
+  return nm::load(f32_from_bits(x));
 }
 uint32_t st(float f) {
-  return nm::bits(nm::store(f));
+  return f32_bits(nm::store(f));
 }
 
 }  // namespace

@@ -52,7 +52,7 @@ class Program {
     for (uint64_t i = 0; i < e.dense_bytes() / isa::dtype_bytes(dtype); ++i) {
       uint32_t bits = 0;
       if (dtype == DType::F32) {
-        bits = isa::f32_bits(real(rng_));
+        bits = f32_bits(real(rng_));
       } else {
         bits = static_cast<uint32_t>(rng_() % std::max<uint32_t>(int_range, 1));
       }

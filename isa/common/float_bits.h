@@ -1,0 +1,23 @@
+#pragma once
+// The one way the toolchain moves between an fp32 value and its IEEE-754 bit pattern (the
+// datapath, the encoder's float fields, .npy files, the RTL's 32-bit ports). memcpy is the
+// defined way to do it before C++20's std::bit_cast, and compiles to a register move.
+
+#include <cstdint>
+#include <cstring>
+
+namespace s2 {
+
+inline uint32_t f32_bits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+inline float f32_from_bits(uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+}  // namespace s2

@@ -1,0 +1,42 @@
+#pragma once
+// NumPy's .npy files, the one reader and writer of the toolchain: how `s2c reference`, the
+// simulator's dumps, `s2c compile --input/--labels` and the PyTorch cross-check exchange
+// tensors.
+//
+// Writing produces exactly what numpy.save writes for a C-ordered little-endian array: format
+// version 1.0, descr '<f4', '<i4' or '|u1', the header padded with spaces (room for the first
+// axis to grow to 21 digits, as NumPy leaves it) to a multiple of 64 bytes. Reading accepts
+// format versions 1.0 and 2.0, C order only, descr '<f4', '<i4', '|u1' and '<i8' (NumPy's
+// default integer, as labels usually come), which is narrowed to i32 with a range check.
+// Every error is a UserError naming the file and what is wrong with it.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "isa/encoding/isa_table.h"
+
+namespace s2::npy {
+
+using Shape = std::vector<int64_t>;  // empty for a 0-d array (one element)
+
+struct Array {
+  isa::DType dtype = isa::DType::F32;
+  Shape shape;
+  std::vector<uint8_t> data;  // the elements, little-endian, row-major
+};
+
+// "(2, 3)", "(4,)", "()": the shape as NumPy prints it.
+std::string shape_text(const Shape& shape);
+
+// The bytes of a .npy file holding `data` (the elements of `shape`, little-endian).
+std::vector<uint8_t> encode(isa::DType dtype, const Shape& shape, const std::vector<uint8_t>& data);
+// Parses the bytes of a .npy file; `source` names it in errors.
+Array decode(const std::vector<uint8_t>& bytes, const std::string& source);
+
+// Writes through a temporary file renamed into place.
+void write(const std::string& path, isa::DType dtype, const Shape& shape,
+           const std::vector<uint8_t>& data);
+Array read(const std::string& path);
+
+}  // namespace s2::npy

@@ -1,5 +1,7 @@
 #include "compiler/driver/backend.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstdio>
 #include <sstream>
@@ -40,23 +42,17 @@ BackendResult run_backend(const ir::Graph& training_step, const BackendOptions& 
 
 std::string backend_summary(const BackendResult& r) {
   auto mib = [](uint64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); };
-  char line[256];
-  std::ostringstream os;
-  std::snprintf(line, sizeof line, "fusion: %zu ops -> %zu ops; %s\n", r.ops_before_fusion,
-                r.ops_after_fusion, r.fusion_summary.c_str());
-  os << line;
-  std::snprintf(line, sizeof line,
-                "memory plan (%s): arena %.3f MiB, lower bound %.3f MiB, ratio %.4f; persistent "
-                "%.3f MiB; DRAM %.3f MiB\n",
-                r.plan.planner.c_str(), mib(r.plan.arena_size), mib(r.plan.lower_bound),
-                r.plan.ratio(), mib(r.plan.persistent_bytes), mib(r.plan.dram_size));
-  os << line;
-  std::snprintf(line, sizeof line,
-                "instructions: %zu, tensors: %zu, data %.3f MiB; back end %.1f ms\n",
-                r.executable.instructions.size(), r.executable.tensors.size(),
-                mib(r.executable.data.size()), r.milliseconds);
-  os << line;
-  return os.str();
+  std::string s = fmt::format("fusion: {} ops -> {} ops; {}\n", r.ops_before_fusion,
+                              r.ops_after_fusion, r.fusion_summary);
+  s += fmt::format(
+      "memory plan ({}): arena {:.3f} MiB, lower bound {:.3f} MiB, ratio {:.4f}; persistent "
+      "{:.3f} MiB; DRAM {:.3f} MiB\n",
+      r.plan.planner, mib(r.plan.arena_size), mib(r.plan.lower_bound), r.plan.ratio(),
+      mib(r.plan.persistent_bytes), mib(r.plan.dram_size));
+  s += fmt::format("instructions: {}, tensors: {}, data {:.3f} MiB; back end {:.1f} ms\n",
+                   r.executable.instructions.size(), r.executable.tensors.size(),
+                   mib(r.executable.data.size()), r.milliseconds);
+  return s;
 }
 
 }  // namespace s2::compiler

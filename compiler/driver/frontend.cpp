@@ -1,5 +1,7 @@
 #include "compiler/driver/frontend.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -42,7 +44,6 @@ std::string frontend_summary(const FrontendResult& result) {
     bytes += d.numel * isa::dtype_bytes(d.dtype);
   }
   std::ostringstream os;
-  char line[160];
   os << "training graph '" << g.name() << "': " << g.num_ops() << " ops, " << g.num_tensors()
      << " tensors, " << g.num_datas() << " data nodes\n";
   os << "ops by kind:";
@@ -53,15 +54,13 @@ std::string frontend_summary(const FrontendResult& result) {
     os << " " << type << "=" << n;
   os << "\ndata by role:\n";
   for (const auto& [role, v] : by_role) {
-    std::snprintf(line, sizeof line, "  %-16s %6zu tensors %12.3f MiB\n", role.c_str(), v.first,
-                  static_cast<double>(v.second) / (1024.0 * 1024.0));
-    os << line;
+    os << fmt::format("  {:<16} {:>6} tensors {:>12.3f} MiB\n", role, v.first,
+                      static_cast<double>(v.second) / (1024.0 * 1024.0));
   }
   os << "passes:\n";
   for (const PassRecord& p : result.passes) {
-    std::snprintf(line, sizeof line, "  %-16s %9.2f ms  %6zu ops  %s\n", p.name.c_str(),
-                  p.milliseconds, p.ops, p.summary.c_str());
-    os << line;
+    os << fmt::format("  {:<16} {:>9.2f} ms  {:>6} ops  {}\n", p.name, p.milliseconds, p.ops,
+                      p.summary);
   }
   return os.str();
 }

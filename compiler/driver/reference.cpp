@@ -1,5 +1,7 @@
 #include "compiler/driver/reference.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -11,6 +13,7 @@
 #include "compiler/interp/interpreter.h"
 #include "compiler/io/npy.h"
 #include "isa/common/errors.h"
+#include "isa/common/json.h"
 #include "isa/container/writer.h"
 #include "isa/target/target_loader.h"
 #include "s2/version.h"
@@ -22,34 +25,11 @@ namespace fs = std::filesystem;
 using ir::TensorId;
 using ir::TensorRole;
 
-std::string json_number(double v) {
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);  // shortest round trip
-  return std::string(buf, r.ptr);
-}
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char esc[8];
-      std::snprintf(esc, sizeof esc, "\\u%04x", static_cast<unsigned>(c));
-      out += esc;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string json_list(const ir::Graph& g, const std::vector<TensorId>& tensors) {
-  std::string s = "[";
-  for (size_t i = 0; i < tensors.size(); ++i)
-    s += std::string(i ? ",\n    " : "\n    ") + json_string(g.tensor(tensors[i]).name);
-  return s + (tensors.empty() ? "]" : "\n  ]");
+Json tensor_names(const ir::Graph& g, const std::vector<TensorId>& tensors) {
+  Json names = Json::array();
+  for (TensorId t : tensors)
+    names.push_back(g.tensor(t).name);
+  return names;
 }
 
 void check_sgd(const ir::SgdOptions& sgd) {
@@ -57,7 +37,7 @@ void check_sgd(const ir::SgdOptions& sgd) {
       {"learning rate", sgd.lr}, {"momentum", sgd.momentum}, {"weight decay", sgd.weight_decay}};
   for (const auto& [what, v] : values)
     if (!std::isfinite(v) || v < 0.0)
-      throw UserError(std::string("reference: the ") + what + " " + json_number(v) +
+      throw UserError(std::string("reference: the ") + what + " " + fmt::format("{}", v) +
                       " must be a finite number >= 0");
 }
 
@@ -167,28 +147,29 @@ class ReferenceStep {
 
   void write_manifest(const fs::path& path) const {
     const zoo::ModelOptions& m = o_.model_options;
-    std::string s = "{\n";
-    s += "  \"format\": \"s2train-reference-step 1\",\n";
-    s += "  \"model\": " + json_string(o_.model) + ",\n";
-    s += "  \"options\": {\"batch\": " + std::to_string(m.batch) +
-         ", \"channels\": " + std::to_string(m.channels) +
-         ", \"height\": " + std::to_string(m.height) + ", \"width\": " + std::to_string(m.width) +
-         ", \"classes\": " + std::to_string(m.classes) + ", \"seed\": " + std::to_string(m.seed) +
-         "},\n";
-    s += "  \"sgd\": {\"lr\": " + json_number(o_.sgd.lr) +
-         ", \"momentum\": " + json_number(o_.sgd.momentum) +
-         ", \"weight_decay\": " + json_number(o_.sgd.weight_decay) + "},\n";
-    s += "  \"input\": \"input\",\n  \"labels\": \"labels\",\n";
-    s += "  \"weights\": " + json_list(graph_, weights_) + ",\n";
-    s += "  \"state\": " + json_list(graph_, state_) + ",\n";
-    s += "  \"decisions\": [";
-    for (size_t i = 0; i < decisions_.size(); ++i) {
-      const ir::Op& op = graph_.op(decisions_[i]);
-      s += std::string(i ? ",\n    " : "\n    ") + "{\"op\": " + json_string(op.name) +
-           ", \"type\": " + json_string(std::string(ir::op_type_name(op.type))) + "}";
+    Json decisions = Json::array();
+    for (ir::OpId id : decisions_) {
+      const ir::Op& op = graph_.op(id);
+      decisions.push_back({{"op", op.name}, {"type", ir::op_type_name(op.type)}});
     }
-    s += decisions_.empty() ? "]\n}\n" : "\n  ]\n}\n";
-    isa::write_file(path.string(), std::vector<uint8_t>(s.begin(), s.end()));
+    write_json_file(path.string(), {{"format", "s2train-reference-step 1"},
+                                    {"model", o_.model},
+                                    {"options",
+                                     {{"batch", m.batch},
+                                      {"channels", m.channels},
+                                      {"height", m.height},
+                                      {"width", m.width},
+                                      {"classes", m.classes},
+                                      {"seed", m.seed}}},
+                                    {"sgd",
+                                     {{"lr", o_.sgd.lr},
+                                      {"momentum", o_.sgd.momentum},
+                                      {"weight_decay", o_.sgd.weight_decay}}},
+                                    {"input", "input"},
+                                    {"labels", "labels"},
+                                    {"weights", tensor_names(graph_, weights_)},
+                                    {"state", tensor_names(graph_, state_)},
+                                    {"decisions", decisions}});
   }
 
   const ReferenceOptions& o_;

@@ -1,5 +1,7 @@
 #include "compiler/onnx/import_context.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -14,10 +16,9 @@ std::string node_display_name(const onnx::NodeProto& node, int index) {
 }
 
 double decimal_value(float v) {
-  char text[32];
   for (int digits = 1; digits <= 9; ++digits) {  // 9 significant digits round-trip any float
-    std::snprintf(text, sizeof text, "%.*g", digits, static_cast<double>(v));
-    if (std::strtof(text, nullptr) == v) return std::strtod(text, nullptr);
+    const std::string text = fmt::format("{:.{}g}", static_cast<double>(v), digits);
+    if (std::strtof(text.c_str(), nullptr) == v) return std::strtod(text.c_str(), nullptr);
   }
   return static_cast<double>(v);
 }

@@ -1,5 +1,7 @@
 #include "compiler/passes/fusion.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
@@ -41,8 +43,7 @@ std::string fusion_stats_text(const FusionStats& s) {
   for (size_t p = 0; p < kNumFusionPatterns; ++p)
     patterns += std::string(p ? ", " : "") + fusion_pattern_name(static_cast<FusionPattern>(p)) +
                 " " + std::to_string(s.by_pattern[p]);
-  char mib[32];
-  std::snprintf(mib, sizeof mib, "%.2f", static_cast<double>(s.bytes_saved) / 1048576.0);
+  const std::string mib = fmt::format("{:.2f}", static_cast<double>(s.bytes_saved) / 1048576.0);
   return std::to_string(s.groups.size()) + " fused ops absorbed " + std::to_string(s.ops_fused) +
          " ops (" + patterns + "): " + std::to_string(s.ops_before) + " -> " +
          std::to_string(s.ops_after) + " ops, " + mib + " MiB (" + std::to_string(s.bytes_saved) +

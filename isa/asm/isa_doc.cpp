@@ -1,5 +1,7 @@
 #include "isa/asm/isa_doc.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <sstream>
 #include <string_view>
@@ -29,9 +31,7 @@ std::string code(std::string_view text) {
 }
 
 std::string opcode_hex(unsigned value) {
-  char buffer[8];
-  std::snprintf(buffer, sizeof buffer, "0x%02x", value);
-  return buffer;
+  return fmt::format("0x{:02x}", value);
 }
 
 std::string join(const std::vector<std::string>& parts, std::string_view separator) {
@@ -201,9 +201,7 @@ void write_encoding(std::ostream& os) {
         "instruction 0, encodes to "
      << words.size() << " words:\n\n```\n";
   for (size_t i = 0; i < words.size(); ++i) {
-    char buffer[16];
-    std::snprintf(buffer, sizeof buffer, "%08x", words[i]);
-    os << buffer << (i + 1 == words.size() || i % 8 == 7 ? "\n" : " ");
+    os << fmt::format("{:08x}", words[i]) << (i + 1 == words.size() || i % 8 == 7 ? "\n" : " ");
   }
   os << "```\n\n";
 }

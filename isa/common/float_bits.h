@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace s2 {
 
@@ -18,6 +19,16 @@ inline float f32_from_bits(uint32_t bits) {
   float value;
   std::memcpy(&value, &bits, sizeof value);
   return value;
+}
+
+// Arrays of them: n floats as words (the RTL's ports) and words back into floats.
+inline std::vector<uint32_t> f32_words(const float* values, size_t n) {
+  std::vector<uint32_t> words(n);
+  if (n > 0) std::memcpy(words.data(), values, n * sizeof(float));
+  return words;
+}
+inline void f32_from_words(const std::vector<uint32_t>& words, float* values) {
+  if (!words.empty()) std::memcpy(values, words.data(), words.size() * sizeof(float));
 }
 
 }  // namespace s2

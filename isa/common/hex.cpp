@@ -1,13 +1,15 @@
 #include "isa/common/hex.h"
 
-#include <cstdio>
+#include <fmt/format.h>
 
 namespace s2 {
 
 std::string hex(uint64_t value) {
-  char buffer[24];
-  std::snprintf(buffer, sizeof buffer, "0x%llx", static_cast<unsigned long long>(value));
-  return buffer;
+  return fmt::format("{:#x}", value);
+}
+
+std::string hex32(uint32_t word) {
+  return fmt::format("0x{:08X}", word);
 }
 
 }  // namespace s2

@@ -1,5 +1,7 @@
 #include "isa/target/param_reader.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -127,9 +129,7 @@ std::optional<std::string> closest(const std::string& word,
 }
 
 std::string format_double(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.10g", value);
-  return buffer;
+  return fmt::format("{:.10g}", value);
 }
 
 // ---- scalar conversions ------------------------------------------------------------------

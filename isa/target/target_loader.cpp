@@ -1,5 +1,7 @@
 #include "isa/target/target_loader.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -35,9 +37,7 @@ std::string count(uint64_t n, const std::string& noun) {
 }
 
 std::string num(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", value);
-  return buffer;
+  return fmt::format("{:.6g}", value);
 }
 
 // A field that is required where it is first defined, and an override with the earlier value

@@ -5,16 +5,11 @@
 #include <cstring>
 
 #include "isa/common/float_bits.h"
+#include "isa/common/hex.h"
 #include "rtl_models/pe/fp32_ref.h"
 
 namespace s2::rtl {
 namespace {
-
-std::string hex(uint32_t x) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08X", x);
-  return buf;
-}
 
 void record(MacRunResult& result, std::string report, size_t max_reports) {
   ++result.mismatches;
@@ -136,9 +131,10 @@ std::string compare_mac(RtlPeMac& rtl, const MacOperands& ops) {
   const uint32_t ref_prod = fp32_mul_ftz(ops.a, ops.b);
   const uint32_t ref_acc = fp32_add_ftz(ops.acc, ref_prod);
   if (got.prod == ref_prod && got.acc_out == ref_acc) return {};
-  return "pe_mac mismatch: a=" + hex(ops.a) + " b=" + hex(ops.b) + " acc_in=" + hex(ops.acc) +
-         " | RTL prod=" + hex(got.prod) + " acc_out=" + hex(got.acc_out) +
-         " | ref prod=" + hex(ref_prod) + " acc_out=" + hex(ref_acc);
+  return "pe_mac mismatch: a=" + s2::hex32(ops.a) + " b=" + s2::hex32(ops.b) +
+         " acc_in=" + s2::hex32(ops.acc) + " | RTL prod=" + s2::hex32(got.prod) +
+         " acc_out=" + s2::hex32(got.acc_out) + " | ref prod=" + s2::hex32(ref_prod) +
+         " acc_out=" + s2::hex32(ref_acc);
 }
 
 MacRunResult run_random_macs(RtlPeMac& rtl, uint64_t seed, uint64_t count, size_t max_reports) {

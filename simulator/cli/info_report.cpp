@@ -1,5 +1,7 @@
 #include "simulator/cli/info_report.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -18,9 +20,7 @@ std::string human_bytes(uint64_t bytes) {
     v /= 1024.0;
     ++u;
   }
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, u == 0 ? "%.0f %s" : "%.2f %s", v, units[u]);
-  return buffer;
+  return u == 0 ? fmt::format("{:.0f} {}", v, units[u]) : fmt::format("{:.2f} {}", v, units[u]);
 }
 
 std::string shape_text(const isa::TensorEntry& t) {
@@ -83,10 +83,10 @@ void memory_summary(std::ostream& os, const isa::Executable& exe) {
      << human_bytes(p.arena_size) << ")\n"
      << "  lower bound  " << human_bytes(p.lower_bound);
   if (p.lower_bound > 0) {
-    char ratio[32];
-    std::snprintf(ratio, sizeof ratio, "%.3f",
-                  static_cast<double>(p.arena_size) / static_cast<double>(p.lower_bound));
-    os << " (arena / lower bound = " << ratio << ")";
+    os << " (arena / lower bound = "
+       << fmt::format("{:.3f}",
+                      static_cast<double>(p.arena_size) / static_cast<double>(p.lower_bound))
+       << ")";
   }
   os << "\n  alignment    " << p.alignment << " bytes\n  bytes by role:";
   std::map<std::string, uint64_t> per_role;

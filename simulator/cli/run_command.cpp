@@ -1,5 +1,6 @@
 #include "simulator/cli/run_command.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -89,13 +90,10 @@ class CliObserver : public RunObserver {
     result.program = options_.executable;
     out_ << report::summary_text(result);
     if (options_.layers) out_ << report::layer_table(result);
-    char wall[96];
-    std::snprintf(wall, sizeof wall, "  wall time          %.3f s (%.3g simulated cycles/s)\n",
-                  result.wall_seconds,
-                  result.wall_seconds > 0
-                      ? static_cast<double>(result.total_cycles) / result.wall_seconds
-                      : 0.0);
-    out_ << wall;
+    out_ << fmt::format(
+        "  wall time          {:.3f} s ({:.3g} simulated cycles/s)\n", result.wall_seconds,
+        result.wall_seconds > 0 ? static_cast<double>(result.total_cycles) / result.wall_seconds
+                                : 0.0);
     if (!options_.report.empty())
       write_file(options_.report, [&](std::ostream& os) { report::write_json_report(result, os); });
     if (!options_.trace.empty())
@@ -112,9 +110,7 @@ class CliObserver : public RunObserver {
 
   void step_done(uint32_t step, std::optional<double> loss) override {
     if (!loss) return;
-    char line[96];
-    std::snprintf(line, sizeof line, "  step %-4u loss    %.9g\n", step, *loss);
-    out_ << line;
+    out_ << fmt::format("  step {:<4} loss    {:.9g}\n", step, *loss);
   }
 
  private:

@@ -2,12 +2,12 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <optional>
 
 #include "isa/common/errors.h"
+#include "isa/common/json.h"
 #include "isa/io/npy.h"
-#include "simulator/report/json_text.h"
+#include "simulator/checker/tensor_attribution.h"
 
 namespace s2::sim::report {
 namespace {
@@ -16,38 +16,30 @@ using isa::Field;
 using isa::Opcode;
 using isa::Slot;
 
-uint64_t elements(const isa::TensorEntry& e) {
-  uint64_t n = 1;
-  for (uint32_t d : e.shape)
-    n = isa::saturating_mul(n, d);
-  return n;
-}
+// The tensor-table entries an executable's operands stand for, attributed as the checker
+// attributes them (simulator/checker/tensor_attribution.h).
+class Operands {
+ public:
+  explicit Operands(const isa::Executable& exe) : exe_(exe), attribution_(exe.tensors) {}
 
-// The tensor-table entry an operand of instruction `index` stands for: live there, starting at
-// the operand's address, with its element count. The plan reuses addresses, so a written
-// operand may also match the entry that ends here and a read one the entry that starts here:
-// a written operand is the entry whose lifetime starts here, a read one an entry that already
-// holds data (initial data, or produced earlier).
-// nullptr when that leaves no entry or more than one.
-const isa::TensorEntry* operand_tensor(const isa::Executable& exe, uint32_t index, Slot slot,
-                                       bool written) {
-  const std::optional<isa::TensorDesc>& desc = exe.instructions[index].operand(slot);
-  if (!desc) return nullptr;
-  const isa::TensorEntry* found = nullptr;
-  for (const isa::TensorEntry& e : exe.tensors) {
-    if (e.addr != desc->addr || e.first > index || e.last < index) continue;
-    if (elements(e) != desc->elements()) continue;
-    const bool produced_here = e.first == index && !e.has_data();
-    if (written ? e.first != index : produced_here) continue;
-    if (found != nullptr) return nullptr;
-    found = &e;
+  // The entry operand `slot` of instruction `index` is attributed to, or null (no operand, or
+  // no live entry there). `written`: the instruction produces it.
+  const isa::TensorEntry* tensor(uint32_t index, Slot slot, bool written) const {
+    const std::optional<isa::TensorDesc>& desc = exe_.instructions[index].operand(slot);
+    if (!desc) return nullptr;
+    const int64_t t = attribution_.primary(attribution_.candidates(desc->addr, index), desc->addr,
+                                           desc->addr + desc->span_bytes(), index, written);
+    return t < 0 ? nullptr : &exe_.tensors[static_cast<size_t>(t)];
   }
-  return found;
-}
+  Json name(uint32_t index, Slot slot, bool written) const {
+    const isa::TensorEntry* e = tensor(index, slot, written);
+    return e == nullptr ? Json(nullptr) : Json(e->name);
+  }
 
-std::string name_or_null(const isa::TensorEntry* e) {
-  return e == nullptr ? "null" : json_string(e->name);
-}
+ private:
+  const isa::Executable& exe_;
+  checker::TensorAttribution attribution_;
+};
 
 std::string source_op(const isa::Executable& exe, uint32_t index) {
   return index < exe.debug.size() && !exe.debug[index].empty() ? exe.debug[index].front() : "";
@@ -60,81 +52,75 @@ bool applies_relu(const isa::Instruction& inst) {
          inst.as<isa::EltwiseOp>(Field::Op) == isa::EltwiseOp::Relu;
 }
 
-void write_sgd(const isa::Executable& exe, std::ostream& os) {
-  os << "  \"sgd\": [";
-  const char* sep = "\n";
+Json sgd_updates(const isa::Executable& exe, const Operands& operands) {
+  Json out = Json::array();
   for (uint32_t i = 0; i < exe.instructions.size(); ++i) {
     const isa::Instruction& inst = exe.instructions[i];
     if (inst.opcode() != Opcode::Sgd) continue;
-    os << sep << "    {\"weight\": " << name_or_null(operand_tensor(exe, i, Slot::Weight, false))
-       << ", \"grad\": " << name_or_null(operand_tensor(exe, i, Slot::Grad, false))
-       << ", \"velocity\": " << name_or_null(operand_tensor(exe, i, Slot::Velocity, false))
-       << ", \"lr\": " << json_number(inst.f32(Field::Lr))
-       << ", \"momentum\": " << json_number(inst.f32(Field::Momentum))
-       << ", \"weight_decay\": " << json_number(inst.f32(Field::WeightDecay)) << "}";
-    sep = ",\n";
+    out.push_back({{"weight", operands.name(i, Slot::Weight, false)},
+                   {"grad", operands.name(i, Slot::Grad, false)},
+                   {"velocity", operands.name(i, Slot::Velocity, false)},
+                   {"lr", inst.f32(Field::Lr)},
+                   {"momentum", inst.f32(Field::Momentum)},
+                   {"weight_decay", inst.f32(Field::WeightDecay)}});
   }
-  os << "\n  ],\n";
+  return out;
 }
 
 // The forward pass's decisions, in program order.
-void write_decisions(const isa::Executable& exe, std::ostream& os) {
-  os << "  \"decisions\": [";
-  const char* sep = "\n";
+Json decisions(const isa::Executable& exe, const Operands& operands) {
+  Json out = Json::array();
   for (uint32_t i = 0; i < exe.instructions.size(); ++i) {
     const isa::Instruction& inst = exe.instructions[i];
     const isa::TensorEntry* tensor = nullptr;
     std::string op;
     const char* type = nullptr;
     if (inst.opcode() == Opcode::MaxPoolFwd) {
-      tensor = operand_tensor(exe, i, Slot::Idx, true);
+      tensor = operands.tensor(i, Slot::Idx, true);
       op = source_op(exe, i);
       type = "max_pool2d";
     } else if (applies_relu(inst)) {
-      tensor = operand_tensor(exe, i, Slot::Y, true);
+      tensor = operands.tensor(i, Slot::Y, true);
       if (tensor != nullptr) op = tensor->name;
       type = "relu";
     } else {
       continue;
     }
-    os << sep << "    {\"op\": " << (op.empty() ? "null" : json_string(op)) << ", \"type\": \""
-       << type << "\", \"tensor\": " << name_or_null(tensor) << ", \"instruction\": " << i << "}";
-    sep = ",\n";
+    out.push_back({{"op", op.empty() ? Json(nullptr) : Json(op)},
+                   {"type", type},
+                   {"tensor", tensor == nullptr ? Json(nullptr) : Json(tensor->name)},
+                   {"instruction", i}});
   }
-  os << "\n  ],\n";
+  return out;
 }
 
-void write_loss(const isa::Executable& exe, std::ostream& os) {
+Json loss(const isa::Executable& exe, const Operands& operands) {
   for (uint32_t i = 0; i < exe.instructions.size(); ++i) {
     const isa::Instruction& inst = exe.instructions[i];
     if (inst.opcode() != Opcode::SoftmaxCe || !inst.operand(Slot::Loss)) continue;
-    os << "  \"softmax_ce\": {\"logits\": "
-       << name_or_null(operand_tensor(exe, i, Slot::Logits, false))
-       << ", \"labels\": " << name_or_null(operand_tensor(exe, i, Slot::Labels, false))
-       << ", \"loss\": " << name_or_null(operand_tensor(exe, i, Slot::Loss, true)) << "},\n";
-    return;
+    return {{"logits", operands.name(i, Slot::Logits, false)},
+            {"labels", operands.name(i, Slot::Labels, false)},
+            {"loss", operands.name(i, Slot::Loss, true)}};
   }
-  os << "  \"softmax_ce\": null,\n";
+  return nullptr;
 }
 
-void write_tensors(const isa::Executable& exe, const DumpRun& run, std::ostream& os) {
+Json tensors(const isa::Executable& exe, const DumpRun& run) {
   std::vector<bool> dumped(exe.tensors.size(), false);
   for (size_t t : run.dumped)
     dumped.at(t) = true;
-  os << "  \"tensors\": [";
+  Json out = Json::array();
   for (size_t t = 0; t < exe.tensors.size(); ++t) {
     const isa::TensorEntry& e = exe.tensors[t];
-    std::string shape;
-    for (uint32_t d : e.shape)
-      shape += (shape.empty() ? "" : ", ") + std::to_string(d);
     const std::string file = dump_file_name(e.name);
-    os << (t == 0 ? "\n" : ",\n") << "    {\"name\": " << json_string(e.name)
-       << ", \"role\": " << json_string(isa::role_name(e.role)) << ", \"shape\": [" << shape
-       << "], \"dtype\": " << json_string(isa::dtype_name(e.dtype))
-       << ", \"file\": " << (dumped[t] ? json_string(file) : "null")
-       << ", \"initial\": " << (e.has_data() ? json_string("initial/" + file) : "null") << "}";
+    out.push_back({{"name", e.name},
+                   {"role", isa::role_name(e.role)},
+                   {"shape", e.shape},
+                   {"dtype", isa::dtype_name(e.dtype)},
+                   {"file", dumped[t] ? Json(file) : Json(nullptr)},
+                   {"initial", e.has_data() ? Json("initial/" + file) : Json(nullptr)}});
   }
-  os << "\n  ]\n";
+  return out;
 }
 
 void write_initial_data(const std::string& dir, const isa::Executable& exe) {
@@ -163,23 +149,18 @@ std::string dump_file_name(const std::string& tensor) {
 
 void write_dump_manifest(const std::string& dir, const isa::Executable& exe, const DumpRun& run) {
   write_initial_data(dir, exe);
-  std::ostringstream os;
-  os << "{\n  \"format\": " << json_string(kDumpManifestFormat)
-     << ",\n  \"executable\": " << json_string(run.executable)
-     << ",\n  \"target\": " << json_string(exe.target)
-     << ",\n  \"config\": " << json_string(run.config) << ",\n  \"steps\": " << run.steps
-     << ",\n  \"loss\": " << (run.loss ? json_number(*run.loss) : "null") << ",\n";
-  write_loss(exe, os);
-  write_sgd(exe, os);
-  write_decisions(exe, os);
-  write_tensors(exe, run, os);
-  os << "}\n";
-  const std::string path = (std::filesystem::path(dir) / "manifest.json").string();
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file) throw UserError(path + ": cannot open for writing");
-  file << os.str();
-  file.flush();
-  if (!file) throw UserError(path + ": write failed");
+  const Operands operands(exe);
+  const Json manifest = {{"format", kDumpManifestFormat},
+                         {"executable", run.executable},
+                         {"target", exe.target},
+                         {"config", run.config},
+                         {"steps", run.steps},
+                         {"loss", run.loss ? Json(*run.loss) : Json(nullptr)},
+                         {"softmax_ce", loss(exe, operands)},
+                         {"sgd", sgd_updates(exe, operands)},
+                         {"decisions", decisions(exe, operands)},
+                         {"tensors", tensors(exe, run)}};
+  write_json_file((std::filesystem::path(dir) / "manifest.json").string(), manifest);
 }
 
 }  // namespace s2::sim::report

@@ -14,8 +14,9 @@
 // {"op", "type": "relu", "tensor"} for every ReLU applied in the forward pass (the tensor is
 // its output, which the zoo names after the op, so the mask is tensor > 0) and
 // {"op", "type": "max_pool2d", "tensor"} for every maxpool_fwd (the tensor is its idx operand,
-// the flat argmax in the input plane). Operands are named by the tensor-table entry live at the
-// instruction that starts at the operand's address; one that no entry matches is null.
+// the flat argmax in the input plane). Operands are named by the tensor-table entry the
+// shadow-memory checker attributes them to (simulator/checker/tensor_attribution.h); one that
+// no live entry holds is null.
 //
 // Dumped values are taken after the last step; initial data is the executable's, before the
 // first step. Initial data goes to DIR/initial/<file>.

@@ -1,5 +1,7 @@
 #include "simulator/report/summary.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -10,9 +12,7 @@ namespace {
 
 // v with `decimals` digits after the point, then `suffix`.
 std::string fixed(double v, int decimals, const char* suffix = "") {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f%s", decimals, v, suffix);
-  return buffer;
+  return fmt::format("{:.{}f}{}", v, decimals, suffix);
 }
 
 std::string mib(uint64_t bytes) {
@@ -43,15 +43,10 @@ std::string summary_text(const RunResult& r) {
     const double active = r.total_cycles == 0 ? 0
                                               : 100.0 * static_cast<double>(s.compute_cycles) /
                                                     static_cast<double>(r.total_cycles);
-    const std::string name(isa::unit_info(u).block);
-    char line[200];
-    std::snprintf(line, sizeof line,
-                  "  %-9s busy %14llu cycles (%5.1f%%), computing %14llu (%5.1f%%), %llu "
-                  "instructions\n",
-                  name.c_str(), static_cast<unsigned long long>(s.busy_cycles), util,
-                  static_cast<unsigned long long>(s.compute_cycles), active,
-                  static_cast<unsigned long long>(s.instructions));
-    os << line;
+    os << fmt::format(
+        "  {:<9} busy {:>14} cycles ({:>5.1f}%), computing {:>14} ({:>5.1f}%), {} "
+        "instructions\n",
+        isa::unit_info(u).block, s.busy_cycles, util, s.compute_cycles, active, s.instructions);
   }
   os << "  overlap            unit busy cycles sum to " << busy_sum << " ("
      << fixed(r.total_cycles == 0

@@ -8,13 +8,13 @@
 #include <vector>
 
 #include "isa/common/float_bits.h"
+#include "isa/common/hex.h"
 #include "isa/numerics/fp32.h"
 #include "isa/numerics/pe_gemm.h"
 #include "isa/target/target_desc.h"
 #include "rtl_models/pe_array/pe_array_rtl.h"
 #include "rtl_models/ppu/ppu_rtl.h"
 #include "simulator/functional/ppu_lanes.h"
-#include "simulator/rtl/hex_bits.h"
 #include "simulator/rtl/operand_mix.h"
 #include "simulator/rtl/rtl_ppu_lanes.h"
 #include "simulator/timing/pe_array_model.h"
@@ -161,7 +161,7 @@ class PeRegression {
       const uint64_t edge = last_k + 1 + il + (array.rows() - 1) + jl + 2;
       mismatch = "c[" + std::to_string(i) + "][" + std::to_string(j) + "] (written at cycle " +
                  std::to_string(edge) + " of its last pass, K_t = " + std::to_string(last_k) +
-                 "): RTL " + hex32(c[e]) + ", model " + hex32(want);
+                 "): RTL " + s2::hex32(c[e]) + ", model " + s2::hex32(want);
     }
     if (!mismatch.empty()) report(what + ": " + mismatch + "; " + repro(o_.seed, tile, "pe_array"));
   }
@@ -268,11 +268,12 @@ class PpuRegression {
       const char* which = r0[i] != w0 ? "out0" : (velocity && r1[i] != w1 ? "out1" : nullptr);
       if (which == nullptr) continue;
       const bool first = which[3] == '0';
-      mismatch =
-          std::string(which) + "[" + std::to_string(i) + "] (beat " + std::to_string(i / width) +
-          ", out at cycle " + std::to_string(i / width + 1 + latency) + "): RTL " +
-          hex32(first ? r0[i] : r1[i]) + ", model " + hex32(first ? w0 : w1) + "; inputs " +
-          hex32(in[0][i]) + " " + hex32(in[1][i]) + " " + hex32(in[2][i]) + " " + hex32(in[3][i]);
+      mismatch = std::string(which) + "[" + std::to_string(i) + "] (beat " +
+                 std::to_string(i / width) + ", out at cycle " +
+                 std::to_string(i / width + 1 + latency) + "): RTL " +
+                 s2::hex32(first ? r0[i] : r1[i]) + ", model " + s2::hex32(first ? w0 : w1) +
+                 "; inputs " + s2::hex32(in[0][i]) + " " + s2::hex32(in[1][i]) + " " +
+                 s2::hex32(in[2][i]) + " " + s2::hex32(in[3][i]);
     }
     if (!mismatch.empty()) {
       if (s_.mismatches++ < o_.max_reports)

@@ -6,8 +6,8 @@
 
 #include "isa/common/errors.h"
 #include "isa/common/float_bits.h"
+#include "isa/common/hex.h"
 #include "isa/numerics/fp32.h"
-#include "simulator/rtl/hex_bits.h"
 
 namespace s2::sim::rtl {
 namespace {
@@ -16,7 +16,7 @@ namespace {
 std::vector<uint32_t> dense_words(const float* v, size_t rows, size_t cols, size_t ld) {
   std::vector<uint32_t> out(rows * cols);
   for (size_t r = 0; r < rows; ++r) {
-    const std::vector<uint32_t> row = to_words(v + r * ld, cols);
+    const std::vector<uint32_t> row = f32_words(v + r * ld, cols);
     std::copy(row.begin(), row.end(), out.begin() + static_cast<std::ptrdiff_t>(r * cols));
   }
   return out;
@@ -137,7 +137,7 @@ void RtlPeGemm::accumulate(size_t m, size_t n, size_t kd, const float* a, size_t
       if (wc[i * n + j] != want) {
         divergence = "c[" + std::to_string(i) + "][" + std::to_string(j) + "] of a " +
                      std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(kd) +
-                     " GEMM: RTL " + hex32(wc[i * n + j]) + ", model " + hex32(want);
+                     " GEMM: RTL " + s2::hex32(wc[i * n + j]) + ", model " + s2::hex32(want);
         break;
       }
     }

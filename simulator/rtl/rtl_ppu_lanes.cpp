@@ -6,8 +6,8 @@
 
 #include "isa/common/errors.h"
 #include "isa/common/float_bits.h"
+#include "isa/common/hex.h"
 #include "isa/numerics/fp32.h"
-#include "simulator/rtl/hex_bits.h"
 #include "simulator/timing/ppu_model.h"
 
 namespace s2::sim::rtl {
@@ -91,7 +91,7 @@ void RtlPpuLanes::run(const functional::LanePass& pass, const float* in0, const 
 
   for (size_t at = 0; at < pass.elements; at += kMaxChunk) {
     const size_t n = std::min(kMaxChunk, pass.elements - at);
-    auto words = [&](const float* v) { return v ? to_words(v + at, n) : std::vector<uint32_t>(); };
+    auto words = [&](const float* v) { return v ? f32_words(v + at, n) : std::vector<uint32_t>(); };
     const std::vector<uint32_t> w0 = words(in0), w1 = words(in1), w2 = words(in2), w3 = words(in3);
     // The model first: outputs may alias inputs.
     std::vector<float> m0(n), m1(n);
@@ -120,11 +120,11 @@ void RtlPpuLanes::run(const functional::LanePass& pass, const float* in0, const 
     for (size_t i = 0; i < n && divergence.empty(); ++i) {
       const uint32_t want0 = f32_bits(numerics::store(m0[i]));
       if (r0[i] != want0)
-        divergence =
-            "out0[" + std::to_string(at + i) + "]: RTL " + hex32(r0[i]) + ", model " + hex32(want0);
+        divergence = "out0[" + std::to_string(at + i) + "]: RTL " + s2::hex32(r0[i]) + ", model " +
+                     s2::hex32(want0);
       else if (second_output && r1[i] != f32_bits(numerics::store(m1[i])))
-        divergence = "out1[" + std::to_string(at + i) + "]: RTL " + hex32(r1[i]) + ", model " +
-                     hex32(f32_bits(numerics::store(m1[i])));
+        divergence = "out1[" + std::to_string(at + i) + "]: RTL " + s2::hex32(r1[i]) + ", model " +
+                     s2::hex32(f32_bits(numerics::store(m1[i])));
     }
     if (!divergence.empty()) {
       ++u.divergences;
@@ -134,8 +134,8 @@ void RtlPpuLanes::run(const functional::LanePass& pass, const float* in0, const 
                   std::to_string(p.width) + ", latency " + std::to_string(p.latency) +
                   "): " + divergence;
     }
-    from_words(r0, out0 + at);
-    if (second_output) from_words(r1, out1 + at);
+    f32_from_words(r0, out0 + at);
+    if (second_output) f32_from_words(r1, out1 + at);
   }
 }
 

@@ -1,7 +1,8 @@
 #include "simulator/top/rtl_units.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
-#include <cstdio>
 
 #include "isa/common/errors.h"
 
@@ -14,8 +15,7 @@ uint64_t period_ps(const target::TargetDesc& t) {
   const double exact = 1e6 / t.clock_mhz;
   const auto ps = static_cast<uint64_t>(std::llround(exact));
   if (std::fabs(exact - static_cast<double>(ps)) > 1e-6 || ps < 2 || ps % 2 != 0) {
-    char got[64];
-    std::snprintf(got, sizeof got, "%.6g ps", exact);
+    const std::string got = fmt::format("{:.6g} ps", exact);
     throw UserError(t.source_file +
                     ": clock_mhz: --rtl clocks the RTL units on the accelerator "
                     "clock, whose period must be an even whole number of picoseconds; " +

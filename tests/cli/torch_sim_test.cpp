@@ -14,6 +14,7 @@
 
 #include "../common/run_command.h"
 #include "../common/torch_script.h"
+#include "isa/common/json.h"
 
 namespace {
 
@@ -115,19 +116,41 @@ TEST_F(TorchSim, Resnet18Batch4IsAsAccurateAsPyTorch) {
 TEST_F(TorchSim, ManifestDescribesTheRun) {
   ASSERT_NO_FATAL_FAILURE(compile_and_dump("mlp", 2));
   const fs::path dump = dump_dir();
-  const std::string manifest = read_text(dump / "manifest.json");
-  for (const char* text :
-       {"\"format\": \"s2sim-dump 1\"", "\"target\": \"s2train_base\"", "\"steps\": 1",
-        "\"softmax_ce\": {\"logits\": \"fc3\", \"labels\": \"labels\", \"loss\": \"loss\"}",
-        "{\"weight\": \"fc3.bias\", \"grad\": \"fc3.grad_bias\", \"velocity\": "
-        "\"fc3.bias.velocity\", \"lr\": 0.00999999978, \"momentum\": 0.899999976, "
-        "\"weight_decay\": 0.000500000024}",
-        "{\"op\": \"relu1\", \"type\": \"relu\", \"tensor\": \"relu1\"",
-        "{\"name\": \"fc1.weight\", \"role\": \"weight\", \"shape\": [256, 3072], \"dtype\": "
-        "\"f32\", \"file\": \"fc1.weight.npy\", \"initial\": \"initial/fc1.weight.npy\"}",
-        "{\"name\": \"relu2\", \"role\": \"activation\", \"shape\": [2, 128], \"dtype\": "
-        "\"f32\", \"file\": \"relu2.npy\", \"initial\": null}"})
-    EXPECT_NE(manifest.find(text), std::string::npos) << text << "\n" << manifest;
+  const nlohmann::json m = nlohmann::json::parse(read_text(dump / "manifest.json"));
+  EXPECT_EQ(m["format"], "s2sim-dump 1");
+  EXPECT_EQ(m["target"], "s2train_base");
+  EXPECT_EQ(m["steps"], 1);
+  EXPECT_EQ(m["softmax_ce"],
+            nlohmann::json({{"logits", "fc3"}, {"labels", "labels"}, {"loss", "loss"}}));
+  auto find = [](const nlohmann::json& list, const char* key, const char* value) {
+    for (const nlohmann::json& e : list)
+      if (e[key] == value) return e;
+    return nlohmann::json();
+  };
+  // The SGD fields are the instruction's f32 values.
+  EXPECT_EQ(find(m["sgd"], "weight", "fc3.bias"),
+            nlohmann::json({{"weight", "fc3.bias"},
+                            {"grad", "fc3.grad_bias"},
+                            {"velocity", "fc3.bias.velocity"},
+                            {"lr", static_cast<double>(0.01f)},
+                            {"momentum", static_cast<double>(0.9f)},
+                            {"weight_decay", static_cast<double>(5e-4f)}}));
+  const nlohmann::json relu1 = find(m["decisions"], "op", "relu1");
+  EXPECT_EQ(relu1["type"], "relu");
+  EXPECT_EQ(relu1["tensor"], "relu1");
+  EXPECT_EQ(find(m["tensors"], "name", "fc1.weight"),
+            nlohmann::json({{"name", "fc1.weight"},
+                            {"role", "weight"},
+                            {"shape", {256, 3072}},
+                            {"dtype", "f32"},
+                            {"file", "fc1.weight.npy"},
+                            {"initial", "initial/fc1.weight.npy"}}));
+  EXPECT_EQ(find(m["tensors"], "name", "relu2"), nlohmann::json({{"name", "relu2"},
+                                                                 {"role", "activation"},
+                                                                 {"shape", {2, 128}},
+                                                                 {"dtype", "f32"},
+                                                                 {"file", "relu2.npy"},
+                                                                 {"initial", nullptr}}));
   // The step leaves the batch alone and changes the weights: the initial files are the
   // executable's data, not the dumps.
   EXPECT_EQ(read_text(dump / "initial" / "input.npy"), read_text(dump / "input.npy"));

@@ -7,11 +7,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -19,149 +17,18 @@
 #include "compiler/memory/planner.h"
 #include "compiler/memory/synthetic.h"
 #include "isa/common/errors.h"
+#include "isa/common/json.h"
 
 namespace s2::memory {
 namespace {
 
 using isa::TensorRole;
 
-// A strict little JSON reader, enough to prove the report is well-formed: any syntax error,
-// trailing text or duplicate key fails the test.
-struct Json {
-  enum Kind { Null, Bool, Number, String, Array, Object } kind = Null;
-  bool boolean = false;
-  std::string text;               // a string's value, or a number's literal
-  std::vector<Json> items;        // an array's elements, or an object's values
-  std::vector<std::string> keys;  // an object's keys, in order
+using Json = nlohmann::json;
 
-  bool has(const std::string& key) const {
-    return std::find(keys.begin(), keys.end(), key) != keys.end();
-  }
-  const Json& operator[](const std::string& key) const {
-    const auto it = std::find(keys.begin(), keys.end(), key);
-    if (it == keys.end()) throw std::runtime_error("no key '" + key + "'");
-    return items[static_cast<size_t>(it - keys.begin())];
-  }
-  uint64_t u64() const {
-    if (kind != Number || text.find_first_not_of("0123456789") != std::string::npos)
-      throw std::runtime_error("'" + text + "' is not an unsigned integer");
-    return std::stoull(text);
-  }
-  double number() const {
-    if (kind != Number) throw std::runtime_error("not a number");
-    return std::stod(text);
-  }
-};
-
-class JsonReader {
- public:
-  explicit JsonReader(const std::string& s) : s_(s) {}
-
-  Json document() {
-    Json v = value();
-    skip_space();
-    if (i_ != s_.size()) fail("trailing text");
-    return v;
-  }
-
- private:
-  [[noreturn]] void fail(const std::string& what) const {
-    throw std::runtime_error("JSON offset " + std::to_string(i_) + ": " + what);
-  }
-  void skip_space() {
-    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_])))
-      ++i_;
-  }
-  char peek() {
-    skip_space();
-    if (i_ >= s_.size()) fail("unexpected end");
-    return s_[i_];
-  }
-  void expect(char c) {
-    if (peek() != c) fail(std::string("expected '") + c + "'");
-    ++i_;
-  }
-  bool literal(const std::string& word) {
-    if (s_.compare(i_, word.size(), word) != 0) return false;
-    i_ += word.size();
-    return true;
-  }
-
-  Json value() {
-    Json v;
-    const char c = peek();
-    if (c == '{' || c == '[') {
-      const bool object = c == '{';
-      const char close = object ? '}' : ']';
-      v.kind = object ? Json::Object : Json::Array;
-      ++i_;
-      bool more = peek() != close;
-      while (more) {
-        if (object) {
-          const std::string key = string_literal();
-          if (v.has(key)) fail("duplicate key " + key);
-          v.keys.push_back(key);
-          expect(':');
-        }
-        v.items.push_back(value());
-        more = peek() == ',';
-        if (more) ++i_;
-      }
-      expect(close);
-    } else if (c == '"') {
-      v.kind = Json::String;
-      v.text = string_literal();
-    } else if (literal("true")) {
-      v.kind = Json::Bool;
-      v.boolean = true;
-    } else if (literal("false")) {
-      v.kind = Json::Bool;
-    } else if (literal("null")) {
-      v.kind = Json::Null;
-    } else {
-      v.kind = Json::Number;
-      const size_t start = i_;
-      while (i_ < s_.size() && std::string("+-.eE0123456789").find(s_[i_]) != std::string::npos)
-        ++i_;
-      v.text = s_.substr(start, i_ - start);
-      if (v.text.empty()) fail("unexpected character");
-      size_t used = 0;
-      std::stod(v.text, &used);
-      if (used != v.text.size()) fail("bad number " + v.text);
-    }
-    return v;
-  }
-
-  std::string string_literal() {
-    expect('"');
-    std::string out;
-    while (true) {
-      if (i_ >= s_.size()) fail("unterminated string");
-      const char c = s_[i_++];
-      if (c == '"') return out;
-      if (static_cast<unsigned char>(c) < 0x20) fail("raw control character in a string");
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
-      const char e = s_.at(i_++);
-      if (e == 'u') {
-        out += static_cast<char>(std::stoi(s_.substr(i_, 4), nullptr, 16));  // ASCII only here
-        i_ += 4;
-      } else if (e == '"' || e == '\\' || e == '/') {
-        out += e;
-      } else {
-        fail(std::string("unexpected escape \\") + e);
-      }
-    }
-  }
-
-  const std::string& s_;
-  size_t i_ = 0;
-};
-
+// nlohmann's parser is strict: any syntax error or trailing text throws.
 Json parse(const std::string& text) {
-  return JsonReader(text).document();
+  return Json::parse(text);
 }
 
 std::vector<Buffer> example() {
@@ -177,43 +44,43 @@ TEST(MemoryReport, ContainsEveryTensorTheTotalsAndThePlanSummary) {
   const std::vector<Buffer> buffers = example();
   const MemoryPlan plan = plan_memory(buffers, PlanOptions{});
   const Json r = parse(memory_report_json(buffers, plan));
-  EXPECT_EQ(r["planner"].text, "greedy");
-  EXPECT_EQ(r["alignment"].u64(), 64u);
-  EXPECT_EQ(r["steps"].u64(), 6u);
-  EXPECT_EQ(r["persistent_bytes"].u64(), 192u);
-  EXPECT_EQ(r["arena_base"].u64(), plan.arena_base);
-  EXPECT_EQ(r["arena_size"].u64(), plan.arena_size);
-  EXPECT_EQ(r["dram_size"].u64(), plan.dram_size);
-  EXPECT_EQ(r["lower_bound"].u64(), 1024u + 1024u + 128u);
-  EXPECT_DOUBLE_EQ(r["ratio"].number(), plan.ratio());
+  EXPECT_EQ(r["planner"].get<std::string>(), "greedy");
+  EXPECT_EQ(r["alignment"].get<uint64_t>(), 64u);
+  EXPECT_EQ(r["steps"].get<uint64_t>(), 6u);
+  EXPECT_EQ(r["persistent_bytes"].get<uint64_t>(), 192u);
+  EXPECT_EQ(r["arena_base"].get<uint64_t>(), plan.arena_base);
+  EXPECT_EQ(r["arena_size"].get<uint64_t>(), plan.arena_size);
+  EXPECT_EQ(r["dram_size"].get<uint64_t>(), plan.dram_size);
+  EXPECT_EQ(r["lower_bound"].get<uint64_t>(), 1024u + 1024u + 128u);
+  EXPECT_DOUBLE_EQ(r["ratio"].get<double>(), plan.ratio());
 
-  ASSERT_EQ(r["tensors"].items.size(), buffers.size());
+  ASSERT_EQ(r["tensors"].size(), buffers.size());
   for (size_t i = 0; i < buffers.size(); ++i) {
-    const Json& t = r["tensors"].items[i];
-    EXPECT_EQ(t["name"].text, buffers[i].name);
-    EXPECT_EQ(t["role"].text, isa::role_name(buffers[i].role));
-    EXPECT_EQ(t["size"].u64(), buffers[i].size);
-    EXPECT_EQ(t["first"].u64(), buffers[i].first);
-    EXPECT_EQ(t["last"].u64(), buffers[i].last);
-    EXPECT_EQ(t["persistent"].boolean, buffers[i].persistent);
-    EXPECT_EQ(t["address"].u64(), plan.address[i]);
+    const Json& t = r["tensors"][i];
+    EXPECT_EQ(t["name"].get<std::string>(), buffers[i].name);
+    EXPECT_EQ(t["role"].get<std::string>(), isa::role_name(buffers[i].role));
+    EXPECT_EQ(t["size"].get<uint64_t>(), buffers[i].size);
+    EXPECT_EQ(t["first"].get<uint64_t>(), buffers[i].first);
+    EXPECT_EQ(t["last"].get<uint64_t>(), buffers[i].last);
+    EXPECT_EQ(t["persistent"].get<bool>(), buffers[i].persistent);
+    EXPECT_EQ(t["address"].get<uint64_t>(), plan.address[i]);
   }
   const Json& totals = r["totals"];
-  EXPECT_EQ(totals.keys.size(), 6u);
-  EXPECT_EQ(totals["activation"]["count"].u64(), 1u);
-  EXPECT_EQ(totals["activation"]["bytes"].u64(), 1000u);
-  EXPECT_EQ(totals["weight_gradient"]["bytes"].u64(), 100u);
-  EXPECT_EQ(totals["scratch"]["count"].u64(), 1u);
-  EXPECT_EQ(totals["scratch"]["bytes"].u64(), 0u);
-  EXPECT_FALSE(totals.has("label"));
+  EXPECT_EQ(totals.size(), 6u);
+  EXPECT_EQ(totals["activation"]["count"].get<uint64_t>(), 1u);
+  EXPECT_EQ(totals["activation"]["bytes"].get<uint64_t>(), 1000u);
+  EXPECT_EQ(totals["weight_gradient"]["bytes"].get<uint64_t>(), 100u);
+  EXPECT_EQ(totals["scratch"]["count"].get<uint64_t>(), 1u);
+  EXPECT_EQ(totals["scratch"]["bytes"].get<uint64_t>(), 0u);
+  EXPECT_FALSE(totals.contains("label"));
 }
 
 TEST(MemoryReport, EmptyPlanIsValidJson) {
   const Json r = parse(memory_report_json({}, plan_memory({}, PlanOptions{})));
-  EXPECT_EQ(r["tensors"].items.size(), 0u);
-  EXPECT_EQ(r["totals"].keys.size(), 0u);
-  EXPECT_EQ(r["ratio"].number(), 1.0);
-  EXPECT_EQ(r["steps"].u64(), 0u);
+  EXPECT_EQ(r["tensors"].size(), 0u);
+  EXPECT_EQ(r["totals"].size(), 0u);
+  EXPECT_EQ(r["ratio"].get<double>(), 1.0);
+  EXPECT_EQ(r["steps"].get<uint64_t>(), 0u);
 }
 
 TEST(MemoryReport, APlanOfOtherBuffersIsAnInternalError) {
@@ -237,7 +104,8 @@ TEST(MemoryReport, WritesTheFileOrNamesItInAUserError) {
     write_memory_report(bad, buffers, plan);
     FAIL() << "no error";
   } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("cannot write '" + bad + "'"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("--memory-report: " + bad + ": cannot write"),
+              std::string::npos)
         << e.what();
   }
 }

@@ -33,7 +33,7 @@ void add_sgd_flags(CLI::App* cmd, s2::ir::SgdOptions* sgd) {
 // The back half's settings shared by `compile` and `opt`.
 void add_backend_flags(CLI::App* cmd, s2::compiler::BackendOptions* back) {
   cmd->add_option("--config", back->config,
-                  "accelerator configuration (default configs/s2train_base.yaml)")
+                  "accelerator configuration (default: the shipped s2train_base.yaml)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--schedule", back->schedule, "execution order (default " + back->schedule + ")")
       ->check(CLI::IsMember(s2::schedule::scheduler_registry().names()));
@@ -134,8 +134,8 @@ int main(int argc, char** argv) {
   ref_cmd
       ->add_option("--config", ref.config,
                    "accelerator configuration whose PE-array K-tile the sums follow, so the "
-                   "results match `s2sim run --functional` on it (default "
-                   "configs/s2train_base.yaml)")
+                   "results match `s2sim run --functional` on it (default: the shipped "
+                   "s2train_base.yaml)")
       ->check(CLI::ExistingFile);
 
   // opt

@@ -15,9 +15,9 @@
 #include "compiler/passes/fusion.h"
 #include "compiler/passes/shape_inference.h"
 #include "compiler/schedule/schedule.h"
+#include "isa/common/config_dir.h"
 #include "isa/common/errors.h"
 #include "isa/target/target_loader.h"
-#include "s2/version.h"
 
 namespace s2::compiler {
 namespace {
@@ -108,9 +108,7 @@ Registry<PassInfo> make_registry() {
 }  // namespace
 
 const target::TargetDesc& PassContext::target() {
-  if (!target_)
-    target_ = target::load_target(
-        back.config.empty() ? std::string(kConfigDir) + "/s2train_base.yaml" : back.config);
+  if (!target_) target_ = target::load_target(back.config.empty() ? default_config() : back.config);
   return *target_;
 }
 

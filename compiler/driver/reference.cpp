@@ -12,11 +12,11 @@
 
 #include "compiler/interp/interpreter.h"
 #include "compiler/io/npy.h"
+#include "isa/common/config_dir.h"
 #include "isa/common/errors.h"
 #include "isa/common/json.h"
 #include "isa/container/writer.h"
 #include "isa/target/target_loader.h"
-#include "s2/version.h"
 
 namespace s2::compiler {
 namespace {
@@ -85,8 +85,7 @@ class ReferenceStep {
 
   void run() {
     const fs::path out = o_.out_dir;
-    const std::string config =
-        o_.config.empty() ? std::string(kConfigDir) + "/s2train_base.yaml" : o_.config;
+    const std::string config = o_.config.empty() ? default_config() : o_.config;
     ir::Interpreter it(graph_, target::load_target(config).pe_array.k_tile());
     const fs::path init = make_dir(out / "init");
     for (TensorId t : params_)

@@ -54,7 +54,7 @@ int sc_main(int argc, char** argv) {
       ->required()
       ->check(CLI::ExistingFile);
   run->add_option("--config", run_options.config,
-                  "target description (.yaml; default configs/s2train_base.yaml)")
+                  "target description (.yaml; default: the shipped s2train_base.yaml)")
       ->check(CLI::ExistingFile);
   run->add_option("--report", run_options.report, "write the JSON report here");
   run->add_option("--trace", run_options.trace, "write a Chrome/Perfetto trace here");

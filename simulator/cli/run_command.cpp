@@ -10,11 +10,11 @@
 #include <iostream>
 #include <optional>
 
+#include "isa/common/config_dir.h"
 #include "isa/common/errors.h"
 #include "isa/container/reader.h"
 #include "isa/io/npy.h"
 #include "isa/target/target_loader.h"
-#include "s2/version.h"
 #include "simulator/checker/shadow_checker.h"
 #include "simulator/report/chrome_trace.h"
 #include "simulator/report/dump_manifest.h"
@@ -146,8 +146,8 @@ void print_findings(const RunOutput& output, std::ostream& out) {
 
 int run_simulation(const RunCommandOptions& options, std::ostream& out) {
   if (options.window == 0) throw UserError("--window must be at least 1");
-  const target::TargetDesc target = target::load_target(
-      options.config.empty() ? std::string(kConfigDir) + "/s2train_base.yaml" : options.config);
+  const target::TargetDesc target =
+      target::load_target(options.config.empty() ? default_config() : options.config);
   const isa::Executable exe = isa::load_executable(options.executable);
 
   RunOptions run;

@@ -407,6 +407,22 @@ void ParamReader::fail_missing(const std::string& key) const {
   throw_at(state_->file, state_->line, key_path(key), problem);
 }
 
+void ParamReader::record_locations(KeyLocations& out, const std::string& prefix) const {
+  std::vector<const State*> pending{state_.get()};
+  while (!pending.empty()) {
+    const State* state = pending.back();
+    pending.pop_back();
+    const std::string base = prefix.empty()        ? state->path
+                             : state->path.empty() ? prefix
+                                                   : prefix + "." + state->path;
+    if (!base.empty()) out[base] = {state->file, state->line};
+    for (const Entry& entry : state->entries)
+      out[base.empty() ? entry.key : base + "." + entry.key] = {state->file, entry.line};
+    for (const auto& child : state->children)
+      pending.push_back(child.get());
+  }
+}
+
 void ParamReader::finish() const {
   // Collect the unknown keys of the whole tree and report the first one in file order.
   const Entry* first = nullptr;

@@ -36,6 +36,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "isa/target/target_desc.h"
+
 namespace s2::target {
 
 // A number of bytes, written in YAML either as a plain integer (`1024`) or as a whole number
@@ -163,6 +165,11 @@ class ParamReader {
   // Reports the first key, in file order, that was never asked for, in this mapping or in any
   // mapping opened from it.
   void finish() const;
+
+  // Adds where every key of this mapping and of the mappings opened from it was written to
+  // `out` (key path, prefixed by `prefix` and a dot unless it is empty -> file and line),
+  // replacing what `out` had for the same path.
+  void record_locations(KeyLocations& out, const std::string& prefix = "") const;
 
  private:
   struct State;

@@ -11,6 +11,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -175,6 +177,17 @@ struct DramDesc {
   }
 };
 
+// ---- where each key was written ----------------------------------------------------------
+
+struct SourceLocation {
+  std::string file;
+  int line = 0;  // 1-based
+};
+// Dotted key path ("sram.accumulator.size", "dram.timing.tRCD") -> where it was written. A
+// DRAM key that a preset gave and the config did not override points into the preset file;
+// every mapping that was written is there too ("sram.accumulator").
+using KeyLocations = std::map<std::string, SourceLocation, std::less<>>;
+
 // ---- the whole target --------------------------------------------------------------------
 
 struct TargetDesc {
@@ -186,6 +199,15 @@ struct TargetDesc {
   DmaDesc dma;
   DramDesc dram;
   std::string source_file;  // the YAML it was loaded from
+  KeyLocations locations;   // filled by the loader; empty for a hand-built target
+
+  // "FILE:LINE: KEY.PATH": where a key was written, as the loader's errors name it: the key's
+  // own line, or, for a key left at its default, the line of the closest enclosing mapping
+  // that was written; "FILE: KEY.PATH" when nothing is known (a hand-built target).
+  std::string where(const std::string& key_path) const;
+  // A problem with a value that a model finds after loading (a size its hardware cannot take):
+  // UserError "where(key_path): problem".
+  [[noreturn]] void fail(const std::string& key_path, const std::string& problem) const;
 };
 
 inline std::string_view name(Dataflow value) {

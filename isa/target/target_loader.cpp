@@ -396,6 +396,8 @@ TargetDesc parse_target(const std::string& yaml_text, const std::string& file_na
   const DramOrigin dram = read_dram_section(root.child("dram"), preset_dir);
   // Unknown keys first: a misspelt override would otherwise surface as a broken relation.
   root.finish();
+  if (dram.preset) dram.preset->reader.record_locations(target.locations, "dram");
+  root.record_locations(target.locations);  // the config's own keys win over the preset's
   target.dram = dram.config.desc;
   if (target.dram.capacity_bytes == 0) target.dram.capacity_bytes = target.dram.addressable_bytes();
   check_dram(target.dram, dram);

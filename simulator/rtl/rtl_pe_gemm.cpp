@@ -26,10 +26,10 @@ void check_port(const target::TargetDesc& t, const char* buffer, const target::S
                 uint32_t values) {
   const uint64_t per_cycle = uint64_t{b.banks} * b.bank_width_bytes;
   if (per_cycle < 4ull * values)
-    throw UserError(t.source_file + ": sram." + buffer + ": delivers " + std::to_string(per_cycle) +
-                    " bytes per cycle; the PE-array RTL streams " + std::to_string(values) +
-                    " fp32 values (" + std::to_string(4ull * values) +
-                    " bytes) per cycle, so --rtl pe_array needs at least that");
+    t.fail("sram." + std::string(buffer),
+           "delivers " + std::to_string(per_cycle) + " bytes per cycle; the PE-array RTL streams " +
+               std::to_string(values) + " fp32 values (" + std::to_string(4ull * values) +
+               " bytes) per cycle, so --rtl pe_array needs at least that");
 }
 
 // The cycles of c (m x n) += a (m x kd) * b on the array, passes as s2::rtl::run_gemm cuts them.
@@ -62,15 +62,14 @@ std::vector<uint32_t> transposed(const std::vector<uint32_t>& a, size_t rows, si
 uint32_t check_rtl_pe_target(const s2::rtl::RtlPeArray& rtl, const target::TargetDesc& target,
                              const timing::PeArrayModel& model) {
   if (target.pe_array.dataflow != target::Dataflow::WeightStationary)
-    throw UserError(target.source_file +
-                    ": pe_array.dataflow: the PE-array RTL is weight_stationary; --rtl pe_array "
-                    "cannot stand in for '" +
+    target.fail("pe_array.dataflow",
+                "the PE-array RTL is weight_stationary; --rtl pe_array cannot stand in for '" +
                     std::string(target::name(target.pe_array.dataflow)) + "'");
   if (target.pe_array.rows != rtl.rows() || target.pe_array.cols != rtl.cols())
-    throw UserError(target.source_file + ": pe_array: the configuration has " +
-                    std::to_string(target.pe_array.rows) + "x" +
-                    std::to_string(target.pe_array.cols) + " PEs, the RTL is built with " +
-                    std::to_string(rtl.rows()) + "x" + std::to_string(rtl.cols()));
+    target.fail("pe_array", "the configuration has " + std::to_string(target.pe_array.rows) + "x" +
+                                std::to_string(target.pe_array.cols) +
+                                " PEs, the RTL is built with " + std::to_string(rtl.rows()) + "x" +
+                                std::to_string(rtl.cols()));
   check_port(target, "input", target.sram.input, rtl.rows());
   check_port(target, "weight", target.sram.weight, rtl.cols());
   check_port(target, "accumulator", target.sram.accumulator, rtl.cols());
@@ -78,7 +77,8 @@ uint32_t check_rtl_pe_target(const s2::rtl::RtlPeArray& rtl, const target::Targe
   // accumulator must cover.
   const uint64_t model_m = model.max_pass().m;
   if (model_m > rtl.max_m())
-    throw UserError(target.source_file + ": sram.accumulator.size: " + std::to_string(model_m) +
+    target.fail("sram.accumulator.size",
+                std::to_string(model_m) +
                     " accumulator rows per PE column; the PE-array RTL is built with MAX_M " +
                     std::to_string(rtl.max_m()) + ", so --rtl pe_array needs at most that");
   return static_cast<uint32_t>(model_m);

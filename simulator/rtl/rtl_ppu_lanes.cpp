@@ -63,9 +63,9 @@ constexpr size_t kMaxChunk = size_t{1} << 30;
 RtlPpuLanes::RtlPpuLanes(s2::rtl::RtlPpu& rtl, const target::TargetDesc& target, CosimLog& log)
     : rtl_(rtl), target_(target), log_(log) {
   if (rtl.lanes() != target.ppu.lanes)
-    throw UserError(target.source_file + ": ppu.lanes: the PPU RTL is built with " +
-                    std::to_string(rtl.lanes()) + " lanes, the configuration has " +
-                    std::to_string(target.ppu.lanes) + "; --rtl ppu needs them equal");
+    target.fail("ppu.lanes", "the PPU RTL is built with " + std::to_string(rtl.lanes()) +
+                                 " lanes, the configuration has " +
+                                 std::to_string(target.ppu.lanes) + "; --rtl ppu needs them equal");
 }
 
 void RtlPpuLanes::run(const functional::LanePass& pass, const float* in0, const float* in1,
@@ -76,7 +76,7 @@ void RtlPpuLanes::run(const functional::LanePass& pass, const float* in0, const 
   s2::rtl::PpuPass p;
   p.op = to_rtl_op(pass.op);
   p.width = s2::rtl::ppu_pass_width(target_.ppu.lanes, cost.throughput,
-                                    target_.source_file + ": " + key + ".throughput");
+                                    target_.where(key + ".throughput"));
   p.latency = cost.latency;
   p.alpha = f32_bits(pass.alpha);
   p.beta = f32_bits(pass.beta);

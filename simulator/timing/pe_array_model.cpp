@@ -27,10 +27,10 @@ class WeightStationary final : public PeArrayModel {
   explicit WeightStationary(const target::TargetDesc& t)
       : PeArrayModel(t), max_m_(t.sram.accumulator.size_bytes / (kF32Bytes * cols_)) {
     if (max_m_ == 0)
-      throw UserError(t.source_file +
-                      ": sram.accumulator.size: " + std::to_string(t.sram.accumulator.size_bytes) +
-                      " bytes hold no row of partial sums for " + std::to_string(cols_) +
-                      " PE columns (" + std::to_string(kF32Bytes * cols_) + " bytes)");
+      t.fail("sram.accumulator.size", std::to_string(t.sram.accumulator.size_bytes) +
+                                          " bytes hold no row of partial sums for " +
+                                          std::to_string(cols_) + " PE columns (" +
+                                          std::to_string(kF32Bytes * cols_) + " bytes)");
   }
   PassShape max_pass() const override { return {max_m_, cols_, rows_}; }
   uint64_t pass_cycles(const PassShape& p) const override {

@@ -41,7 +41,7 @@ RtlTileClock::RtlTileClock(const RtlUnits& units, const target::TargetDesc& targ
     for (target::PpuOp op : {target::PpuOp::Epilogue, target::PpuOp::Eltwise, target::PpuOp::Sgd})
       s2::rtl::ppu_pass_width(
           target.ppu.lanes, target.ppu.cost(op).throughput,
-          target.source_file + ": ppu.ops." + std::string(target::name(op)) + ".throughput");
+          target.where("ppu.ops." + std::string(target::name(op)) + ".throughput"));
   }
 }
 
@@ -157,7 +157,7 @@ uint64_t RtlTileClock::ppu_pass(s2::rtl::RtlPpuSc& ppu, s2::rtl::PpuPass pass, t
   pass.elements = elements;
   pass.width = s2::rtl::ppu_pass_width(
       target_.ppu.lanes, c.throughput,
-      target_.source_file + ": ppu.ops." + std::string(target::name(cost)) + ".throughput");
+      target_.where("ppu.ops." + std::string(target::name(cost)) + ".throughput"));
   pass.latency = c.latency;
   if (zeros_.size() < elements) zeros_.resize(elements, 0);
   if (out0_.size() < elements) out0_.resize(elements);

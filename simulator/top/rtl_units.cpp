@@ -16,10 +16,10 @@ uint64_t period_ps(const target::TargetDesc& t) {
   const auto ps = static_cast<uint64_t>(std::llround(exact));
   if (std::fabs(exact - static_cast<double>(ps)) > 1e-6 || ps < 2 || ps % 2 != 0) {
     const std::string got = fmt::format("{:.6g} ps", exact);
-    throw UserError(t.source_file +
-                    ": clock_mhz: --rtl clocks the RTL units on the accelerator "
-                    "clock, whose period must be an even whole number of picoseconds; " +
-                    std::to_string(t.clock_mhz) + " MHz gives " + got);
+    t.fail("clock_mhz",
+           "--rtl clocks the RTL units on the accelerator clock, whose period must be an even "
+           "whole number of picoseconds; " +
+               std::to_string(t.clock_mhz) + " MHz gives " + got);
   }
   return ps;
 }
@@ -32,9 +32,10 @@ RtlUnitSet::RtlUnitSet(const RtlSelection& selection, const target::TargetDesc& 
       cols_(target.pe_array.cols),
       period_ps_(selection.any() ? period_ps(target) : 0) {
   if (selection.ppu && target.ppu.lanes != s2::rtl::RtlPpuSc::kLanes)
-    throw UserError(target.source_file + ": ppu.lanes: the PPU RTL's SystemC build has " +
-                    std::to_string(s2::rtl::RtlPpuSc::kLanes) + " lanes, the configuration " +
-                    std::to_string(target.ppu.lanes) + "; --rtl ppu needs them equal");
+    target.fail("ppu.lanes", "the PPU RTL's SystemC build has " +
+                                 std::to_string(s2::rtl::RtlPpuSc::kLanes) +
+                                 " lanes, the configuration " + std::to_string(target.ppu.lanes) +
+                                 "; --rtl ppu needs them equal");
   if (selection.pe_array)
     pe_array_ = std::make_unique<s2::rtl::RtlPeArraySc>("rtl_pe_array", rows_, cols_, period_ps_);
   if (selection.ppu) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "isa/common/errors.h"
+#include "isa/target/target_loader.h"
 #include "simulator/timing/pe_array_model.h"
 #include "simulator/timing/plan.h"
 #include "timing_test_util.h"
@@ -78,6 +79,44 @@ TEST(TimingPeArray, PassLargerThanTheArrayIsAnInternalError) {
   const auto model = make_pe_array_model(config("base"));
   EXPECT_THROW(model->pass_cycles({1, 33, 1}), InternalError);
   EXPECT_THROW(model->pass_cycles({1, 1, 0}), InternalError);
+}
+
+// A value the model cannot take is reported where the YAML wrote it, like the loader's errors;
+// a key left at its default points at the enclosing mapping that was written.
+TEST(TimingPeArray, ConfigErrorsNameTheFileAndLine) {
+  const std::string yaml = R"(name: tiny_accumulator
+clock_mhz: 1000
+pe_array: {rows: 32, cols: 32}
+sram:
+  input:       {size: 256KiB, banks: 8, bank_width: 16}
+  weight:      {size: 256KiB, banks: 8, bank_width: 16}
+  accumulator: {size: 64, banks: 1, bank_width: 64}
+  output:      {size: 128KiB, banks: 8, bank_width: 16}
+ppu:
+  lanes: 32
+  ops:
+    default: {throughput: 1, latency: 4}
+dma: {engines: 2, width: 64, max_outstanding: 16}
+dram: {preset: DDR4-3200}
+)";
+  const target::TargetDesc t =
+      target::parse_target(yaml, "tiny.yaml", std::string(S2_SOURCE_DIR) + "/configs/dram");
+  try {
+    make_pe_array_model(t);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "tiny.yaml:7: sram.accumulator.size: 64 bytes hold no row of partial sums for 32 PE "
+              "columns (128 bytes)");
+  }
+  EXPECT_EQ(t.where("ppu.ops.sgd.throughput"), "tiny.yaml:11: ppu.ops.sgd.throughput");
+  EXPECT_EQ(t.where("dram.timing.tRCD")
+                .rfind(std::string(S2_SOURCE_DIR) + "/configs/dram/DDR4-3200.yaml:", 0),
+            0u)
+      << t.where("dram.timing.tRCD");
+  target::TargetDesc hand_built;
+  hand_built.source_file = "(built in)";
+  EXPECT_EQ(hand_built.where("clock_mhz"), "(built in): clock_mhz");
 }
 
 TEST(TimingPeArray, UnknownDataflowListsTheKnownOnes) {

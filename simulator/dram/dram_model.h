@@ -75,6 +75,11 @@ class DramModel {
   // The smallest transfer: every access is rounded out to whole bursts of this size.
   virtual uint32_t burst_bytes() const = 0;
 
+  // From a read's arrival to its last data beat when its row is already open and nothing else
+  // is queued (for a JEDEC device tCL + the burst): the shortest round trip a burst can have,
+  // so a requester with k bursts in flight moves at most k bursts per this time.
+  virtual Picoseconds read_hit_latency_ps() const = 0;
+
   // The registry name this model was built under ("ddr4", "jedec", ...).
   virtual std::string_view backend() const = 0;
 };

@@ -46,6 +46,9 @@ class JedecModel final : public DramModel {
   const DramStats& stats() const override { return stats_; }
   double peak_bandwidth_bytes_per_s() const override { return peak_; }
   uint32_t burst_bytes() const override { return mapping_.burst_bytes(); }
+  Picoseconds read_hit_latency_ps() const override {
+    return clock_.to_ps(timings_.CL + timings_.burst);
+  }
   std::string_view backend() const override { return backend_; }
 
  private:

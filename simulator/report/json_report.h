@@ -2,7 +2,9 @@
 // `s2sim run --report out.json`: everything the summary says, plus one row per instruction.
 // Top-level keys: program, config, clock_mhz, total_cycles, milliseconds, units{pe,ppu,dma:
 // busy_cycles, compute_cycles, utilization, instructions}, dram{bytes_read, bytes_written,
-// bandwidth_bytes_per_s, peak_bytes_per_s, row_hits, row_misses, row_conflicts, refreshes},
+// bandwidth_bytes_per_s, peak_bytes_per_s, row_hits, row_misses, row_conflicts, refreshes,
+// capacity_bytes, addressable_bytes (what the organisation could address)},
+// dma{engines, transfers, wait_cycles (transfers waiting for a free engine, summed)},
 // memory{peak_bytes, planned_peak_bytes, planned_persistent_bytes, planned_arena_bytes},
 // roofline{cycles, ratio, total_macs, total_bytes}, deadlock[], instructions[{index, op,
 // mnemonic, unit, start_cycle, end_cycle, cycles, compute_cycles, tiles, macs, bytes,

@@ -59,7 +59,11 @@ struct RunResult {
   std::array<UnitSummary, isa::kUnitCount> units{};  // indexed by isa::Unit
   dram::DramStats dram;
   double dram_peak_bytes_per_s = 0;
-  std::vector<DramEvent> dram_events;
+  uint64_t dram_capacity_bytes = 0;
+  uint64_t dram_addressable_bytes = 0;  // channels x ranks x banks x rows x row size
+  std::vector<DramEvent> dram_events;   // one per DMA transfer
+  uint32_t dma_engines = 0;
+  uint64_t dma_wait_cycles = 0;  // transfers waiting for a free DMA engine, summed
   std::vector<top::MemorySample> memory;
   uint64_t memory_peak = 0;         // simulated
   uint64_t planned_peak = 0;        // from the tensor table's lifetimes (top::planned_peak)

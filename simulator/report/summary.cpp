@@ -71,9 +71,11 @@ std::string summary_text(const RunResult& r) {
               1, "%")
      << "), row hits " << r.dram.row_hits << ", misses " << r.dram.row_misses << ", conflicts "
      << r.dram.row_conflicts << "\n";
+  os << "  DMA                " << r.dram_events.size() << " transfers on " << r.dma_engines
+     << " engines, " << r.dma_wait_cycles << " cycles waiting for a free engine\n";
   os << "  memory peak        " << mib(r.memory_peak) << " live (" << r.memory_peak
      << " B); planned " << r.planned_peak << " B (persistent " << r.planned_persistent
-     << " B + arena " << r.planned_arena << " B)\n";
+     << " B + arena " << r.planned_arena << " B) of " << mib(r.dram_capacity_bytes) << " DRAM\n";
   os << "  roofline           " << r.roofline_cycles << " cycles for the whole step; simulated / "
      << "roofline = " << fixed(r.roofline_ratio(), 3) << "\n";
   return os.str();

@@ -246,6 +246,7 @@ class PpuRegression {
     target::TargetDesc t;
     t.name = "regress ppu";
     t.ppu.lanes = lanes;
+    t.sram.output = {uint64_t{4} * lanes * 1024, 1, 4 * lanes};  // a port for every lane's result
     for (target::PpuOpCost& cost : t.ppu.ops)
       cost = {static_cast<double>(width) / lanes, latency};
     const uint64_t want_cycles = timing::ppu_pass_cycles(t, target::PpuOp::Eltwise, e);

@@ -60,8 +60,19 @@ constexpr size_t kMaxChunk = size_t{1} << 30;
 
 }  // namespace
 
+void check_rtl_ppu_target(const target::TargetDesc& target) {
+  const uint64_t port = uint64_t{target.sram.output.banks} * target.sram.output.bank_width_bytes;
+  if (port < 4ull * target.ppu.lanes)
+    target.fail("sram.output",
+                "takes " + std::to_string(port) + " bytes per cycle; the PPU RTL writes its " +
+                    std::to_string(target.ppu.lanes) +
+                    " lanes' fp32 results every cycle, so --rtl ppu needs at least " +
+                    std::to_string(4ull * target.ppu.lanes));
+}
+
 RtlPpuLanes::RtlPpuLanes(s2::rtl::RtlPpu& rtl, const target::TargetDesc& target, CosimLog& log)
     : rtl_(rtl), target_(target), log_(log) {
+  check_rtl_ppu_target(target);
   if (rtl.lanes() != target.ppu.lanes)
     target.fail("ppu.lanes", "the PPU RTL is built with " + std::to_string(rtl.lanes()) +
                                  " lanes, the configuration has " +

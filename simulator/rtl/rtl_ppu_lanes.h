@@ -16,6 +16,10 @@ namespace s2::sim::rtl {
 // The RTL's op for a lane op (the same operations, named alike).
 s2::rtl::PpuRtlOp to_rtl_op(functional::LaneOp op);
 
+// UserError naming the config key unless the target's PPU is one the RTL can stand in for:
+// an output buffer port that takes every lane's result each cycle (the RTL does not stall).
+void check_rtl_ppu_target(const target::TargetDesc& target);
+
 class RtlPpuLanes final : public functional::PpuLanes {
  public:
   // The RTL's lanes must equal the target's ppu.lanes (a UserError otherwise).

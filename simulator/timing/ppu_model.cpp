@@ -1,5 +1,6 @@
 #include "simulator/timing/ppu_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -20,7 +21,10 @@ uint64_t elements_of(const isa::Instruction& inst, Slot slot) {
 uint64_t ppu_pass_cycles(const target::TargetDesc& target, target::PpuOp op, uint64_t elements) {
   if (elements == 0) return 0;
   const target::PpuOpCost& cost = target.ppu.cost(op);
-  const double rate = static_cast<double>(target.ppu.lanes) * cost.throughput;
+  const double port = static_cast<double>(uint64_t{target.sram.output.banks} *
+                                          target.sram.output.bank_width_bytes) /
+                      4.0;  // fp32 values per cycle through the output buffer
+  const double rate = std::min(static_cast<double>(target.ppu.lanes) * cost.throughput, port);
   if (!(rate > 0))
     throw InternalError("timing: PPU op '" + std::string(target::name(op)) +
                         "' has no throughput in target '" + target.name + "'");

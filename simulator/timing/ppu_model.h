@@ -2,9 +2,11 @@
 // The PPU's cost model and the passes of every PPU and DMA instruction.
 //
 // The PPU is `lanes` vector lanes. An operation has, per the config's ppu ops table, a
-// throughput (output elements per lane per cycle) and a pipeline latency. One pass of an op
-// over E elements costs
-//     latency + ceil(E / (lanes * throughput))      cycles (0 for E = 0).
+// throughput (output elements per lane per cycle) and a pipeline latency. Its results go
+// through the output (staging) buffer, whose port takes P = banks * bank_width / 4 fp32
+// values per cycle. One pass of an op over E elements costs
+//     latency + ceil(E / min(lanes * throughput, P))      cycles (0 for E = 0).
+// (Every shipped configuration has P = lanes: the port keeps up with the lanes at throughput 1.)
 // An instruction is one or more passes; each pass streams its operands from DRAM through the
 // output (PPU staging) buffer, so a two-pass op reads its inputs twice. The passes and what
 // E counts ("work"):

@@ -13,9 +13,9 @@ uint64_t DramModule::serve_now(const std::vector<timing::DramAccess>& group) {
         {a.address, a.bytes, a.write ? dram::AccessKind::Write : dram::AccessKind::Read});
     bytes += a.bytes;
   }
-  const dram::GroupResult done = ctx.dram->serve(scratch_, arrival);
+  const DmaTransfer done = ctx.dma.transfer(scratch_, arrival, *ctx.dram);
   report::DramEvent e;
-  e.start_cycle = ctx.clock.cycle_at_or_after(arrival);
+  e.start_cycle = ctx.clock.cycle_at_or_after(done.start_ps);
   e.end_cycle = ctx.clock.cycle_at_or_after(done.done_ps);
   e.bytes = bytes;
   e.write = group.front().write;

@@ -1,8 +1,9 @@
 #pragma once
-// The DRAM shared by the units: a channel that serves each group through the run's DramModel
-// (dram_model.h) at the caller's current simulated time, and records each group for the
-// bandwidth counters of the reports. The model itself keeps the device state between groups,
-// so the module has no process: serving costs no wait() and no context switch.
+// The DRAM shared by the units: a channel that moves each group through the run's DMA engines
+// (dma_engines.h) and DramModel (dram_model.h) at the caller's current simulated time, and
+// records each group for the bandwidth counters of the reports. The model itself keeps the device
+// state between groups, so the module has no process: serving costs no wait() and no context
+// switch.
 
 #include <systemc>
 

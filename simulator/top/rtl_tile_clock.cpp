@@ -37,6 +37,7 @@ RtlTileClock::RtlTileClock(const RtlUnits& units, const target::TargetDesc& targ
   limit_ = model_->max_pass();
   if (units_.pe_array != nullptr) rtl::check_rtl_pe_target(*units_.pe_array, target, *model_);
   if (units_.ppu != nullptr) {
+    rtl::check_rtl_ppu_target(target);
     // Every cost entry the RTL runs must stream a whole number of elements per cycle.
     for (target::PpuOp op : {target::PpuOp::Epilogue, target::PpuOp::Eltwise, target::PpuOp::Sgd})
       s2::rtl::ppu_pass_width(

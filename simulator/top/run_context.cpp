@@ -26,6 +26,7 @@ RunContext::RunContext(const isa::Executable& e, const target::TargetDesc& t, Si
       clock(t.clock_mhz),
       pe_model(timing::make_pe_array_model(t)),
       dram(dram::make_dram_model(t.dram)),
+      dma(t.dma, t.clock_mhz),
       memory(e),
       completed(e.instructions.size(), 0) {
   result.instructions.resize(e.instructions.size());

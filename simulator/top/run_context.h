@@ -20,6 +20,7 @@
 #include "simulator/report/run_result.h"
 #include "simulator/rtl/cosim_log.h"
 #include "simulator/timing/pe_array_model.h"
+#include "simulator/top/dma_engines.h"
 #include "simulator/top/memory_tracker.h"
 #include "simulator/top/rtl_selection.h"
 
@@ -63,6 +64,7 @@ struct RunContext {
   AcceleratorClock clock;
   std::unique_ptr<timing::PeArrayModel> pe_model;
   std::unique_ptr<dram::DramModel> dram;
+  DmaEngines dma;  // every DRAM transfer goes through them
   MemoryTracker memory;
   report::RunResult result;
   std::vector<uint8_t> completed;  // per instruction: a record was filled

@@ -34,6 +34,10 @@ void finish_result(const RunContext& ctx, report::RunResult& r) {
   r.window = ctx.options.window;
   r.dram = ctx.dram->stats();
   r.dram_peak_bytes_per_s = ctx.dram->peak_bandwidth_bytes_per_s();
+  r.dram_capacity_bytes = target.dram.capacity_bytes;
+  r.dram_addressable_bytes = target.dram.addressable_bytes();
+  r.dma_engines = target.dma.engines;
+  r.dma_wait_cycles = ctx.clock.cycle_at_or_after(ctx.dma.wait_ps());
   r.memory = ctx.memory.samples();
   r.memory_peak = ctx.memory.peak_bytes();
   r.planned_peak = planned_peak(exe);

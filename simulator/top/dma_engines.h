@@ -1,0 +1,55 @@
+#pragma once
+// The DMA engines every DRAM transfer of the accelerator goes through: the operand loads and
+// result stores of the PE array's and the PPU's tiles, and the DMA instructions' copies and
+// fills. One transfer is one group of accesses (a tile's loads, or its stores). The target's
+// `dma` section describes the engines, and each key bounds the transfers:
+//
+//  * engines: that many independent engines. A transfer takes the engine that is free first
+//    (the lowest-numbered on a tie) and holds it until its last byte has moved; one arriving
+//    while every engine is busy waits for the first to free, and reaches the DRAM then.
+//  * width: an engine moves at most `width` bytes per accelerator cycle, so a transfer of B
+//    bytes takes at least ceil(B / width) cycles.
+//  * max_outstanding: an engine keeps at most that many DRAM bursts in flight. No burst
+//    returns sooner than a read to an open row, L (DramModel::read_hit_latency_ps), so by
+//    Little's law a transfer of b bursts takes at least ceil(b / max_outstanding) round trips
+//    of L. (A lower bound: the DRAM model's own time, with row misses and contention, is
+//    usually longer; issue 18's controller queues make the cap exact.)
+//
+// A transfer ends at the latest of the DRAM model's completion and these two floors. Plain
+// C++ with no clock of its own: the SystemC DRAM module calls it at the caller's time.
+
+#include <cstdint>
+#include <vector>
+
+#include "isa/target/target_desc.h"
+#include "simulator/dram/dram_model.h"
+
+namespace s2::sim::top {
+
+struct DmaTransfer {
+  dram::Picoseconds start_ps = 0;  // when an engine took it (>= arrival)
+  dram::Picoseconds done_ps = 0;   // when its last byte moved
+  uint32_t engine = 0;
+};
+
+class DmaEngines {
+ public:
+  DmaEngines(const target::DmaDesc& dma, double accelerator_clock_mhz);
+
+  // Moves `group` (non-empty) arriving at `arrival_ps` through the first free engine, the DRAM
+  // model serving its bursts from the transfer's start.
+  DmaTransfer transfer(const std::vector<dram::Access>& group, dram::Picoseconds arrival_ps,
+                       dram::DramModel& dram);
+
+  // Picoseconds transfers spent waiting for a free engine, summed over the run.
+  dram::Picoseconds wait_ps() const { return wait_ps_; }
+
+ private:
+  double cycle_ps_;
+  uint32_t width_;
+  uint32_t max_outstanding_;
+  std::vector<dram::Picoseconds> free_at_;  // per engine
+  dram::Picoseconds wait_ps_ = 0;
+};
+
+}  // namespace s2::sim::top

@@ -1,0 +1,92 @@
+// DMA engine probes (simulator/top/dma_engines.h), one per key of the target's `dma` section,
+// each number written from DDR4-3200's datasheet timings (tCK 0.625 ns, tRCD 22, tCL 22,
+// BL8 = 4 clocks: a read to an open row returns after tCL + 4 = 26 clocks = 16.25 ns) and a
+// 1 GHz accelerator clock.
+#include "simulator/top/dma_engines.h"
+
+#include <gtest/gtest.h>
+
+#include "dram_test_util.h"
+
+namespace s2::sim::top {
+namespace {
+
+using dram::Access;
+using dram::AccessKind;
+
+constexpr dram::Picoseconds kHitLatencyPs = 26 * 625;  // tCL + burst
+
+target::DmaDesc dma(uint32_t engines, uint32_t width, uint32_t max_outstanding) {
+  return target::DmaDesc{engines, width, max_outstanding};
+}
+
+std::unique_ptr<dram::DramModel> ddr4() {
+  return dram::make_dram_model(dram::load_preset("DDR4-3200"));
+}
+
+// A read of `bursts` consecutive 64-byte bursts starting at `address`.
+std::vector<Access> read(uint64_t address, uint64_t bursts) {
+  return {Access{address, bursts * 64, AccessKind::Read}};
+}
+
+// What the DRAM alone takes for `group` arriving at 0 on an idle device.
+dram::Picoseconds dram_alone(const std::vector<Access>& group) {
+  return ddr4()->serve(group, 0).done_ps;
+}
+
+TEST(DmaEngines, TheRowHitLatencyIsTheDatasheets) {
+  EXPECT_EQ(ddr4()->read_hit_latency_ps(), kHitLatencyPs);
+  // The first read of an idle device opens its row first: tRCD more.
+  EXPECT_EQ(dram_alone(read(0, 1)), kHitLatencyPs + 22 * 625);
+}
+
+TEST(DmaEngines, MaxOutstandingBoundsBurstsPerRoundTrip) {
+  const std::vector<Access> group = read(0, 16);
+  // One burst in flight: 16 round trips of 16.25 ns, whatever the device could do.
+  auto model = ddr4();
+  DmaEngines one(dma(1, 4096, 1), 1000);
+  EXPECT_EQ(one.transfer(group, 0, *model).done_ps, 16 * kHitLatencyPs);
+  // Two in flight: 8 round trips.
+  model = ddr4();
+  DmaEngines two(dma(1, 4096, 2), 1000);
+  EXPECT_EQ(two.transfer(group, 0, *model).done_ps, 8 * kHitLatencyPs);
+  // Enough in flight: the DRAM's own time, longer than one round trip.
+  model = ddr4();
+  DmaEngines many(dma(1, 4096, 16), 1000);
+  EXPECT_GT(dram_alone(group), kHitLatencyPs);
+  EXPECT_EQ(many.transfer(group, 0, *model).done_ps, dram_alone(group));
+}
+
+TEST(DmaEngines, WidthBoundsBytesPerCycle) {
+  const std::vector<Access> group = read(0, 16);  // 1 KiB
+  auto model = ddr4();
+  DmaEngines narrow(dma(1, 1, 1024), 1000);  // 1 B per 1 ns cycle: 1024 cycles
+  EXPECT_EQ(narrow.transfer(group, 0, *model).done_ps, 1024u * 1000u);
+  model = ddr4();
+  DmaEngines wide(dma(1, 64, 1024), 1000);  // 16 cycles: the DRAM is slower
+  EXPECT_EQ(wide.transfer(group, 0, *model).done_ps, dram_alone(group));
+}
+
+TEST(DmaEngines, ATransferWaitsForAFreeEngine) {
+  const std::vector<Access> a = read(0, 8), b = read(1 << 20, 8);
+  auto model = ddr4();
+  DmaEngines one(dma(1, 4096, 1024), 1000);
+  const DmaTransfer first = one.transfer(a, 0, *model);
+  const DmaTransfer second = one.transfer(b, 0, *model);
+  EXPECT_EQ(first.start_ps, 0u);
+  EXPECT_EQ(second.start_ps, first.done_ps);  // the one engine was busy until then
+  EXPECT_EQ(one.wait_ps(), first.done_ps);
+
+  model = ddr4();
+  DmaEngines two(dma(2, 4096, 1024), 1000);
+  const DmaTransfer x = two.transfer(a, 0, *model);
+  const DmaTransfer y = two.transfer(b, 0, *model);
+  EXPECT_EQ(x.engine, 0u);
+  EXPECT_EQ(y.engine, 1u);
+  EXPECT_EQ(y.start_ps, 0u);  // a second engine: both start at once
+  EXPECT_EQ(two.wait_ps(), 0u);
+  EXPECT_LT(y.done_ps, second.done_ps);
+}
+
+}  // namespace
+}  // namespace s2::sim::top

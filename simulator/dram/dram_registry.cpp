@@ -16,18 +16,20 @@ std::unique_ptr<DramModel> make_jedec(const target::DramDesc& desc, std::string_
 
 }  // namespace
 
-const std::vector<DramBackend>& dram_backends() {
-  // One line per backend, kept sorted by name. The JEDEC families share one bank-state model;
-  // they are separate names so a config's preset family always resolves, and so a family can
-  // later get a model of its own (e.g. per-bank refresh) without touching the configs.
-  static const std::vector<DramBackend> backends = {
-      {"ddr4", "DDR4: JEDEC bank-state model, FR-FCFS, open page", make_jedec},
-      {"hbm2", "HBM2: JEDEC bank-state model, FR-FCFS, open page", make_jedec},
-      {"jedec", "any JEDEC device written out in full: bank-state model, FR-FCFS, open page",
-       make_jedec},
-      {"lpddr4", "LPDDR4: JEDEC bank-state model, FR-FCFS, open page", make_jedec},
-  };
-  return backends;
+const DramBackendRegistry& dram_backend_registry() {
+  // The JEDEC families share one bank-state model; they are separate names so a config's preset
+  // family always resolves, and so a family can later get a model of its own (e.g. per-bank
+  // refresh) without touching the configs.
+  static const DramBackendRegistry registry = [] {
+    DramBackendRegistry r("DRAM backend", ListOrder::Sorted);
+    r.add("ddr4", {"DDR4: JEDEC bank-state model, FR-FCFS, open page", make_jedec});
+    r.add("hbm2", {"HBM2: JEDEC bank-state model, FR-FCFS, open page", make_jedec});
+    r.add("jedec", {"any JEDEC device written out in full: bank-state model, FR-FCFS, open page",
+                    make_jedec});
+    r.add("lpddr4", {"LPDDR4: JEDEC bank-state model, FR-FCFS, open page", make_jedec});
+    return r;
+  }();
+  return registry;
 }
 
 std::string dram_backend_name(const target::DramDesc& desc) {
@@ -40,17 +42,14 @@ std::string dram_backend_name(const target::DramDesc& desc) {
 }
 
 std::unique_ptr<DramModel> make_dram_model(std::string_view name, const target::DramDesc& desc) {
-  for (const DramBackend& backend : dram_backends()) {
-    if (backend.name == name) return backend.make(desc, backend.name);
-  }
-  std::string known;
-  for (const DramBackend& backend : dram_backends()) {
-    known += (known.empty() ? "" : ", ") + std::string(backend.name);
-  }
-  throw UserError("unknown DRAM backend \"" + std::string(name) + "\"" +
-                  (desc.preset.empty() ? "" : " (from dram.preset \"" + desc.preset + "\")") +
-                  "; known backends: " + known +
-                  " (a preset selects the backend named by its family, the part before '-')");
+  const DramBackend* backend = dram_backend_registry().find(name);
+  if (backend == nullptr)
+    throw UserError(dram_backend_registry().unknown_message(name) +
+                    (desc.preset.empty() ? "" : " (from dram.preset '" + desc.preset + "'") +
+                    (desc.preset.empty() ? ""
+                                         : ": a preset selects the backend named by its "
+                                           "family, the part before '-')"));
+  return backend->make(desc, name);
 }
 
 std::unique_ptr<DramModel> make_dram_model(const target::DramDesc& desc) {

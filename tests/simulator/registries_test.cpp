@@ -2,6 +2,7 @@
 // known ones (the CLI's choices come from the same names()).
 #include <gtest/gtest.h>
 
+#include "simulator/dram/dram_registry.h"
 #include "simulator/functional/execute.h"
 #include "simulator/timing/pe_array_model.h"
 #include "simulator/top/rtl_selection.h"
@@ -15,6 +16,7 @@ TEST(Registries, UnknownNamesListTheKnownOnes) {
                                            "PE-array dataflow");
   testing::expect_unknown_name_lists_known(sim::functional::kernel_registry(), "functional kernel");
   testing::expect_unknown_name_lists_known(sim::top::rtl_unit_registry(), "RTL unit");
+  testing::expect_unknown_name_lists_known(sim::dram::dram_backend_registry(), "DRAM backend");
 }
 
 TEST(Registries, RtlUnitListParsesByTheRegistry) {

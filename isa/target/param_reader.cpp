@@ -640,4 +640,14 @@ std::optional<std::vector<std::size_t>> ParamReader::choose_list(const std::stri
   return indices;
 }
 
+std::string ParamReader::permutation_problem(const std::vector<std::size_t>& given,
+                                             const std::string_view* names, std::size_t count) {
+  std::string missing;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (std::find(given.begin(), given.end(), i) == given.end())
+      missing += (missing.empty() ? "" : ", ") + std::string(names[i]);
+  }
+  return "must list each of the " + std::to_string(count) + " names once; missing: " + missing;
+}
+
 }  // namespace s2::target

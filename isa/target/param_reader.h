@@ -151,6 +151,20 @@ class ParamReader {
     return result;
   }
 
+  // A YAML list of names in order (`[row, rank, ...]`) that must name every enumerator once:
+  // a permutation, such as a field order. A missing or repeated name is an error.
+  template <typename E, std::size_t N>
+  std::array<E, N> get_enum_permutation(const std::string& key, const std::array<E, N>& fallback,
+                                        const std::array<std::string_view, N>& names) {
+    std::optional<std::vector<std::size_t>> indices = choose_list(key, names.data(), N);
+    if (!indices) return fallback;
+    if (indices->size() != N) fail(key, permutation_problem(*indices, names.data(), N));
+    std::array<E, N> result{};
+    for (std::size_t i = 0; i < N; ++i)
+      result[i] = static_cast<E>((*indices)[i]);
+    return result;
+  }
+
   // A nested mapping. An empty value (`key:` with nothing after it) reads as an empty mapping.
   ParamReader child(const std::string& key);
   std::optional<ParamReader> optional_child(const std::string& key);
@@ -192,6 +206,8 @@ class ParamReader {
                               std::size_t count);
   std::optional<std::size_t> choose_optional(const std::string& key, const std::string_view* names,
                                              std::size_t count);
+  static std::string permutation_problem(const std::vector<std::size_t>& given,
+                                         const std::string_view* names, std::size_t count);
   std::optional<std::vector<std::size_t>> choose_list(const std::string& key,
                                                       const std::string_view* names,
                                                       std::size_t count);

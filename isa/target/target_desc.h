@@ -148,10 +148,55 @@ struct DramTiming {
   uint32_t tRFC = 0;   // REF to ACT or REF
 };
 
+// The DRAM models the simulator has (one each in simulator/dram/dram_registry.cpp, checked
+// when its registry is built), by the name `dram.backend` takes. The loader checks the name so
+// that s2c, which never simulates DRAM, refuses a configuration s2sim could not run, at the same
+// place and with the same message.
+inline constexpr std::array<std::string_view, 4> kDramBackendNames{"ddr4", "hbm2", "jedec",
+                                                                   "lpddr4"};
+
+// The memory controller in front of the devices (`dram.controller`). The defaults are the
+// controller every result before these keys existed was simulated with.
+enum class DramScheduler : uint8_t {
+  FrFcfs,  // first ready, first come first served: the burst whose column command can issue
+           // first, row hits before misses on a tie, oldest otherwise (bounded bypass)
+  Fcfs,    // strictly in arrival order
+};
+inline constexpr std::array<std::string_view, 2> kDramSchedulerNames{"frfcfs", "fcfs"};
+
+enum class RowPolicy : uint8_t {
+  Open,    // a row stays open after its access, until a conflict or a refresh closes it
+  Closed,  // a bank is precharged (auto-precharge) after its access unless another queued
+           // burst wants the same row
+};
+inline constexpr std::array<std::string_view, 2> kRowPolicyNames{"open", "closed"};
+
+// The fields a burst address is cut into; `dram.controller.address_mapping` lists all six,
+// most significant first.
+enum class AddressField : uint8_t { Row, Rank, Bank, Column, BankGroup, Channel };
+inline constexpr std::array<std::string_view, 6> kAddressFieldNames{
+    "row", "rank", "bank", "column", "bank_group", "channel"};
+using AddressOrder = std::array<AddressField, 6>;
+// Consecutive bursts over the channels, then the bank groups, then the columns of one row
+// (simulator/dram/address_mapping.h says why).
+inline constexpr AddressOrder kDefaultAddressOrder{AddressField::Row,       AddressField::Rank,
+                                                   AddressField::Bank,      AddressField::Column,
+                                                   AddressField::BankGroup, AddressField::Channel};
+
+struct DramControllerDesc {
+  DramScheduler scheduler = DramScheduler::FrFcfs;
+  RowPolicy row_policy = RowPolicy::Open;
+  AddressOrder address_mapping = kDefaultAddressOrder;
+};
+
 struct DramDesc {
-  std::string preset;     // name of the preset file it started from; empty when fully explicit
-  uint32_t channels = 0;  // independent channels, 1..64
-  uint32_t ranks = 0;     // ranks per channel, 1..16
+  std::string preset;  // name of the preset file it started from; empty when fully explicit
+  // The DRAM model: `dram.backend`, or by default the preset's family (its name up to the
+  // first '-', lower-cased: "DDR4-3200" -> "ddr4", "HBM2" -> "hbm2"), or "jedec" (a device
+  // written out in full).
+  std::string backend;
+  uint32_t channels = 0;        // independent channels, 1..64
+  uint32_t ranks = 0;           // ranks per channel, 1..16
   uint64_t capacity_bytes = 0;  // total over all channels, <= addressable_bytes()
   double clock_mhz = 0;         // DRAM command clock (not the accelerator clock)
   uint32_t data_rate = 0;       // transfers per clock: 2 for DDR
@@ -162,6 +207,7 @@ struct DramDesc {
   uint64_t row_size_bytes = 0;  // row (page) of one bank across the channel's bus width
   uint32_t rows_per_bank = 0;
   DramTiming timing;
+  DramControllerDesc controller;
 
   uint32_t bus_bytes() const { return bus_width_bits / 8; }
   uint32_t burst_bytes() const { return bus_bytes() * burst_length; }
@@ -215,6 +261,15 @@ inline std::string_view name(Dataflow value) {
 }
 inline std::string_view name(EpilogueFeature value) {
   return kEpilogueFeatureNames[static_cast<std::size_t>(value)];
+}
+inline std::string_view name(DramScheduler value) {
+  return kDramSchedulerNames[static_cast<std::size_t>(value)];
+}
+inline std::string_view name(RowPolicy value) {
+  return kRowPolicyNames[static_cast<std::size_t>(value)];
+}
+inline std::string_view name(AddressField value) {
+  return kAddressFieldNames[static_cast<std::size_t>(value)];
 }
 inline std::string_view name(PpuOp value) {
   return kPpuOpNames[static_cast<std::size_t>(value)];

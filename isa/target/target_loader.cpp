@@ -380,6 +380,45 @@ DramOrigin read_dram_section(ParamReader dram, const std::string& preset_dir) {
   return DramOrigin{merged, from_preset};
 }
 
+// `dram.backend`, or the default it stands for (target_desc.h), checked against the models the
+// simulator has.
+std::string dram_backend(const ParamReader& dram, const std::optional<std::string>& given,
+                         const std::string& preset) {
+  std::string family = "jedec";
+  if (!preset.empty()) {
+    family = preset.substr(0, preset.find('-'));
+    std::transform(family.begin(), family.end(), family.begin(), [](char c) {
+      return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    });
+  }
+  const std::string backend = given.value_or(family);
+  if (std::find(kDramBackendNames.begin(), kDramBackendNames.end(), backend) ==
+      kDramBackendNames.end()) {
+    std::string known;
+    for (std::string_view name : kDramBackendNames)
+      known += (known.empty() ? "" : ", ") + std::string(name);
+    dram.fail(given ? "backend" : "preset",
+              "unknown DRAM backend '" + backend + "'; known: " + known +
+                  (given ? std::string()
+                         : " (the preset '" + preset +
+                               "' selects the backend named by its family, the part before "
+                               "'-'; set dram.backend to choose another)"));
+  }
+  return backend;
+}
+
+// `dram.controller`: every key optional, the defaults being the controller of target_desc.h.
+DramControllerDesc read_controller(ParamReader dram) {
+  DramControllerDesc c;
+  std::optional<ParamReader> reader = dram.optional_child("controller");
+  if (!reader) return c;
+  c.scheduler = reader->get_enum("scheduler", c.scheduler, kDramSchedulerNames);
+  c.row_policy = reader->get_enum("row_policy", c.row_policy, kRowPolicyNames);
+  c.address_mapping =
+      reader->get_enum_permutation("address_mapping", c.address_mapping, kAddressFieldNames);
+  return c;
+}
+
 }  // namespace
 
 TargetDesc parse_target(const std::string& yaml_text, const std::string& file_name,
@@ -393,7 +432,10 @@ TargetDesc parse_target(const std::string& yaml_text, const std::string& file_na
   target.sram = read_sram(root.child("sram"));
   target.ppu = read_ppu(root.child("ppu"));
   target.dma = read_dma(root.child("dma"));
-  const DramOrigin dram = read_dram_section(root.child("dram"), preset_dir);
+  ParamReader dram_section = root.child("dram");
+  const DramOrigin dram = read_dram_section(dram_section, preset_dir);
+  const std::optional<std::string> backend = dram_section.optional<std::string>("backend");
+  const DramControllerDesc controller = read_controller(dram_section);
   // Unknown keys first: a misspelt override would otherwise surface as a broken relation.
   root.finish();
   if (dram.preset) dram.preset->reader.record_locations(target.locations, "dram");
@@ -401,6 +443,8 @@ TargetDesc parse_target(const std::string& yaml_text, const std::string& file_na
   target.dram = dram.config.desc;
   if (target.dram.capacity_bytes == 0) target.dram.capacity_bytes = target.dram.addressable_bytes();
   check_dram(target.dram, dram);
+  target.dram.backend = dram_backend(dram_section, backend, target.dram.preset);
+  target.dram.controller = controller;
   target.source_file = file_name;
   return target;
 }
@@ -483,6 +527,12 @@ std::string describe_target(const TargetDesc& t) {
        count(d.bank_groups, "bank group") + " x " + count(d.banks_per_group, "bank") + " x " +
            str(d.rows_per_bank) + " rows of " + format_bytes(d.row_size_bytes));
   line(out, "", "peak " + gb_per_s(d.peak_bandwidth_bytes_per_s()));
+  std::string order;
+  for (AddressField field : d.controller.address_mapping)
+    order += (order.empty() ? "" : ":") + std::string(name(field));
+  line(out, "",
+       "backend " + d.backend + ", scheduler " + std::string(name(d.controller.scheduler)) + ", " +
+           std::string(name(d.controller.row_policy)) + " page, address " + order);
   // The 17 timings on two lines: row and column timings, then the rest.
   constexpr std::size_t kFirstLine = 9;
   std::string timings[2];

@@ -1,5 +1,7 @@
 #include "simulator/dram/address_mapping.h"
 
+#include <algorithm>
+
 #include "isa/common/errors.h"
 
 namespace s2::sim::dram {
@@ -31,55 +33,69 @@ AddressMapping::AddressMapping(const target::DramDesc& desc)
            "AddressMapping: DRAM organisation has a zero dimension");
   S2_CHECK(desc.row_size_bytes % burst_bytes_ == 0,
            "AddressMapping: row size is not a whole number of bursts");
-  pow2_ = is_pow2(channels_) && is_pow2(bank_groups_) && is_pow2(columns_) &&
-          is_pow2(banks_per_group_) && is_pow2(ranks_);
-  if (pow2_) {
-    channel_bits_ = log2_of(channels_);
-    bank_group_bits_ = log2_of(bank_groups_);
-    column_bits_ = log2_of(columns_);
-    bank_bits_ = log2_of(banks_per_group_);
-    rank_bits_ = log2_of(ranks_);
+  const target::AddressOrder& order = desc.controller.address_mapping;
+  default_order_ = order == target::kDefaultAddressOrder;
+  pow2_ = true;
+  bool below_channel = true;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    Field& f = fields_[i];
+    switch (order[order.size() - 1 - i]) {
+      case target::AddressField::Row:
+        f = {&DramAddress::row, desc.rows_per_bank, 0};
+        break;
+      case target::AddressField::Rank:
+        f = {&DramAddress::rank, ranks_, 0};
+        break;
+      case target::AddressField::Bank:
+        f = {&DramAddress::bank, banks_per_group_, 0};
+        break;
+      case target::AddressField::Column:
+        f = {&DramAddress::column, columns_, 0};
+        break;
+      case target::AddressField::BankGroup:
+        f = {&DramAddress::bank_group, bank_groups_, 0};
+        break;
+      case target::AddressField::Channel:
+        f = {&DramAddress::channel, channels_, 0};
+        below_channel = false;
+        break;
+    }
+    if (below_channel) run_length_ *= f.radix;
+    // The top field takes whatever is left (bursts() keeps it in range), so its radix need
+    // not be a power of two.
+    if (i + 1 < order.size()) {
+      pow2_ = pow2_ && is_pow2(f.radix);
+      f.bits = log2_of(f.radix);
+    }
+  }
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    S2_CHECK(std::count(order.begin(), order.end(), order[i]) == 1,
+             "AddressMapping: the field order is not a permutation (the loader checks it)");
   }
 }
 
 DramAddress AddressMapping::decode_burst(uint64_t burst) const {
   DramAddress a;
   uint64_t rest = burst;
-  if (pow2_) {  // the same fields, each radix a power of two
-    const auto field = [&rest](uint32_t bits) {
-      const auto v = static_cast<uint32_t>(rest & ((uint64_t{1} << bits) - 1));
-      rest >>= bits;
-      return v;
-    };
-    a.channel = field(channel_bits_);
-    a.bank_group = field(bank_group_bits_);
-    a.column = field(column_bits_);
-    a.bank = field(bank_bits_);
-    a.rank = field(rank_bits_);
-    a.row = static_cast<uint32_t>(rest);
-    return a;
+  if (pow2_) {  // each radix below the top field a power of two
+    for (std::size_t i = 0; i + 1 < fields_.size(); ++i) {
+      a.*fields_[i].member = static_cast<uint32_t>(rest & ((uint64_t{1} << fields_[i].bits) - 1));
+      rest >>= fields_[i].bits;
+    }
+  } else {
+    for (std::size_t i = 0; i + 1 < fields_.size(); ++i) {
+      a.*fields_[i].member = static_cast<uint32_t>(rest % fields_[i].radix);
+      rest /= fields_[i].radix;
+    }
   }
-  a.channel = static_cast<uint32_t>(rest % channels_);
-  rest /= channels_;
-  a.bank_group = static_cast<uint32_t>(rest % bank_groups_);
-  rest /= bank_groups_;
-  a.column = static_cast<uint32_t>(rest % columns_);
-  rest /= columns_;
-  a.bank = static_cast<uint32_t>(rest % banks_per_group_);
-  rest /= banks_per_group_;
-  a.rank = static_cast<uint32_t>(rest % ranks_);
-  rest /= ranks_;
-  a.row = static_cast<uint32_t>(rest);
+  a.*fields_.back().member = static_cast<uint32_t>(rest);
   return a;
 }
 
 uint64_t AddressMapping::encode(const DramAddress& a) const {
-  uint64_t burst = a.row;
-  burst = burst * ranks_ + a.rank;
-  burst = burst * banks_per_group_ + a.bank;
-  burst = burst * columns_ + a.column;
-  burst = burst * bank_groups_ + a.bank_group;
-  burst = burst * channels_ + a.channel;
+  uint64_t burst = a.*fields_.back().member;
+  for (std::size_t i = fields_.size() - 1; i-- > 0;)
+    burst = burst * fields_[i].radix + a.*fields_[i].member;
   return burst * burst_bytes_;
 }
 

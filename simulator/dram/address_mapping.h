@@ -1,7 +1,8 @@
 #pragma once
 // AddressMapping: where a byte address lives in the DRAM organisation.
 //
-// Mixed-radix fields, most significant first:
+// A burst index (address / burst size) is cut into six mixed-radix fields in the order that
+// `dram.controller.address_mapping` lists, most significant first. The default order is
 //
 //     row : rank : bank : column : bank group : channel : offset-in-burst
 //
@@ -16,8 +17,18 @@
 //    row is still streaming;
 //  * rank and row highest: different tensors usually differ in high bits, so they land in
 //    different rows rather than evicting each other's open rows bank by bank.
+// Other orders model other controllers (docs/target.md lists worked examples), e.g.
+// row:column:rank:bank:bank_group:channel, which sends consecutive bursts of a channel to
+// different banks (what a closed-page controller wants), or channel:row:rank:bank:column:
+// bank_group, which fills one channel before the next.
 // Radices need not be powers of two (the loader allows any channel or rank count).
+//
+// The bursts of one channel form runs of run_length() consecutive bursts (the product of the
+// radices below the channel field; 1 when the channel is the lowest field), every
+// channels() runs one run per channel.
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 
 #include "isa/target/target_desc.h"
@@ -42,8 +53,9 @@ class AddressMapping {
   DramAddress decode(uint64_t address) const { return decode_burst(address / burst_bytes_); }
   // Moves `a` == decode_burst(b) to decode_burst(b + channels()), the same channel's next burst,
   // by carrying through the fields above the channel instead of dividing again (the burst
-  // cursor's hot path). Precondition: b + channels() < bursts().
+  // cursor's hot path). Preconditions: run_length() == 1, b + channels() < bursts().
   void step_in_channel(DramAddress& a) const {
+    if (!default_order_) return increment(a, 1);
     if (++a.bank_group < bank_groups_) return;
     a.bank_group = 0;
     if (++a.column < columns_) return;
@@ -54,15 +66,35 @@ class AddressMapping {
     a.rank = 0;
     ++a.row;
   }
+  // Moves `a` == decode_burst(b) to decode_burst(b + 1) when both are in one run (b + 1 is not
+  // a multiple of run_length()).
+  void step_in_run(DramAddress& a) const { increment(a, 0); }
   // The byte address of the first byte of burst `a`: decode(encode(a)) == a for every field
   // in range (row < rows_per_bank, column < bursts per row, ...).
   uint64_t encode(const DramAddress& a) const;
 
   uint32_t burst_bytes() const { return burst_bytes_; }
   uint32_t channels() const { return channels_; }
+  uint64_t run_length() const { return run_length_; }
   uint64_t bursts() const { return bursts_; }  // of the configured capacity
 
  private:
+  // One field, least significant first in fields_.
+  struct Field {
+    uint32_t DramAddress::*member;
+    uint32_t radix;
+    uint32_t bits;  // log2(radix) when pow2_
+  };
+  // Adds one at fields_[from], carrying upwards; the top field never wraps.
+  void increment(DramAddress& a, std::size_t from) const {
+    for (std::size_t i = from; i + 1 < fields_.size(); ++i) {
+      uint32_t& value = a.*fields_[i].member;
+      if (++value < fields_[i].radix) return;
+      value = 0;
+    }
+    ++(a.*fields_.back().member);
+  }
+
   uint32_t burst_bytes_;
   uint32_t channels_;
   uint32_t bank_groups_;
@@ -70,11 +102,12 @@ class AddressMapping {
   uint32_t banks_per_group_;
   uint32_t ranks_;
   uint64_t bursts_;
+  uint64_t run_length_ = 1;
+  std::array<Field, 6> fields_{};  // least significant first
+  bool default_order_ = true;      // target::kDefaultAddressOrder: the hand-unrolled paths
   // When every radix is a power of two (all shipped presets), decode_burst() shifts and masks
   // instead of dividing: the burst cursor decodes the first burst of every access.
   bool pow2_ = false;
-  uint32_t channel_bits_ = 0, bank_group_bits_ = 0, column_bits_ = 0, bank_bits_ = 0,
-           rank_bits_ = 0;
 };
 
 }  // namespace s2::sim::dram

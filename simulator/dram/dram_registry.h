@@ -28,9 +28,6 @@ struct DramBackend {
 using DramBackendRegistry = Registry<DramBackend>;
 const DramBackendRegistry& dram_backend_registry();
 
-// The backend name `desc` asks for (see above).
-std::string dram_backend_name(const target::DramDesc& desc);
-
 // Builds backend `name`; an unknown name is the registry's UserError listing the known ones.
 std::unique_ptr<DramModel> make_dram_model(std::string_view name, const target::DramDesc& desc);
 

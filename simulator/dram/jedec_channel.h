@@ -4,7 +4,8 @@
 // numbers (target::DramDesc), not in the rules.
 //
 // What is modelled, per burst (one column command):
-//  * open-page row buffers: a row stays open after its access; a burst to the open row is a
+//  * row buffers: a row stays open after its access until a conflict, a refresh or the
+//    controller's close_row() (closed-page policy) closes it; a burst to the open row is a
 //    hit (RD/WR only), to a closed bank a miss (ACT, RD/WR), to another row a conflict
 //    (PRE, ACT, RD/WR);
 //  * bank timings: ACT->RD/WR tRCD, ACT->PRE tRAS, ACT->ACT tRC, PRE->ACT tRP, RD->PRE tRTP,
@@ -110,6 +111,15 @@ class JedecChannel {
   // The same, given `plan` == plan(request) computed on the current state (saves planning the
   // picked request twice); on return `plan` is what was issued.
   void issue(const BurstRequest& request, CommandPlan& plan, DramStats& stats);
+  // Auto-precharge after an issued burst (closed-page policy): request's bank closes as soon
+  // as its tRAS, tRTP and tWR windows allow. Nothing when the bank is already closed.
+  void close_row(const BurstRequest& request, DramStats& stats) {
+    Bank& b = bank(request);
+    if (!b.open) return;
+    b.pre = precharge_ready(b);
+    b.open = false;
+    ++stats.precharges;
+  }
 
  private:
   static constexpr Cycle kNever = -(Cycle{1} << 40);  // "long ago": every window is satisfied

@@ -8,12 +8,15 @@
 
 namespace s2::sim::dram {
 
-// Bursts of `channel` are those whose burst index b has b % channels == channel
-// (address_mapping.h), so the cursor steps by `channels` through each access's burst range.
+// Bursts of `channel` come in runs of L = run_length() consecutive bursts, one run per channel
+// in turn (address_mapping.h): burst b is in the channel's run when (b / L) % channels ==
+// channel. The cursor walks each access's bursts of that channel in address order: with L == 1
+// (the channel the lowest field, as by default) it steps by `channels`; otherwise it steps by
+// one inside a run and jumps to the channel's next run at a run's end.
 class JedecModel::BurstCursor {
  public:
   BurstCursor(const AddressMapping& mapping, const std::vector<Access>& group, uint32_t channel)
-      : mapping_(mapping), group_(group), channel_(channel) {
+      : mapping_(mapping), group_(group), channel_(channel), run_(mapping.run_length()) {
     seek(0);
   }
 
@@ -30,25 +33,43 @@ class JedecModel::BurstCursor {
     q.request.write = group_[access_].kind == AccessKind::Write;
     q.request.ready = ready;
     q.access = static_cast<uint32_t>(access_);
-    burst_ += mapping_.channels();
+    if (run_ == 1) {
+      burst_ += mapping_.channels();
+      if (burst_ > last_) {
+        seek(access_ + 1);
+      } else {
+        mapping_.step_in_channel(address_);  // == decode_burst(burst_), without the divisions
+      }
+      return;
+    }
+    ++burst_;
+    if (burst_ % run_ == 0) burst_ = first_in_channel(burst_);
     if (burst_ > last_) {
       seek(access_ + 1);
+    } else if (burst_ % run_ == 0) {
+      address_ = mapping_.decode_burst(burst_);
     } else {
-      mapping_.step_in_channel(address_);  // == decode_burst(burst_), without the divisions
+      mapping_.step_in_run(address_);
     }
   }
 
  private:
+  // The first burst >= b of this channel.
+  uint64_t first_in_channel(uint64_t b) const {
+    const uint64_t channels = mapping_.channels();
+    const uint64_t run = b / run_;
+    if (run % channels == channel_) return b;
+    return (run + (channel_ + channels - run % channels) % channels) * run_;
+  }
+
   // Moves to the first burst of this channel in access `index` or a later one.
   void seek(std::size_t index) {
     const uint64_t bb = mapping_.burst_bytes();
-    const uint64_t channels = mapping_.channels();
     for (access_ = index; access_ < group_.size(); ++access_) {
       const Access& a = group_[access_];
       if (a.bytes == 0) continue;
-      const uint64_t first = a.address / bb;
       last_ = (a.address + a.bytes - 1) / bb;
-      burst_ = first + (channel_ + channels - first % channels) % channels;
+      burst_ = first_in_channel(a.address / bb);
       if (burst_ <= last_) {
         address_ = mapping_.decode_burst(burst_);
         return;
@@ -59,6 +80,7 @@ class JedecModel::BurstCursor {
   const AddressMapping& mapping_;
   const std::vector<Access>& group_;
   uint64_t channel_;
+  uint64_t run_;
   std::size_t access_ = 0;
   uint64_t burst_ = 0;
   uint64_t last_ = 0;
@@ -73,7 +95,9 @@ JedecModel::JedecModel(const target::DramDesc& desc, std::string backend)
       peak_(desc.peak_bandwidth_bytes_per_s()),
       capacity_(desc.capacity_bytes),
       banks_per_group_(desc.banks_per_group),
-      banks_per_rank_(desc.banks_per_rank()) {
+      banks_per_rank_(desc.banks_per_rank()),
+      fcfs_(desc.controller.scheduler == target::DramScheduler::Fcfs),
+      closed_page_(desc.controller.row_policy == target::RowPolicy::Closed) {
   channels_.reserve(desc.channels);
   for (uint32_t c = 0; c < desc.channels; ++c)
     channels_.emplace_back(desc, timings_);
@@ -162,6 +186,14 @@ std::size_t JedecModel::pick(const JedecChannel& channel, uint64_t picks, bool o
   return best;
 }
 
+bool JedecModel::row_wanted(const BurstRequest& r) const {
+  const uint64_t row_key = stream_key(r) >> 1;  // either direction
+  for (std::size_t i = 0; i < stream_count_; ++i) {
+    if (streams_[order_[i]].key >> 1 == row_key) return true;
+  }
+  return false;
+}
+
 void JedecModel::enqueue(uint8_t slot) {
   Queued& q = slots_[slot];
   q.next = kNone;
@@ -233,19 +265,26 @@ void JedecModel::serve_channel(uint32_t channel_index, const std::vector<Access>
   CommandPlan planned;
   while (queued_ > 0) {
     // The common case, inline: the oldest burst is a row hit at the column floor. pick() would
-    // take it whatever the bypass count (rule 3 takes it too), so skip the call.
+    // take it whatever the bypass count (rule 3 takes it too), so skip the call. FCFS always
+    // takes the oldest.
     const BurstRequest& oldest = slots_[streams_[order_[0]].head].request;
-    const bool oldest_hit = channel.outcome(oldest) == RowOutcome::Hit;
-    if (oldest_hit) channel.plan_into(oldest, planned);
-    const std::size_t chosen = oldest_hit && planned.column <= channel.column_floor()
-                                   ? 0
-                                   : pick(channel, picks, oldest_hit, planned);
+    std::size_t chosen = 0;
+    if (fcfs_) {
+      channel.plan_into(oldest, planned);
+    } else {
+      const bool oldest_hit = channel.outcome(oldest) == RowOutcome::Hit;
+      if (oldest_hit) channel.plan_into(oldest, planned);
+      if (!oldest_hit || planned.column > channel.column_floor())
+        chosen = pick(channel, picks, oldest_hit, planned);
+    }
     const uint8_t slot = streams_[order_[chosen]].head;
     const Queued& q = slots_[slot];
     channel.issue(q.request, planned, stats_);
     access_done[q.access] = std::max(access_done[q.access], planned.data_end);
     ++picks;
+    const BurstRequest issued = q.request;
     dequeue(chosen);
+    if (closed_page_ && !row_wanted(issued)) channel.close_row(issued, stats_);
     // The slot just freed takes the next burst (q is dead from here).
     if (!cursor.done()) fill(slot, std::max(arrival, planned.column));
   }

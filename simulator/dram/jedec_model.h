@@ -3,10 +3,11 @@
 // address mapping (address_mapping.h), one JedecChannel per channel, and an FR-FCFS
 // controller queue per channel.
 //
-// Scheduling. Channels are independent, so a group is split by channel and each channel runs
-// its own controller. Its queue holds up to kQueueDepth bursts of the group in arrival order
-// (age); a burst enters when the group arrives or, once the queue is full, when an earlier
-// burst's column command frees its slot. Each step picks, FR-FCFS in event time:
+// Scheduling (dram.controller.scheduler: frfcfs, the default; fcfs serves the queue strictly
+// oldest first, skipping everything below). Channels are independent, so a group is split by
+// channel and each channel runs its own controller. Its queue holds up to kQueueDepth bursts of the
+// group in arrival order (age); a burst enters when the group arrives or, once the queue is full,
+// when an earlier burst's column command frees its slot. Each step picks, FR-FCFS in event time:
 //   1. the burst whose column command (RD/WR) can issue first: "first ready". A row hit is
 //      ready for it now; a miss or conflict first needs its PRE/ACT, which issue as early as
 //      their own windows allow, typically while other banks' bursts still use the bus;
@@ -21,6 +22,11 @@
 // the column floor ends the search, and a miss or conflict is planned only if a lower bound of
 // its column slot could beat the best found; no per-cycle work. tests/simulator/
 // dram_scheduler_test.cpp holds the scheduler to a plain restatement of these rules.
+//
+// Row policy (dram.controller.row_policy): open, the default, leaves a row open after its
+// access; closed precharges the bank right after a burst (auto-precharge, at the earliest its
+// tRAS / tRTP / tWR allow) unless a burst still queued wants the same row.
+// Address mapping: dram.controller.address_mapping (address_mapping.h).
 
 #include <cstddef>
 #include <cstdint>
@@ -88,6 +94,9 @@ class JedecModel final : public DramModel {
   // (`oldest_hit`), `plan` holds its plan on entry.
   std::size_t pick(const JedecChannel& channel, uint64_t picks, bool oldest_hit,
                    CommandPlan& plan) const;
+  // Closed page: whether a queued burst wants r's row (in either direction), so the bank
+  // stays open for it.
+  bool row_wanted(const BurstRequest& r) const;
   // (row, bank slot, direction) in one word, so joining a stream is one comparison.
   uint64_t stream_key(const BurstRequest& r) const {
     const uint64_t bank_slot = r.rank * banks_per_rank_ + r.bank_group * banks_per_group_ + r.bank;
@@ -108,6 +117,8 @@ class JedecModel final : public DramModel {
   DramStats stats_;
   uint32_t banks_per_group_;
   uint32_t banks_per_rank_;
+  bool fcfs_;         // dram.controller.scheduler: fcfs
+  bool closed_page_;  // dram.controller.row_policy: closed
   Queued slots_[kQueueDepth];
   // The queue, grouped: streams_ holds the streams with a queued burst (and free entries,
   // listed in free_), and order_ their indices ordered by their oldest burst's age, so

@@ -38,6 +38,9 @@ void write_json_report(const RunResult& r, std::ostream& os) {
                             {"bytes", i.bytes},
                             {"roofline_cycles", i.roofline_cycles},
                             {"bound", r.bound(i.macs, i.bytes)}});
+  Json address_order = Json::array();
+  for (target::AddressField field : r.dram_controller.address_mapping)
+    address_order.push_back(target::name(field));
   const Json report = {{"program", r.program},
                        {"config", r.config},
                        {"clock_mhz", r.clock_mhz},
@@ -55,7 +58,11 @@ void write_json_report(const RunResult& r, std::ostream& os) {
                          {"row_conflicts", r.dram.row_conflicts},
                          {"refreshes", r.dram.refreshes},
                          {"capacity_bytes", r.dram_capacity_bytes},
-                         {"addressable_bytes", r.dram_addressable_bytes}}},
+                         {"addressable_bytes", r.dram_addressable_bytes},
+                         {"backend", r.dram_backend},
+                         {"scheduler", target::name(r.dram_controller.scheduler)},
+                         {"row_policy", target::name(r.dram_controller.row_policy)},
+                         {"address_mapping", address_order}}},
                        {"dma",
                         {{"engines", r.dma_engines},
                          {"transfers", r.dram_events.size()},

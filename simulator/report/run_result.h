@@ -61,7 +61,9 @@ struct RunResult {
   double dram_peak_bytes_per_s = 0;
   uint64_t dram_capacity_bytes = 0;
   uint64_t dram_addressable_bytes = 0;  // channels x ranks x banks x rows x row size
-  std::vector<DramEvent> dram_events;   // one per DMA transfer
+  std::string dram_backend;             // the DRAM model (dram.backend)
+  target::DramControllerDesc dram_controller;
+  std::vector<DramEvent> dram_events;  // one per DMA transfer
   uint32_t dma_engines = 0;
   uint64_t dma_wait_cycles = 0;  // transfers waiting for a free DMA engine, summed
   std::vector<top::MemorySample> memory;

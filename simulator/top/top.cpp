@@ -36,6 +36,8 @@ void finish_result(const RunContext& ctx, report::RunResult& r) {
   r.dram_peak_bytes_per_s = ctx.dram->peak_bandwidth_bytes_per_s();
   r.dram_capacity_bytes = target.dram.capacity_bytes;
   r.dram_addressable_bytes = target.dram.addressable_bytes();
+  r.dram_backend = target.dram.backend;
+  r.dram_controller = target.dram.controller;
   r.dma_engines = target.dma.engines;
   r.dma_wait_cycles = ctx.clock.cycle_at_or_after(ctx.dma.wait_ps());
   r.memory = ctx.memory.samples();

@@ -220,7 +220,9 @@ TEST(TargetTest, DescribeSummarisesWhatWasUnderstood) {
   for (const char* fact :
        {"s2train_base", "1000 MHz", "32 x 32 weight_stationary", "256 KiB in 8 banks", "32 lanes",
         "2 engines x 64 B/cycle", "preset DDR4-3200", "2 channels x 1 rank", "8 GiB",
-        "peak 51.2 GB/s", "tCL=22"}) {
+        "peak 51.2 GB/s", "tCL=22",
+        "backend ddr4, scheduler frfcfs, open page, address "
+        "row:rank:bank:column:bank_group:channel"}) {
     EXPECT_NE(text.find(fact), std::string::npos) << fact << " not in:\n" << text;
   }
 }
@@ -315,6 +317,27 @@ TEST(TargetTest, UnknownPresetListsPresets) {
   for (const char* name : {"DDR4-3200", "LPDDR4-4266", "HBM2"}) {
     EXPECT_NE(shipped.find(name), std::string::npos) << shipped;
   }
+}
+
+// The DRAM model is named: by `dram.backend`, or by the preset's family. A family the simulator
+// has no model for is refused by the loader, so s2c and s2sim refuse it alike.
+TEST(TargetTest, DramBackendComesFromThePresetOrTheBackendKey) {
+  EXPECT_EQ(parse(kPrefix + "dram: {preset: DDR4-3200}\n").dram.backend, "ddr4");
+  EXPECT_EQ(parse(kPrefix + "dram: {preset: HBM2}\n").dram.backend, "hbm2");
+  EXPECT_EQ(parse(kPrefix + "dram: {preset: DDR4-3200, backend: jedec}\n").dram.backend, "jedec");
+  EXPECT_EQ(parse_error(kPrefix + "dram: {preset: DDR4-3200, backend: ddr5}\n"),
+            "t.yaml:19: dram.backend: unknown DRAM backend 'ddr5'; known: ddr4, hbm2, jedec, "
+            "lpddr4");
+  TempPresets presets("ddr5");
+  presets.write("DDR5-4800", explicit_dram_as_preset());
+  EXPECT_EQ(parse_error(kPrefix + "dram:\n  preset: DDR5-4800\n", presets.dir()),
+            "t.yaml:20: dram.preset: unknown DRAM backend 'ddr5'; known: ddr4, hbm2, jedec, "
+            "lpddr4 (the preset 'DDR5-4800' selects the backend named by its family, the part "
+            "before '-'; set dram.backend to choose another)");
+  // ... and with a backend that models it, the same preset works.
+  EXPECT_EQ(
+      parse(kPrefix + "dram:\n  preset: DDR5-4800\n  backend: jedec\n", presets.dir()).dram.backend,
+      "jedec");
 }
 
 TEST(TargetTest, ErrorsInsideAPresetNameThePresetFile) {
@@ -465,13 +488,13 @@ TEST(TargetTest, BrokenRelationIsBlamedOnTheOverride) {
 TEST(TargetTest, BrokenPresetIsBlamedOnThePresetUnlessOverridden) {
   TempPresets presets("broken_relation");
   const std::string path =
-      presets.write("Broken", replace(explicit_dram_as_preset(), "  tRC: 74", "  tRC: 60"));
-  EXPECT_EQ(parse_error(kPrefix + "dram: {preset: Broken}\n", presets.dir()),
+      presets.write("DDR4-Broken", replace(explicit_dram_as_preset(), "  tRC: 74", "  tRC: 60"));
+  EXPECT_EQ(parse_error(kPrefix + "dram: {preset: DDR4-Broken}\n", presets.dir()),
             path +
                 ":17: timing.tRC: tRC (60) must be at least tRAS + tRP = 52 + 22 (JEDEC: "
                 "tRC = tRAS + tRP; 1 cycle of rounding is allowed)");
   const TargetDesc fixed =
-      parse(kPrefix + "dram: {preset: Broken, timing: {tRC: 74}}\n", presets.dir());
+      parse(kPrefix + "dram: {preset: DDR4-Broken, timing: {tRC: 74}}\n", presets.dir());
   EXPECT_EQ(fixed.dram.timing.tRC, 74u);
 }
 

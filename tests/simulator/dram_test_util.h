@@ -7,8 +7,9 @@
 
 namespace s2::sim::dram {
 
-// A DramDesc as the target loader builds it from `dram: {preset: NAME}`.
-inline target::DramDesc load_preset(const std::string& preset) {
+// A DramDesc as the target loader builds it from `dram: {preset: NAME}`, plus `more` keys of
+// the dram mapping in flow style ("channels: 2, controller: {scheduler: fcfs}").
+inline target::DramDesc load_preset(const std::string& preset, const std::string& more = "") {
   const std::string text =
       "name: probe\nclock_mhz: 1000\npe_array: {rows: 4, cols: 4}\n"
       "sram:\n"
@@ -19,7 +20,7 @@ inline target::DramDesc load_preset(const std::string& preset) {
       "ppu: {lanes: 4, ops: {default: {throughput: 1, latency: 1}}}\n"
       "dma: {engines: 1, width: 64, max_outstanding: 8}\n"
       "dram: {preset: " +
-      preset + "}\n";
+      preset + (more.empty() ? "" : ", " + more) + "}\n";
   return target::parse_target(text, "probe.yaml", S2_SOURCE_DIR "/configs/dram").dram;
 }
 

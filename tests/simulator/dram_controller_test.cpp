@@ -1,0 +1,252 @@
+// The memory controller's choices (dram.controller): scheduler, row policy and address
+// mapping, each held to what the preset's timings predict, on every shipped preset. The
+// defaults (frfcfs, open, the default order) are what dram_timing_test.cpp probes.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dram_test_util.h"
+#include "isa/common/errors.h"
+#include "simulator/dram/address_mapping.h"
+#include "simulator/dram/dram_clock.h"
+#include "simulator/dram/dram_model.h"
+#include "simulator/dram/dram_registry.h"
+
+namespace s2::sim::dram {
+namespace {
+
+// One model of a preset with extra dram keys, driven by arrival cycles and addresses given as
+// DRAM coordinates.
+class Probe {
+ public:
+  Probe(const std::string& preset, const std::string& more)
+      : desc(load_preset(preset, more)),
+        t(desc.timing),
+        burst(static_cast<int64_t>(desc.burst_length / desc.data_rate)),
+        model(make_dram_model(desc)),
+        mapping(desc),
+        clock_(desc.clock_mhz) {}
+
+  Access at(uint32_t bank, uint32_t row, uint32_t column) const {
+    DramAddress a;
+    a.bank = bank;
+    a.row = row;
+    a.column = column;
+    return Access{mapping.encode(a), desc.burst_bytes(), AccessKind::Read};
+  }
+
+  // Latency in cycles of each access of `group` arriving at `cycle`.
+  std::vector<int64_t> serve(const std::vector<Access>& group, int64_t cycle) {
+    const GroupResult r = model->serve(group, clock_.to_ps(cycle));
+    std::vector<int64_t> latency;
+    for (Picoseconds done : r.access_done_ps)
+      latency.push_back(clock_.to_cycle(done) - cycle);
+    return latency;
+  }
+  int64_t serve_one(const Access& access, int64_t cycle) { return serve({access}, cycle)[0]; }
+  const DramStats& stats() const { return model->stats(); }
+
+  target::DramDesc desc;
+  target::DramTiming t;
+  int64_t burst;
+  std::unique_ptr<DramModel> model;
+  AddressMapping mapping;
+
+ private:
+  DramClock clock_;
+};
+
+int64_t n(uint32_t cycles) {
+  return static_cast<int64_t>(cycles);
+}
+
+class DramController : public ::testing::TestWithParam<std::string> {};
+
+// ---- row policy ----------------------------------------------------------------------------
+
+TEST_P(DramController, ClosedPageTurnsALaterHitIntoAMiss) {
+  for (const char* policy : {"open", "closed"}) {
+    Probe p(GetParam(), std::string("controller: {row_policy: ") + policy + "}");
+    EXPECT_EQ(p.serve_one(p.at(0, 5, 0), 100), n(p.t.tRCD) + n(p.t.tCL) + p.burst);
+    const int64_t again = p.serve_one(p.at(0, 5, 1), 1000);
+    if (std::string(policy) == "open") {
+      EXPECT_EQ(again, n(p.t.tCL) + p.burst);
+      EXPECT_EQ(p.stats().row_hits, 1u);
+      EXPECT_EQ(p.stats().precharges, 0u);
+    } else {
+      EXPECT_EQ(again, n(p.t.tRCD) + n(p.t.tCL) + p.burst);
+      EXPECT_EQ(p.stats().row_misses, 2u);
+      EXPECT_EQ(p.stats().precharges, 2u);
+    }
+  }
+}
+
+TEST_P(DramController, ClosedPageTurnsALaterConflictIntoAMiss) {
+  for (const char* policy : {"open", "closed"}) {
+    Probe p(GetParam(), std::string("controller: {row_policy: ") + policy + "}");
+    p.serve_one(p.at(0, 5, 0), 100);
+    const int64_t other_row = p.serve_one(p.at(0, 6, 0), 1000);
+    const bool open = std::string(policy) == "open";
+    EXPECT_EQ(other_row, (open ? n(p.t.tRP) : 0) + n(p.t.tRCD) + n(p.t.tCL) + p.burst) << policy;
+    EXPECT_EQ(p.stats().row_conflicts, open ? 1u : 0u) << policy;
+  }
+}
+
+// The auto-precharge waits for tRAS after the ACT and tRTP after the read, and the next ACT
+// of the bank for tRP after it and tRC after the first ACT.
+TEST_P(DramController, ClosedPagePrechargeRespectsTrasTrtpAndTrc) {
+  Probe p(GetParam(), "controller: {row_policy: closed}");
+  const int64_t first = p.serve_one(p.at(1, 5, 0), 100);
+  const int64_t arrival = 100 + first;
+  const int64_t pre = 100 + std::max(n(p.t.tRAS), n(p.t.tRCD) + n(p.t.tRTP));
+  const int64_t act = std::max({arrival, pre + n(p.t.tRP), 100 + n(p.t.tRC)});
+  EXPECT_EQ(p.serve_one(p.at(1, 5, 1), arrival),
+            act - arrival + n(p.t.tRCD) + n(p.t.tCL) + p.burst);
+}
+
+// A row that queued bursts still want stays open for them: one ACT and one PRE for four.
+TEST_P(DramController, ClosedPageKeepsTheRowForQueuedBursts) {
+  Probe p(GetParam(), "controller: {row_policy: closed}");
+  p.serve({p.at(2, 7, 0), p.at(2, 7, 1), p.at(2, 7, 2), p.at(2, 7, 3)}, 100);
+  EXPECT_EQ(p.stats().activates, 1u);
+  EXPECT_EQ(p.stats().row_hits, 3u);
+  EXPECT_EQ(p.stats().precharges, 1u);
+}
+
+// ---- scheduler -----------------------------------------------------------------------------
+
+// Eight bursts alternating between two rows of one bank, arriving together. FCFS serves them
+// in order, so each after the first is a conflict, one row cycle apart: PRE no earlier than
+// tRAS after the ACT and tRTP after the read, ACT tRP after the PRE and tRC after the last ACT.
+// FR-FCFS serves the four hits of the open row first and conflicts once.
+TEST_P(DramController, FcfsServesInOrderAndFrFcfsTakesRowHitsFirst) {
+  std::vector<int64_t> last;
+  for (const char* scheduler : {"fcfs", "frfcfs"}) {
+    Probe p(GetParam(), std::string("controller: {scheduler: ") + scheduler + "}");
+    std::vector<Access> group;
+    for (uint32_t i = 0; i < 8; ++i)
+      group.push_back(p.at(3, 5 + i % 2, i / 2));
+    const std::vector<int64_t> latency = p.serve(group, 100);
+    last.push_back(*std::max_element(latency.begin(), latency.end()));
+    const int64_t row_cycle =
+        std::max({n(p.t.tRC), n(p.t.tRAS) + n(p.t.tRP), n(p.t.tRCD) + n(p.t.tRTP) + n(p.t.tRP)});
+    if (std::string(scheduler) == "fcfs") {
+      EXPECT_EQ(p.stats().row_conflicts, 7u);
+      for (std::size_t i = 0; i < latency.size(); ++i)
+        EXPECT_EQ(latency[i],
+                  static_cast<int64_t>(i) * row_cycle + n(p.t.tRCD) + n(p.t.tCL) + p.burst)
+            << i;
+    } else {
+      EXPECT_EQ(p.stats().row_conflicts, 1u);
+      EXPECT_EQ(p.stats().row_hits, 6u);
+    }
+  }
+  EXPECT_LT(last[1] * 2, last[0]) << "FR-FCFS should more than halve FCFS's time here";
+}
+
+// ---- address mapping -----------------------------------------------------------------------
+
+// Every order is a bijection between bursts and coordinates, and the lowest field steps first.
+TEST_P(DramController, EveryAddressOrderDecodesWhatItEncodes) {
+  for (const char* order : {"[row, rank, bank, column, bank_group, channel]",
+                            "[row, column, rank, bank, bank_group, channel]",
+                            "[channel, row, rank, bank, column, bank_group]",
+                            "[bank_group, channel, rank, row, bank, column]"}) {
+    const target::DramDesc desc = load_preset(
+        GetParam(), std::string("channels: 3, controller: {address_mapping: ") + order + "}");
+    const AddressMapping mapping(desc);
+    for (uint64_t b : {uint64_t{0}, uint64_t{1}, uint64_t{77}, uint64_t{123457},
+                       mapping.bursts() / 2 + 5, mapping.bursts() - 1}) {
+      const DramAddress a = mapping.decode_burst(b);
+      EXPECT_EQ(mapping.encode(a), b * mapping.burst_bytes()) << order << " burst " << b;
+    }
+  }
+  const target::DramDesc desc =
+      load_preset(GetParam(),
+                  "channels: 2, controller: {address_mapping: [row, rank, bank, column, channel, "
+                  "bank_group]}");
+  const AddressMapping mapping(desc);
+  EXPECT_EQ(mapping.run_length(), desc.bank_groups);
+  EXPECT_EQ(mapping.decode_burst(desc.bank_groups).channel, 1u);
+  EXPECT_EQ(mapping.decode_burst(desc.bank_groups).bank_group, 0u);
+}
+
+// A 4 KiB sequential read over two channels: the default order puts half the bursts on each
+// channel's bus; with the channel the highest field every burst lands on channel 0, so the
+// one bus carries all of them and it takes at least twice as long.
+TEST_P(DramController, ChannelHighestLoadsOneChannel) {
+  std::vector<int64_t> done;
+  for (const char* order : {"[row, rank, bank, column, bank_group, channel]",
+                            "[channel, row, rank, bank, column, bank_group]"}) {
+    Probe p(GetParam(), std::string("channels: 2, controller: {address_mapping: ") + order + "}");
+    const uint64_t bursts = 4096 / p.desc.burst_bytes();
+    const std::vector<int64_t> latency = p.serve({Access{0, 4096, AccessKind::Read}}, 100);
+    done.push_back(latency[0]);
+    const auto per_channel = static_cast<int64_t>(done.size() == 1 ? bursts / 2 : bursts);
+    EXPECT_GE(latency[0], n(p.t.tRCD) + n(p.t.tCL) + per_channel * p.burst) << order;
+    EXPECT_LE(latency[0], n(p.t.tRCD) + n(p.t.tCL) + per_channel * p.burst + 8 * n(p.t.tRRD_L))
+        << order;
+  }
+  EXPECT_GT(done[1], done[0]);
+}
+
+// With the column just above the channel, a stream's consecutive bursts on a channel stay in
+// one bank group, so its column commands are tCCD_L apart instead of alternating groups at
+// tCCD_S: on a device with bank groups (tCCD_L > burst) the stream slows to tCCD_L per burst.
+TEST_P(DramController, ColumnBelowBankGroupPaysCcdLong) {
+  Probe p(GetParam(),
+          "controller: {address_mapping: [row, rank, bank, bank_group, column, "
+          "channel]}");
+  const uint64_t channels = p.desc.channels;
+  const uint64_t per_channel = 32;
+  const uint64_t bytes = per_channel * channels * p.desc.burst_bytes();
+  const int64_t latency = p.serve({Access{0, bytes, AccessKind::Read}}, 100)[0];
+  const int64_t spacing = std::max(n(p.t.tCCD_L), p.burst);
+  EXPECT_EQ(latency, n(p.t.tRCD) + n(p.t.tCL) + n(per_channel - 1) * spacing + p.burst);
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, DramController,
+                         ::testing::Values("DDR4-3200", "LPDDR4-4266", "HBM2"));
+
+// ---- configuration -------------------------------------------------------------------------
+
+std::string dram_error(const std::string& more) {
+  try {
+    load_preset("DDR4-3200", more);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(DramControllerConfig, DefaultsAreTheControllerOfEveryEarlierResult) {
+  const target::DramControllerDesc c = load_preset("DDR4-3200").controller;
+  EXPECT_EQ(c.scheduler, target::DramScheduler::FrFcfs);
+  EXPECT_EQ(c.row_policy, target::RowPolicy::Open);
+  EXPECT_EQ(c.address_mapping, target::kDefaultAddressOrder);
+}
+
+TEST(DramControllerConfig, BadChoicesNameTheKeyAndTheChoices) {
+  EXPECT_EQ(dram_error("controller: {scheduler: fifo}"),
+            "probe.yaml:11: dram.controller.scheduler: unknown value \"fifo\"; allowed: frfcfs, "
+            "fcfs");
+  EXPECT_EQ(dram_error("controller: {row_policy: adaptive}"),
+            "probe.yaml:11: dram.controller.row_policy: unknown value \"adaptive\"; allowed: "
+            "open, closed");
+  EXPECT_EQ(dram_error("controller: {address_mapping: [row, bank, column, channel]}"),
+            "probe.yaml:11: dram.controller.address_mapping: must list each of the 6 names once; "
+            "missing: rank, bank_group");
+  EXPECT_EQ(dram_error("controller: {address_mapping: [row, row]}"),
+            "probe.yaml:11: dram.controller.address_mapping[1]: \"row\" is listed twice");
+  EXPECT_EQ(dram_error("controller: {page: open}"),
+            "probe.yaml:11: dram.controller.page: unknown key; known keys: scheduler, "
+            "row_policy, address_mapping");
+}
+
+}  // namespace
+}  // namespace s2::sim::dram

@@ -9,11 +9,16 @@
 #include "compiler/driver/frontend.h"
 #include "compiler/memory/buffer.h"
 #include "isa/container/executable.h"
+#include "isa/target/target_desc.h"
 
 namespace s2::compiler {
 
 struct BackendOptions {
   std::string config;  // target description; empty: configs/s2train_base.yaml
+  // The target `config` describes, when the caller has loaded it already (s2c compile loads it
+  // before any other work, so that a configuration s2sim refuses fails first); loaded on first
+  // use otherwise.
+  const target::TargetDesc* target = nullptr;
   bool fuse = true;
   std::string schedule = "memory-aware";
   memory::PlanOptions plan;

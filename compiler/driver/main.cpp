@@ -13,11 +13,13 @@
 #include "compiler/memory/planner_registry.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/zoo/zoo.h"
+#include "isa/common/config_dir.h"
 #include "isa/common/errors.h"
 #include "isa/common/tool_main.h"
 #include "isa/container/output_guard.h"
 #include "isa/container/writer.h"
 #include "s2/version.h"
+#include "simulator/dram/load_target.h"
 
 namespace {
 
@@ -200,6 +202,11 @@ int main(int argc, char** argv) {
         front.dump = &file;
       }
       if (!output.empty()) s2::isa::guard_executable_output(output, {front.model}, force);
+      // The target before any compile work: a configuration s2sim would refuse fails here
+      // first, with s2sim's message.
+      const s2::target::TargetDesc target =
+          s2::target::load_target(back.config.empty() ? s2::default_config() : back.config);
+      back.target = &target;
       const s2::compiler::FrontendResult result = s2::compiler::run_frontend(front);
       std::cout << s2::compiler::frontend_summary(result);
       back.fuse = !no_fuse;

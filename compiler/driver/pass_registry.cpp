@@ -17,7 +17,7 @@
 #include "compiler/schedule/schedule.h"
 #include "isa/common/config_dir.h"
 #include "isa/common/errors.h"
-#include "isa/target/target_loader.h"
+#include "simulator/dram/load_target.h"
 
 namespace s2::compiler {
 namespace {
@@ -108,7 +108,11 @@ Registry<PassInfo> make_registry() {
 }  // namespace
 
 const target::TargetDesc& PassContext::target() {
-  if (!target_) target_ = target::load_target(back.config.empty() ? default_config() : back.config);
+  if (!target_) {
+    target_ = back.target != nullptr
+                  ? *back.target
+                  : target::load_target(back.config.empty() ? default_config() : back.config);
+  }
   return *target_;
 }
 

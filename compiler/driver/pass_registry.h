@@ -37,7 +37,8 @@ struct PassContext {
   std::string dump_after;        // print the program text after this pass (empty: none)
   std::ostream* dump = nullptr;  // where (stdout when null)
 
-  // back.config's target description (the base configuration when empty), loaded once.
+  // back.target, or back.config's target description (the base configuration when empty)
+  // loaded once.
   const target::TargetDesc& target();
 
  private:

@@ -16,7 +16,7 @@
 #include "isa/common/errors.h"
 #include "isa/common/json.h"
 #include "isa/container/writer.h"
-#include "isa/target/target_loader.h"
+#include "simulator/dram/load_target.h"
 
 namespace s2::compiler {
 namespace {

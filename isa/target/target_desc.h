@@ -148,12 +148,30 @@ struct DramTiming {
   uint32_t tRFC = 0;   // REF to ACT or REF
 };
 
-// The DRAM models the simulator has (one each in simulator/dram/dram_registry.cpp, checked
-// when its registry is built), by the name `dram.backend` takes. The loader checks the name so
-// that s2c, which never simulates DRAM, refuses a configuration s2sim could not run, at the same
-// place and with the same message.
-inline constexpr std::array<std::string_view, 4> kDramBackendNames{"ddr4", "hbm2", "jedec",
-                                                                   "lpddr4"};
+// The timings by their YAML key, in the order docs/target.md lists them.
+struct DramTimingField {
+  const char* key;  // the JEDEC name: "tRCD"
+  uint32_t DramTiming::*member;
+};
+inline constexpr std::array<DramTimingField, 17> kDramTimingFields{{
+    {"tRCD", &DramTiming::tRCD},
+    {"tCL", &DramTiming::tCL},
+    {"tCWL", &DramTiming::tCWL},
+    {"tRP", &DramTiming::tRP},
+    {"tRAS", &DramTiming::tRAS},
+    {"tRC", &DramTiming::tRC},
+    {"tCCD_S", &DramTiming::tCCD_S},
+    {"tCCD_L", &DramTiming::tCCD_L},
+    {"tRRD_S", &DramTiming::tRRD_S},
+    {"tRRD_L", &DramTiming::tRRD_L},
+    {"tFAW", &DramTiming::tFAW},
+    {"tWR", &DramTiming::tWR},
+    {"tWTR_S", &DramTiming::tWTR_S},
+    {"tWTR_L", &DramTiming::tWTR_L},
+    {"tRTP", &DramTiming::tRTP},
+    {"tREFI", &DramTiming::tREFI},
+    {"tRFC", &DramTiming::tRFC},
+}};
 
 // The memory controller in front of the devices (`dram.controller`). The defaults are the
 // controller every result before these keys existed was simulated with.
@@ -191,9 +209,9 @@ struct DramControllerDesc {
 
 struct DramDesc {
   std::string preset;  // name of the preset file it started from; empty when fully explicit
-  // The DRAM model: `dram.backend`, or by default the preset's family (its name up to the
-  // first '-', lower-cased: "DDR4-3200" -> "ddr4", "HBM2" -> "hbm2"), or "jedec" (a device
-  // written out in full).
+  // The DRAM model, a name of simulator/dram/dram_registry.h: `dram.backend`, or by default
+  // the preset's family (its name up to the first '-', lower-cased: "DDR4-3200" -> "ddr4",
+  // "HBM2" -> "hbm2"), or "jedec" (a device written out in full).
   std::string backend;
   uint32_t channels = 0;        // independent channels, 1..64
   uint32_t ranks = 0;           // ranks per channel, 1..16

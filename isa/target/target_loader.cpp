@@ -4,15 +4,15 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 #include <filesystem>
-#include <initializer_list>
 #include <optional>
 #include <sstream>
 #include <string_view>
 #include <vector>
 
 #include "isa/common/errors.h"
+#include "isa/target/dram_section.h"
+#include "isa/target/param_fields.h"
 #include "isa/target/param_reader.h"
 
 namespace s2::target {
@@ -22,10 +22,6 @@ namespace fs = std::filesystem;
 
 constexpr uint64_t kKiB = uint64_t{1} << 10;
 constexpr uint64_t kGiB = uint64_t{1} << 30;
-
-bool is_power_of_two(uint64_t value) {
-  return value != 0 && (value & (value - 1)) == 0;
-}
 
 std::string str(uint64_t value) {
   return std::to_string(value);
@@ -38,27 +34,6 @@ std::string count(uint64_t n, const std::string& noun) {
 
 std::string num(double value) {
   return fmt::format("{:.6g}", value);
-}
-
-// A field that is required where it is first defined, and an override with the earlier value
-// as fallback where a preset already gave it (`base` non-null).
-template <typename T>
-T field(ParamReader& reader, const std::string& key, const T* base, T min, T max) {
-  return base != nullptr ? reader.get<T>(key, *base, min, max) : reader.required<T>(key, min, max);
-}
-
-uint32_t power_of_two_field(ParamReader& reader, const std::string& key, const uint32_t* base,
-                            uint32_t min, uint32_t max) {
-  const uint32_t value = field<uint32_t>(reader, key, base, min, max);
-  if (!is_power_of_two(value)) reader.fail(key, "must be a power of two, got " + str(value));
-  return value;
-}
-
-// Positive reals: the range check is inclusive, so zero is refused here.
-double positive_field(ParamReader& reader, const std::string& key, const double* base, double max) {
-  const double value = field<double>(reader, key, base, 0.0, max);
-  if (value <= 0) reader.fail(key, "must be greater than 0, got " + num(value));
-  return value;
 }
 
 // ---- accelerator units -------------------------------------------------------------------
@@ -150,78 +125,6 @@ DmaDesc read_dma(ParamReader reader) {
 
 // ---- DRAM --------------------------------------------------------------------------------
 
-struct TimingField {
-  const char* key;
-  uint32_t DramTiming::*member;
-};
-constexpr std::array<TimingField, 17> kTimingFields{{
-    {"tRCD", &DramTiming::tRCD},
-    {"tCL", &DramTiming::tCL},
-    {"tCWL", &DramTiming::tCWL},
-    {"tRP", &DramTiming::tRP},
-    {"tRAS", &DramTiming::tRAS},
-    {"tRC", &DramTiming::tRC},
-    {"tCCD_S", &DramTiming::tCCD_S},
-    {"tCCD_L", &DramTiming::tCCD_L},
-    {"tRRD_S", &DramTiming::tRRD_S},
-    {"tRRD_L", &DramTiming::tRRD_L},
-    {"tFAW", &DramTiming::tFAW},
-    {"tWR", &DramTiming::tWR},
-    {"tWTR_S", &DramTiming::tWTR_S},
-    {"tWTR_L", &DramTiming::tWTR_L},
-    {"tRTP", &DramTiming::tRTP},
-    {"tREFI", &DramTiming::tREFI},
-    {"tRFC", &DramTiming::tRFC},
-}};
-constexpr uint32_t kMaxTimingCycles = 10000000;
-
-// One dram mapping as read, with the readers needed to blame a key in it later.
-struct DramSource {
-  DramDesc desc;
-  ParamReader reader;
-  ParamReader timing;
-};
-
-// Reads a dram mapping (a preset file's top level, or the config's `dram:`). With `base`, every
-// key is an override of base's value. capacity_bytes stays 0 when not given: its default
-// depends on the final organisation.
-DramSource read_dram(ParamReader reader, const DramDesc* base) {
-  DramDesc d;
-  const auto from = [base](auto member) { return base != nullptr ? &(base->*member) : nullptr; };
-  d.channels = field<uint32_t>(reader, "channels", from(&DramDesc::channels), 1, 64);
-  d.ranks = field<uint32_t>(reader, "ranks", from(&DramDesc::ranks), 1, 16);
-  if (std::optional<ByteSize> capacity =
-          reader.optional<ByteSize>("capacity", ByteSize{1}, ByteSize{uint64_t{1} << 60})) {
-    d.capacity_bytes = capacity->bytes;
-  } else if (base != nullptr) {
-    d.capacity_bytes = base->capacity_bytes;
-  }
-  d.clock_mhz = positive_field(reader, "clock_mhz", from(&DramDesc::clock_mhz), 20000.0);
-  d.data_rate = field<uint32_t>(reader, "data_rate", from(&DramDesc::data_rate), 1, 8);
-  d.bus_width_bits =
-      power_of_two_field(reader, "bus_width_bits", from(&DramDesc::bus_width_bits), 8, 1024);
-  d.burst_length = power_of_two_field(reader, "burst_length", from(&DramDesc::burst_length), 1, 64);
-  d.bank_groups = power_of_two_field(reader, "bank_groups", from(&DramDesc::bank_groups), 1, 16);
-  d.banks_per_group =
-      power_of_two_field(reader, "banks_per_group", from(&DramDesc::banks_per_group), 1, 64);
-  const ByteSize base_row{base != nullptr ? base->row_size_bytes : 0};
-  d.row_size_bytes = field<ByteSize>(reader, "row_size", base != nullptr ? &base_row : nullptr,
-                                     ByteSize{64}, ByteSize{64 * kKiB})
-                         .bytes;
-  if (!is_power_of_two(d.row_size_bytes)) {
-    reader.fail("row_size", "must be a power of two, got " + str(d.row_size_bytes) + " bytes");
-  }
-  d.rows_per_bank =
-      field<uint32_t>(reader, "rows_per_bank", from(&DramDesc::rows_per_bank), 1, 1u << 24);
-
-  ParamReader timing = base != nullptr ? reader.child_or_empty("timing") : reader.child("timing");
-  for (const TimingField& f : kTimingFields) {
-    const uint32_t* fallback = base != nullptr ? &(base->timing.*f.member) : nullptr;
-    d.timing.*f.member = field<uint32_t>(timing, f.key, fallback, 1, kMaxTimingCycles);
-  }
-  return DramSource{d, reader, timing};
-}
-
 bool valid_preset_name(const std::string& name) {
   if (name.empty() || name[0] == '.') return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
@@ -258,132 +161,10 @@ std::string preset_path(ParamReader& dram, const std::string& preset,
   dram.fail("preset", problem);
 }
 
-// Where the final DRAM values came from: the config's dram mapping and, with a preset, the
-// preset file. A broken relation is blamed on a key the config sets when there is one (its
-// override broke the relation), otherwise on the first key in the file that defined them all.
-struct DramOrigin {
-  DramSource config;
-  std::optional<DramSource> preset;
-
-  // `keys` are relative to the dram mapping ("burst_length", "timing.tRC"), the first being
-  // the one the message is about.
-  [[noreturn]] void fail(std::initializer_list<std::string> keys,
-                         const std::string& problem) const {
-    for (const std::string& key : keys) {
-      const auto [reader, local_key] = locate(config, key);
-      if (reader.has(local_key)) reader.fail(local_key, problem);
-    }
-    const auto [reader, local_key] = locate(preset ? *preset : config, *keys.begin());
-    reader.fail(local_key, problem);
-  }
-
- private:
-  static std::pair<ParamReader, std::string> locate(const DramSource& source,
-                                                    const std::string& key) {
-    const std::string timing = "timing.";
-    if (key.compare(0, timing.size(), timing) == 0) {
-      return {source.timing, key.substr(timing.size())};
-    }
-    return {source.reader, key};
-  }
-};
-
-// Relations that hold for every JEDEC device and speed bin, so that a violation is a typo
-// rather than an exotic part. They are checked in cycles; where JEDEC states an equality of
-// ns values (tRC = tRAS + tRP) one cycle of slack allows for rounding each term up on its own.
-// Not checked, because rounding or real parts break them: tFAW >= 4 x tRRD_S (LPDDR4-4266:
-// tFAW 40 ns = 86 nCK < 4 x 22 nCK) and tCL >= tCWL.
-void check_dram(const DramDesc& d, const DramOrigin& origin) {
-  const DramTiming& t = d.timing;
-  // Opening a row must complete before it may be closed: tRAS(min) > tRCD(min).
-  if (t.tRAS < t.tRCD) {
-    origin.fail({"timing.tRAS", "timing.tRCD"},
-                "tRAS (" + str(t.tRAS) + ") must be at least tRCD (" + str(t.tRCD) +
-                    "): a row cannot be closed before it can be accessed");
-  }
-  // The row cycle is activate-to-precharge plus precharge: tRC = tRAS + tRP.
-  if (uint64_t{t.tRC} + 1 < uint64_t{t.tRAS} + t.tRP) {
-    origin.fail({"timing.tRC", "timing.tRAS", "timing.tRP"},
-                "tRC (" + str(t.tRC) + ") must be at least tRAS + tRP = " + str(t.tRAS) + " + " +
-                    str(t.tRP) + " (JEDEC: tRC = tRAS + tRP; 1 cycle of rounding is allowed)");
-  }
-  // Within one bank group commands are never allowed closer together than across groups.
-  struct LongShort {
-    const char* long_key;
-    uint32_t long_value;
-    const char* short_key;
-    uint32_t short_value;
-  };
-  for (const LongShort& pair : {LongShort{"tCCD_L", t.tCCD_L, "tCCD_S", t.tCCD_S},
-                                LongShort{"tRRD_L", t.tRRD_L, "tRRD_S", t.tRRD_S},
-                                LongShort{"tWTR_L", t.tWTR_L, "tWTR_S", t.tWTR_S}}) {
-    if (pair.long_value < pair.short_value) {
-      origin.fail({std::string("timing.") + pair.long_key, std::string("timing.") + pair.short_key},
-                  std::string(pair.long_key) + " (" + str(pair.long_value) + ") must be at least " +
-                      pair.short_key + " (" + str(pair.short_value) +
-                      "): the same bank group is never faster than another one");
-    }
-  }
-  // A burst occupies whole clock cycles on the data bus ...
-  if (d.burst_length % d.data_rate != 0) {
-    origin.fail({"burst_length", "data_rate"},
-                "burst_length (" + str(d.burst_length) + ") must be a multiple of data_rate (" +
-                    str(d.data_rate) + "): a burst occupies whole clock cycles");
-  }
-  // ... and two bursts cannot overlap there.
-  const uint32_t burst_cycles = d.burst_length / d.data_rate;
-  if (t.tCCD_S < burst_cycles) {
-    origin.fail({"timing.tCCD_S", "burst_length", "data_rate"},
-                "tCCD_S (" + str(t.tCCD_S) + ") must be at least burst_length / data_rate = " +
-                    str(burst_cycles) + ", the cycles one burst occupies the data bus");
-  }
-  // A refresh performs at least one row cycle, and must leave time between refreshes.
-  if (t.tRFC < t.tRC) {
-    origin.fail({"timing.tRFC", "timing.tRC"}, "tRFC (" + str(t.tRFC) + ") must be at least tRC (" +
-                                                   str(t.tRC) +
-                                                   "): a refresh includes at least one row cycle");
-  }
-  if (t.tREFI <= t.tRFC) {
-    origin.fail({"timing.tREFI", "timing.tRFC"},
-                "tREFI (" + str(t.tREFI) + ") must be greater than tRFC (" + str(t.tRFC) +
-                    "), or the device would do nothing but refresh");
-  }
-  // A burst never straddles two rows.
-  if (d.row_size_bytes % d.burst_bytes() != 0) {
-    origin.fail({"row_size", "burst_length", "bus_width_bits"},
-                "row_size (" + str(d.row_size_bytes) +
-                    " bytes) must be a multiple of the burst size, bus_width_bits / 8 x "
-                    "burst_length = " +
-                    str(d.burst_bytes()) + " bytes");
-  }
-  // Every address must map to a channel, rank, bank, row and column.
-  if (d.capacity_bytes > d.addressable_bytes()) {
-    origin.fail({"capacity", "channels", "ranks", "bank_groups", "banks_per_group", "rows_per_bank",
-                 "row_size"},
-                "capacity " + format_bytes(d.capacity_bytes) +
-                    " exceeds what the organisation addresses: " + count(d.channels, "channel") +
-                    " x " + count(d.ranks, "rank") + " x " + count(d.banks_per_rank(), "bank") +
-                    " x " + count(d.rows_per_bank, "row") + " x " + format_bytes(d.row_size_bytes) +
-                    " = " + format_bytes(d.addressable_bytes()));
-  }
-}
-
-// Reads the config's dram mapping, through its preset if it names one.
-DramOrigin read_dram_section(ParamReader dram, const std::string& preset_dir) {
-  const std::optional<std::string> preset = dram.optional<std::string>("preset");
-  if (!preset) return DramOrigin{read_dram(dram, nullptr), std::nullopt};
-  ParamReader preset_file = ParamReader::load(preset_path(dram, *preset, preset_dir));
-  DramSource from_preset = read_dram(preset_file, nullptr);
-  preset_file.finish();
-  DramSource merged = read_dram(dram, &from_preset.desc);
-  merged.desc.preset = *preset;
-  return DramOrigin{merged, from_preset};
-}
-
-// `dram.backend`, or the default it stands for (target_desc.h), checked against the models the
-// simulator has.
-std::string dram_backend(const ParamReader& dram, const std::optional<std::string>& given,
-                         const std::string& preset) {
+// `dram.backend`, or the default it stands for (target_desc.h), and its section parser.
+const DramSectionParser& dram_parser(const ParamReader& dram, const DramBackendSchemas& backends,
+                                     const std::optional<std::string>& given,
+                                     const std::string& preset, std::string& backend) {
   std::string family = "jedec";
   if (!preset.empty()) {
     family = preset.substr(0, preset.find('-'));
@@ -391,20 +172,17 @@ std::string dram_backend(const ParamReader& dram, const std::optional<std::strin
       return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     });
   }
-  const std::string backend = given.value_or(family);
-  if (std::find(kDramBackendNames.begin(), kDramBackendNames.end(), backend) ==
-      kDramBackendNames.end()) {
-    std::string known;
-    for (std::string_view name : kDramBackendNames)
-      known += (known.empty() ? "" : ", ") + std::string(name);
+  backend = given.value_or(family);
+  const DramSectionParser* parser = backends.find(backend);
+  if (parser == nullptr) {
     dram.fail(given ? "backend" : "preset",
-              "unknown DRAM backend '" + backend + "'; known: " + known +
+              backends.unknown_message(backend) +
                   (given ? std::string()
                          : " (the preset '" + preset +
                                "' selects the backend named by its family, the part before "
                                "'-'; set dram.backend to choose another)"));
   }
-  return backend;
+  return *parser;
 }
 
 // `dram.controller`: every key optional, the defaults being the controller of target_desc.h.
@@ -422,7 +200,7 @@ DramControllerDesc read_controller(ParamReader dram) {
 }  // namespace
 
 TargetDesc parse_target(const std::string& yaml_text, const std::string& file_name,
-                        const std::string& preset_dir) {
+                        const std::string& preset_dir, const DramBackendSchemas& backends) {
   ParamReader root = ParamReader::parse(yaml_text, file_name);
   TargetDesc target;
   target.name = root.required<std::string>("name");
@@ -432,26 +210,35 @@ TargetDesc parse_target(const std::string& yaml_text, const std::string& file_na
   target.sram = read_sram(root.child("sram"));
   target.ppu = read_ppu(root.child("ppu"));
   target.dma = read_dma(root.child("dma"));
-  ParamReader dram_section = root.child("dram");
-  const DramOrigin dram = read_dram_section(dram_section, preset_dir);
-  const std::optional<std::string> backend = dram_section.optional<std::string>("backend");
-  const DramControllerDesc controller = read_controller(dram_section);
-  // Unknown keys first: a misspelt override would otherwise surface as a broken relation.
-  root.finish();
-  if (dram.preset) dram.preset->reader.record_locations(target.locations, "dram");
-  root.record_locations(target.locations);  // the config's own keys win over the preset's
-  target.dram = dram.config.desc;
-  if (target.dram.capacity_bytes == 0) target.dram.capacity_bytes = target.dram.addressable_bytes();
-  check_dram(target.dram, dram);
-  target.dram.backend = dram_backend(dram_section, backend, target.dram.preset);
+
+  // The keys of the dram mapping every backend shares; the backend reads the rest.
+  ParamReader dram = root.child("dram");
+  const std::optional<std::string> preset = dram.optional<std::string>("preset");
+  const std::optional<std::string> given_backend = dram.optional<std::string>("backend");
+  const DramControllerDesc controller = read_controller(dram);
+  DramSection section{dram, std::nullopt, {}};
+  if (preset) section.preset = ParamReader::load(preset_path(dram, *preset, preset_dir));
+  section.finish_reading = [&section, &root] {
+    if (section.preset) section.preset->finish();
+    root.finish();
+  };
+  std::string backend;
+  const DramSectionParser& parser =
+      dram_parser(dram, backends, given_backend, preset.value_or(""), backend);
+  parser(section, target.dram);
+  target.dram.preset = preset.value_or("");
+  target.dram.backend = backend;
   target.dram.controller = controller;
+
+  if (section.preset) section.preset->record_locations(target.locations, "dram");
+  root.record_locations(target.locations);  // the config's own keys win over the preset's
   target.source_file = file_name;
   return target;
 }
 
-TargetDesc load_target(const std::string& path) {
+TargetDesc load_target(const std::string& path, const DramBackendSchemas& backends) {
   fs::path preset_dir = fs::path(path).parent_path() / "dram";
-  return parse_target(read_text_file(path), path, preset_dir.string());
+  return parse_target(read_text_file(path), path, preset_dir.string(), backends);
 }
 
 // ---- summary -----------------------------------------------------------------------------
@@ -536,10 +323,10 @@ std::string describe_target(const TargetDesc& t) {
   // The 17 timings on two lines: row and column timings, then the rest.
   constexpr std::size_t kFirstLine = 9;
   std::string timings[2];
-  for (std::size_t i = 0; i < kTimingFields.size(); ++i) {
+  for (std::size_t i = 0; i < kDramTimingFields.size(); ++i) {
     std::string& text = timings[i < kFirstLine ? 0 : 1];
-    text += (text.empty() ? "" : " ") + std::string(kTimingFields[i].key) + "=" +
-            str(d.timing.*kTimingFields[i].member);
+    text += (text.empty() ? "" : " ") + std::string(kDramTimingFields[i].key) + "=" +
+            str(d.timing.*kDramTimingFields[i].member);
   }
   line(out, "", "timing (nCK) " + timings[0]);
   line(out, "", "             " + timings[1]);

@@ -4,6 +4,7 @@
 #include "isa/container/reader.h"
 #include "isa/target/target_loader.h"
 #include "simulator/cli/info_report.h"
+#include "simulator/dram/load_target.h"
 
 namespace s2::sim {
 

@@ -2,6 +2,7 @@
 
 #include "isa/common/errors.h"
 #include "simulator/dram/jedec_model.h"
+#include "simulator/dram/jedec_params.h"
 
 namespace s2::sim::dram {
 
@@ -19,18 +20,26 @@ const DramBackendRegistry& dram_backend_registry() {
   // refresh) without touching the configs.
   static const DramBackendRegistry registry = [] {
     DramBackendRegistry r("DRAM backend", ListOrder::Sorted);
-    r.add("ddr4", {"DDR4: JEDEC bank-state model behind dram.controller", make_jedec});
-    r.add("hbm2", {"HBM2: JEDEC bank-state model behind dram.controller", make_jedec});
+    r.add("ddr4",
+          {"DDR4: JEDEC bank-state model behind dram.controller", read_jedec_section, make_jedec});
+    r.add("hbm2",
+          {"HBM2: JEDEC bank-state model behind dram.controller", read_jedec_section, make_jedec});
     r.add("jedec", {"any JEDEC device written out in full: bank-state model behind dram.controller",
-                    make_jedec});
-    r.add("lpddr4", {"LPDDR4: JEDEC bank-state model behind dram.controller", make_jedec});
-    // The loader accepts exactly the backends of the target schema; each has its model here.
-    for (std::string_view name : target::kDramBackendNames)
-      S2_CHECK(r.contains(name),
-               "DRAM backend '" + std::string(name) + "' of the target schema has no model");
+                    read_jedec_section, make_jedec});
+    r.add("lpddr4", {"LPDDR4: JEDEC bank-state model behind dram.controller", read_jedec_section,
+                     make_jedec});
     return r;
   }();
   return registry;
+}
+
+target::DramBackendSchemas dram_backend_schemas() {
+  const DramBackendRegistry& registry = dram_backend_registry();
+  return {[&registry](std::string_view name) -> const target::DramSectionParser* {
+            const DramBackend* backend = registry.find(name);
+            return backend == nullptr ? nullptr : &backend->parse;
+          },
+          [&registry](std::string_view name) { return registry.unknown_message(name); }};
 }
 
 std::unique_ptr<DramModel> make_dram_model(std::string_view name, const target::DramDesc& desc) {

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "isa/target/target_loader.h"
 #include "simulator/dram/dram_model.h"
+#include "simulator/dram/load_target.h"
 #include "simulator/dram_test_util.h"
 
 namespace {

@@ -6,7 +6,7 @@
 #include <exception>
 
 #include "isa/container/reader.h"
-#include "isa/target/target_loader.h"
+#include "simulator/dram/load_target.h"
 #include "simulator/timing/plan.h"
 
 int main(int argc, char** argv) {

@@ -175,6 +175,40 @@ TEST_F(Cli, ValidateConfig) {
       << r.out;
 }
 
+// A DRAM preset whose family has no backend (a DDR5 part dropped into configs/dram) is refused
+// by s2c as early as by s2sim, with the same message; naming a backend that models it works.
+TEST_F(Cli, UnknownDramBackendFailsAlikeInCompilerAndSimulator) {
+  fs::create_directories(path("cfg"));
+  fs::copy(kSource + "/configs/dram", path("cfg/dram"));
+  fs::copy(kSource + "/configs/dram/DDR4-3200.yaml", path("cfg/dram/DDR5-4800.yaml"));
+  std::string text = read_text(kSource + "/configs/s2train_base.yaml");
+  const size_t at = text.find("preset: DDR4-3200");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 17, "preset: DDR5-4800");
+  write_text(path("cfg/ddr5.yaml"), text);
+  const std::string config = quoted(path("cfg/ddr5.yaml"));
+  const Result compiled =
+      run(kS2c + " compile mlp --config " + config + " -o " + quoted(path("mlp.bin")));
+  const Result validated = run(kS2sim + " validate-config " + config);
+  EXPECT_EQ(compiled.status, 1);
+  EXPECT_EQ(validated.status, 1);
+  EXPECT_NE(compiled.out.find("dram.preset: unknown DRAM backend 'ddr5'; known: ddr4, hbm2, "
+                              "jedec, lpddr4"),
+            std::string::npos)
+      << compiled.out;
+  const long line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n');
+  EXPECT_EQ(compiled.out, "s2c: error: " + path("cfg/ddr5.yaml") + ":" + std::to_string(line) +
+                              ": " + validated.out.substr(validated.out.find("dram.preset")));
+  EXPECT_EQ(validated.out.rfind("s2sim: error: ", 0), 0u) << validated.out;
+  EXPECT_FALSE(fs::exists(path("mlp.bin")));
+
+  text.replace(at, 17, "backend: jedec\n  preset: DDR5-4800");
+  write_text(path("cfg/ddr5.yaml"), text);
+  EXPECT_EQ(run(kS2sim + " validate-config " + config).status, 0);
+  EXPECT_EQ(run(kS2c + " compile mlp --config " + config + " -o " + quoted(path("mlp.bin"))).status,
+            0);
+}
+
 TEST_F(Cli, CompileBuildsTheTrainingStep) {
   Result r = run(kS2c + " compile mlp --batch 2 --image 8");
   ASSERT_EQ(r.status, 0) << r.out;

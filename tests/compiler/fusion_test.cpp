@@ -19,7 +19,7 @@
 #include "compiler/interp/interpreter.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
-#include "isa/target/target_loader.h"
+#include "simulator/dram/load_target.h"
 
 namespace s2::ir {
 namespace {

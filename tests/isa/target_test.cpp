@@ -12,6 +12,7 @@
 
 #include "isa/common/errors.h"
 #include "isa/target/target_loader.h"
+#include "simulator/dram/load_target.h"
 
 namespace s2::target {
 namespace {
@@ -343,17 +344,19 @@ TEST(TargetTest, DramBackendComesFromThePresetOrTheBackendKey) {
 TEST(TargetTest, ErrorsInsideAPresetNameThePresetFile) {
   TempPresets presets("bad_preset");
   const std::string path =
-      presets.write("Bad", replace(explicit_dram_as_preset(), "  tCL: 22", "  tCL: fast"));
-  EXPECT_EQ(parse_error(kPrefix + "dram: {preset: Bad}\n", presets.dir()),
+      presets.write("DDR4-Bad", replace(explicit_dram_as_preset(), "  tCL: 22", "  tCL: fast"));
+  EXPECT_EQ(parse_error(kPrefix + "dram: {preset: DDR4-Bad}\n", presets.dir()),
             path + ":13: timing.tCL: expected a positive integer, got \"fast\"");
   // A preset cannot chain to another preset: `preset` is not a key of a preset file.
-  const std::string chained = presets.write("Chained", "preset: Bad\n" + explicit_dram_as_preset());
-  const std::string chain_error = parse_error(kPrefix + "dram: {preset: Chained}\n", presets.dir());
+  const std::string chained =
+      presets.write("DDR4-Chained", "preset: DDR4-Bad\n" + explicit_dram_as_preset());
+  const std::string chain_error =
+      parse_error(kPrefix + "dram: {preset: DDR4-Chained}\n", presets.dir());
   EXPECT_EQ(chain_error.rfind(chained + ":1: preset: unknown key; known keys: channels, ", 0), 0u)
       << chain_error;
   const std::string missing =
-      presets.write("Missing", replace(explicit_dram_as_preset(), "  tRFC: 560\n", ""));
-  EXPECT_EQ(parse_error(kPrefix + "dram: {preset: Missing}\n", presets.dir()),
+      presets.write("DDR4-Missing", replace(explicit_dram_as_preset(), "  tRFC: 560\n", ""));
+  EXPECT_EQ(parse_error(kPrefix + "dram: {preset: DDR4-Missing}\n", presets.dir()),
             missing + ":11: timing.tRFC: missing required key");
 }
 

@@ -10,9 +10,9 @@
 
 #include "isa/common/errors.h"
 #include "isa/common/float_bits.h"
-#include "isa/target/target_loader.h"
 #include "rtl_models/pe_array/pe_array_reference.h"
 #include "rtl_models/pe_array/pe_array_rtl.h"
+#include "simulator/dram/load_target.h"
 #include "simulator/timing/pe_array_model.h"
 
 namespace s2::rtl {

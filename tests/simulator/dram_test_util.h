@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "isa/target/target_loader.h"
+#include "simulator/dram/load_target.h"
 
 namespace s2::sim::dram {
 

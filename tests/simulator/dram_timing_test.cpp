@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "dram_test_util.h"
-#include "isa/target/target_loader.h"
 #include "simulator/dram/address_mapping.h"
 #include "simulator/dram/dram_clock.h"
 #include "simulator/dram/dram_model.h"
 #include "simulator/dram/dram_registry.h"
+#include "simulator/dram/load_target.h"
 
 namespace s2::sim::dram {
 namespace {

@@ -12,7 +12,7 @@
 #include <systemc>
 
 #include "isa/common/errors.h"
-#include "isa/target/target_loader.h"
+#include "simulator/dram/load_target.h"
 #include "simulator/timing/pe_array_model.h"
 #include "simulator/timing/ppu_model.h"
 

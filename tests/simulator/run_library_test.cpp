@@ -9,7 +9,7 @@
 #include "../common/run_command.h"
 #include "isa/common/errors.h"
 #include "isa/container/reader.h"
-#include "isa/target/target_loader.h"
+#include "simulator/dram/load_target.h"
 #include "simulator/functional/execute.h"
 #include "simulator/run/run_program.h"
 

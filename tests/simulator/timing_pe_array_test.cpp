@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "isa/common/errors.h"
-#include "isa/target/target_loader.h"
+#include "simulator/dram/load_target.h"
 #include "simulator/timing/pe_array_model.h"
 #include "simulator/timing/plan.h"
 #include "timing_test_util.h"

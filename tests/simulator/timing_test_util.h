@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "isa/encoding/instruction.h"
-#include "isa/target/target_loader.h"
+#include "simulator/dram/load_target.h"
 
 namespace s2::sim::timing::test {
 

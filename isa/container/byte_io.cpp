@@ -40,24 +40,6 @@ void ByteWriter::pad_to(size_t alignment) {
     u8(0);
 }
 
-void store_u32(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i)
-    p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
-
-void store_u64(uint8_t* p, uint64_t v) {
-  for (int i = 0; i < 8; ++i)
-    p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
-
-uint32_t load_u32(const uint8_t* p) {
-  return uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 24);
-}
-
-uint64_t load_u64(const uint8_t* p) {
-  return uint64_t{load_u32(p)} | (uint64_t{load_u32(p + 4)} << 32);
-}
-
 ByteReader::ByteReader(const uint8_t* file, size_t begin, size_t end, std::string file_name,
                        std::string section)
     : file_(file),

@@ -35,10 +35,22 @@ class ByteWriter {
   std::vector<uint8_t> bytes_;
 };
 
-void store_u32(uint8_t* p, uint32_t v);
-void store_u64(uint8_t* p, uint64_t v);
-uint32_t load_u32(const uint8_t* p);
-uint64_t load_u64(const uint8_t* p);
+// Little-endian words at `p`; inline, since the DRAM images of the functional model and the
+// stream checker move every element through them.
+inline void store_u32(uint8_t* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i)
+    p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+inline void store_u64(uint8_t* p, uint64_t v) {
+  for (int i = 0; i < 8; ++i)
+    p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+inline uint32_t load_u32(const uint8_t* p) {
+  return uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 24);
+}
+inline uint64_t load_u64(const uint8_t* p) {
+  return uint64_t{load_u32(p)} | (uint64_t{load_u32(p + 4)} << 32);
+}
 
 // Reads [begin, end) of a file image; `begin` and `end` are absolute file offsets.
 class ByteReader {

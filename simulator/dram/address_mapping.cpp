@@ -35,31 +35,24 @@ AddressMapping::AddressMapping(const target::DramDesc& desc)
            "AddressMapping: row size is not a whole number of bursts");
   const target::AddressOrder& order = desc.controller.address_mapping;
   default_order_ = order == target::kDefaultAddressOrder;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    S2_CHECK(std::count(order.begin(), order.end(), order[i]) == 1,
+             "AddressMapping: the field order is not a permutation (the loader checks it)");
+  }
+  // Each field's member and radix, in target::AddressField order.
+  const std::array<Field, 6> by_field{{{&DramAddress::row, desc.rows_per_bank, 0},
+                                       {&DramAddress::rank, ranks_, 0},
+                                       {&DramAddress::bank, banks_per_group_, 0},
+                                       {&DramAddress::column, columns_, 0},
+                                       {&DramAddress::bank_group, bank_groups_, 0},
+                                       {&DramAddress::channel, channels_, 0}}};
   pow2_ = true;
   bool below_channel = true;
   for (std::size_t i = 0; i < order.size(); ++i) {
+    const target::AddressField name = order[order.size() - 1 - i];
     Field& f = fields_[i];
-    switch (order[order.size() - 1 - i]) {
-      case target::AddressField::Row:
-        f = {&DramAddress::row, desc.rows_per_bank, 0};
-        break;
-      case target::AddressField::Rank:
-        f = {&DramAddress::rank, ranks_, 0};
-        break;
-      case target::AddressField::Bank:
-        f = {&DramAddress::bank, banks_per_group_, 0};
-        break;
-      case target::AddressField::Column:
-        f = {&DramAddress::column, columns_, 0};
-        break;
-      case target::AddressField::BankGroup:
-        f = {&DramAddress::bank_group, bank_groups_, 0};
-        break;
-      case target::AddressField::Channel:
-        f = {&DramAddress::channel, channels_, 0};
-        below_channel = false;
-        break;
-    }
+    f = by_field[static_cast<std::size_t>(name)];
+    if (name == target::AddressField::Channel) below_channel = false;
     if (below_channel) run_length_ *= f.radix;
     // The top field takes whatever is left (bursts() keeps it in range), so its radix need
     // not be a power of two.
@@ -67,10 +60,6 @@ AddressMapping::AddressMapping(const target::DramDesc& desc)
       pow2_ = pow2_ && is_pow2(f.radix);
       f.bits = log2_of(f.radix);
     }
-  }
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    S2_CHECK(std::count(order.begin(), order.end(), order[i]) == 1,
-             "AddressMapping: the field order is not a permutation (the loader checks it)");
   }
 }
 

@@ -6,6 +6,7 @@
 #include "isa/common/errors.h"
 #include "isa/common/float_bits.h"
 #include "isa/common/hex.h"
+#include "isa/container/byte_io.h"
 #include "isa/container/dram_layout.h"
 #include "isa/numerics/fp32.h"
 
@@ -24,17 +25,6 @@ void expect_count(const isa::TensorDesc& d, size_t count) {
                                       std::to_string(d.elements()) + " elements at " + hex(d.addr));
 }
 
-uint32_t load_le32(const uint8_t* p) {
-  return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
-}
-
-void store_le32(uint8_t* p, uint32_t v) {
-  p[0] = static_cast<uint8_t>(v);
-  p[1] = static_cast<uint8_t>(v >> 8);
-  p[2] = static_cast<uint8_t>(v >> 16);
-  p[3] = static_cast<uint8_t>(v >> 24);
-}
-
 }  // namespace
 
 DramImage DramImage::load(const isa::Executable& exe) {
@@ -47,7 +37,7 @@ std::vector<float> DramImage::read_f32(const isa::TensorDesc& d) const {
   std::vector<float> out(static_cast<size_t>(d.elements()));
   const uint8_t* base = bytes_.data();
   isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
-    out[k] = numerics::load(f32_from_bits(load_le32(base + at)));
+    out[k] = numerics::load(f32_from_bits(isa::load_u32(base + at)));
   });
   return out;
 }
@@ -58,7 +48,7 @@ std::vector<int32_t> DramImage::read_i32(const isa::TensorDesc& d) const {
   std::vector<int32_t> out(static_cast<size_t>(d.elements()));
   const uint8_t* base = bytes_.data();
   isa::for_each_element_address(
-      d, [&](size_t k, uint64_t at) { out[k] = static_cast<int32_t>(load_le32(base + at)); });
+      d, [&](size_t k, uint64_t at) { out[k] = static_cast<int32_t>(isa::load_u32(base + at)); });
   return out;
 }
 
@@ -68,7 +58,7 @@ void DramImage::write_f32(const isa::TensorDesc& d, const std::vector<float>& va
   isa::check_in_dram(d, size());
   uint8_t* base = bytes_.data();
   isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
-    store_le32(base + at, f32_bits(numerics::store(values[k])));
+    isa::store_u32(base + at, f32_bits(numerics::store(values[k])));
   });
 }
 
@@ -77,8 +67,9 @@ void DramImage::write_i32(const isa::TensorDesc& d, const std::vector<int32_t>& 
   expect_count(d, values.size());
   isa::check_in_dram(d, size());
   uint8_t* base = bytes_.data();
-  isa::for_each_element_address(
-      d, [&](size_t k, uint64_t at) { store_le32(base + at, static_cast<uint32_t>(values[k])); });
+  isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
+    isa::store_u32(base + at, static_cast<uint32_t>(values[k]));
+  });
 }
 
 std::vector<uint8_t> DramImage::read_raw(const isa::TensorDesc& d) const {

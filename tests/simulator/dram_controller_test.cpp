@@ -20,46 +20,7 @@
 namespace s2::sim::dram {
 namespace {
 
-// One model of a preset with extra dram keys, driven by arrival cycles and addresses given as
-// DRAM coordinates.
-class Probe {
- public:
-  Probe(const std::string& preset, const std::string& more)
-      : desc(load_preset(preset, more)),
-        t(desc.timing),
-        burst(static_cast<int64_t>(desc.burst_length / desc.data_rate)),
-        model(make_dram_model(desc)),
-        mapping(desc),
-        clock_(desc.clock_mhz) {}
-
-  Access at(uint32_t bank, uint32_t row, uint32_t column) const {
-    DramAddress a;
-    a.bank = bank;
-    a.row = row;
-    a.column = column;
-    return Access{mapping.encode(a), desc.burst_bytes(), AccessKind::Read};
-  }
-
-  // Latency in cycles of each access of `group` arriving at `cycle`.
-  std::vector<int64_t> serve(const std::vector<Access>& group, int64_t cycle) {
-    const GroupResult r = model->serve(group, clock_.to_ps(cycle));
-    std::vector<int64_t> latency;
-    for (Picoseconds done : r.access_done_ps)
-      latency.push_back(clock_.to_cycle(done) - cycle);
-    return latency;
-  }
-  int64_t serve_one(const Access& access, int64_t cycle) { return serve({access}, cycle)[0]; }
-  const DramStats& stats() const { return model->stats(); }
-
-  target::DramDesc desc;
-  target::DramTiming t;
-  int64_t burst;
-  std::unique_ptr<DramModel> model;
-  AddressMapping mapping;
-
- private:
-  DramClock clock_;
-};
+using Probe = DramProbe;
 
 int64_t n(uint32_t cycles) {
   return static_cast<int64_t>(cycles);
@@ -72,8 +33,8 @@ class DramController : public ::testing::TestWithParam<std::string> {};
 TEST_P(DramController, ClosedPageTurnsALaterHitIntoAMiss) {
   for (const char* policy : {"open", "closed"}) {
     Probe p(GetParam(), std::string("controller: {row_policy: ") + policy + "}");
-    EXPECT_EQ(p.serve_one(p.at(0, 5, 0), 100), n(p.t.tRCD) + n(p.t.tCL) + p.burst);
-    const int64_t again = p.serve_one(p.at(0, 5, 1), 1000);
+    EXPECT_EQ(p.serve_one(p.at(0, 0, 5, 0), 100), n(p.t.tRCD) + n(p.t.tCL) + p.burst);
+    const int64_t again = p.serve_one(p.at(0, 0, 5, 1), 1000);
     if (std::string(policy) == "open") {
       EXPECT_EQ(again, n(p.t.tCL) + p.burst);
       EXPECT_EQ(p.stats().row_hits, 1u);
@@ -89,8 +50,8 @@ TEST_P(DramController, ClosedPageTurnsALaterHitIntoAMiss) {
 TEST_P(DramController, ClosedPageTurnsALaterConflictIntoAMiss) {
   for (const char* policy : {"open", "closed"}) {
     Probe p(GetParam(), std::string("controller: {row_policy: ") + policy + "}");
-    p.serve_one(p.at(0, 5, 0), 100);
-    const int64_t other_row = p.serve_one(p.at(0, 6, 0), 1000);
+    p.serve_one(p.at(0, 0, 5, 0), 100);
+    const int64_t other_row = p.serve_one(p.at(0, 0, 6, 0), 1000);
     const bool open = std::string(policy) == "open";
     EXPECT_EQ(other_row, (open ? n(p.t.tRP) : 0) + n(p.t.tRCD) + n(p.t.tCL) + p.burst) << policy;
     EXPECT_EQ(p.stats().row_conflicts, open ? 1u : 0u) << policy;
@@ -101,18 +62,18 @@ TEST_P(DramController, ClosedPageTurnsALaterConflictIntoAMiss) {
 // of the bank for tRP after it and tRC after the first ACT.
 TEST_P(DramController, ClosedPagePrechargeRespectsTrasTrtpAndTrc) {
   Probe p(GetParam(), "controller: {row_policy: closed}");
-  const int64_t first = p.serve_one(p.at(1, 5, 0), 100);
+  const int64_t first = p.serve_one(p.at(0, 1, 5, 0), 100);
   const int64_t arrival = 100 + first;
   const int64_t pre = 100 + std::max(n(p.t.tRAS), n(p.t.tRCD) + n(p.t.tRTP));
   const int64_t act = std::max({arrival, pre + n(p.t.tRP), 100 + n(p.t.tRC)});
-  EXPECT_EQ(p.serve_one(p.at(1, 5, 1), arrival),
+  EXPECT_EQ(p.serve_one(p.at(0, 1, 5, 1), arrival),
             act - arrival + n(p.t.tRCD) + n(p.t.tCL) + p.burst);
 }
 
 // A row that queued bursts still want stays open for them: one ACT and one PRE for four.
 TEST_P(DramController, ClosedPageKeepsTheRowForQueuedBursts) {
   Probe p(GetParam(), "controller: {row_policy: closed}");
-  p.serve({p.at(2, 7, 0), p.at(2, 7, 1), p.at(2, 7, 2), p.at(2, 7, 3)}, 100);
+  p.serve({p.at(0, 2, 7, 0), p.at(0, 2, 7, 1), p.at(0, 2, 7, 2), p.at(0, 2, 7, 3)}, 100);
   EXPECT_EQ(p.stats().activates, 1u);
   EXPECT_EQ(p.stats().row_hits, 3u);
   EXPECT_EQ(p.stats().precharges, 1u);
@@ -130,7 +91,7 @@ TEST_P(DramController, FcfsServesInOrderAndFrFcfsTakesRowHitsFirst) {
     Probe p(GetParam(), std::string("controller: {scheduler: ") + scheduler + "}");
     std::vector<Access> group;
     for (uint32_t i = 0; i < 8; ++i)
-      group.push_back(p.at(3, 5 + i % 2, i / 2));
+      group.push_back(p.at(0, 3, 5 + i % 2, i / 2));
     const std::vector<int64_t> latency = p.serve(group, 100);
     last.push_back(*std::max_element(latency.begin(), latency.end()));
     const int64_t row_cycle =

@@ -1,8 +1,15 @@
 #pragma once
 // Shared by the DRAM model tests: a DramDesc built by the target loader from a preset.
 
+#include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
+#include "simulator/dram/address_mapping.h"
+#include "simulator/dram/dram_clock.h"
+#include "simulator/dram/dram_model.h"
+#include "simulator/dram/dram_registry.h"
 #include "simulator/dram/load_target.h"
 
 namespace s2::sim::dram {
@@ -23,5 +30,48 @@ inline target::DramDesc load_preset(const std::string& preset, const std::string
       preset + (more.empty() ? "" : ", " + more) + "}\n";
   return target::parse_target(text, "probe.yaml", S2_SOURCE_DIR "/configs/dram").dram;
 }
+
+// One model of a preset (plus `more` dram keys, as for load_preset), driven by arrival cycles
+// and addresses given as DRAM coordinates.
+class DramProbe {
+ public:
+  explicit DramProbe(const std::string& preset, const std::string& more = "")
+      : desc(load_preset(preset, more)),
+        t(desc.timing),
+        burst(static_cast<int64_t>(desc.burst_length / desc.data_rate)),
+        model(make_dram_model(desc)),
+        mapping(desc),
+        clock_(desc.clock_mhz) {}
+
+  Access at(uint32_t bank_group, uint32_t bank, uint32_t row, uint32_t column,
+            AccessKind kind = AccessKind::Read) const {
+    DramAddress a;
+    a.bank_group = bank_group;
+    a.bank = bank;
+    a.row = row;
+    a.column = column;
+    return Access{mapping.encode(a), desc.burst_bytes(), kind};
+  }
+
+  // Latency in cycles of each access of `group` arriving at `cycle`.
+  std::vector<int64_t> serve(const std::vector<Access>& group, int64_t cycle) {
+    const GroupResult r = model->serve(group, clock_.to_ps(cycle));
+    std::vector<int64_t> latency;
+    for (Picoseconds done : r.access_done_ps)
+      latency.push_back(clock_.to_cycle(done) - cycle);
+    return latency;
+  }
+  int64_t serve_one(const Access& access, int64_t cycle) { return serve({access}, cycle)[0]; }
+  const DramStats& stats() const { return model->stats(); }
+
+  target::DramDesc desc;
+  target::DramTiming t;
+  int64_t burst;  // data-bus cycles of one burst: BL / data rate
+  std::unique_ptr<DramModel> model;
+  AddressMapping mapping;
+
+ private:
+  DramClock clock_;
+};
 
 }  // namespace s2::sim::dram

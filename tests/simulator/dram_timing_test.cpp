@@ -21,46 +21,7 @@
 namespace s2::sim::dram {
 namespace {
 
-// One model of one preset, driven by arrival cycles and addresses given as DRAM coordinates.
-class Probe {
- public:
-  explicit Probe(const std::string& preset)
-      : desc(load_preset(preset)),
-        t(desc.timing),
-        burst(static_cast<int64_t>(desc.burst_length / desc.data_rate)),
-        model(make_dram_model(desc)),
-        mapping_(desc),
-        clock_(desc.clock_mhz) {}
-
-  Access at(uint32_t bank_group, uint32_t bank, uint32_t row, uint32_t column,
-            AccessKind kind = AccessKind::Read) const {
-    DramAddress a;
-    a.bank_group = bank_group;
-    a.bank = bank;
-    a.row = row;
-    a.column = column;
-    return Access{mapping_.encode(a), desc.burst_bytes(), kind};
-  }
-
-  // Latency in cycles of each access of `group` arriving at `cycle`.
-  std::vector<int64_t> serve(const std::vector<Access>& group, int64_t cycle) {
-    const GroupResult r = model->serve(group, clock_.to_ps(cycle));
-    std::vector<int64_t> latency;
-    for (Picoseconds done : r.access_done_ps)
-      latency.push_back(clock_.to_cycle(done) - cycle);
-    return latency;
-  }
-  int64_t serve_one(const Access& access, int64_t cycle) { return serve({access}, cycle)[0]; }
-
-  target::DramDesc desc;
-  target::DramTiming t;
-  int64_t burst;  // data-bus cycles of one burst: BL / data rate
-  std::unique_ptr<DramModel> model;
-
- private:
-  AddressMapping mapping_;
-  DramClock clock_;
-};
+using Probe = DramProbe;
 
 int64_t n(uint32_t cycles) {
   return static_cast<int64_t>(cycles);

@@ -66,6 +66,20 @@ AddressMapping::AddressMapping(const target::DramDesc& desc)
 DramAddress AddressMapping::decode_burst(uint64_t burst) const {
   DramAddress a;
   uint64_t rest = burst;
+  if (pow2_ && default_order_) {  // the shipped case, unrolled: the cursor decodes every access
+    const auto field = [&rest](uint32_t bits) {
+      const auto v = static_cast<uint32_t>(rest & ((uint64_t{1} << bits) - 1));
+      rest >>= bits;
+      return v;
+    };
+    a.channel = field(fields_[0].bits);
+    a.bank_group = field(fields_[1].bits);
+    a.column = field(fields_[2].bits);
+    a.bank = field(fields_[3].bits);
+    a.rank = field(fields_[4].bits);
+    a.row = static_cast<uint32_t>(rest);
+    return a;
+  }
   if (pow2_) {  // each radix below the top field a power of two
     for (std::size_t i = 0; i + 1 < fields_.size(); ++i) {
       a.*fields_[i].member = static_cast<uint32_t>(rest & ((uint64_t{1} << fields_[i].bits) - 1));

@@ -55,7 +55,7 @@ class AddressMapping {
   // by carrying through the fields above the channel instead of dividing again (the burst
   // cursor's hot path). Preconditions: run_length() == 1, b + channels() < bursts().
   void step_in_channel(DramAddress& a) const {
-    if (!default_order_) return increment(a, 1);
+    if (!default_order_) return step_above_channel(a);
     if (++a.bank_group < bank_groups_) return;
     a.bank_group = 0;
     if (++a.column < columns_) return;
@@ -85,6 +85,8 @@ class AddressMapping {
     uint32_t radix;
     uint32_t bits;  // log2(radix) when pow2_
   };
+  // step_in_channel() of any other order, out of line to keep the default path small.
+  [[gnu::noinline]] void step_above_channel(DramAddress& a) const { increment(a, 1); }
   // Adds one at fields_[from], carrying upwards; the top field never wraps.
   void increment(DramAddress& a, std::size_t from) const {
     for (std::size_t i = from; i + 1 < fields_.size(); ++i) {

@@ -42,6 +42,13 @@ class JedecModel::BurstCursor {
       }
       return;
     }
+    step_in_runs();
+  }
+
+ private:
+  // next() for a channel in runs longer than one burst: out of line, so that the default
+  // mapping's path above stays small enough to inline into the scheduler's loop.
+  [[gnu::noinline]] void step_in_runs() {
     ++burst_;
     if (burst_ % run_ == 0) burst_ = first_in_channel(burst_);
     if (burst_ > last_) {
@@ -53,7 +60,6 @@ class JedecModel::BurstCursor {
     }
   }
 
- private:
   // The first burst >= b of this channel.
   uint64_t first_in_channel(uint64_t b) const {
     const uint64_t channels = mapping_.channels();
@@ -282,9 +288,9 @@ void JedecModel::serve_channel(uint32_t channel_index, const std::vector<Access>
     channel.issue(q.request, planned, stats_);
     access_done[q.access] = std::max(access_done[q.access], planned.data_end);
     ++picks;
-    const BurstRequest issued = q.request;
-    dequeue(chosen);
-    if (closed_page_ && !row_wanted(issued)) channel.close_row(issued, stats_);
+    dequeue(chosen);  // leaves the slot's contents until fill() reuses it
+    if (closed_page_ && !row_wanted(slots_[slot].request))
+      channel.close_row(slots_[slot].request, stats_);
     // The slot just freed takes the next burst (q is dead from here).
     if (!cursor.done()) fill(slot, std::max(arrival, planned.column));
   }
@@ -293,7 +299,8 @@ void JedecModel::serve_channel(uint32_t channel_index, const std::vector<Access>
 GroupResult JedecModel::serve(const std::vector<Access>& group, Picoseconds arrival_ps) {
   check_range(group);
   const Cycle arrival = clock_.to_cycle(arrival_ps);
-  std::vector<Cycle> done(group.size(), arrival);
+  std::vector<Cycle>& done = done_;  // reused: one allocation per model, not per group
+  done.assign(group.size(), arrival);
   const uint64_t bursts_before = stats_.read_bursts + stats_.write_bursts;
   for (uint32_t c = 0; c < channels_.size(); ++c)
     serve_channel(c, group, arrival, done);

@@ -117,8 +117,9 @@ class JedecModel final : public DramModel {
   DramStats stats_;
   uint32_t banks_per_group_;
   uint32_t banks_per_rank_;
-  bool fcfs_;         // dram.controller.scheduler: fcfs
-  bool closed_page_;  // dram.controller.row_policy: closed
+  std::vector<Cycle> done_;  // serve()'s per-access completion, kept to reuse its storage
+  bool fcfs_;                // dram.controller.scheduler: fcfs
+  bool closed_page_;         // dram.controller.row_policy: closed
   Queued slots_[kQueueDepth];
   // The queue, grouped: streams_ holds the streams with a queued burst (and free entries,
   // listed in free_), and order_ their indices ordered by their oldest burst's age, so

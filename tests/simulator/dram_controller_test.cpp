@@ -22,10 +22,6 @@ namespace {
 
 using Probe = DramProbe;
 
-int64_t n(uint32_t cycles) {
-  return static_cast<int64_t>(cycles);
-}
-
 class DramController : public ::testing::TestWithParam<std::string> {};
 
 // ---- row policy ----------------------------------------------------------------------------

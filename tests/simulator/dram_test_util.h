@@ -31,6 +31,11 @@ inline target::DramDesc load_preset(const std::string& preset, const std::string
   return target::parse_target(text, "probe.yaml", S2_SOURCE_DIR "/configs/dram").dram;
 }
 
+// A timing in nCK as the probes' signed cycle count: n(p.t.tRCD).
+inline int64_t n(uint32_t cycles) {
+  return static_cast<int64_t>(cycles);
+}
+
 // One model of a preset (plus `more` dram keys, as for load_preset), driven by arrival cycles
 // and addresses given as DRAM coordinates.
 class DramProbe {

@@ -23,10 +23,6 @@ namespace {
 
 using Probe = DramProbe;
 
-int64_t n(uint32_t cycles) {
-  return static_cast<int64_t>(cycles);
-}
-
 class DramTimingProbe : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(DramTimingProbe, ReadToClosedBankTakesRcdPlusClPlusBurst) {

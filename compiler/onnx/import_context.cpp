@@ -100,6 +100,18 @@ std::vector<int64_t> NodeContext::constant_ints(size_t i) const {
                             "): constant input '" + value + "'");
 }
 
+std::vector<float> NodeContext::constant_floats(size_t i) const {
+  if (!has_input(i)) fail("input " + std::to_string(i) + " is missing");
+  const std::string& value = node_.input(static_cast<int>(i));
+  const onnx::TensorProto* t = import_.constant(value);
+  if (!t)
+    fail("input '" + value +
+         "' must be a constant (an initializer or a Constant node output); computed values "
+         "are not supported");
+  return float_values(*t, import_.path() + ": node '" + name_ + "' (" + node_.op_type() +
+                              "): constant input '" + value + "'");
+}
+
 const onnx::AttributeProto* NodeContext::find_attr(const std::string& name) const {
   for (const onnx::AttributeProto& a : node_.attribute())
     if (a.name() == name) return &a;

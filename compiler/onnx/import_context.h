@@ -73,6 +73,8 @@ class NodeContext {
   // An integer input whose contents are known at import time (an INT64 initializer or
   // Constant), e.g. the target shape of Reshape.
   std::vector<int64_t> constant_ints(size_t i) const;
+  // A FLOAT input known at import time (Clip's bounds, Dropout's ratio).
+  std::vector<float> constant_floats(size_t i) const;
 
   // Fails on any attribute of the node not in `names`: an attribute the translator does
   // not read would be silently ignored otherwise.

@@ -11,6 +11,7 @@
 #include "compiler/onnx/import_context.h"
 #include "compiler/onnx/initializers.h"
 #include "compiler/onnx/model_file.h"
+#include "compiler/onnx/patterns.h"
 #include "compiler/onnx/tensor_data.h"
 #include "compiler/onnx/translators.h"
 #include "isa/common/errors.h"
@@ -111,13 +112,16 @@ ir::TensorId import_input(ImportContext& ctx, const OnnxImportOptions& options) 
 }
 
 void translate_nodes(ImportContext& ctx) {
-  const auto& nodes = ctx.onnx_graph().node();
-  for (int k = 0; k < nodes.size(); ++k) {
-    const onnx::NodeProto& node = nodes[k];
+  for (const PatternNode& p : recognise_patterns(ctx.onnx_graph())) {
+    const onnx::NodeProto& node = p.node;
+    const int k = p.index;
+    const bool pattern = node.domain() == kPatternDomain;
     const bool standard = node.domain().empty() || node.domain() == "ai.onnx";
     const std::string type = standard ? node.op_type() : node.domain() + "." + node.op_type();
     const std::string name = node_display_name(node, k);
-    const OnnxOp* op = standard ? onnx_op_registry().find(node.op_type()) : nullptr;
+    const OnnxOp* op = standard  ? onnx_op_registry().find(node.op_type())
+                       : pattern ? pattern_op_registry().find(node.op_type())
+                                 : nullptr;
     if (!op)
       ctx.fail("node '" + name + "': " + onnx_op_registry().unknown_message(type) +
                " (the supported ops of domain ai.onnx)");

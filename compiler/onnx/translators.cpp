@@ -10,6 +10,16 @@ const OnnxOpRegistry& onnx_op_registry() {
     add_pool_ops(r);
     add_gemm_ops(r);
     add_tensor_ops(r);
+    add_activation_ops(r);
+    return r;
+  }();
+  return registry;
+}
+
+const OnnxOpRegistry& pattern_op_registry() {
+  static const OnnxOpRegistry registry = [] {
+    OnnxOpRegistry r("pattern operator", ListOrder::Sorted);
+    add_pattern_ops(r);
     return r;
   }();
   return registry;

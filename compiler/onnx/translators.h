@@ -31,5 +31,11 @@ void add_conv_ops(OnnxOpRegistry& r);    // Conv, BatchNormalization
 void add_pool_ops(OnnxOpRegistry& r);    // MaxPool, AveragePool, GlobalAveragePool
 void add_gemm_ops(OnnxOpRegistry& r);    // Gemm, MatMul
 void add_tensor_ops(OnnxOpRegistry& r);  // Relu, Add, Identity, Constant, Flatten, Reshape
+// Clip, Sigmoid, HardSigmoid, HardSwish, Gelu
+void add_activation_ops(OnnxOpRegistry& r);
+
+// The ops of the importer's own domain (patterns.h, kPatternDomain): Silu, Gelu.
+const OnnxOpRegistry& pattern_op_registry();
+void add_pattern_ops(OnnxOpRegistry& r);
 
 }  // namespace s2::onnx_import

@@ -181,8 +181,8 @@ void register_batch_norm_ops(OpRegistry& r) {
           "Outputs the saved mean and 1/sqrt(var + eps) for the backward, and updates running_mean "
           "and running_var in place (running = (1 - momentum) * running + momentum * batch, with "
           "the "
-          "unbiased variance), like PyTorch. Epilogue: y = act(y) with act \"none\" or \"relu\"; "
-          "not differentiable with act=relu."},
+          "unbiased variance), like PyTorch. Epilogue: y = act(y) with any act of the ISA "
+          "(relu, relu6, sigmoid, ...); not differentiable with an act."},
       {OpType::BatchNorm,
        Opcode::BnFwd,
        {x,

@@ -290,7 +290,8 @@ void register_conv_ops(OpRegistry& r) {
           "optional bias [K] -> y [N,K,P,Q]. stride [sh,sw], pads [top,left,bottom,right], "
           "dilation [dh,dw]; channels split into `groups` independent groups (groups = C = K is "
           "depthwise). Epilogue: y = act(conv + bias + residual) with an optional residual "
-          "[N,K,P,Q] and act \"none\" or \"relu\"; not differentiable with act=relu."},
+          "[N,K,P,Q] and any act of the ISA (relu, relu6, sigmoid, ...); not differentiable with "
+          "an act."},
          {OpType::Conv2d,
           Opcode::Conv2d,
           {x, w, bias, residual},

@@ -25,12 +25,12 @@ namespace s2::ir::epilogue {
 
 using isa::Activation;
 
-// The attribute `act`, spelled as the ISA's Activation names ("none", "relu").
+// The attribute `act`, spelled as the ISA's Activation names ("none", "relu", "sigmoid", ...).
 inline AttrSpec act_attr() {
   return {"act", AttrKind::String, AttrValue(std::string("none"))};
 }
 
-// The ISA's activation names for messages: "none" or "relu".
+// The ISA's activation names for messages: "none", "relu", ... or "gelu_tanh".
 inline std::string act_names_text() {
   const std::vector<isa::EnumValue>& values = isa::enum_values(isa::EnumSet::Activation);
   std::string text;
@@ -78,7 +78,7 @@ inline void expect_operand(const InferContext& ctx, size_t i, const Shape& outpu
 // y = act(y + residual), then gate, over n elements; residual and gate may be null
 // (isa/numerics/epilogue.h, shared with the simulator).
 inline void apply(float* y, size_t n, const float* residual, Activation act, const float* gate) {
-  numerics::apply_epilogue(y, n, residual, act == Activation::Relu, gate);
+  numerics::apply_epilogue(y, n, residual, act, gate);
 }
 
 inline const float* optional_f32(const KernelInput& in) {

@@ -146,8 +146,8 @@ void register_gemm_ops(OpRegistry& r) {
                   "or [K,M] when transposed) and op(b) = b^T when trans_b (b is [K,N] or [N,K]). "
                   "A PyTorch Linear is gemm(x, w, bias, trans_b=1). Sums over k in increasing "
                   "order from 0, bias added last. Epilogue: y = act(y + residual) with act "
-                  "\"none\" or \"relu\", then kept where gate > 0 (residual and gate optional, "
-                  "[M,N]); not differentiable with act=relu or a gate."},
+                  "of the ISA (relu, relu6, sigmoid, ...), then kept where gate > 0 (residual and "
+                  "gate optional, [M,N]); not differentiable with an act or a gate."},
          {OpType::Gemm,
           Opcode::Gemm,
           {{"a", Slot::A}, {"b", Slot::B}, bias, residual, gate},

@@ -115,6 +115,7 @@ void register_conv_ops(OpRegistry& r);
 void register_gemm_ops(OpRegistry& r);
 void register_batch_norm_ops(OpRegistry& r);
 void register_eltwise_ops(OpRegistry& r);
+void register_activation_ops(OpRegistry& r);
 void register_pool_ops(OpRegistry& r);
 void register_reduce_ops(OpRegistry& r);
 void register_view_ops(OpRegistry& r);

@@ -35,7 +35,7 @@ const char* fusion_pattern_name(FusionPattern pattern) {
 }
 
 FusionOptions fusion_options(const target::TargetDesc& target) {
-  return FusionOptions{target.pe_array.epilogue};
+  return FusionOptions{target.pe_array.epilogue, target.pe_array.activations};
 }
 
 std::string fusion_stats_text(const FusionStats& s) {
@@ -289,7 +289,7 @@ PassResult fuse_epilogues(const Graph& graph, const FusionOptions& options, Fusi
 
   FusionStats s;
   s.ops_before = graph.num_ops();
-  std::vector<Candidate> candidates = fusion::find_candidates(graph, order, options.features);
+  std::vector<Candidate> candidates = fusion::find_candidates(graph, order, options);
   s.candidates = candidates.size();
   CycleCheck cycles(preds, stamp);
   const auto cyclic = std::remove_if(candidates.begin(), candidates.end(),

@@ -9,10 +9,13 @@
 //   residual     conv2d / gemm (forward) -> add, the PE result either operand  [residual]
 //   grad_sum     conv2d_bwd_data / conv2d_bwd_weight / gemm (gradients) -> the add summing
 //                two gradient contributions                                     [residual]
-//   activation   conv2d / gemm [+ residual] -> relu                             [activation]
+//   activation   conv2d / gemm [+ residual] -> relu or an activation op, when the target's
+//                pe_array.activations lists its function                       [activation]
 //   gate         conv2d_bwd_data / gemm [+ residual] -> relu_bwd reading the PE result as
 //                dy; the relu output becomes the gate                           [gate]
-//   bn_relu      batch_norm -> relu                                   (bn_fwd's act: always)
+//   bn_relu      batch_norm -> relu or an activation op               (bn_fwd's act: always)
+// An activation whose backward reads its input x (silu, gelu, ...; numerics::reads_output)
+// leaves x a second use in a training step, so it fuses only where x is not needed later.
 //   bn_bwd_gate  relu_bwd -> batch_norm_bwd's dy                     (bn_bwd's gate: always)
 // Bias needs no pattern: the front end already gives conv2d and gemm their bias input.
 //
@@ -53,9 +56,12 @@ namespace s2::ir {
 
 struct FusionOptions {
   std::set<target::EpilogueFeature> features;  // the target's pe_array.epilogue
+  // The functions the PE epilogue's activation stage computes (pe_array.activations). The
+  // PPU's bn_fwd computes every one, so batch_norm -> activation fuses regardless.
+  std::set<isa::Activation> activations = target::all_activations();
 };
 
-// The options for a target: its PE array's epilogue features.
+// The options for a target: its PE array's epilogue features and activations.
 FusionOptions fusion_options(const target::TargetDesc& target);
 
 enum class FusionPattern : uint8_t { Residual, GradSum, Activation, Gate, BnRelu, BnBwdGate };

@@ -43,6 +43,19 @@ bool is_pe(const Op& op) {
   return op_schema(op.type).fusion == FusionClass::Pe;
 }
 
+// relu, or an activation op: what an `act` attribute can absorb.
+bool is_activation(const Op& op) {
+  return op.type == OpType::Relu || op.type == OpType::Activation;
+}
+
+// The ISA activation an activation op computes.
+isa::Activation activation_of(const Op& op) {
+  if (op.type == OpType::Relu) return isa::Activation::Relu;
+  for (const isa::EnumValue& v : isa::enum_values(isa::EnumSet::Activation))
+    if (v.name == op.attrs.s("act")) return static_cast<isa::Activation>(v.value);
+  throw InternalError("fusion: op '" + op.name + "' has unknown act \"" + op.attrs.s("act") + "\"");
+}
+
 struct Use {
   OpId op;
   size_t slot = 0;
@@ -51,9 +64,9 @@ struct Use {
 // What the matcher asks of the graph, computed once.
 class Matcher {
  public:
-  Matcher(const Graph& g, const std::set<EpilogueFeature>& features)
+  Matcher(const Graph& g, const FusionOptions& options)
       : g_(g),
-        features_(features),
+        options_(options),
         consumers_(g.consumers()),
         tensors_on_(g.num_datas(), 0),
         is_output_(g.num_tensors(), false) {
@@ -64,7 +77,11 @@ class Matcher {
     if (g.loss().valid()) is_output_[g.loss().index()] = true;
   }
 
-  bool supports(EpilogueFeature f) const { return features_.count(f) != 0; }
+  bool supports(EpilogueFeature f) const { return options_.features.count(f) != 0; }
+  bool pe_computes(const Op& act) const {
+    return supports(EpilogueFeature::Activation) &&
+           options_.activations.count(activation_of(act)) != 0;
+  }
 
   // The only use of t, when t may disappear into a fused op.
   std::optional<Use> sole_use(TensorId t) const {
@@ -113,8 +130,7 @@ class Matcher {
           supports(EpilogueFeature::Residual)) {
         add_step(&chain, cur, use->op, forward ? FusionPattern::Residual : FusionPattern::GradSum);
         stage = 1;
-      } else if (next.type == OpType::Relu && stage < 2 && has_act(pe.type) &&
-                 supports(EpilogueFeature::Activation)) {
+      } else if (is_activation(next) && stage < 2 && has_act(pe.type) && pe_computes(next)) {
         add_step(&chain, cur, use->op, FusionPattern::Activation);
         stage = 2;
       } else if (next.type == OpType::ReluBwd && use->slot == 0 && stage < 3 &&
@@ -130,12 +146,12 @@ class Matcher {
     out->insert(out->end(), prefixes.rbegin(), prefixes.rend());
   }
 
-  // batch_norm -> relu: bn_fwd's activation.
+  // batch_norm -> an activation: bn_fwd's activation (the PPU computes every one).
   void bn_relu(OpId head, std::vector<Candidate>* out) const {
     const Op& bn = g_.op(head);
     if (bn.type != OpType::BatchNorm || !act_none(bn)) return;
     const std::optional<Use> use = sole_use(bn.outputs.at(0));
-    if (!use || g_.op(use->op).type != OpType::Relu) return;
+    if (!use || !is_activation(g_.op(use->op))) return;
     Candidate c;
     c.ops.push_back(head);
     add_step(&c, bn.outputs.at(0), use->op, FusionPattern::BnRelu);
@@ -159,7 +175,7 @@ class Matcher {
 
  private:
   const Graph& g_;
-  const std::set<EpilogueFeature>& features_;
+  const FusionOptions& options_;
   std::vector<std::vector<OpId>> consumers_;
   std::vector<size_t> tensors_on_;  // per data node
   std::vector<bool> is_output_;     // per tensor: a graph output or the loss
@@ -184,8 +200,8 @@ void set_slot(Op* op, const std::string& name, TensorId t) {
 }  // namespace
 
 std::vector<Candidate> find_candidates(const Graph& graph, const std::vector<OpId>& order,
-                                       const std::set<EpilogueFeature>& features) {
-  const Matcher m(graph, features);
+                                       const FusionOptions& options) {
+  const Matcher m(graph, options);
   std::vector<Candidate> out;
   for (OpId id : order) {
     m.pe_chains(id, &out);
@@ -211,7 +227,7 @@ Op fused_op(const Graph& graph, const Candidate& c) {
         break;
       case FusionPattern::Activation:
       case FusionPattern::BnRelu:
-        fused.attrs.set("act", std::string("relu"));
+        fused.attrs.set("act", std::string(isa::activation_name(activation_of(op))));
         break;
       case FusionPattern::Gate:
         set_slot(&fused, "gate", op.inputs.at(1));

@@ -5,8 +5,9 @@
 //
 // A candidate is a chain of ops, each consuming the single-use intermediate of the one
 // before, that the ISA executes as one instruction:
-//   PE op [-> add] [-> relu] [-> relu_bwd]   in the epilogue's order: residual, act, gate
-//   batch_norm -> relu                       bn_fwd's act
+//   PE op [-> add] [-> act] [-> relu_bwd]    in the epilogue's order: residual, act, gate
+//   batch_norm -> act                        bn_fwd's act
+// where act is relu or an activation op (relu6, sigmoid, ...).
 //   relu_bwd -> batch_norm_bwd               bn_bwd's gate
 // Every prefix of a PE chain is a candidate of its own (longest first), so the search can
 // trade a long epilogue for a shorter one that leaves its tail to another group.
@@ -36,7 +37,7 @@ struct Candidate {
 // node (not a view, and not viewed). Whether the merge would close a cycle is not checked
 // here.
 std::vector<Candidate> find_candidates(const Graph& graph, const std::vector<OpId>& order,
-                                       const std::set<target::EpilogueFeature>& features);
+                                       const FusionOptions& options);
 
 // The op that replaces the candidate's chain: ops[main] with the absorbed epilogue inputs
 // and attributes, producing the last op's outputs (tensor ids of `graph`).

@@ -177,6 +177,12 @@ const std::vector<EnumValue>& enum_values(EnumSet set) {
   throw InternalError("enum_values: unknown enum set");
 }
 
+std::string_view enum_name(EnumSet set, uint32_t value) {
+  for (const EnumValue& v : enum_values(set))
+    if (v.value == value) return v.name;
+  return "?";
+}
+
 std::string_view enum_set_name(EnumSet set) {
   switch (set) {
     case EnumSet::None:

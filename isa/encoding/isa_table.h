@@ -213,6 +213,20 @@ const SlotInfo& slot_info(Slot slot);
 // Named values of an enumerated field's set, in value order.
 const std::vector<EnumValue>& enum_values(EnumSet set);
 std::string_view enum_set_name(EnumSet set);
+// The eltwise ops without operand b.
+inline bool is_unary(EltwiseOp op) {
+  return op == EltwiseOp::Relu || op == EltwiseOp::Scale || op == EltwiseOp::Act;
+}
+// The eltwise ops that apply the instruction's `act` field.
+inline bool uses_act(EltwiseOp op) {
+  return op == EltwiseOp::Act || op == EltwiseOp::ActBwd;
+}
+
+// The name of `value` in `set`; "?" when the set has no such value.
+std::string_view enum_name(EnumSet set, uint32_t value);
+inline std::string_view activation_name(Activation act) {
+  return enum_name(EnumSet::Activation, static_cast<uint32_t>(act));
+}
 
 std::string_view dtype_name(DType dtype);
 unsigned dtype_bytes(DType dtype);

@@ -226,7 +226,10 @@ void check_shapes(Checker& c) {
     }
     case Opcode::Eltwise: {
       const auto op = inst.as<EltwiseOp>(Field::Op);
-      const bool unary = op == EltwiseOp::Relu || op == EltwiseOp::Scale;
+      const bool unary = is_unary(op);
+      const bool act = inst.as<Activation>(Field::Act) != Activation::None;
+      if (uses_act(op) && !act) c.fail("eltwise act and act_bwd need an 'act' other than none");
+      if (!uses_act(op) && act) c.fail("field 'act' applies only to eltwise act and act_bwd");
       if (unary && c.has(Slot::B)) c.fail("eltwise op takes no operand 'b'");
       if (!unary && !c.has(Slot::B)) c.fail("eltwise op needs operand 'b'");
       c.expect_same_elements(Slot::B, Slot::A);

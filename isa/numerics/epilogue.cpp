@@ -2,17 +2,17 @@
 
 #include <algorithm>
 
+#include "isa/numerics/activation.h"
 #include "isa/numerics/lane_ops.h"
 
 namespace s2::numerics {
 
-void apply_epilogue(float* y, size_t n, const float* residual, bool relu, const float* gate) {
+void apply_epilogue(float* y, size_t n, const float* residual, isa::Activation act,
+                    const float* gate) {
   if (residual != nullptr)
     for (size_t i = 0; i < n; ++i)
       y[i] = add(y[i], residual[i]);
-  if (relu)
-    for (size_t i = 0; i < n; ++i)
-      y[i] = numerics::relu(y[i]);
+  if (act != isa::Activation::None) act_fwd(act, y, y, n);
   if (gate != nullptr)
     for (size_t i = 0; i < n; ++i)
       y[i] = relu_bwd(y[i], gate[i]);

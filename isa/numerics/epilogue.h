@@ -7,10 +7,13 @@
 // compiler's reference interpreter and the simulator's functional model.
 #include <cstddef>
 
+#include "isa/encoding/isa_table.h"
+
 namespace s2::numerics {
 
-// y = relu?(y + residual), then gate, over n elements; residual and gate may be null.
-void apply_epilogue(float* y, size_t n, const float* residual, bool relu, const float* gate);
+// y = act(y + residual), then gate, over n elements; residual and gate may be null.
+void apply_epilogue(float* y, size_t n, const float* residual, isa::Activation act,
+                    const float* gate);
 
 // The [2, C] statistics of y laid out as [outer, C, inner] (conv: [N, K, P*Q]; gemm:
 // [M, N, 1]) into stats: row 0 the per-channel sum, row 1 the per-channel sum of squares.

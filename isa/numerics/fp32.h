@@ -50,6 +50,9 @@ inline float add(float a, float b) {
 inline float sub(float a, float b) {
   return ftz(a - b);
 }
+inline float div(float a, float b) {
+  return ftz(a / b);
+}
 // One PE step: acc + a * b, each rounded.
 inline float mac(float acc, float a, float b) {
   return add(acc, mul(a, b));

@@ -3,6 +3,7 @@
 // interpreter, the simulator's functional model and the PPU RTL regression. Operands are
 // datapath values (flushed, fp32.h); results are flushed; NaNs propagate (store() makes them
 // canonical). Comparisons are IEEE ordered comparisons: a NaN compares false.
+#include "isa/numerics/activation.h"
 #include "isa/numerics/fp32.h"
 
 namespace s2::numerics {
@@ -50,18 +51,18 @@ inline void sgd_step(const SgdParams& p, float& weight, float grad, float* veloc
 }
 
 // The PE epilogue on one element in the PPU, in pipeline order: bias, residual, activation,
-// gate. Absent stages are skipped.
+// gate. Absent stages are skipped (act None: no activation).
 struct EpilogueStages {
   bool bias = false;
   bool residual = false;
-  bool relu = false;
+  isa::Activation act = isa::Activation::None;
   bool gate = false;
 };
 inline float epilogue(const EpilogueStages& s, float acc, float bias, float residual, float gate) {
   float y = acc;
   if (s.bias) y = add(y, bias);
   if (s.residual) y = add(y, residual);
-  if (s.relu) y = relu(y);
+  if (s.act != isa::Activation::None) y = act_fwd(s.act, y);
   if (s.gate) y = relu_bwd(y, gate);
   return y;
 }

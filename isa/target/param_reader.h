@@ -165,6 +165,13 @@ class ParamReader {
     return result;
   }
 
+  // A YAML list of names, each one of `names` (at most once): their indices in `names`, in
+  // the list's order; nullopt when the key is absent.
+  std::optional<std::vector<std::size_t>> get_name_list(
+      const std::string& key, const std::vector<std::string_view>& names) {
+    return choose_list(key, names.data(), names.size());
+  }
+
   // A nested mapping. An empty value (`key:` with nothing after it) reads as an empty mapping.
   ParamReader child(const std::string& key);
   std::optional<ParamReader> optional_child(const std::string& key);

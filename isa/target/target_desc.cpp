@@ -4,6 +4,14 @@
 
 namespace s2::target {
 
+std::set<isa::Activation> all_activations() {
+  std::set<isa::Activation> acts;
+  for (const isa::EnumValue& v : isa::enum_values(isa::EnumSet::Activation))
+    if (v.value != static_cast<uint32_t>(isa::Activation::None))
+      acts.insert(static_cast<isa::Activation>(v.value));
+  return acts;
+}
+
 std::string TargetDesc::where(const std::string& key_path) const {
   for (std::string path = key_path; !path.empty();) {
     const auto it = locations.find(path);

@@ -17,6 +17,8 @@
 #include <string>
 #include <string_view>
 
+#include "isa/encoding/isa_table.h"
+
 namespace s2::target {
 
 // ---- PE array ----------------------------------------------------------------------------
@@ -38,17 +40,27 @@ enum class EpilogueFeature : uint8_t {
 inline constexpr std::array<std::string_view, 5> kEpilogueFeatureNames{"bias", "activation",
                                                                        "residual", "gate", "stats"};
 
+// The activation functions of the ISA (isa.def, Activation) other than none.
+std::set<isa::Activation> all_activations();
+
 struct PeArrayDesc {
   uint32_t rows = 0;  // 1..1024
   uint32_t cols = 0;  // 1..1024
   Dataflow dataflow = Dataflow::WeightStationary;
   std::set<EpilogueFeature> epilogue;
+  // The functions the epilogue's activation stage computes (with EpilogueFeature::Activation);
+  // the compiler fuses only these into PE instructions.
+  std::set<isa::Activation> activations = all_activations();
 
   uint64_t macs() const { return uint64_t{rows} * cols; }
   // The K-tile of the array's accumulation (isa/numerics/pe_gemm.h): a weight-stationary
   // column sums `rows` products per pass; an output-stationary PE sums the whole K (0).
   uint32_t k_tile() const { return dataflow == Dataflow::WeightStationary ? rows : 0; }
   bool supports(EpilogueFeature feature) const { return epilogue.count(feature) != 0; }
+  bool supports(isa::Activation act) const {
+    return act == isa::Activation::None ||
+           (supports(EpilogueFeature::Activation) && activations.count(act) != 0);
+  }
 };
 
 // ---- on-chip SRAM ------------------------------------------------------------------------

@@ -48,6 +48,21 @@ PeArrayDesc read_pe_array(ParamReader reader) {
     all.insert(static_cast<EpilogueFeature>(i));
   }
   pe.epilogue = reader.get_enum_set("epilogue", all, kEpilogueFeatureNames);
+  std::vector<std::string_view> act_names;
+  std::vector<isa::Activation> acts;
+  for (isa::Activation act : all_activations()) {
+    act_names.push_back(isa::activation_name(act));
+    acts.push_back(act);
+  }
+  if (const auto listed = reader.get_name_list("activations", act_names)) {
+    if (!pe.supports(EpilogueFeature::Activation))
+      reader.fail("activations",
+                  "lists activation functions, but the epilogue has no "
+                  "'activation' stage");
+    pe.activations.clear();
+    for (size_t index : *listed)
+      pe.activations.insert(acts[index]);
+  }
   return pe;
 }
 
@@ -279,6 +294,12 @@ std::string describe_target(const TargetDesc& t) {
     epilogue += (epilogue.empty() ? "" : ", ") + std::string(name(feature));
   }
   line(out, "epilogue", epilogue.empty() ? "none (no fusion into PE instructions)" : epilogue);
+  if (pe.supports(EpilogueFeature::Activation)) {
+    std::string acts;
+    for (isa::Activation act : pe.activations)
+      acts += (acts.empty() ? "" : ", ") + std::string(isa::activation_name(act));
+    line(out, "activations", acts.empty() ? "none" : acts);
+  }
   line(out, "SRAM input", buffer_text(t.sram.input));
   line(out, "SRAM weight", buffer_text(t.sram.weight));
   line(out, "SRAM accum", buffer_text(t.sram.accumulator));

@@ -43,7 +43,7 @@ void run_bn_fwd(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   a.y = y.data(), a.saved_mean = mean_out.data(), a.saved_invstd = invstd_out.data();
   numerics::batch_norm_forward(g, a);
   EpilogueOperands e;
-  e.relu = inst.as<isa::Activation>(isa::Field::Act) == isa::Activation::Relu;
+  e.act = inst.as<isa::Activation>(isa::Field::Act);
   run_epilogue(dp.ppu, y, e);
   ops.write(Slot::Y, y);
   ops.write(Slot::Mean, mean_out);

@@ -34,7 +34,7 @@ void run_conv2d(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   EpilogueOperands e;
   if (bias) e.bias = broadcast_channels(*bias, g.n, g.k, g.p * g.q);
   e.residual = data_or_null(residual);
-  e.relu = inst.as<isa::Activation>(Field::Act) == isa::Activation::Relu;
+  e.act = inst.as<isa::Activation>(Field::Act);
   run_epilogue(dp.ppu, y, e);
   ops.write(Slot::Y, y);
   if (ops.has(Slot::Stats)) ops.write(Slot::Stats, channel_stats(y, g.n, g.k, g.p * g.q));

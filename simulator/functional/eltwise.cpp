@@ -7,14 +7,6 @@
 #include "simulator/functional/operands.h"
 
 namespace s2::sim::functional {
-namespace {
-
-bool is_unary(isa::EltwiseOp op) {
-  return op == isa::EltwiseOp::Relu || op == isa::EltwiseOp::Scale;
-}
-
-}  // namespace
-
 LaneOp lane_op(isa::EltwiseOp op) {
   using E = isa::EltwiseOp;
   switch (op) {
@@ -32,6 +24,10 @@ LaneOp lane_op(isa::EltwiseOp op) {
       return LaneOp::Relu;
     case E::ReluBwd:
       return LaneOp::ReluBwd;
+    case E::Act:
+      return LaneOp::Act;
+    case E::ActBwd:
+      return LaneOp::ActBwd;
     case E::Axpby:
       return LaneOp::Axpby;
     case E::Scale:
@@ -42,7 +38,9 @@ LaneOp lane_op(isa::EltwiseOp op) {
 }
 
 std::vector<float> eltwise(PpuLanes& ppu, isa::EltwiseOp op, const std::vector<float>& a,
-                           const std::vector<float>& b, float scale_a, float scale_b) {
+                           const std::vector<float>& b, float scale_a, float scale_b,
+                           isa::Activation act) {
+  using isa::is_unary;
   S2_CHECK(is_unary(op) || b.size() == a.size(),
            "functional eltwise: operand b has " + std::to_string(b.size()) + " elements, a has " +
                std::to_string(a.size()));
@@ -51,6 +49,7 @@ std::vector<float> eltwise(PpuLanes& ppu, isa::EltwiseOp op, const std::vector<f
   pass.elements = a.size();
   pass.alpha = numerics::load(scale_a);
   pass.beta = numerics::load(scale_b);
+  pass.act = act;
   std::vector<float> y(a.size());
   ppu.run(pass, a.data(), is_unary(op) ? nullptr : b.data(), nullptr, nullptr, y.data(), nullptr);
   return y;
@@ -58,6 +57,7 @@ std::vector<float> eltwise(PpuLanes& ppu, isa::EltwiseOp op, const std::vector<f
 
 void run_eltwise(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   Operands ops(inst, image);
+  using isa::is_unary;
   const auto op = inst.as<isa::EltwiseOp>(isa::Field::Op);
   const std::vector<float> a = ops.f32(isa::Slot::A);
   std::vector<float> b;
@@ -68,7 +68,8 @@ void run_eltwise(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   if (a.size() != ops.desc(isa::Slot::Y).elements() || (!is_unary(op) && b.size() != a.size()))
     ops.fail("operands a, b and y must have equal element counts");
   ops.write(isa::Slot::Y,
-            eltwise(dp.ppu, op, a, b, inst.f32(isa::Field::ScaleA), inst.f32(isa::Field::ScaleB)));
+            eltwise(dp.ppu, op, a, b, inst.f32(isa::Field::ScaleA), inst.f32(isa::Field::ScaleB),
+                    inst.as<isa::Activation>(isa::Field::Act)));
 }
 
 }  // namespace s2::sim::functional

@@ -3,7 +3,8 @@
 // (equal element counts, shapes may differ), one pass of the datapath's PPU lanes with the
 // lane operations of isa/numerics/lane_ops.h: axpby = (scale_a * a) + (scale_b * b),
 // scale = (scale_a * a) + scale_b, each product and sum rounded on its own; max and min
-// propagate a NaN; relu and relu_bwd compare strictly with +0.0f.
+// propagate a NaN; relu and relu_bwd compare strictly with +0.0f; act and act_bwd are the
+// activation functions of isa/numerics/activation.h.
 
 #include <vector>
 
@@ -16,9 +17,10 @@ namespace s2::sim::functional {
 // The lane op of an eltwise op; a UserError for a code that is no EltwiseOp.
 LaneOp lane_op(isa::EltwiseOp op);
 
-// b is empty for the unary ops (relu, scale).
+// b is empty for the unary ops (isa::is_unary); act is the activation of act and act_bwd.
 std::vector<float> eltwise(PpuLanes& ppu, isa::EltwiseOp op, const std::vector<float>& a,
-                           const std::vector<float>& b, float scale_a, float scale_b);
+                           const std::vector<float>& b, float scale_a, float scale_b,
+                           isa::Activation act = isa::Activation::None);
 
 void run_eltwise(const isa::Instruction& inst, DramImage& image, Datapath& dp);
 

@@ -21,10 +21,10 @@ void run_epilogue(PpuLanes& ppu, std::vector<float>& y, const EpilogueOperands& 
   pass.elements = y.size();
   pass.stages.bias = !e.bias.empty();
   pass.stages.residual = e.residual != nullptr;
-  pass.stages.relu = e.relu;
+  pass.stages.act = e.act;
   pass.stages.gate = e.gate != nullptr;
   const numerics::EpilogueStages& s = pass.stages;
-  if (!s.bias && !s.residual && !s.relu && !s.gate) return;
+  if (!s.bias && !s.residual && s.act == isa::Activation::None && !s.gate) return;
   ppu.run(pass, y.data(), s.bias ? e.bias.data() : nullptr, e.residual, e.gate, y.data(), nullptr);
 }
 

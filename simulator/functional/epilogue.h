@@ -14,7 +14,7 @@ namespace s2::sim::functional {
 struct EpilogueOperands {
   std::vector<float> bias;          // one value per element (broadcast), or empty
   const float* residual = nullptr;  // else y.size() elements
-  bool relu = false;
+  isa::Activation act = isa::Activation::None;
   const float* gate = nullptr;
 };
 

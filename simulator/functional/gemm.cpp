@@ -22,7 +22,7 @@ void run_gemm(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   EpilogueOperands e;
   if (bias) e.bias = broadcast_channels(*bias, m, n, 1);
   e.residual = data_or_null(residual);
-  e.relu = inst.as<isa::Activation>(isa::Field::Act) == isa::Activation::Relu;
+  e.act = inst.as<isa::Activation>(isa::Field::Act);
   e.gate = data_or_null(gate);
   run_epilogue(dp.ppu, y, e);
   ops.write(isa::Slot::Y, y);

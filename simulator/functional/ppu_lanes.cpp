@@ -32,6 +32,10 @@ void ModelPpuLanes::run(const LanePass& p, const float* a, const float* b, const
       return each(n, [&](size_t i) { y[i] = nm::relu(a[i]); });
     case LaneOp::ReluBwd:
       return each(n, [&](size_t i) { y[i] = nm::relu_bwd(a[i], b[i]); });
+    case LaneOp::Act:
+      return each(n, [&](size_t i) { y[i] = nm::act_fwd(p.act, a[i]); });
+    case LaneOp::ActBwd:
+      return each(n, [&](size_t i) { y[i] = nm::act_bwd(p.act, a[i], b[i]); });
     case LaneOp::Axpby:
       return each(n, [&](size_t i) { y[i] = nm::axpby(a[i], b[i], p.alpha, p.beta); });
     case LaneOp::ScaleShift:

@@ -10,6 +10,8 @@
 //   Add, Sub, Mul, Max, Min   out0 = op(in0, in1)
 //   Relu                      out0 = relu(in0)
 //   ReluBwd                   out0 = relu_bwd(dy = in0, y = in1)
+//   Act                       out0 = act(in0)
+//   ActBwd                    out0 = act_bwd(act, dy = in0, v = in1) (isa/numerics/activation.h)
 //   Axpby                     out0 = alpha * in0 + beta * in1
 //   ScaleShift                out0 = alpha * in0 + beta
 //   Sgd                       in0 weight, in1 grad, in2 velocity (null without momentum);
@@ -22,13 +24,28 @@
 
 namespace s2::sim::functional {
 
-enum class LaneOp { Add, Sub, Mul, Max, Min, Relu, ReluBwd, Axpby, ScaleShift, Sgd, Epilogue };
+enum class LaneOp {
+  Add,
+  Sub,
+  Mul,
+  Max,
+  Min,
+  Relu,
+  ReluBwd,
+  Act,
+  ActBwd,
+  Axpby,
+  ScaleShift,
+  Sgd,
+  Epilogue
+};
 
 struct LanePass {
   LaneOp op = LaneOp::Add;
   size_t elements = 0;
   float alpha = 0.0f;
   float beta = 0.0f;
+  isa::Activation act = isa::Activation::None;  // Act, ActBwd
   numerics::SgdParams sgd;
   numerics::EpilogueStages stages;
 };

@@ -27,10 +27,19 @@ void print_timing(std::ostream& out, const char* name, const TimingCosim& u) {
 }
 
 void print_unit(std::ostream& out, const char* name, const UnitCosim& u) {
-  if (u.passes == 0) return;
+  if (u.passes + u.model_passes == 0) return;
   out << "    " << name << ": " << u.passes << " passes, " << u.rtl_cycles << " RTL cycles ("
       << "model " << u.model_cycles << "), " << u.elements << " output elements compared, "
       << verdict(u.divergences, "cycles and bits") << "\n";
+  if (u.model_passes > 0) {
+    out << "      " << u.model_passes << " passes computed by the model: the RTL has no ";
+    const char* sep = "";
+    for (const std::string& op : u.model_ops) {
+      out << sep << op;
+      sep = ", ";
+    }
+    out << "\n";
+  }
   if (!u.first.empty()) out << "      first divergence: " << u.first << "\n";
 }
 
@@ -46,7 +55,7 @@ void CosimLog::print(std::ostream& out) const {
     print_timing(out, "epilogue (ppu RTL)", timing_epilogue);
     print_timing(out, "ppu", timing_ppu);
   }
-  if (pe_array.passes + ppu.passes > 0) {
+  if (pe_array.passes + ppu.passes + ppu.model_passes > 0) {
     out << "  datapath (the functional replay through the RTL, bits compared):\n";
     print_unit(out, "pe_array", pe_array);
     print_unit(out, "ppu", ppu);

@@ -22,6 +22,9 @@ struct UnitCosim {
   uint64_t elements = 0;      // output elements compared bit for bit
   uint64_t divergences = 0;   // passes whose cycles or bits differ
   std::string first;          // the first divergence, empty when none
+  // Passes of operations the RTL does not implement, computed by the C++ model instead.
+  uint64_t model_passes = 0;
+  std::set<std::string> model_ops;
 };
 
 // One timing unit clocked by an RTL unit.

@@ -211,7 +211,9 @@ class PpuRegression {
     pass.alpha = datapath_value(alpha);
     pass.beta = datapath_value(beta);
     pass.sgd = {datapath_value(lr), datapath_value(momentum), datapath_value(wd)};
-    pass.stages = {rng.below(2) == 0, rng.below(2) == 0, rng.below(2) == 0, rng.below(2) == 0};
+    pass.stages = {rng.below(2) == 0, rng.below(2) == 0,
+                   rng.below(2) == 0 ? isa::Activation::Relu : isa::Activation::None,
+                   rng.below(2) == 0};
 
     const size_t e = pass.elements;
     std::vector<uint32_t> in[4];
@@ -232,13 +234,13 @@ class PpuRegression {
                                       fin[3].data(), m0.data(), velocity ? m1.data() : nullptr);
     }
     s2::rtl::PpuPass p;
-    p.op = to_rtl_op(pass.op);
+    p.op = *to_rtl_op(pass.op);
     p.elements = e;
     p.width = width;
     p.latency = latency;
     p.alpha = alpha, p.beta = beta, p.lr = lr, p.momentum = momentum, p.weight_decay = wd;
-    p.bias = pass.stages.bias, p.residual = pass.stages.residual, p.relu = pass.stages.relu,
-    p.gate = pass.stages.gate;
+    p.bias = pass.stages.bias, p.residual = pass.stages.residual,
+    p.relu = pass.stages.act == isa::Activation::Relu, p.gate = pass.stages.gate;
     std::vector<uint32_t> r0(e), r1(e);
     const uint64_t cycles = ppu.run_pass(p, in[0].data(), in[1].data(), in[2].data(), in[3].data(),
                                          r0.data(), r1.data());

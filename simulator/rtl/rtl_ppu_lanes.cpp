@@ -18,7 +18,7 @@ using s2::rtl::PpuRtlOp;
 
 }  // namespace
 
-PpuRtlOp to_rtl_op(LaneOp op) {
+std::optional<PpuRtlOp> to_rtl_op(LaneOp op) {
   switch (op) {
     case LaneOp::Add:
       return PpuRtlOp::Add;
@@ -34,6 +34,9 @@ PpuRtlOp to_rtl_op(LaneOp op) {
       return PpuRtlOp::Relu;
     case LaneOp::ReluBwd:
       return PpuRtlOp::ReluBwd;
+    case LaneOp::Act:
+    case LaneOp::ActBwd:
+      return std::nullopt;
     case LaneOp::Axpby:
       return PpuRtlOp::Axpby;
     case LaneOp::ScaleShift:
@@ -44,6 +47,17 @@ PpuRtlOp to_rtl_op(LaneOp op) {
       return PpuRtlOp::Epilogue;
   }
   throw InternalError("RTL PPU: unknown lane op");
+}
+
+std::string rtl_ppu_missing(const functional::LanePass& pass) {
+  const std::string act(isa::activation_name(pass.act));
+  if (pass.op == LaneOp::Act) return "act " + act;
+  if (pass.op == LaneOp::ActBwd) return "act_bwd " + act;
+  const isa::Activation stage = pass.stages.act;
+  if (pass.op == LaneOp::Epilogue && stage != isa::Activation::None &&
+      stage != isa::Activation::Relu)
+    return "epilogue act " + std::string(isa::activation_name(stage));
+  return {};
 }
 
 namespace {
@@ -81,11 +95,18 @@ RtlPpuLanes::RtlPpuLanes(s2::rtl::RtlPpu& rtl, const target::TargetDesc& target,
 
 void RtlPpuLanes::run(const functional::LanePass& pass, const float* in0, const float* in1,
                       const float* in2, const float* in3, float* out0, float* out1) {
+  const std::string missing = rtl_ppu_missing(pass);
+  if (!missing.empty()) {
+    model_.run(pass, in0, in1, in2, in3, out0, out1);
+    ++log_.ppu.model_passes;
+    log_.ppu.model_ops.insert(missing);
+    return;
+  }
   const target::PpuOp entry = cost_entry(pass.op);
   const target::PpuOpCost& cost = target_.ppu.cost(entry);
   const std::string key = "ppu.ops." + std::string(target::name(entry));
   s2::rtl::PpuPass p;
-  p.op = to_rtl_op(pass.op);
+  p.op = *to_rtl_op(pass.op);
   p.width = s2::rtl::ppu_pass_width(target_.ppu.lanes, cost.throughput,
                                     target_.where(key + ".throughput"));
   p.latency = cost.latency;
@@ -96,7 +117,7 @@ void RtlPpuLanes::run(const functional::LanePass& pass, const float* in0, const 
   p.weight_decay = f32_bits(pass.sgd.weight_decay);
   p.bias = pass.stages.bias;
   p.residual = pass.stages.residual;
-  p.relu = pass.stages.relu;
+  p.relu = pass.stages.act == isa::Activation::Relu;
   p.gate = pass.stages.gate;
   const bool second_output = pass.op == LaneOp::Sgd && pass.sgd.momentum != 0.0f && out1;
 

@@ -5,7 +5,11 @@
 // epilogue: `epilogue`), and the RTL's result is what the datapath continues with. Every pass
 // is also computed by the C++ model (ModelPpuLanes) and its cycles by the timing model
 // (timing::ppu_pass_cycles); a difference in any output bit or in the cycle count is recorded
-// in the CosimLog with the op, the pass, the element and both values in hex.
+// in the CosimLog with the op, the pass, the element and both values in hex. A pass the RTL
+// cannot run (rtl_ppu_missing) is computed by the model and counted as such in the log.
+#include <optional>
+#include <string>
+
 #include "isa/target/target_desc.h"
 #include "rtl_models/ppu/ppu_rtl.h"
 #include "simulator/functional/ppu_lanes.h"
@@ -13,8 +17,12 @@
 
 namespace s2::sim::rtl {
 
-// The RTL's op for a lane op (the same operations, named alike).
-s2::rtl::PpuRtlOp to_rtl_op(functional::LaneOp op);
+// The RTL's op for a lane op (the same operations, named alike); nullopt for the lane ops the
+// RTL does not implement (the activation functions other than relu: Act, ActBwd).
+std::optional<s2::rtl::PpuRtlOp> to_rtl_op(functional::LaneOp op);
+
+// What the RTL lacks to run `pass` ("act sigmoid", "epilogue act silu"), empty when it can.
+std::string rtl_ppu_missing(const functional::LanePass& pass);
 
 // UserError naming the config key unless the target's PPU is one the RTL can stand in for:
 // an output buffer port that takes every lane's result each cycle (the RTL does not stall).

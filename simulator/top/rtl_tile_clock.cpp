@@ -108,7 +108,17 @@ uint64_t RtlTileClock::pe_tile(const std::string& where, const timing::Tile& til
 uint64_t RtlTileClock::epilogue(const std::string& where, const isa::Instruction& inst,
                                 const timing::Tile& tile) {
   if (tile.ppu_cycles == 0) return 0;
-  if (units_.epilogue_ppu == nullptr) {
+  const isa::Activation act = inst.has_field(isa::Field::Act)
+                                  ? inst.as<isa::Activation>(isa::Field::Act)
+                                  : isa::Activation::None;
+  const bool rtl_act = act == isa::Activation::None || act == isa::Activation::Relu;
+  if (units_.epilogue_ppu != nullptr && !rtl_act) {
+    rtl::TimingCosim& u = log_.timing_epilogue;
+    ++u.model_timed_tiles;
+    u.model_timed_cycles += tile.ppu_cycles;
+    u.model_timed_ops.insert("act " + std::string(isa::activation_name(act)));
+  }
+  if (units_.epilogue_ppu == nullptr || !rtl_act) {
     wait_cycles(tile.ppu_cycles);
     return tile.ppu_cycles;
   }
@@ -118,8 +128,7 @@ uint64_t RtlTileClock::epilogue(const std::string& where, const isa::Instruction
   pass.residual =
       inst.has_slot(isa::Slot::Residual) && inst.operand(isa::Slot::Residual).has_value();
   pass.gate = inst.has_slot(isa::Slot::Gate) && inst.operand(isa::Slot::Gate).has_value();
-  pass.relu = inst.has_field(isa::Field::Act) &&
-              inst.as<isa::Activation>(isa::Field::Act) == isa::Activation::Relu;
+  pass.relu = act == isa::Activation::Relu;
   const uint64_t elements = tile.shape.m * tile.shape.n;
   const uint64_t cycles = ppu_pass(*units_.epilogue_ppu, pass, target::PpuOp::Epilogue, elements);
   record(log_.timing_epilogue, where + " epilogue (" + std::to_string(elements) + " elements)", 1,
@@ -132,8 +141,11 @@ uint64_t RtlTileClock::ppu_tile(const std::string& where, const isa::Instruction
   if (tile.ppu_cycles == 0) return 0;
   s2::rtl::PpuPass pass;
   bool on_rtl = units_.ppu != nullptr && tile.ppu_op.has_value();
+  std::optional<s2::rtl::PpuRtlOp> eltwise;
   if (on_rtl && *tile.ppu_op == target::PpuOp::Eltwise)
-    pass.op = rtl::to_rtl_op(functional::lane_op(inst.as<isa::EltwiseOp>(isa::Field::Op)));
+    eltwise = rtl::to_rtl_op(functional::lane_op(inst.as<isa::EltwiseOp>(isa::Field::Op)));
+  if (eltwise)
+    pass.op = *eltwise;
   else if (on_rtl && *tile.ppu_op == target::PpuOp::Sgd)
     pass.op = s2::rtl::PpuRtlOp::Sgd;
   else

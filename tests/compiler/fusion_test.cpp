@@ -110,6 +110,51 @@ TEST(FusionPatterns, ConvResidualReluWithThePeResultAsSecondOperand) {
   expect_same_bits(g, f.result.graph);
 }
 
+// The activation family fuses like relu, into PE epilogues only when the target's
+// pe_array.activations lists the function, into bn_fwd always; an activation whose input has
+// a second reader (silu's backward reads x) leaves the PE result in DRAM.
+TEST(FusionPatterns, ActivationsFuseWhereTheTargetComputesThem) {
+  auto conv_act = [](const std::string& act, bool second_reader) {
+    Graph g("conv_" + act);
+    const TensorId x = param(g, "x", {2, 3, 6, 6}, 1);
+    const TensorId w = param(g, "w", {4, 3, 3, 3}, 3, TensorRole::Weight);
+    const TensorId y = g.add(OpType::Conv2d, "conv", OpCategory::Forward, {x, w});
+    g.mark_output(g.add(OpType::Activation, "act", OpCategory::Forward, {y}, {{"act", act}}));
+    if (second_reader) g.mark_output(g.add(OpType::Relu, "other", OpCategory::Forward, {y}));
+    return g;
+  };
+  const Graph relu6 = conv_act("relu6", false);
+  const Fused f = fuse(relu6);
+  ASSERT_TRUE(f.result.changed);
+  EXPECT_EQ(only_op(f.result.graph).attrs.s("act"), "relu6");
+  EXPECT_EQ(count(f.stats, FusionPattern::Activation), 1u);
+  expect_same_bits(relu6, f.result.graph);
+  const Graph silu = conv_act("silu", false);
+  const Fused fs = fuse(silu);
+  EXPECT_EQ(only_op(fs.result.graph).attrs.s("act"), "silu");
+  expect_same_bits(silu, fs.result.graph);
+  EXPECT_FALSE(fuse(conv_act("silu", true)).result.changed);
+
+  FusionOptions no_relu6{kAll, {isa::Activation::Relu, isa::Activation::Sigmoid}};
+  EXPECT_FALSE(fuse_epilogues(relu6, no_relu6, nullptr).changed);
+
+  Graph bn("bn_sigmoid");
+  const TensorId x = param(bn, "x", {2, 3, 4, 4}, 1);
+  const TensorId gamma = param(bn, "gamma", {3}, 2, TensorRole::Weight);
+  const TensorId beta = param(bn, "beta", {3}, 3, TensorRole::Weight);
+  const TensorId rm = param(bn, "rm", {3}, 4, TensorRole::State);
+  const TensorId rv = param(bn, "rv", {3}, 5, TensorRole::State);
+  const TensorId y =
+      bn.add_op(OpType::BatchNorm, "bn", OpCategory::Forward, {x, gamma, beta, rm, rv})[0];
+  bn.mark_output(bn.add(OpType::Activation, "act", OpCategory::Forward, {y}, {{"act", "sigmoid"}}));
+  const FusionOptions pe_relu_only{kAll, {isa::Activation::Relu}};
+  EXPECT_TRUE(fuse_epilogues(bn, pe_relu_only, nullptr).changed);  // the PPU computes sigmoid
+  const Fused fb = fuse(bn);
+  ASSERT_TRUE(fb.result.changed);
+  EXPECT_EQ(count(fb.stats, FusionPattern::BnRelu), 1u);
+  expect_same_bits(bn, fb.result.graph);
+}
+
 TEST(FusionPatterns, GemmResidualReluWithThePeResultAsFirstOperand) {
   Graph g("gemm_add_relu");
   const TensorId a = param(g, "a", {5, 7}, 1), r = param(g, "r", {5, 6}, 2);

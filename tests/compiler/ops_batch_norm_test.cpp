@@ -234,10 +234,11 @@ TEST(OpsBatchNorm, EpiloguesAreTheSeparateOpsBitForBit) {
 TEST(OpsBatchNorm, EpilogueErrors) {
   BnGraph b;
   EXPECT_EQ(user_error([&] {
-              build(&b, {2, 3, 2, 2}, Attrs{{"act", std::string("sigmoid")}});
+              build(&b, {2, 3, 2, 2}, Attrs{{"act", std::string("tanh")}});
             }),
-            "shape inference: op 'bn' (batch_norm): attribute 'act' must be \"none\" or "
-            "\"relu\", not \"sigmoid\"");
+            "shape inference: op 'bn' (batch_norm): attribute 'act' must be \"none\", \"relu\", "
+            "\"relu6\", \"sigmoid\", \"silu\", \"hardswish\", \"hardsigmoid\", \"gelu\" or "
+            "\"gelu_tanh\", not \"tanh\"");
   BnGraph f;
   build(&f, {2, 3, 2, 2}, Attrs{{"act", std::string("relu")}});
   const TensorId dy = param(f.g, "dy", {2, 3, 2, 2}, wave(24, 1, 0), TensorRole::Gradient);

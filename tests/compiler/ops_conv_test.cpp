@@ -505,7 +505,9 @@ TEST(ConvShapeErrors, EpilogueOperandsAndAct) {
   EXPECT_EQ(g.error(OpType::Conv2d, {x, w, TensorId(), g.f32("r", {1, 4, 5, 5})}, {}),
             kConv + "input 'residual' is f32[1,4,5,5], expected f32[1,4,3,3]");
   EXPECT_EQ(g.error(OpType::Conv2d, {x, w}, {{"act", std::string("tanh")}}),
-            kConv + "attribute 'act' must be \"none\" or \"relu\", not \"tanh\"");
+            kConv +
+                "attribute 'act' must be \"none\", \"relu\", \"relu6\", \"sigmoid\", \"silu\", "
+                "\"hardswish\", \"hardsigmoid\", \"gelu\" or \"gelu_tanh\", not \"tanh\"");
   const TensorId dy = g.f32("dy", {1, 4, 3, 3});
   const Attrs hw{{"input_hw", Ints{5, 5}}};
   EXPECT_EQ(g.error(OpType::Conv2dBwdData, {dy, w, g.i32("r2", {1, 3, 5, 5})}, hw),

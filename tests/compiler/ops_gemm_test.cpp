@@ -226,7 +226,8 @@ TEST(OpsGemm, EpilogueShapeErrors) {
       user_error([&] {
         g.add(OpType::Gemm, "fc", OpCategory::Forward, {a, b}, Attrs{{"act", std::string("")}});
       }),
-      "shape inference: op 'fc' (gemm): attribute 'act' must be \"none\" or \"relu\", "
+      "shape inference: op 'fc' (gemm): attribute 'act' must be \"none\", \"relu\", \"relu6\", "
+      "\"sigmoid\", \"silu\", \"hardswish\", \"hardsigmoid\", \"gelu\" or \"gelu_tanh\", "
       "not \"\"");
 }
 

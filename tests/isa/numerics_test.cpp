@@ -114,12 +114,13 @@ TEST(Epilogue, StagesRunInOrderBiasResidualReluGate) {
   float y[3] = {1.0f, -1.0f, 2.0f};
   const float residual[3] = {-3.0f, 0.5f, 0.0f};
   const float gate[3] = {1.0f, 1.0f, -1.0f};
-  apply_epilogue(y, 3, residual, true, gate);
+  apply_epilogue(y, 3, residual, isa::Activation::Relu, gate);
   EXPECT_EQ(y[0], 0.0f);  // relu(1 - 3)
   EXPECT_EQ(y[1], 0.0f);  // relu(-0.5)
   EXPECT_EQ(y[2], 0.0f);  // gated off
-  EXPECT_EQ(epilogue({true, true, true, false}, 1.0f, 2.0f, -4.0f, 0.0f), 0.0f);
-  EXPECT_EQ(epilogue({true, true, false, true}, 1.0f, 2.0f, -4.0f, 5.0f), -1.0f);
+  EXPECT_EQ(epilogue({true, true, isa::Activation::Relu, false}, 1.0f, 2.0f, -4.0f, 0.0f), 0.0f);
+  EXPECT_EQ(epilogue({true, true, isa::Activation::None, true}, 1.0f, 2.0f, -4.0f, 5.0f), -1.0f);
+  EXPECT_EQ(epilogue({true, false, isa::Activation::Relu6, false}, 5.0f, 2.0f, 0.0f, 0.0f), 6.0f);
 }
 
 // One plane of H x W pooled by a square kernel k, stride st, the same padding on every side.

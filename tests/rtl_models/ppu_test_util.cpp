@@ -96,7 +96,8 @@ PassResult reference_pass(const PpuPass& p, const PassInputs& in) {
   r.cycles = expected_cycles(p);
   const float alpha = ld(p.alpha), beta = ld(p.beta);
   const nm::SgdParams sgd{ld(p.lr), ld(p.momentum), ld(p.weight_decay)};
-  const nm::EpilogueStages stages{p.bias, p.residual, p.relu, p.gate};
+  const nm::EpilogueStages stages{
+      p.bias, p.residual, p.relu ? s2::isa::Activation::Relu : s2::isa::Activation::None, p.gate};
   for (size_t i = 0; i < n; ++i) {
     const float a = ld(in.in[0][i]), b = ld(in.in[1][i]);
     const float c = ld(in.in[2][i]), d = ld(in.in[3][i]);

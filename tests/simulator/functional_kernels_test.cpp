@@ -446,6 +446,30 @@ TEST(FunctionalEltwise, RegistryOpsMatchTheReference) {
   }
 }
 
+// eltwise act and act_bwd for every activation function, against the compiler's reference
+// kernels (activation and activation_bwd), and the conv epilogue with each act.
+TEST(FunctionalEltwise, ActivationsMatchTheReference) {
+  using E = isa::EltwiseOp;
+  for (const isa::EnumValue& act : isa::enum_values(isa::EnumSet::Activation)) {
+    if (act.value == 0) continue;
+    for (E op : {E::Act, E::ActBwd}) {
+      if (act.value == static_cast<uint32_t>(isa::Activation::Relu)) continue;  // relu's own ops
+      Program p(Opcode::Eltwise);
+      p.set(Slot::A, p.tensor({40}));
+      if (op == E::ActBwd) p.set(Slot::B, p.tensor({40}));
+      p.set(Slot::Y, p.zeros({40})).field(Field::Op, static_cast<uint32_t>(op));
+      p.field(Field::Act, act.value);
+      EXPECT_TRUE(p.matches_reference()) << act.name << " op " << static_cast<int>(op);
+    }
+    Program conv(Opcode::Conv2d);
+    conv.set(Slot::X, conv.tensor({1, 2, 4, 4}))
+        .set(Slot::W, conv.tensor({3, 2, 3, 3}))
+        .set(Slot::Y, conv.zeros({1, 3, 2, 2}))
+        .field(Field::Act, act.value);
+    EXPECT_TRUE(conv.matches_reference()) << "conv2d act " << act.name;
+  }
+}
+
 std::vector<float> eltwise_of(isa::EltwiseOp op, const std::vector<float>& a,
                               const std::vector<float>& b, float sa = 1, float sb = 1) {
   Program p(Opcode::Eltwise);

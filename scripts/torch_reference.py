@@ -14,13 +14,18 @@ The directory is one of:
   (compiler/driver/reference.h).
 
 This script rebuilds the same model in PyTorch (torchvision's resnet18/34/50 and vgg11, and our
-own mlp and lenet5 modules, all with the same state_dict names), loads the same weights,
+own mlp and lenet5 modules, all with the same state_dict names; for a step compiled from an
+ONNX export of scripts/export_onnx.py, any torchvision classification model, named with
+--model unless recognised), loads the same weights,
 running statistics and batch, runs one training step -- model.train(), F.cross_entropy,
 torch.optim.SGD(lr, momentum, weight_decay) -- and compares, per tensor,
 max|ours - torch| / max|torch| (the absolute error where torch's tensor is all zero) for the
 loss, every weight gradient, every updated weight and every updated running statistic.
 
-PyTorch follows our forward decisions (each ReLU's mask and each max-pool's argmax). fp32 sums
+PyTorch follows our forward decisions (each ReLU's and ReLU6's mask, each max-pool's argmax,
+and each dropout's mask: dropout draws its mask on the accelerator, so PyTorch multiplies by
+ours). Decisions of an ONNX import are named after its nodes ("/layer1/layer1.0/relu_1/Relu")
+and matched to the module calls they come from ("layer1.0.relu_2"). fp32 sums
 in another order differ in the last bits, so a pre-activation within ~1e-6 of zero, or two
 nearly equal values in a pooling window, may land on the other side in PyTorch and move one
 gradient element by O(1), although both are right to rounding. Every element where PyTorch's
@@ -37,7 +42,12 @@ exact answer, to ~1e-13) and adds two columns: how far PyTorch's own float32 res
 --exact-factor F judges such a step by accuracy instead: it is accepted when every tensor of
 ours is within max(--tolerance, F x w) of the float64 step, where w is PyTorch's float32
 step's worst distance from it -- "no less accurate than PyTorch's float32, within F". A wrong
-result is orders of magnitude beyond either.
+result is orders of magnitude beyond either. Tensors that are analytically zero (in mobilenet_v2
+the bias gradient of each block's last batch norm: its output reaches the loss only through a
+convolution and another batch norm, which cancels any per-channel shift) are pure rounding noise
+in both float32 steps; those where PyTorch's float32 step is more than 1e-2 from the float64 one
+are listed as rounding noise, left out of w, and each accepted when ours is within F x PyTorch's
+own distance on it.
 
 It prints a table and the worst tensor, and exits 0 when every error is within what is
 accepted, 1 when one exceeds it, and 2 when the directory is not a usable step.
@@ -58,6 +68,9 @@ import torch.nn.functional as F
 import torchvision
 
 REFERENCE_FORMAT = "s2train-reference-step 1"  # compiler/driver/reference.h
+# A tensor PyTorch's float32 step gets further than this (relative) from its float64 step is
+# rounding noise (see main()).
+NOISE = 1e-2
 SIM_DUMP_FORMAT = "s2sim-dump 1"  # simulator/report/dump_manifest.h
 
 
@@ -111,48 +124,97 @@ class LeNet5(nn.Module):
         return self.fc3(x)
 
 
+def onnx_module_call(op, modules):
+    """The zoo-style name (module path, "_N" for its Nth call) of an op an ONNX import named
+    after its node: PyTorch's exporter names a node by its module scopes and type, e.g.
+    "/features/features.1/conv/conv.0/conv.0.2/Clip". Each scope is its module's name relative
+    to the nearest enclosing module that is not a container (so "conv.0.2" continues "conv"),
+    and a module's second call gets the scope "relu_1". Names not starting with "/" are the
+    zoo's own and stay."""
+    if not op.startswith("/"):
+        return op
+    path, previous, call = "", None, 1
+    for scope in op.split("/")[1:-1]:
+        call = 1
+        if previous is not None and scope.startswith(previous + "."):
+            path += scope[len(previous):]
+        else:
+            base, _, count = scope.rpartition("_")
+            candidate = path + "." + scope if path else scope
+            if base and count.isdigit() and candidate not in modules:
+                scope, call = base, int(count) + 1
+            path = path + "." + scope if path else scope
+        previous = scope
+    return path if call == 1 else "%s_%d" % (path, call)
+
+
 class Decisions:
     """Our forward decisions, handed out by op name, and PyTorch's disagreements with them."""
 
     def __init__(self, step):
         self.step = step
         self.expected = dict(step.decisions)
+        self.source = {op: op for op in self.expected}  # our name -> the manifest's
         self.used = set()
         self.flips = {}  # op name -> (elements that differ, worst margin, max|x|, shape)
 
+    def name_by_modules(self, modules):
+        """Renames decisions an ONNX import named after its nodes to module-call names."""
+        renamed, source = {}, {}
+        for op, op_type in self.expected.items():
+            name = onnx_module_call(op, modules)
+            if name in renamed:
+                raise InputError("decisions '%s' and '%s' both belong to module call '%s'"
+                                 % (source[name], op, name))
+            renamed[name] = op_type
+            source[name] = op
+        self.expected, self.source = renamed, source
+
     def take(self, op, op_type):
+        """Our decision for PyTorch's `op_type` call `op`, as a tensor of the dumped values."""
         if self.expected.get(op) != op_type:
             raise InputError("PyTorch's %s call '%s' has no %s decision in the manifest"
                              % (op_type, op, op_type))
         if op in self.used:
             raise InputError("decision '%s' used twice" % op)
         self.used.add(op)
-        return torch.from_numpy(self.step.decision(op).astype(np.int64))
+        return torch.from_numpy(np.ascontiguousarray(self.step.decision(self.source[op])))
 
     def record(self, op, differ, margin, scale, shape):
         self.flips[op] = (int(differ), float(margin), float(scale), tuple(shape))
 
     def check_all_used(self):
-        unused = [op for op in self.expected if op not in self.used]
+        unused = [self.source[op] for op in self.expected if op not in self.used]
         if unused:
             raise InputError("decisions the PyTorch model never reached: %s" % unused)
 
 
-class DecidedReLU(nn.Module):
-    """ReLU with our mask. Op names follow the zoo: a module called again is <path>_2, _3."""
+class CalledModule(nn.Module):
+    """A module that follows a decision per call. Op names follow the zoo: a module called
+    again is <path>_2, _3."""
 
     def __init__(self, path, decisions):
         super().__init__()
         self.path, self.decisions, self.calls = path, decisions, 0
 
-    def forward(self, x):
+    def next_op(self):
         self.calls += 1
-        op = self.path if self.calls == 1 else "%s_%d" % (self.path, self.calls)
-        mask = self.decisions.take(op, "relu")
-        if tuple(mask.shape) != tuple(x.shape):
+        return self.path if self.calls == 1 else "%s_%d" % (self.path, self.calls)
+
+    def decision(self, op, op_type, shape):
+        value = self.decisions.take(op, op_type)
+        if tuple(value.shape) != tuple(shape):
             raise InputError("decision %s: shape %s, PyTorch's is %s"
-                             % (op, tuple(mask.shape), tuple(x.shape)))
-        mask = mask > 0
+                             % (op, tuple(value.shape), tuple(shape)))
+        return value
+
+
+class DecidedReLU(CalledModule):
+    """ReLU with our mask."""
+
+    def forward(self, x):
+        op = self.next_op()
+        mask = self.decision(op, "relu", x.shape) > 0
         with torch.no_grad():
             differ = mask != (x > 0)
             scale = x.abs().max()
@@ -161,21 +223,55 @@ class DecidedReLU(nn.Module):
         return x * mask
 
 
-class DecidedMaxPool(nn.Module):
+class DecidedReLU6(CalledModule):
+    """ReLU6 on our side of each kink: our output y says where the gradient passes
+    (0 < y < 6) and where the result is 6 (y >= 6)."""
+
+    def forward(self, x):
+        op = self.next_op()
+        y = self.decision(op, "relu6", x.shape)
+        passes, high = (y > 0) & (y < 6), y >= 6
+        with torch.no_grad():
+            differ = (passes != ((x > 0) & (x < 6))) | (high != (x >= 6))
+            scale = x.abs().max()
+            distance = torch.minimum(x.abs(), (x - 6).abs())
+            margin = distance[differ].max() / scale if differ.any() else torch.tensor(0.0)
+            self.decisions.record(op, differ.sum(), margin, scale, x.shape)
+        return x * passes + 6.0 * high.to(x.dtype)
+
+
+class DecidedDropout(CalledModule):
+    """Dropout with our mask: x * mask, the mask already scaled by 1 / (1 - p) as PyTorch's
+    own noise is. The mask must hold only 0 and that scale, at the module's p."""
+
+    def __init__(self, path, p, decisions):
+        super().__init__(path, decisions)
+        self.p = p
+
+    def forward(self, x):
+        op = self.next_op()
+        mask = self.decision(op, "dropout", x.shape).to(torch.float32)
+        scale = torch.tensor(1.0, dtype=torch.float32) / torch.tensor(1.0 - self.p,
+                                                                      dtype=torch.float32)
+        if not torch.all((mask == 0) | (mask == scale)):
+            raise InputError("dropout %s: the mask holds values other than 0 and %.9g = "
+                             "1 / (1 - %g)" % (op, float(scale), self.p))
+        self.decisions.record(op, 0, 0.0, float(scale), x.shape)
+        return x * mask.to(x.dtype)
+
+
+class DecidedMaxPool(CalledModule):
     """max_pool2d taking the element our argmax chose in every window."""
 
     def __init__(self, path, pool, decisions):
-        super().__init__()
-        self.path, self.pool, self.decisions = path, pool, decisions
+        super().__init__(path, decisions)
+        self.pool = pool
 
     def forward(self, x):
         p = self.pool
         own, own_index = F.max_pool2d(x, p.kernel_size, p.stride, p.padding, p.dilation,
                                       ceil_mode=p.ceil_mode, return_indices=True)
-        index = self.decisions.take(self.path, "max_pool2d")
-        if tuple(index.shape) != tuple(own.shape):
-            raise InputError("decision %s: shape %s, PyTorch's is %s"
-                             % (self.path, tuple(index.shape), tuple(own.shape)))
+        index = self.decision(self.path, "max_pool2d", own.shape).to(torch.int64)
         plane = x.shape[2] * x.shape[3]
         if index.numel() and (index.min() < 0 or index.max() >= plane):
             raise InputError("decision %s: an index outside the %dx%d input plane"
@@ -190,10 +286,16 @@ class DecidedMaxPool(nn.Module):
 
 
 def follow_decisions(model, decisions):
-    """Replaces every nn.ReLU and nn.MaxPool2d module by one that follows our decisions."""
+    """Replaces every nn.ReLU, nn.ReLU6, nn.MaxPool2d and nn.Dropout module by one that
+    follows our decisions."""
+    decisions.name_by_modules({path for path, _ in model.named_modules()})
     for path, module in list(model.named_modules()):
         if isinstance(module, nn.ReLU):
             replacement = DecidedReLU(path, decisions)
+        elif isinstance(module, nn.ReLU6):
+            replacement = DecidedReLU6(path, decisions)
+        elif isinstance(module, nn.Dropout):
+            replacement = DecidedDropout(path, module.p, decisions)
         elif isinstance(module, nn.MaxPool2d):
             replacement = DecidedMaxPool(path, module, decisions)
         else:
@@ -223,8 +325,25 @@ def build_model(name, o):
         model.classifier[2] = nn.Identity()
         model.classifier[5] = nn.Identity()
         return model
+    if name in torchvision_classifiers():
+        if c != 3:
+            raise InputError("%s: the torchvision model takes 3 input channels, the step %d"
+                             % (name, c))
+        extra = {"aux_logits": False} if name in AUX_LOGITS else {}
+        return torchvision.models.get_model(name, weights=None, num_classes=k, **extra)
     raise InputError("unknown model '%s' (this script knows mlp, lenet5, resnet18, resnet34, "
-                     "resnet50, vgg11)" % name)
+                     "resnet50, vgg11 and torchvision's classification models)" % name)
+
+
+# As scripts/export_onnx.py builds them: without the auxiliary heads, so the ONNX graph has
+# one output and the state_dict names are the model's own.
+AUX_LOGITS = ("googlenet", "inception_v3")
+
+
+def torchvision_classifiers():
+    """Names of torchvision's image-classification builders (as scripts/export_onnx.py)."""
+    return {name for name in torchvision.models.list_models(module=torchvision.models)
+            if torchvision.models.get_model_builder(name).__module__.count(".") == 2}
 
 
 def load(directory, *parts):
@@ -278,6 +397,7 @@ class ReferenceStep:
 # The zoo's models by a state_dict name only they have (the first match wins; the exact names
 # and shapes are then checked against PyTorch's state_dict).
 MODEL_SIGNATURES = [
+    ("mobilenet_v2", ["features.1.conv.0.0.weight", "features.18.0.weight"]),
     ("vgg11", ["features.0.weight"]),
     ("resnet50", ["layer1.0.conv3.weight"]),
     ("resnet34", ["layer1.2.conv1.weight"]),
@@ -301,7 +421,9 @@ class SimDump:
         for t in manifest["tensors"]:
             by_role.setdefault(t["role"], []).append(t["name"])
         self.weights = by_role.get("weight", [])
-        self.state = by_role.get("state", [])
+        # Dropout's step counters are state of ours with no state_dict counterpart.
+        counters = {d.get("counter") for d in manifest["decisions"] if d["type"] == "dropout"}
+        self.state = [n for n in by_role.get("state", []) if n not in counters]
         self.updates = {}
         for u in manifest["sgd"]:
             if u["weight"] is None or u["grad"] is None:
@@ -377,8 +499,7 @@ class SimDump:
         return self.initial(self.input), self.initial(self.loss["labels"])
 
     def decision(self, op):
-        array = self.file_of(self.decision_tensor[op], "file")
-        return array > 0 if self.decisions[op] == "relu" else array
+        return self.file_of(self.decision_tensor[op], "file")
 
     def ours(self, kind, name):
         if kind == "loss":
@@ -530,7 +651,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("directory", help="the --dump-all directory of `s2sim run` or the "
                                           "--out-dir of `s2c reference`")
-    parser.add_argument("--model", help="the zoo model of a simulator dump (default: "
+    parser.add_argument("--model", help="the model of a simulator dump: a zoo model or any "
+                                        "torchvision classification model (default: "
                                         "recognised from its weight names)")
     parser.add_argument("--tolerance", type=float, default=1e-4,
                         help="largest accepted max|ours - torch| / max|torch| (default 1e-4)")
@@ -582,8 +704,8 @@ def main():
         if flips:
             where = " (in %s; largest margin %.3e)" % (", ".join(op for op, _ in flips),
                                                        max(f[1] for _, f in flips))
-        print("decisions: %d ReLU and max-pool ops, %d elements; PyTorch alone would choose "
-              "otherwise at %d of them%s"
+        print("decisions: %d ReLU, ReLU6, max-pool and dropout ops, %d elements; PyTorch "
+              "alone would choose otherwise at %d of them%s"
               % (len(decisions.flips), elements, sum(f[0] for _, f in flips), where))
     worst = max(rows, key=lambda r: r[4])
     over_tolerance = [r for r in rows if not r[4] <= args.tolerance]
@@ -593,22 +715,34 @@ def main():
         return 1 if over_tolerance else 0
 
     tensors_only = [r for r in rows if r[6] is not None]
-    floor = max(tensors_only, key=lambda r: r[5])
-    ours = max(tensors_only, key=lambda r: r[6])
+    # Tensors PyTorch's own float32 step gets to less than NOISE relative to the float64 one
+    # are rounding noise: analytically (near) zero, such as the bias gradient of a batch norm
+    # whose output only reaches the loss through a convolution and another batch norm, which
+    # removes any per-channel shift. Each is judged against PyTorch's own noise on it.
+    noise = [r for r in tensors_only if r[5] > NOISE]
+    meaningful = [r for r in tensors_only if r[5] <= NOISE] or tensors_only
+    floor = max(meaningful, key=lambda r: r[5])
+    ours = max(meaningful, key=lambda r: r[6])
     print("against the float64 step: PyTorch's float32 step is within %.3e (%s/%s), ours within "
           "%.3e (%s/%s)" % (floor[5], floor[0], floor[1], ours[6], ours[0], ours[1]))
+    if noise:
+        worst = max(noise, key=lambda r: r[6] / r[5])
+        print("rounding noise: %d tensors where PyTorch's float32 step is more than %g from the "
+              "float64 step (analytically zero); ours is at most %.2f x PyTorch's distance (%s/%s)"
+              % (len(noise), NOISE, worst[6] / worst[5], worst[0], worst[1]))
     if args.exact_factor <= 0:
         return 1 if over_tolerance else 0
     accepted = max(args.tolerance, args.exact_factor * floor[5])
-    far = [r for r in tensors_only if not r[6] <= accepted]
+    far = [r for r in meaningful if r not in noise and not r[6] <= accepted]
+    far += [r for r in noise if not r[6] <= args.exact_factor * r[5]]
     flipped = [r for r in over_tolerance if r[6] is None]
     print("judged by accuracy: %d of %d tensors further than %.3e = max(%.1e, %g x %.3e) from the "
-          "float64 step; %d decisions beyond tolerance"
+          "float64 step (rounding noise: further than %g x PyTorch's own distance); %d decisions "
+          "beyond tolerance"
           % (len(far), len(tensors_only), accepted, args.tolerance, args.exact_factor, floor[5],
-             len(flipped)))
+             args.exact_factor, len(flipped)))
     failed = far + flipped
     return 1 if failed else 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

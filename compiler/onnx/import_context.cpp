@@ -25,7 +25,8 @@ double decimal_value(float v) {
 
 // ---- ImportContext ----
 
-ImportContext::ImportContext(const ModelFile& file, ir::Graph& graph) : file_(file), graph_(graph) {
+ImportContext::ImportContext(const ModelFile& file, ir::Graph& graph, uint64_t seed)
+    : file_(file), graph_(graph), seed_(seed) {
   for (const onnx::NodeProto& node : onnx_graph().node())
     for (const std::string& in : node.input())
       if (!in.empty()) consumed_.insert(in);

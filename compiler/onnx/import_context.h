@@ -21,10 +21,12 @@ namespace s2::onnx_import {
 
 class ImportContext {
  public:
-  ImportContext(const ModelFile& file, ir::Graph& graph);
+  // `seed`: the import's seed (OnnxImportOptions), from which dropout draws its streams.
+  ImportContext(const ModelFile& file, ir::Graph& graph, uint64_t seed = 0);
 
   const std::string& path() const { return file_.path; }
   int64_t opset() const { return file_.opset; }
+  uint64_t seed() const { return seed_; }
   const onnx::GraphProto& onnx_graph() const { return file_.model.graph(); }
   ir::Graph& graph() { return graph_; }
 
@@ -46,6 +48,7 @@ class ImportContext {
  private:
   const ModelFile& file_;
   ir::Graph& graph_;
+  uint64_t seed_;
   std::unordered_map<std::string, ir::TensorId> values_;
   std::unordered_map<std::string, const onnx::TensorProto*> constants_;
   std::unordered_set<std::string> consumed_;

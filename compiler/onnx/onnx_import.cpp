@@ -202,7 +202,7 @@ std::string graph_name(const std::string& path) {
 ir::Graph import_onnx(const std::string& path, const OnnxImportOptions& options) {
   const ModelFile file = load_model_file(path);
   ir::Graph graph(graph_name(path));
-  ImportContext ctx(file, graph);
+  ImportContext ctx(file, graph, options.seed);
   const ir::TensorId input = import_input(ctx, options);
   import_initializers(ctx);
   translate_nodes(ctx);

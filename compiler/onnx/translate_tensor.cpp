@@ -1,7 +1,8 @@
-// Element-wise ops and ops that only move or name values: Relu, Add, Identity, Constant,
-// Flatten and Reshape.
+// Element-wise ops and ops that only move or name values: Relu, Add, Dropout, Identity,
+// Constant, Flatten and Reshape.
 
 #include "compiler/onnx/translators.h"
+#include "compiler/ops/dropout.h"
 
 namespace s2::onnx_import {
 namespace {
@@ -19,6 +20,41 @@ void translate_relu(NodeContext& n) {
 void translate_add(NodeContext& n) {
   n.allow_attributes({});
   n.set_output(0, n.add(OpType::Add, {n.input(0), n.input(1)}, {}));
+}
+
+// A BOOL constant input (Dropout's training_mode), false when absent.
+bool constant_bool(NodeContext& n, size_t i) {
+  if (!n.has_input(i)) return false;
+  const std::string& value = n.node().input(static_cast<int>(i));
+  const onnx::TensorProto* t = n.import().constant(value);
+  if (!t || t->data_type() != onnx::TensorProto::BOOL)
+    n.fail("input '" + value + "' (training_mode) must be a constant BOOL");
+  if (!t->raw_data().empty()) return t->raw_data()[0] != 0;
+  if (t->int32_data_size() > 0) return t->int32_data(0) != 0;
+  n.fail("input '" + value + "' (training_mode) holds no value");
+}
+
+// Dropout in training mode: x * mask, the mask drawn on the PPU (ops/dropout.h); in inference
+// mode (training_mode absent or false) the identity, as ONNX defines it.
+void translate_dropout(NodeContext& n) {
+  n.allow_attributes({"seed"});
+  if (n.has_attr("seed"))
+    n.fail_attr("seed", "is not supported: the masks come from the compiler's --seed");
+  n.expect_unused_output(1, "the boolean mask is not an IR tensor (the step dumps the f32 mask)");
+  if (!constant_bool(n, 2)) {
+    n.set_output(0, n.input(0));
+    return;
+  }
+  double ratio = 0.5;
+  if (n.has_input(1)) {
+    const std::vector<float> r = n.constant_floats(1);
+    if (r.size() != 1) n.fail("input 1 (ratio) must be a scalar");
+    if (!(r[0] >= 0.0f && r[0] < 1.0f))
+      n.fail("ratio " + std::to_string(r[0]) + " is outside [0, 1)");
+    ratio = decimal_value(r[0]);
+  }
+  n.set_output(0,
+               ir::add_dropout(n.import().graph(), n.name(), n.input(0), ratio, n.import().seed()));
 }
 
 void translate_identity(NodeContext& n) {
@@ -83,6 +119,7 @@ void translate_reshape(NodeContext& n) {
 void add_tensor_ops(OnnxOpRegistry& r) {
   r.add("Relu", {translate_relu, {}, {}});
   r.add("Add", {translate_add, {}, {}});
+  r.add("Dropout", {translate_dropout, {1, 2}, {}});
   r.add("Identity", {translate_identity, {}, {}});
   r.add("Constant", {translate_constant, {}, {}});
   r.add("Flatten", {translate_flatten, {}, {}});

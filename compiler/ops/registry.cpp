@@ -108,6 +108,7 @@ const OpRegistry& op_registry() {
     register_batch_norm_ops(r);
     register_eltwise_ops(r);
     register_activation_ops(r);
+    register_dropout_ops(r);
     register_pool_ops(r);
     register_reduce_ops(r);
     register_view_ops(r);

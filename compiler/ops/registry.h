@@ -116,6 +116,7 @@ void register_gemm_ops(OpRegistry& r);
 void register_batch_norm_ops(OpRegistry& r);
 void register_eltwise_ops(OpRegistry& r);
 void register_activation_ops(OpRegistry& r);
+void register_dropout_ops(OpRegistry& r);
 void register_pool_ops(OpRegistry& r);
 void register_reduce_ops(OpRegistry& r);
 void register_view_ops(OpRegistry& r);

@@ -251,6 +251,13 @@ void check_shapes(Checker& c) {
       if (inst.f32(Field::Momentum) != 0.0f && !c.has(Slot::Velocity))
         c.fail("momentum is not zero but operand 'velocity' is missing");
       return;
+    case Opcode::DropoutMask: {
+      const float ratio = inst.f32(Field::Ratio);
+      if (!(ratio >= 0.0f && ratio < 1.0f))
+        c.fail("ratio " + std::to_string(ratio) + " is outside [0, 1)");
+      c.expect_shape(Slot::Counter, {1}, "one step counter");
+      return;
+    }
     case Opcode::Reduce: {
       const TensorDesc& x = inst.get(Slot::X);
       const uint32_t axes = inst.u(Field::Axes);

@@ -7,6 +7,7 @@
 #include "simulator/functional/batch_norm.h"
 #include "simulator/functional/conv.h"
 #include "simulator/functional/dma.h"
+#include "simulator/functional/dropout.h"
 #include "simulator/functional/eltwise.h"
 #include "simulator/functional/gemm.h"
 #include "simulator/functional/pool.h"
@@ -75,6 +76,7 @@ const KernelRegistry& kernel_registry() {
     add(isa::Opcode::SoftmaxCe, run_softmax_ce);
     add(isa::Opcode::Sgd, run_sgd);
     add(isa::Opcode::Reduce, run_reduce);
+    add(isa::Opcode::DropoutMask, run_dropout_mask);
     return r;
   }();
   return registry;

@@ -45,11 +45,24 @@ std::string source_op(const isa::Executable& exe, uint32_t index) {
   return index < exe.debug.size() && !exe.debug[index].empty() ? exe.debug[index].front() : "";
 }
 
-bool applies_relu(const isa::Instruction& inst) {
-  if (inst.has_field(Field::Act) && inst.as<isa::Activation>(Field::Act) == isa::Activation::Relu)
-    return true;
-  return inst.opcode() == Opcode::Eltwise &&
-         inst.as<isa::EltwiseOp>(Field::Op) == isa::EltwiseOp::Relu;
+// The forward activation `inst` applies to its result (an epilogue's act, or eltwise relu or
+// act), or none; eltwise act_bwd carries the act of the forward it differentiates.
+isa::Activation forward_activation(const isa::Instruction& inst) {
+  if (inst.opcode() == Opcode::Eltwise) {
+    const auto op = inst.as<isa::EltwiseOp>(Field::Op);
+    if (op == isa::EltwiseOp::Relu) return isa::Activation::Relu;
+    if (op != isa::EltwiseOp::Act) return isa::Activation::None;
+  }
+  return inst.has_field(Field::Act) ? inst.as<isa::Activation>(Field::Act) : isa::Activation::None;
+}
+
+// "name.mask" -> "name": the dropout layer a dropout_mask op belongs to (ir::add_dropout).
+std::string dropout_layer(const std::string& op) {
+  const std::string suffix = ".mask";
+  if (op.size() > suffix.size() &&
+      op.compare(op.size() - suffix.size(), suffix.size(), suffix) == 0)
+    return op.substr(0, op.size() - suffix.size());
+  return op;
 }
 
 Json sgd_updates(const isa::Executable& exe, const Operands& operands) {
@@ -79,17 +92,28 @@ Json decisions(const isa::Executable& exe, const Operands& operands) {
       tensor = operands.tensor(i, Slot::Idx, true);
       op = source_op(exe, i);
       type = "max_pool2d";
-    } else if (applies_relu(inst)) {
+    } else if (inst.opcode() == Opcode::DropoutMask) {
+      tensor = operands.tensor(i, Slot::Y, true);
+      op = dropout_layer(source_op(exe, i));
+      type = "dropout";
+    } else if (const isa::Activation act = forward_activation(inst);
+               act == isa::Activation::Relu || act == isa::Activation::Relu6) {
+      // The ops whose backward depends on which side of a kink each element fell.
       tensor = operands.tensor(i, Slot::Y, true);
       if (tensor != nullptr) op = tensor->name;
-      type = "relu";
+      type = act == isa::Activation::Relu ? "relu" : "relu6";
     } else {
       continue;
     }
-    out.push_back({{"op", op.empty() ? Json(nullptr) : Json(op)},
-                   {"type", type},
-                   {"tensor", tensor == nullptr ? Json(nullptr) : Json(tensor->name)},
-                   {"instruction", i}});
+    Json d = {{"op", op.empty() ? Json(nullptr) : Json(op)},
+              {"type", type},
+              {"tensor", tensor == nullptr ? Json(nullptr) : Json(tensor->name)},
+              {"instruction", i}};
+    if (inst.opcode() == Opcode::DropoutMask) {
+      d["ratio"] = inst.f32(Field::Ratio);
+      d["counter"] = operands.name(i, Slot::Counter, false);
+    }
+    out.push_back(std::move(d));
   }
   return out;
 }

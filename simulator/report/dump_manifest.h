@@ -14,7 +14,11 @@
 // {"op", "type": "relu", "tensor"} for every ReLU applied in the forward pass (the tensor is
 // its output, which the zoo names after the op, so the mask is tensor > 0) and
 // {"op", "type": "max_pool2d", "tensor"} for every maxpool_fwd (the tensor is its idx operand,
-// the flat argmax in the input plane). Operands are named by the tensor-table entry the
+// the flat argmax in the input plane); {"op", "type": "relu6", "tensor"} for every ReLU6 (its
+// output: the gradient passes where 0 < y < 6); {"op", "type": "dropout", "tensor", "ratio",
+// "counter"} for every dropout_mask (op: the layer, the op's name without ".mask"; tensor:
+// the scaled keep mask the step multiplied by; counter: its step-counter state tensor, which
+// has no counterpart in a PyTorch state_dict). Operands are named by the tensor-table entry the
 // shadow-memory checker attributes them to (simulator/checker/tensor_attribution.h); one that
 // no live entry holds is null.
 //

@@ -25,19 +25,24 @@ void write_json_report(const RunResult& r, std::ostream& os) {
     deadlock.push_back({{"index", s.index}, {"waiting_for", s.waiting_for}});
   Json instructions = Json::array();
   for (const InstructionRecord& i : r.instructions)
-    instructions.push_back({{"index", i.index},
-                            {"op", i.op},
-                            {"mnemonic", i.mnemonic},
-                            {"unit", isa::unit_name(i.unit)},
-                            {"start_cycle", i.start_cycle},
-                            {"end_cycle", i.end_cycle},
-                            {"cycles", i.cycles()},
-                            {"compute_cycles", i.compute_cycles},
-                            {"tiles", i.tiles},
-                            {"macs", i.macs},
-                            {"bytes", i.bytes},
-                            {"roofline_cycles", i.roofline_cycles},
-                            {"bound", r.bound(i.macs, i.bytes)}});
+    instructions.push_back(
+        {{"index", i.index},
+         {"op", i.op},
+         {"mnemonic", i.mnemonic},
+         {"unit", isa::unit_name(i.unit)},
+         {"start_cycle", i.start_cycle},
+         {"end_cycle", i.end_cycle},
+         {"cycles", i.cycles()},
+         {"compute_cycles", i.compute_cycles},
+         {"tiles", i.tiles},
+         {"macs", i.macs},
+         {"bytes", i.bytes},
+         {"roofline_cycles", i.roofline_cycles},
+         {"pe_utilization", i.unit == isa::Unit::Pe && i.cycles() > 0 && r.pe_count > 0
+                                ? static_cast<double>(i.macs) / (static_cast<double>(r.pe_count) *
+                                                                 static_cast<double>(i.cycles()))
+                                : 0.0},
+         {"bound", r.bound(i.macs, i.bytes)}});
   Json address_order = Json::array();
   for (target::AddressField field : r.dram_controller.address_mapping)
     address_order.push_back(target::name(field));

@@ -8,7 +8,7 @@
 // memory{peak_bytes, planned_peak_bytes, planned_persistent_bytes, planned_arena_bytes},
 // roofline{cycles, ratio, total_macs, total_bytes}, deadlock[], instructions[{index, op,
 // mnemonic, unit, start_cycle, end_cycle, cycles, compute_cycles, tiles, macs, bytes,
-// roofline_cycles}].
+// roofline_cycles, pe_utilization (PE instructions: macs / (PEs * cycles), else 0), bound}].
 
 #include <ostream>
 

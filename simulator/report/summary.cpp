@@ -26,6 +26,12 @@ std::string pad(std::string s, size_t width) {
 
 }  // namespace
 
+double mac_utilization(const RunResult& r, uint64_t macs, uint64_t pe_cycles) {
+  if (pe_cycles == 0 || r.pe_count == 0) return 0;
+  return 100.0 * static_cast<double>(macs) /
+         (static_cast<double>(r.pe_count) * static_cast<double>(pe_cycles));
+}
+
 std::string summary_text(const RunResult& r) {
   std::ostringstream os;
   os << "Simulated " << r.program << " on " << r.config << " (" << fixed(r.clock_mhz, 0)
@@ -82,6 +88,17 @@ std::string summary_text(const RunResult& r) {
 }
 
 std::string layer_of(const std::string& op) {
+  if (op.size() > 1 && op[0] == '/') {
+    // An ONNX node's scopes: "/features/features.3/conv/..." -> "features.3" (a container's
+    // child), "/layer1/layer1.0/relu/Relu" -> "layer1.0", "/fc/Gemm" -> "fc".
+    const size_t first = op.find('/', 1);
+    const std::string top = op.substr(1, first == std::string::npos ? first : first - 1);
+    if (first == std::string::npos) return top;
+    const size_t second = op.find('/', first + 1);
+    if (second == std::string::npos) return top;
+    const std::string child = op.substr(first + 1, second - first - 1);
+    return child.rfind(top + ".", 0) == 0 ? child : top;
+  }
   const size_t cut = op.find_first_of("/.");
   return cut == std::string::npos ? op : op.substr(0, cut);
 }
@@ -116,7 +133,7 @@ std::string layer_table(const RunResult& r) {
   for (isa::Unit u : kTimedUnits)
     os << pad(std::string(isa::unit_name(u)), 13);
   os << pad("MACs", 16) << pad("bytes", 14) << pad("MAC/B", 8) << pad("bound", 9) << pad("share", 8)
-     << "\n";
+     << pad("PE util", 9) << "\n";
   std::vector<std::string> compute_bound, memory_bound;
   for (const std::string& k : order) {
     const Row& row = rows[k];
@@ -133,6 +150,10 @@ std::string layer_table(const RunResult& r) {
                                : 100.0 * static_cast<double>(row.sum) / static_cast<double>(total),
                     1, "%"),
               8)
+       << pad(fixed(
+                  mac_utilization(r, row.macs, row.unit_cycles[static_cast<size_t>(isa::Unit::Pe)]),
+                  1, "%"),
+              9)
        << "\n";
     (std::string(r.bound(row.macs, row.bytes)) == "compute" ? compute_bound : memory_bound)
         .push_back(k);

@@ -33,6 +33,11 @@ class WeightStationary final : public PeArrayModel {
                                           std::to_string(kF32Bytes * cols_) + " bytes)");
   }
   PassShape max_pass() const override { return {max_m_, cols_, rows_}; }
+  // Each group's input rows are its own array rows, so groups pack along both edges.
+  uint64_t groups_per_pass(uint64_t k, uint64_t n) const override {
+    if (k == 0 || n == 0 || k > rows_ || n > cols_) return 1;
+    return std::min(rows_ / k, cols_ / n);
+  }
   uint64_t pass_cycles(const PassShape& p) const override {
     check_pass(p, max_pass());
     const uint64_t load = p.k * beats(kF32Bytes * p.n, weight_bytes_per_cycle_);
@@ -50,6 +55,9 @@ class OutputStationary final : public PeArrayModel {
  public:
   explicit OutputStationary(const target::TargetDesc& t) : PeArrayModel(t) {}
   PassShape max_pass() const override { return {rows_, cols_, 0}; }
+  // A row's streamed operand (one output pixel's inputs over time) is shared by every column,
+  // and columns of different groups need different input channels: no packing.
+  uint64_t groups_per_pass(uint64_t /*k*/, uint64_t /*n*/) const override { return 1; }
   uint64_t pass_cycles(const PassShape& p) const override {
     check_pass(p, max_pass());
     const uint64_t fill = (rows_ - 1) + (cols_ - 1);

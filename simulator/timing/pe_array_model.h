@@ -63,6 +63,13 @@ class PeArrayModel {
   // Cycles of one pass; its shape must respect max_pass() and be non-zero (internal error).
   virtual uint64_t pass_cycles(const PassShape& pass) const = 0;
 
+  // How many channel groups of a grouped GEMM (each k x n: k reduction steps, n columns) one
+  // pass computes side by side, block-diagonally: group i's weights in rows [i*k, (i+1)*k)
+  // and columns [i*n, (i+1)*n), the other PEs of those rows and columns gated off, so each
+  // column still sums only its own group's products, in the same order. 1 when the dataflow
+  // cannot (a group's k or n exceeds the array, or its columns share a streamed row).
+  virtual uint64_t groups_per_pass(uint64_t k, uint64_t n) const = 0;
+
   // Cycles of a whole tile, the sum over its passes. Zero for an empty tile.
   uint64_t tile_cycles(const PassShape& tile) const;
   // Number of passes a tile takes.

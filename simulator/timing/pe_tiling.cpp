@@ -62,6 +62,7 @@ struct Blocking {
   double time = 0;
   double bytes = 0;
   uint64_t tiles = 0;
+  uint64_t pack = 1;  // channel groups per tile, side by side (PeArrayModel::groups_per_pass)
 };
 
 [[noreturn]] void does_not_fit(const isa::Instruction& inst, const target::TargetDesc& target,
@@ -124,6 +125,31 @@ Blocking choose(const GemmView& v, const isa::Instruction& inst, const target::T
     }
   }
   if (!found) does_not_fit(inst, target, needs);
+  // Small groups (depthwise: one channel, k = R*S) packed side by side: each group whole (one
+  // K block, one N block), `pack` groups per tile, the block-diagonal weights dense in the
+  // weight buffer as the array loads them. The same operands move; only the PE time shrinks.
+  const uint64_t pack = std::min(v.groups, model.groups_per_pass(ksize, nsize));
+  if (pack < 2) return best;
+  const uint64_t column_bytes = pack * nsize * kF32Bytes * needs.per_column;
+  if (column_bytes >= half[3] || pack * ksize * pack * nsize * kF32Bytes > half[1]) return best;
+  const uint64_t packs = ceil_div(v.groups, pack), last = v.groups - (packs - 1) * pack;
+  for (uint64_t mt : candidate_sizes(msize, target.pe_array.cols)) {
+    mt = std::min({mt, half[0] / (pack * ksize * kF32Bytes), half[2] / (pack * nsize * kF32Bytes),
+                   (half[3] - column_bytes) / (pack * nsize * per_pixel_bytes)});
+    if (mt == 0) continue;
+    const Dims3 md = aligned(v.m, mt);
+    const uint64_t mb = GemmView::size(md), nm = blocks(v.m, md);
+    uint64_t pe_cycles = 0;  // the pe time of one M block of every pack
+    for (uint64_t p : {pack, last})
+      pe_cycles += (p == pack ? packs - 1 : 1) * model.tile_cycles({mb, p * nsize, p * ksize});
+    const double pe = static_cast<double>(nm) * static_cast<double>(pe_cycles);
+    const double bytes = static_cast<double>(v.groups * nm * mb * ksize * kF32Bytes +
+                                             v.groups * ksize * nsize * kF32Bytes +
+                                             v.groups * msize * nsize * per_pixel_bytes);
+    const double time = std::max(pe, bytes / dram_rate);
+    if (time < best.time || (time == best.time && bytes <= best.bytes))
+      best = {md, v.n, v.k, time, bytes, packs * nm, pack};
+  }
   return best;
 }
 
@@ -164,6 +190,58 @@ std::vector<Tile> tile_pe_instruction(const isa::Instruction& inst,
   descs.reserve(v.operands.size());
   for (const GemmOperand& op : v.operands)
     descs.push_back(&inst.get(op.slot));
+  // Adds group g's loads and stores of the block (mr, nr, kr) to tile t.
+  auto add_accesses = [&](Tile& t, uint64_t g, const Range3& mr, const Range3& nr, const Range3& kr,
+                          bool first_m, bool last_m, bool last_k) {
+    for (std::size_t o = 0; o < v.operands.size(); ++o) {
+      const GemmOperand& op = v.operands[o];
+      bool load = false, store = false;
+      switch (op.role) {
+        case GemmRole::Streamed:
+          load = true;
+          break;
+        case GemmRole::Stationary:
+          load = nk_total > 1 || first_m;
+          break;
+        case GemmRole::PerPixel:
+        case GemmRole::PerColumn:
+          load = last_k;
+          break;
+        case GemmRole::Out:
+          store = last_k;
+          break;
+        case GemmRole::Stats:
+          store = last_k && last_m;
+          break;
+      }
+      if (!load && !store) continue;
+      const Box box = operand_box(v, inst, op.slot, g, mr, nr, kr);
+      box_accesses(*descs[o], box, store, store ? t.stores : t.loads);
+    }
+  };
+  if (blk.pack > 1) {  // whole groups side by side: one tile per M block of each pack
+    const Range3 nr = block_range(v.n, v.n, {}), kr = block_range(v.k, v.k, {});
+    const uint64_t n = GemmView::size(v.n), k = GemmView::size(v.k);
+    for (uint64_t g0 = 0; g0 < v.groups; g0 += blk.pack) {
+      const uint64_t p = std::min(blk.pack, v.groups - g0);
+      Dims3 mpos{};
+      bool first_m = true, more_m = true;
+      while (more_m) {
+        const Range3 mr = block_range(v.m, blk.m, mpos);
+        more_m = next_pos(v.m, blk.m, mpos);
+        Tile t;
+        t.shape = {extent(mr), p * n, p * k};
+        t.footprint = footprint(t.shape.m, t.shape.n, t.shape.k, needs);
+        t.pe_cycles = model.tile_cycles(t.shape);
+        t.ppu_cycles = epilogue_cycles(target, t.shape.m * t.shape.n);
+        for (uint64_t g = g0; g < g0 + p; ++g)
+          add_accesses(t, g, mr, nr, kr, first_m, !more_m, true);
+        tiles.push_back(std::move(t));
+        first_m = false;
+      }
+    }
+    return tiles;
+  }
   for (uint64_t g = 0; g < v.groups; ++g) {
     Dims3 npos{};
     do {
@@ -185,31 +263,7 @@ std::vector<Tile> tile_pe_instruction(const isa::Instruction& inst,
           t.footprint = footprint(t.shape.m, t.shape.n, t.shape.k, needs);
           t.pe_cycles = model.tile_cycles(t.shape);
           if (last_k) t.ppu_cycles = epilogue_cycles(target, t.shape.m * t.shape.n);
-          for (std::size_t o = 0; o < v.operands.size(); ++o) {
-            const GemmOperand& op = v.operands[o];
-            bool load = false, store = false;
-            switch (op.role) {
-              case GemmRole::Streamed:
-                load = true;
-                break;
-              case GemmRole::Stationary:
-                load = nk_total > 1 || first_m;
-                break;
-              case GemmRole::PerPixel:
-              case GemmRole::PerColumn:
-                load = last_k;
-                break;
-              case GemmRole::Out:
-                store = last_k;
-                break;
-              case GemmRole::Stats:
-                store = last_k && !more_m;
-                break;
-            }
-            if (!load && !store) continue;
-            const Box box = operand_box(v, inst, op.slot, g, mr, nr, kr);
-            box_accesses(*descs[o], box, store, store ? t.stores : t.loads);
-          }
+          add_accesses(t, g, mr, nr, kr, first_m, !more_m, last_k);
           tiles.push_back(std::move(t));
         }
         first_m = false;

@@ -115,6 +115,8 @@ std::vector<StreamPass> stream_passes(const isa::Instruction& inst) {
     }
     case Opcode::Reduce:
       return {{{Slot::X}, {Slot::Y}, {}, {}, elements_of(inst, Slot::X), op}};
+    case Opcode::DropoutMask:
+      return {{{}, {Slot::Y}, {Slot::Counter}, {Slot::Counter}, elements_of(inst, Slot::Y), op}};
     case Opcode::Copy:
       return {{{Slot::Src}, {Slot::Dst}, {}, {}, 0, std::nullopt}};
     case Opcode::Fill:

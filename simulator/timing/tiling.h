@@ -25,6 +25,12 @@
 // max(PE cycles, DRAM bytes / peak DRAM bytes per cycle), then the fewest bytes.
 // A tile's pe_cycles is PeArrayModel::tile_cycles of its shape; its ppu_cycles is the
 // epilogue (pe_array_model.h) on its last K block.
+// Grouped convolutions whose groups are small (depthwise: K = R*S, N = 1) would use a sliver of
+// the array per tile. When the dataflow can place P = PeArrayModel::groups_per_pass(K, N) >= 2
+// whole groups side by side (block-diagonal weights), the sequencer also considers tiles of P
+// groups: M_b x (P*N) x (P*K), one per M block of each pack of P consecutive groups, loading and
+// storing every group's blocks of that tile; it takes them when their estimated time is no
+// worse. The numerics do not change (each column sums its own group's products in order).
 //
 // PPU and DMA instructions (ppu_model.h gives their passes): each pass is split into T tiles,
 // T the smallest count whose share of every streamed operand (equal flat parts, rounded

@@ -40,10 +40,18 @@ const fs::path& temp_dir() {
 
 const fs::path kBase = fs::path(S2_SOURCE_DIR) / "configs" / "s2train_base.yaml";
 
-// The programs the keys are tried on: a conv net with batch norm and pooling, and an MLP.
+// The programs the keys are tried on: a conv net with batch norm and pooling, an MLP, and the
+// golden assembly program that uses every opcode (so every PPU op's cost is exercised).
 const std::vector<isa::Executable>& programs() {
   static const std::vector<isa::Executable> exes = [] {
     std::vector<isa::Executable> out;
+    const fs::path golden = temp_dir() / "all_opcodes.bin";
+    const auto a = s2::test::run_command(
+        std::string(S2C_PATH) + " asm " +
+        s2::test::shell_quoted(std::string(S2_SOURCE_DIR) + "/tests/isa/golden/all_opcodes.s2asm") +
+        " -o " + s2::test::shell_quoted(golden.string()));
+    EXPECT_EQ(a.status, 0) << a.out;
+    out.push_back(isa::load_executable(golden.string()));
     for (const char* model : {"resnet18 --batch 2", "lenet5 --batch 2"}) {
       const fs::path bin = temp_dir() / (std::string(model).substr(0, 6) + ".bin");
       const auto r = s2::test::run_command(std::string(S2C_PATH) + " compile " + model + " -o " +

@@ -6,8 +6,10 @@
 // optimizer and batch-norm state must equal the reference interpreter's on the unfused graph.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <set>
+#include <stdexcept>
 #include <string>
 
 #include "compiler/driver/backend.h"
@@ -26,11 +28,22 @@ struct Compiled {
   isa::Executable exe;
 };
 
+// `model`: a zoo model (batch 2, 16x16) or "onnx:NAME", the torchvision model NAME exported by
+// scripts/export_onnx.py (training mode, batch 2, 32x32) into the test's temporary directory.
 Compiled compile(const std::string& model) {
   compiler::FrontendOptions front;
   front.model = model;
   front.model_options.batch = 2;
   front.model_options.height = front.model_options.width = 16;
+  if (model.rfind("onnx:", 0) == 0) {
+    const std::string name = model.substr(5);
+    front.model = ::testing::TempDir() + name + ".onnx";
+    const std::string command = "/usr/bin/python3 " + std::string(S2_SOURCE_DIR) +
+                                "/scripts/export_onnx.py " + name + " -o '" + front.model +
+                                "' --batch 2 --image 32 --mode train >/dev/null 2>&1";
+    if (std::system(command.c_str()) != 0) throw std::runtime_error(command + " failed");
+    front.model_options.height = front.model_options.width = 32;
+  }
   Compiled c{compiler::run_frontend(front), {}};
   compiler::BackendOptions back;
   back.fuse = true;
@@ -53,7 +66,15 @@ std::vector<uint8_t> host_bytes(const ir::HostArray& a) {
 
 class FunctionalEquivalence : public ::testing::TestWithParam<std::string> {};
 
+bool have_torch() {
+  static const bool have =
+      std::system("/usr/bin/python3 -c 'import torch, torchvision, onnx' >/dev/null 2>&1") == 0;
+  return have;
+}
+
 TEST_P(FunctionalEquivalence, EveryTensorMatchesTheStreamCheckerAndTheInterpreterBitForBit) {
+  if (GetParam().rfind("onnx:", 0) == 0 && !have_torch())
+    GTEST_SKIP() << "/usr/bin/python3 cannot import torch, torchvision and onnx";
   const Compiled c = compile(GetParam());
   const isa::Executable& exe = c.exe;
   const DramImage ours = execute_program(exe);
@@ -100,6 +121,14 @@ TEST_P(FunctionalEquivalence, EveryTensorMatchesTheStreamCheckerAndTheInterprete
 
 INSTANTIATE_TEST_SUITE_P(Zoo, FunctionalEquivalence,
                          ::testing::Values("mlp", "lenet5", "resnet18"));
+
+// mobilenet_v2 from PyTorch's exporter: depthwise convolution (packed on the array),
+// ReLU6 in the batch-norm epilogue, and dropout's mask drawn by dropout_mask.
+std::string onnx_test_name(const ::testing::TestParamInfo<std::string>& param) {
+  return param.param.substr(5);
+}
+INSTANTIATE_TEST_SUITE_P(Onnx, FunctionalEquivalence, ::testing::Values("onnx:mobilenet_v2"),
+                         onnx_test_name);
 
 // Together the three models exercise the PE family, batch norm, both poolings, eltwise, the
 // loss and the update: the equivalence above covers every opcode the compiler emits.

@@ -470,6 +470,18 @@ TEST(FunctionalEltwise, ActivationsMatchTheReference) {
   }
 }
 
+// dropout_mask: the mask of the step counter's value under the seed, the counter stepped, both
+// as the compiler's reference kernel computes them.
+TEST(FunctionalDropout, MaskAndCounterMatchTheReference) {
+  for (float ratio : {0.0f, 0.2f, 0.5f}) {
+    Program p(Opcode::DropoutMask);
+    p.set(Slot::Counter, p.tensor({1}, DType::I32, 1000)).set(Slot::Y, p.sliced({3, 7}));
+    p.inst().set_f32(Field::Ratio, ratio);
+    p.field(Field::Seed, 0xC0FFEEu);
+    EXPECT_TRUE(p.matches_reference()) << "ratio " << ratio;
+  }
+}
+
 std::vector<float> eltwise_of(isa::EltwiseOp op, const std::vector<float>& a,
                               const std::vector<float>& b, float sa = 1, float sb = 1) {
   Program p(Opcode::Eltwise);

@@ -52,9 +52,16 @@ TEST(RunReports, PhysicsCheckPassesAtTheBoundAndNamesAViolation) {
 TEST(RunReports, LayersGroupByOpNamePrefix) {
   EXPECT_EQ(layer_of("layer1.0.conv1"), "layer1");
   EXPECT_EQ(layer_of("fc"), "fc");
-  const std::string table = layer_table(two_instructions());
+  EXPECT_EQ(layer_of("/features/features.3/conv/conv.1/conv.1.0/Conv"), "features.3");
+  EXPECT_EQ(layer_of("/layer1/layer1.0/relu_1/Relu"), "layer1.0");
+  EXPECT_EQ(layer_of("/fc/Gemm"), "fc");
+  EXPECT_EQ(layer_of("/Flatten"), "Flatten");
+  RunResult r = two_instructions();
+  r.pe_count = 4;
+  r.instructions[0].macs = 120;  // 120 MACs in 60 PE cycles on 4 PEs: half the multipliers
+  const std::string table = layer_table(r);
   EXPECT_NE(table.find("layer1       2           60           40"), std::string::npos) << table;
-  EXPECT_NE(table.find("100.0%"), std::string::npos) << table;
+  EXPECT_NE(table.find("100.0%    50.0%"), std::string::npos) << table;
 }
 
 TEST(RunReports, MemoryTraceKeepsEveryChangeInOrder) {

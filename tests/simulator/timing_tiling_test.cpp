@@ -165,5 +165,45 @@ TEST(TimingTiling, WeightsStayResidentWhenKIsOneBlock) {
   EXPECT_EQ(weight_loads, 32u * 32 * 4);
 }
 
+// A depthwise 3x3 convolution (96 groups of one channel: K = 9, N = 1) on the 32x32 base array:
+// 3 groups side by side per tile (32 / 9), the output and the weights each moved once, and
+// about a third of the PE time of one group per tile. The output-stationary array cannot pack.
+TEST(TimingTiling, DepthwiseGroupsShareTheArray) {
+  isa::Instruction conv(Opcode::Conv2d);
+  for (isa::Field f :
+       {isa::Field::PadTop, isa::Field::PadLeft, isa::Field::PadBottom, isa::Field::PadRight})
+    conv.set_raw(f, 1);
+  conv.set_raw(isa::Field::Groups, 96);
+  conv.set_operand(Slot::X, f32(0, {8, 96, 16, 16}));
+  conv.set_operand(Slot::W, f32(0x1000000, {96, 1, 3, 3}));
+  conv.set_operand(Slot::Y, f32(0x2000000, {8, 96, 16, 16}));
+  const auto base = config("base");
+  const InstructionPlan plan = plan_instruction(conv, base);
+  uint64_t y_bytes = 0, w_bytes = 0;
+  for (const Tile& tile : plan.tiles) {
+    EXPECT_EQ(tile.shape.n, 3u);
+    EXPECT_EQ(tile.shape.k, 27u);
+    for (unsigned b = 0; b < 4; ++b)
+      EXPECT_LE(tile.footprint[b], buffer_desc(base, static_cast<Buffer>(b)).size_bytes / 2);
+    for (const DramAccess& a : tile.stores)
+      y_bytes += a.bytes;
+    for (const DramAccess& a : tile.loads)
+      if (a.address >= 0x1000000) w_bytes += a.bytes;
+  }
+  EXPECT_EQ(y_bytes, 8u * 96 * 16 * 16 * 4);
+  EXPECT_EQ(w_bytes, 96u * 9 * 4);
+  EXPECT_EQ(plan.macs, 8u * 96 * 16 * 16 * 9);
+
+  auto os = base;
+  os.pe_array.dataflow = target::Dataflow::OutputStationary;
+  for (const Tile& tile : plan_instruction(conv, os).tiles)
+    EXPECT_EQ(tile.shape.n, 1u);
+  // One group per tile would take about 3x the PE cycles on the weight-stationary array.
+  auto one = base;
+  one.pe_array.rows = 16;  // 16 / 9: one group per pass
+  const uint64_t single = plan_instruction(conv, one).pe_cycles();
+  EXPECT_LT(3 * plan.pe_cycles(), single + single / 4) << plan.pe_cycles() << " vs " << single;
+}
+
 }  // namespace
 }  // namespace s2::sim::timing

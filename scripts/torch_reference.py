@@ -398,6 +398,8 @@ class ReferenceStep:
 # and shapes are then checked against PyTorch's state_dict).
 MODEL_SIGNATURES = [
     ("mobilenet_v2", ["features.1.conv.0.0.weight", "features.18.0.weight"]),
+    ("mobilenet_v3_small", ["features.1.block.0.0.weight", "features.12.0.weight"]),
+    ("mobilenet_v3_large", ["features.1.block.0.0.weight", "features.16.0.weight"]),
     ("vgg11", ["features.0.weight"]),
     ("resnet50", ["layer1.0.conv3.weight"]),
     ("resnet34", ["layer1.2.conv1.weight"]),

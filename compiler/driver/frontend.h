@@ -19,6 +19,9 @@ struct FrontendOptions {
   zoo::ModelOptions model_options;  // zoo models (the seed also seeds an ONNX model's batch)
   int64_t onnx_batch = 0;           // ONNX: 0 takes the model's own batch size
   int64_t onnx_classes = 0;         // ONNX: when non-zero, the logits must have this many
+  int64_t onnx_channels = 0;        // ONNX: when non-zero (--channels), the input's channels
+  int64_t onnx_height = 0;          // ONNX: when non-zero (--image), the input's height
+  int64_t onnx_width = 0;           //   and width
   ir::SgdOptions sgd;
   std::string input_npy;         // replaces the batch (role input) when not empty
   std::string labels_npy;        // replaces the labels (role label) when not empty

@@ -58,13 +58,14 @@ struct ModelFlags {
   std::string image;
   CLI::Option* batch = nullptr;
   CLI::Option* classes = nullptr;
+  CLI::Option* channels = nullptr;
 
   void add_to(CLI::App* cmd) {
     batch = cmd->add_option("--batch", model.batch, "batch size (default 4)")
                 ->check(CLI::PositiveNumber);
     cmd->add_option("--image", image, "input size H or HxW (default 32)");
-    cmd->add_option("--channels", model.channels, "input channels (default 3)")
-        ->check(CLI::PositiveNumber);
+    channels = cmd->add_option("--channels", model.channels, "input channels (default 3)")
+                   ->check(CLI::PositiveNumber);
     classes = cmd->add_option("--classes", model.classes, "number of classes (default 10)")
                   ->check(CLI::PositiveNumber);
     cmd->add_option("--seed", model.seed, "seed of the initial weights and the batch (default 1)");
@@ -195,6 +196,12 @@ int main(int argc, char** argv) {
       front.sgd = compile_flags.sgd;
       if (*compile_flags.batch) front.onnx_batch = compile_flags.model.batch;
       if (*compile_flags.classes) front.onnx_classes = compile_flags.model.classes;
+      // An ONNX file fixes its input; these flags must agree with it (compiler/onnx).
+      if (*compile_flags.channels) front.onnx_channels = compile_flags.model.channels;
+      if (!compile_flags.image.empty()) {
+        front.onnx_height = compile_flags.model.height;
+        front.onnx_width = compile_flags.model.width;
+      }
       std::ofstream file;
       if (!dump_file.empty()) {
         file.open(dump_file);

@@ -17,6 +17,9 @@ ir::Graph read_model(const FrontendOptions& o) {
     onnx_import::OnnxImportOptions io;
     io.batch = o.onnx_batch;
     io.num_classes = o.onnx_classes;
+    io.channels = o.onnx_channels;
+    io.height = o.onnx_height;
+    io.width = o.onnx_width;
     io.seed = o.model_options.seed;
     return onnx_import::import_onnx(o.model, io);
   }

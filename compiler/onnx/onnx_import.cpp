@@ -4,8 +4,11 @@
 #include "compiler/onnx/onnx_import.h"
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "compiler/ir/verifier.h"
 #include "compiler/onnx/import_context.h"
@@ -46,6 +49,7 @@ ir::Shape input_shape(const ImportContext& ctx, const onnx::ValueInfoProto& in,
   if (type.elem_type() != onnx::TensorProto::FLOAT)
     ctx.fail(what + " has element type " + elem_type_name(type.elem_type()) + "; it must be FLOAT");
   if (!type.has_shape()) ctx.fail(what + " has no shape; export the model with static shapes");
+  const int64_t requested[4] = {options.batch, options.channels, options.height, options.width};
   ir::Shape shape;
   for (int d = 0; d < type.shape().dim_size(); ++d) {
     const onnx::TensorShapeProto::Dimension& dim = type.shape().dim(d);
@@ -55,6 +59,10 @@ ir::Shape input_shape(const ImportContext& ctx, const onnx::ValueInfoProto& in,
     }
     if (d == 0 && options.batch > 0) {
       shape.push_back(options.batch);
+      continue;
+    }
+    if (d > 0 && d < 4 && requested[d] > 0) {
+      shape.push_back(requested[d]);
       continue;
     }
     const std::string kind = dim.has_dim_param() ? "symbolic ('" + dim.dim_param() + "')"
@@ -79,6 +87,19 @@ ir::Shape input_shape(const ImportContext& ctx, const onnx::ValueInfoProto& in,
     ctx.fail(what + " has a fixed batch of " + std::to_string(shape[0]) +
              "; it cannot be changed to " + std::to_string(options.batch) +
              " (re-export the model with that batch)");
+  const bool image = options.height > 0 || options.width > 0;
+  if ((options.channels > 0 || image) && shape.size() != 4)
+    ctx.fail(what + " is " + ir::shape_text(DType::F32, shape) +
+             ", not an image batch [N,C,H,W]; " +
+             (options.channels > 0 ? "--channels" : "--image") + " does not apply");
+  if (options.channels > 0 && shape[1] != options.channels)
+    ctx.fail(what + " has " + std::to_string(shape[1]) + " channels, not the " +
+             std::to_string(options.channels) +
+             " of --channels (re-export the model for that input)");
+  if (image && (shape[2] != options.height || shape[3] != options.width))
+    ctx.fail(what + " is " + std::to_string(shape[2]) + "x" + std::to_string(shape[3]) +
+             ", not the " + std::to_string(options.height) + "x" + std::to_string(options.width) +
+             " of --image (re-export the model at that size: scripts/export_onnx.py --image)");
   return shape;
 }
 
@@ -111,20 +132,64 @@ ir::TensorId import_input(ImportContext& ctx, const OnnxImportOptions& options) 
   return t;
 }
 
+// The node's type as messages name it (domain-qualified outside ai.onnx) and its translator,
+// or null when the importer has none.
+const OnnxOp* translator_of(const onnx::NodeProto& node, std::string* type) {
+  const bool pattern = node.domain() == kPatternDomain;
+  const bool standard = node.domain().empty() || node.domain() == "ai.onnx";
+  *type = standard ? node.op_type() : node.domain() + "." + node.op_type();
+  return standard  ? onnx_op_registry().find(node.op_type())
+         : pattern ? pattern_op_registry().find(node.op_type())
+                   : nullptr;
+}
+
+// Every node the importer has no translator for, reported at once: one entry per operator
+// type with its node count and first node, so a user sees the whole gap of a model in one run.
+void check_supported(ImportContext& ctx, const std::vector<PatternNode>& nodes) {
+  struct Gap {
+    size_t count = 0;
+    std::string first;
+  };
+  std::vector<std::string> order;
+  std::map<std::string, Gap> gaps;
+  size_t total = 0;
+  for (const PatternNode& p : nodes) {
+    std::string type;
+    if (translator_of(p.node, &type)) continue;
+    auto [it, fresh] = gaps.try_emplace(type);
+    if (fresh) {
+      order.push_back(type);
+      it->second.first = node_display_name(p.node, p.index);
+    }
+    ++it->second.count;
+    ++total;
+  }
+  if (order.empty()) return;
+  if (total == 1)
+    ctx.fail("node '" + gaps[order[0]].first +
+             "': " + onnx_op_registry().unknown_message(order[0]) +
+             " (the supported ops of domain ai.onnx)");
+  std::string list;
+  for (const std::string& type : order) {
+    const Gap& g = gaps[type];
+    list += (list.empty() ? "" : ", ") + type + " (" + std::to_string(g.count) +
+            (g.count == 1 ? " node '" : " nodes, the first '") + g.first + "')";
+  }
+  ctx.fail(std::to_string(total) + " nodes of " + std::to_string(order.size()) +
+           " operator type(s) the importer does not translate: " + list +
+           "; known: " + onnx_op_registry().known() + " (the supported ops of domain ai.onnx)");
+}
+
 void translate_nodes(ImportContext& ctx) {
-  for (const PatternNode& p : recognise_patterns(ctx.onnx_graph())) {
+  const std::vector<PatternNode> nodes = recognise_patterns(ctx.onnx_graph());
+  check_supported(ctx, nodes);
+  for (const PatternNode& p : nodes) {
     const onnx::NodeProto& node = p.node;
     const int k = p.index;
-    const bool pattern = node.domain() == kPatternDomain;
-    const bool standard = node.domain().empty() || node.domain() == "ai.onnx";
-    const std::string type = standard ? node.op_type() : node.domain() + "." + node.op_type();
+    std::string type;
+    const OnnxOp* op = translator_of(node, &type);
     const std::string name = node_display_name(node, k);
-    const OnnxOp* op = standard  ? onnx_op_registry().find(node.op_type())
-                       : pattern ? pattern_op_registry().find(node.op_type())
-                                 : nullptr;
-    if (!op)
-      ctx.fail("node '" + name + "': " + onnx_op_registry().unknown_message(type) +
-               " (the supported ops of domain ai.onnx)");
+    S2_CHECK(op != nullptr, "ONNX import: node '" + name + "' has no translator after the check");
     NodeContext n(ctx, node, ctx.graph().unique_name(name));
     op->translate(n);
     for (const std::string& out : node.output())

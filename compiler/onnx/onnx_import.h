@@ -35,6 +35,12 @@ struct OnnxImportOptions {
   int64_t num_classes = 0;
   // Seeds the random labels and the random input batch.
   uint64_t seed = 0;
+  // When non-zero (`s2c --channels`, `--image`), the input [N,C,H,W] must have these sizes; a
+  // symbolic dimension takes them. A fixed dimension of another size is an error: convolution
+  // and reshape shapes are baked into the file.
+  int64_t channels = 0;
+  int64_t height = 0;
+  int64_t width = 0;
 };
 
 // Reads `path` and translates it. Throws UserError on any problem with the file or model.

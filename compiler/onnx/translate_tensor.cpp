@@ -1,5 +1,8 @@
-// Element-wise ops and ops that only move or name values: Relu, Add, Dropout, Identity,
-// Constant, Flatten and Reshape.
+// Element-wise ops and ops that only move or name values: Relu, Add and Mul (broadcasting),
+// Dropout, Identity, Constant, Flatten and Reshape.
+
+#include <algorithm>
+#include <string>
 
 #include "compiler/onnx/translators.h"
 #include "compiler/ops/dropout.h"
@@ -15,11 +18,49 @@ void translate_relu(NodeContext& n) {
   n.set_output(0, n.add(OpType::Relu, {n.input(0)}, {}));
 }
 
-// ONNX broadcasts; the IR's add takes two tensors of one shape, and its shape inference
-// reports any other pair.
-void translate_add(NodeContext& n) {
+// ONNX's multidirectional broadcasting (NumPy's rule): shapes align at the right, and each
+// axis is equal or 1 on one side. The IR's add and mul take two tensors of one shape, so an
+// input of another shape is reshaped to the common rank and expanded (a stride-0 view, no
+// copy): squeeze-excitation's [N,C,1,1] gate times its [N,C,H,W] map reads the gate in place.
+// The expand's gradient sums over the grown axes.
+ir::TensorId broadcast_to(NodeContext& n, ir::TensorId t, const ir::Shape& out, const char* side) {
+  ir::Graph& g = n.import().graph();
+  const ir::Shape shape = g.tensor(t).shape;
+  if (shape == out) return t;
+  if (shape.size() < out.size()) {
+    ir::Shape padded(out.size() - shape.size(), 1);
+    padded.insert(padded.end(), shape.begin(), shape.end());
+    t = g.add(OpType::Reshape, g.unique_name(n.name() + "/reshape_" + side),
+              ir::OpCategory::Forward, {t}, Attrs{{"shape", padded}});
+  }
+  return g.add(OpType::Expand, g.unique_name(n.name() + "/expand_" + side), ir::OpCategory::Forward,
+               {t}, Attrs{{"shape", out}});
+}
+
+void translate_broadcasting(NodeContext& n, OpType type) {
   n.allow_attributes({});
-  n.set_output(0, n.add(OpType::Add, {n.input(0), n.input(1)}, {}));
+  const ir::TensorId a = n.input(0), b = n.input(1);
+  const ir::Shape sa = n.input_tensor(0).shape, sb = n.input_tensor(1).shape;
+  ir::Shape out(std::max(sa.size(), sb.size()), 1);
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int64_t da = i < sa.size() ? sa[sa.size() - 1 - i] : 1;
+    const int64_t db = i < sb.size() ? sb[sb.size() - 1 - i] : 1;
+    if (da != db && da != 1 && db != 1)
+      n.fail("inputs " + ir::shape_text(n.input_tensor(0).dtype, sa) + " and " +
+             ir::shape_text(n.input_tensor(1).dtype, sb) + " do not broadcast (axis " +
+             std::to_string(out.size() - 1 - i) + ": " + std::to_string(da) + " vs " +
+             std::to_string(db) + ")");
+    out[out.size() - 1 - i] = std::max(da, db);
+  }
+  n.set_output(0, n.add(type, {broadcast_to(n, a, out, "a"), broadcast_to(n, b, out, "b")}, {}));
+}
+
+void translate_add(NodeContext& n) {
+  translate_broadcasting(n, OpType::Add);
+}
+
+void translate_mul(NodeContext& n) {
+  translate_broadcasting(n, OpType::Mul);
 }
 
 // A BOOL constant input (Dropout's training_mode), false when absent.
@@ -119,6 +160,7 @@ void translate_reshape(NodeContext& n) {
 void add_tensor_ops(OnnxOpRegistry& r) {
   r.add("Relu", {translate_relu, {}, {}});
   r.add("Add", {translate_add, {}, {}});
+  r.add("Mul", {translate_mul, {}, {}});
   r.add("Dropout", {translate_dropout, {1, 2}, {}});
   r.add("Identity", {translate_identity, {}, {}});
   r.add("Constant", {translate_constant, {}, {}});

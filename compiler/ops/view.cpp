@@ -1,5 +1,5 @@
-// Views: reshape, transpose and slice make a new tensor over the input's data node and change
-// only its shape, strides and offset (PyTorch/NumPy view semantics). Nothing is computed, so
+// Views: reshape, transpose, slice and expand make a new tensor over the input's data node and
+// change only its shape, strides and offset (PyTorch/NumPy view semantics). Nothing is computed, so
 // they have no kernel; the interpreter and the lowering read the strides.
 
 #include <string>
@@ -151,6 +151,48 @@ std::vector<OutputSpec> infer_slice(const InferContext& ctx) {
   return {v};
 }
 
+// ---- expand ----
+
+// NumPy/PyTorch broadcast_to: every axis keeps its size or grows from 1, read with stride 0.
+std::vector<OutputSpec> infer_expand(const InferContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const std::vector<int64_t>& shape = ctx.attrs().ints("shape");
+  if (shape.size() != x.shape.size())
+    ctx.fail("shape=" + ints_text(shape) + " has rank " + std::to_string(shape.size()) + ", " +
+             ctx.describe(0) + " rank " + std::to_string(x.shape.size()) +
+             " (reshape it to the same rank first)");
+  OutputSpec v = view_of_input(x);
+  v.shape = shape;
+  v.strides = x.strides;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == x.shape[d]) continue;
+    if (x.shape[d] != 1 || shape[d] < 1)
+      ctx.fail("cannot expand axis " + std::to_string(d) + " of " + ctx.describe(0) + " to " +
+               std::to_string(shape[d]) + " (only size-1 axes grow)");
+    v.strides[d] = 0;
+  }
+  return {v};
+}
+
+// The gradient sums over the expanded axes, back to x's shape.
+void expand_backward(BackwardContext& b) {
+  const TensorId dy = b.grad_output(0);
+  if (!dy.valid() || !b.needs_grad(0)) return;
+  const Shape& x_shape = b.tensor(b.input(0)).shape;
+  const Shape& y_shape = b.tensor(dy).shape;
+  std::vector<int64_t> axes;
+  for (size_t d = 0; d < x_shape.size(); ++d)
+    if (x_shape[d] != y_shape[d]) axes.push_back(static_cast<int64_t>(d));
+  if (axes.empty()) {
+    b.add_grad(0, dy);
+    return;
+  }
+  const OpCategory category = b.grad_category(0);
+  const TensorId sum = b.emit1(OpType::ReduceSum, "grad_sum", category, {dy},
+                               Attrs{{"axes", axes}, {"keepdims", int64_t{1}}});
+  b.add_grad(0, sum);
+}
+
 }  // namespace
 
 void register_view_ops(OpRegistry& r) {
@@ -192,6 +234,17 @@ void register_view_ops(OpRegistry& r) {
                   "View of x[start:end:step] along `axis` (Python rules: negative axis, start and "
                   "end count from the end; start and end are clamped; step must be positive; an "
                   "empty result is an error). No backward rule."});
+  add_op(r, OpSchema{OpType::Expand,
+                     FusionClass::View,
+                     {{"x"}},
+                     {"y"},
+                     {{"shape", AttrKind::Ints, std::nullopt}},
+                     infer_expand,
+                     expand_backward,
+                     nullptr,
+                     "View of x broadcast to `shape` (same rank; an axis keeps its size or grows "
+                     "from 1, read with stride 0), as NumPy's broadcast_to. The gradient is "
+                     "reduce_sum over the grown axes with keepdims."});
 }
 
 }  // namespace s2::ir

@@ -91,6 +91,32 @@ TEST_F(OnnxImportError, FixedBatchCannotBeOverridden) {
                     "model with that batch)"));
 }
 
+// `s2c --channels` and `--image` must agree with the file's fixed input, and do not apply to
+// a flat [N,F] input.
+TEST_F(OnnxImportError, ImageSizeAndChannelsMustMatchTheFile) {
+  OnnxImportOptions channels;
+  channels.channels = 1;
+  EXPECT_EQ(error_of(around(3), channels),
+            at_file("input 'x' has 3 channels, not the 1 of --channels (re-export the model for "
+                    "that input)"));
+  OnnxImportOptions image;
+  image.height = 64;
+  image.width = 48;
+  EXPECT_EQ(error_of(around(3), image),
+            at_file("input 'x' is 8x8, not the 64x48 of --image (re-export the model at that "
+                    "size: scripts/export_onnx.py --image)"));
+  EXPECT_EQ(error_of(linear_model(), image),
+            at_file("input 'x' is f32[2,6], not an image batch [N,C,H,W]; --image does not "
+                    "apply"));
+  image.height = image.width = 8;
+  image.channels = 3;
+  TestModel same = around(3);
+  same.initializer("w", {3, 3, 1, 1});
+  first_node(same, "Conv", "/c", {"x", "w"}, {"y"});
+  same.write(path_);
+  EXPECT_NO_THROW(import_onnx(path_, image));
+}
+
 TEST_F(OnnxImportError, InputElementType) {
   TestModel m;
   m.input("x", {2, 6}, onnx::TensorProto::INT64);
@@ -115,14 +141,12 @@ TEST_F(OnnxImportError, MissingInitializer) {
 TEST_F(OnnxImportError, ShapeMismatchFromShapeInference) {
   TestModel m;
   m.input("x", {2, 6});
-  m.initializer("fc.weight", {4, 6});
-  m.initializer("b", {4});
-  attr_i(m.node("Gemm", "/fc/Gemm", {"x", "fc.weight"}, {"h"}), "transB", 1);
-  m.node("Add", "/add", {"h", "b"}, {"logits"});
+  m.initializer("fc.weight", {4, 5});
+  attr_i(m.node("Gemm", "/fc/Gemm", {"x", "fc.weight"}, {"logits"}), "transB", 1);
   m.output("logits", {2, 4});
-  EXPECT_EQ(error_of(m),
-            at_file("shape inference: op '/add' (add): input 'b' f32[4] does not match "
-                    "input 'a' f32[2,4] (element-wise ops do not broadcast)"));
+  EXPECT_EQ(error_of(m), at_file("shape inference: op '/fc/Gemm' (gemm): inner dimensions differ: "
+                                 "input 'a' f32[2,6] (trans_a=0) has K=6, input 'b' f32[4,5] "
+                                 "(trans_b=1) has K=5"));
 }
 
 TEST_F(OnnxImportError, GemmInnerDimensionsDiffer) {

@@ -19,6 +19,19 @@ TEST_F(OnnxImportError, UnsupportedOp) {
   EXPECT_NE(error_of(m).find(" (the supported ops of domain ai.onnx)"), std::string::npos);
 }
 
+// Every unsupported node at once, by operator type in file order, with counts and the first
+// node of each: the whole gap of a model in one run.
+TEST_F(OnnxImportError, EveryUnsupportedOpAtOnce) {
+  TestModel m = around(3);
+  first_node(m, "Concat", "/cat_2", {"b", "b"}, {"y"});
+  first_node(m, "Concat", "/cat_1", {"a", "a"}, {"b"});
+  first_node(m, "Pad", "/pad", {"x"}, {"a"});
+  const std::string prefix = at_file(
+      "3 nodes of 2 operator type(s) the importer does not translate: Pad (1 node '/pad'), "
+      "Concat (2 nodes, the first '/cat_1'); known: Add, ");
+  EXPECT_EQ(error_of(m).substr(0, prefix.size()), prefix) << error_of(m);
+}
+
 TEST_F(OnnxImportError, OpOfAnotherDomain) {
   TestModel m = around(3);
   first_node(m, "Relu", "", {"x"}, {"y"}).set_domain("com.microsoft");

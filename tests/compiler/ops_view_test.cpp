@@ -1,4 +1,4 @@
-// Views (reshape, transpose, slice) share their input's data node and change only shape,
+// Views (reshape, transpose, slice, expand) share their input's data node and change only shape,
 // strides and offset; their values, read through the interpreter, follow NumPy. Also the
 // shape-inference errors, the backward rules and gradient checks of reshape and transpose.
 
@@ -286,6 +286,47 @@ TEST(OpsView, GradTranspose) {
   spec.attrs = Attrs{{"perm", Ints{1, 2, 0}}};
   testing::GradInput x;
   x.shape = {2, 3, 4};
+  spec.inputs = {x};
+  const testing::GradCheckResult r = testing::grad_check(spec);
+  EXPECT_TRUE(r.ok) << r.report;
+}
+
+// expand: size-1 axes grow with stride 0, every element read in place (squeeze-excitation's
+// gate times its map), and the gradient sums over the grown axes.
+TEST(OpsView, ExpandBroadcastsWithZeroStrides) {
+  Graph g;
+  const TensorId gate = param(g, "gate", {2, 3, 1, 1});
+  const TensorId map = param(g, "map", {2, 3, 2, 2});
+  const TensorId e =
+      g.add(OpType::Expand, "e", OpCategory::Forward, {gate}, Attrs{{"shape", Ints{2, 3, 2, 2}}});
+  EXPECT_EQ(g.tensor(e).strides, (Ints{3, 1, 0, 0}));
+  EXPECT_EQ(g.tensor(e).data, g.tensor(gate).data);
+  const TensorId y = g.add(OpType::Mul, "y", OpCategory::Forward, {e, map});
+  Interpreter it(g);
+  it.run();
+  const std::vector<float> got = it.value(y).f32();
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_EQ(got[i], static_cast<float>(i / 4) * static_cast<float>(i)) << i;
+  EXPECT_EQ(user_error([&] {
+              g.add(OpType::Expand, "bad", OpCategory::Forward, {map},
+                    Attrs{{"shape", Ints{2, 3, 4, 2}}});
+            }),
+            "shape inference: op 'bad' (expand): cannot expand axis 2 of input 'x' f32[2,3,2,2] "
+            "to 4 (only size-1 axes grow)");
+  EXPECT_NE(
+      user_error([&] {
+        g.add(OpType::Expand, "bad2", OpCategory::Forward, {gate}, Attrs{{"shape", Ints{3, 2, 2}}});
+      }).find("has rank 3"),
+      std::string::npos);
+}
+
+TEST(OpsView, GradExpandTimesAMap) {
+  // d/dgate sum(w * expand(gate) * map): the reduction over H and W of the expand's backward.
+  testing::GradCheckSpec spec;
+  spec.type = OpType::Expand;
+  spec.attrs = Attrs{{"shape", Ints{2, 3, 4, 5}}};
+  testing::GradInput x;
+  x.shape = {2, 3, 1, 1};
   spec.inputs = {x};
   const testing::GradCheckResult r = testing::grad_check(spec);
   EXPECT_TRUE(r.ok) << r.report;

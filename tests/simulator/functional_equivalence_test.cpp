@@ -122,12 +122,14 @@ TEST_P(FunctionalEquivalence, EveryTensorMatchesTheStreamCheckerAndTheInterprete
 INSTANTIATE_TEST_SUITE_P(Zoo, FunctionalEquivalence,
                          ::testing::Values("mlp", "lenet5", "resnet18"));
 
-// mobilenet_v2 from PyTorch's exporter: depthwise convolution (packed on the array),
-// ReLU6 in the batch-norm epilogue, and dropout's mask drawn by dropout_mask.
+// From PyTorch's exporter: mobilenet_v2 (depthwise convolution packed on the array, ReLU6 in
+// the batch-norm epilogue, dropout's mask drawn by dropout_mask) and mobilenet_v3_small
+// (hardswish, and squeeze-excitation: a stride-0 gate times its map, and the gradient's sum).
 std::string onnx_test_name(const ::testing::TestParamInfo<std::string>& param) {
   return param.param.substr(5);
 }
-INSTANTIATE_TEST_SUITE_P(Onnx, FunctionalEquivalence, ::testing::Values("onnx:mobilenet_v2"),
+INSTANTIATE_TEST_SUITE_P(Onnx, FunctionalEquivalence,
+                         ::testing::Values("onnx:mobilenet_v2", "onnx:mobilenet_v3_small"),
                          onnx_test_name);
 
 // Together the three models exercise the PE family, batch norm, both poolings, eltwise, the

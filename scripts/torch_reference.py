@@ -346,6 +346,11 @@ def torchvision_classifiers():
             if torchvision.models.get_model_builder(name).__module__.count(".") == 2}
 
 
+def file_stem(name):
+    """The file name `s2c reference` writes a tensor under: '/', '\\' and ':' become '_'."""
+    return name.replace("/", "_").replace("\\", "_").replace(":", "_")
+
+
 def load(directory, *parts):
     path = os.path.join(directory, *parts)
     if not os.path.isfile(path):
@@ -364,13 +369,19 @@ class ReferenceStep:
     weight_decay), initial(name), batch() -> (input, labels), decisions ({op: type}),
     decision(op) and ours(kind, name) for kind loss, grad or updated."""
 
-    def __init__(self, directory, manifest):
+    def __init__(self, directory, manifest, model=None):
         self.directory, self.manifest = directory, manifest
-        self.model = manifest["model"]
         self.options = manifest["options"]
         self.weights = list(manifest["weights"])
         self.state = list(manifest["state"])
         self.decisions = {d["op"]: d["type"] for d in manifest["decisions"]}
+        self.files = {d["op"]: d.get("file", os.path.join("decisions", d["op"] + ".npy"))
+                      for d in manifest["decisions"]}
+        self.model = manifest["model"]
+        if self.model.endswith(".onnx"):  # an ONNX export: the torchvision model it came from
+            self.model = model or recognise_model(self.weights)
+        elif model is not None and model != self.model:
+            raise InputError("--model %s, but the reference step is of %s" % (model, self.model))
 
     def describe(self):
         return "reference interpreter step"
@@ -380,18 +391,19 @@ class ReferenceStep:
         return sgd["lr"], sgd["momentum"], sgd["weight_decay"]
 
     def initial(self, name):
-        return load(self.directory, "init", name + ".npy")
+        return load(self.directory, "init", file_stem(name) + ".npy")
 
     def batch(self):
-        return self.initial("input"), self.initial("labels")
+        return (self.initial(self.manifest.get("input", "input")),
+                self.initial(self.manifest.get("labels", "labels")))
 
     def decision(self, op):
-        return load(self.directory, "decisions", op + ".npy")
+        return load(self.directory, self.files[op])
 
     def ours(self, kind, name):
         if kind == "loss":
             return load(self.directory, "loss.npy")
-        return load(self.directory, kind, name + ".npy")
+        return load(self.directory, kind, file_stem(name) + ".npy")
 
 
 # The zoo's models by a state_dict name only they have (the first match wins; the exact names
@@ -407,6 +419,16 @@ MODEL_SIGNATURES = [
     ("lenet5", ["conv1.weight", "fc1.weight"]),
     ("mlp", ["fc1.weight"]),
 ]
+
+
+def recognise_model(weights):
+    """The model whose state_dict names these are (MODEL_SIGNATURES), or an InputError."""
+    names = set(weights)
+    for model, keys in MODEL_SIGNATURES:
+        if all(k in names for k in keys):
+            return model
+    raise InputError("no known model has these weight names (%s, ...); give --model"
+                     % ", ".join(weights[:4]))
 
 
 class SimDump:
@@ -468,12 +490,7 @@ class SimDump:
             self.decision_tensor[d["op"]] = d["tensor"]
 
     def recognise_model(self):
-        names = set(self.weights)
-        for model, keys in MODEL_SIGNATURES:
-            if all(k in names for k in keys):
-                return model
-        raise InputError("no zoo model has these weight names (%s, ...); give --model"
-                         % ", ".join(self.weights[:4]))
+        return recognise_model(self.weights)
 
     def describe(self):
         m = self.manifest
@@ -528,10 +545,7 @@ def open_step(directory, model=None):
     if kind == SIM_DUMP_FORMAT:
         return SimDump(directory, manifest, model)
     if kind == REFERENCE_FORMAT:
-        if model is not None and model != manifest["model"]:
-            raise InputError("--model %s, but the reference step is of %s"
-                             % (model, manifest["model"]))
-        return ReferenceStep(directory, manifest)
+        return ReferenceStep(directory, manifest, model)
     raise InputError("%s: format %r, expected %r or %r"
                      % (manifest_path, kind, SIM_DUMP_FORMAT, REFERENCE_FORMAT))
 

@@ -19,11 +19,20 @@ FrontendResult run_frontend(const FrontendOptions& options) {
   context.dump_after = options.dump_after;
   context.dump = options.dump;
   Program program;
-  FrontendResult result{ir::Graph(), {}};
+  FrontendResult result{ir::Graph(), {}, {}};
   for (const auto& pass : pass_registry())
     if (pass.value.half == PassHalf::Front)
       result.passes.push_back(run_pass(pass.name, program, context));
   result.graph = std::move(program.graph);
+  const std::string seed = std::to_string(options.model_options.seed);
+  result.batch_source =
+      (options.input_npy.empty()
+           ? "input synthetic (uniform in [-1, 1) from --seed " + seed + "; give --input X.npy)"
+           : "input from " + options.input_npy) +
+      ", " +
+      (options.labels_npy.empty()
+           ? "labels synthetic (uniform classes from --seed " + seed + "; give --labels Y.npy)"
+           : "labels from " + options.labels_npy);
   return result;
 }
 
@@ -57,6 +66,7 @@ std::string frontend_summary(const FrontendResult& result) {
     os << fmt::format("  {:<16} {:>6} tensors {:>12.3f} MiB\n", role, v.first,
                       static_cast<double>(v.second) / (1024.0 * 1024.0));
   }
+  if (!result.batch_source.empty()) os << "batch: " << result.batch_source << "\n";
   os << "passes:\n";
   for (const PassRecord& p : result.passes) {
     os << fmt::format("  {:<16} {:>9.2f} ms  {:>6} ops  {}\n", p.name, p.milliseconds, p.ops,

@@ -10,6 +10,7 @@
 
 #include "compiler/autodiff/autodiff.h"
 #include "compiler/ir/graph.h"
+#include "compiler/onnx/onnx_import.h"
 #include "compiler/zoo/zoo.h"
 
 namespace s2::compiler {
@@ -17,11 +18,9 @@ namespace s2::compiler {
 struct FrontendOptions {
   std::string model;                // a model-zoo name, or a path ending in .onnx
   zoo::ModelOptions model_options;  // zoo models (the seed also seeds an ONNX model's batch)
-  int64_t onnx_batch = 0;           // ONNX: 0 takes the model's own batch size
-  int64_t onnx_classes = 0;         // ONNX: when non-zero, the logits must have this many
-  int64_t onnx_channels = 0;        // ONNX: when non-zero (--channels), the input's channels
-  int64_t onnx_height = 0;          // ONNX: when non-zero (--image), the input's height
-  int64_t onnx_width = 0;           //   and width
+  // ONNX: what the flags given ask of the file's input and output (0: the file's own); the
+  // seed comes from model_options.
+  onnx_import::OnnxImportOptions onnx;
   ir::SgdOptions sgd;
   std::string input_npy;         // replaces the batch (role input) when not empty
   std::string labels_npy;        // replaces the labels (role label) when not empty
@@ -39,6 +38,9 @@ struct PassRecord {
 struct FrontendResult {
   ir::Graph graph;
   std::vector<PassRecord> passes;
+  // Where the step's batch and labels come from: the --input/--labels files, or synthetic
+  // (seeded) values, as the summary says.
+  std::string batch_source;
 };
 
 // Throws UserError for a bad model, bad options or an unknown pass name.

@@ -75,6 +75,20 @@ struct ModelFlags {
   void finish() {
     if (!image.empty()) s2::compiler::parse_image_size(image, &model);
   }
+
+  // For an ONNX model: the flags given, which its input and logits must agree with (an ONNX
+  // file fixes them; compiler/onnx/onnx_import.h).
+  s2::onnx_import::OnnxImportOptions onnx() const {
+    s2::onnx_import::OnnxImportOptions o;
+    if (*batch) o.batch = model.batch;
+    if (*classes) o.num_classes = model.classes;
+    if (*channels) o.channels = model.channels;
+    if (!image.empty()) {
+      o.height = model.height;
+      o.width = model.width;
+    }
+    return o;
+  }
 };
 
 }  // namespace
@@ -127,11 +141,9 @@ int main(int argc, char** argv) {
   ModelFlags ref_flags;
   CLI::App* ref_cmd = app.add_subcommand(
       "reference",
-      "Run one training step of a zoo model on the reference interpreter and write its "
-      "inputs and results as .npy (check with scripts/torch_reference.py)");
-  ref_cmd->add_option("model", ref.model, "model-zoo name")
-      ->required()
-      ->check(CLI::IsMember(s2::zoo::model_registry().names()));
+      "Run one training step of a model (zoo name or .onnx) on the reference interpreter and "
+      "write its inputs and results as .npy (check with scripts/torch_reference.py)");
+  ref_cmd->add_option("model", ref.model, "model-zoo name or ONNX file")->required();
   ref_cmd->add_option("--out-dir", ref.out_dir, "directory to write")->required();
   ref_flags.add_to(ref_cmd);
   ref_cmd
@@ -194,14 +206,7 @@ int main(int argc, char** argv) {
       compile_flags.finish();
       front.model_options = compile_flags.model;
       front.sgd = compile_flags.sgd;
-      if (*compile_flags.batch) front.onnx_batch = compile_flags.model.batch;
-      if (*compile_flags.classes) front.onnx_classes = compile_flags.model.classes;
-      // An ONNX file fixes its input; these flags must agree with it (compiler/onnx).
-      if (*compile_flags.channels) front.onnx_channels = compile_flags.model.channels;
-      if (!compile_flags.image.empty()) {
-        front.onnx_height = compile_flags.model.height;
-        front.onnx_width = compile_flags.model.width;
-      }
+      front.onnx = compile_flags.onnx();
       std::ofstream file;
       if (!dump_file.empty()) {
         file.open(dump_file);
@@ -229,6 +234,7 @@ int main(int argc, char** argv) {
     if (*ref_cmd) {
       ref_flags.finish();
       ref.model_options = ref_flags.model;
+      ref.onnx = ref_flags.onnx();
       ref.sgd = ref_flags.sgd;
       s2::compiler::run_reference(ref);
     }

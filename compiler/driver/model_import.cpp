@@ -14,12 +14,7 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 ir::Graph read_model(const FrontendOptions& o) {
   if (ends_with(o.model, ".onnx")) {
-    onnx_import::OnnxImportOptions io;
-    io.batch = o.onnx_batch;
-    io.num_classes = o.onnx_classes;
-    io.channels = o.onnx_channels;
-    io.height = o.onnx_height;
-    io.width = o.onnx_width;
+    onnx_import::OnnxImportOptions io = o.onnx;
     io.seed = o.model_options.seed;
     return onnx_import::import_onnx(o.model, io);
   }

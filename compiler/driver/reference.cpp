@@ -9,7 +9,10 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <set>
+#include <string>
 
+#include "compiler/driver/model_import.h"
 #include "compiler/interp/interpreter.h"
 #include "compiler/io/npy.h"
 #include "isa/common/config_dir.h"
@@ -50,15 +53,30 @@ fs::path make_dir(const fs::path& dir) {
   return dir;
 }
 
+// The file name of a tensor or decision named `name`: the characters a path cannot hold (an
+// ONNX node's '/', and '\\' and ':') become '_', as the simulator's dumps name them.
+std::string file_stem(const std::string& name) {
+  std::string stem = name;
+  for (char& c : stem)
+    if (c == '/' || c == '\\' || c == ':') c = '_';
+  return stem;
+}
+
+// Writes dir/<file_stem(name)>.npy.
 void write_tensor(const fs::path& dir, const std::string& name, const ir::HostArray& values,
                   const ir::Shape& shape) {
-  io::write_npy((dir / (name + ".npy")).string(), values, shape);
+  io::write_npy((dir / (file_stem(name) + ".npy")).string(), values, shape);
 }
 
 class ReferenceStep {
  public:
-  explicit ReferenceStep(const ReferenceOptions& o)
-      : o_(o), graph_(zoo::build_model(o.model, o.model_options)) {
+  explicit ReferenceStep(const ReferenceOptions& o) : o_(o), graph_(read(o)) {
+    // Dropout's step counters are state of ours that no state_dict has.
+    std::set<uint32_t> counters;
+    for (size_t i = 0; i < graph_.num_ops(); ++i) {
+      const ir::Op& op = graph_.op(ir::OpId(i));
+      if (op.type == ir::OpType::DropoutMask) counters.insert(op.inputs.at(0).value);
+    }
     // The parameters, before autodiff adds optimizer state: in creation order, which is the
     // model's state_dict order.
     for (size_t i = 0; i < graph_.num_tensors(); ++i) {
@@ -66,15 +84,17 @@ class ReferenceStep {
       if (graph_.tensor(t).producer.valid()) continue;  // views and in-place results
       const TensorRole role = graph_.data(graph_.tensor(t).data).role;
       if (role == TensorRole::Weight) weights_.push_back(t);
-      if (role == TensorRole::State) state_.push_back(t);
-      if (role == TensorRole::Weight || role == TensorRole::State || role == TensorRole::Input ||
-          role == TensorRole::Label)
+      if (role == TensorRole::State && counters.count(t.value) == 0) state_.push_back(t);
+      if (role == TensorRole::Input) input_ = t;
+      if (role == TensorRole::Label) labels_ = t;
+      if (role == TensorRole::Weight ||
+          (role == TensorRole::State && counters.count(t.value) == 0) ||
+          role == TensorRole::Input || role == TensorRole::Label)
         params_.push_back(t);
     }
     for (size_t i = 0; i < graph_.num_ops(); ++i) {
       const ir::Op& op = graph_.op(ir::OpId(i));
-      if (op.type == ir::OpType::Relu || op.type == ir::OpType::MaxPool2d)
-        decisions_.push_back(ir::OpId(i));
+      if (!decision_type(op).empty()) decisions_.push_back(ir::OpId(i));
     }
     ir::build_training_step(graph_, o.sgd);
     for (size_t i = 0; i < graph_.num_ops(); ++i) {
@@ -131,48 +151,95 @@ class ReferenceStep {
     write_tensor(dir, graph_.tensor(t).name, it.value(t), graph_.tensor(t).shape);
   }
 
+  static ir::Graph read(const ReferenceOptions& o) {
+    FrontendOptions f;
+    f.model = o.model;
+    f.model_options = o.model_options;
+    f.onnx = o.onnx;
+    return import_model(f);
+  }
+
+  // The decision an op of the forward pass takes, as scripts/torch_reference.py names it, or
+  // "" for an op without one.
+  static std::string decision_type(const ir::Op& op) {
+    if (op.type == ir::OpType::Relu) return "relu";
+    if (op.type == ir::OpType::MaxPool2d) return "max_pool2d";
+    if (op.type == ir::OpType::DropoutMask) return "dropout";
+    if (op.type == ir::OpType::Activation && op.attrs.s("act") == "relu6") return "relu6";
+    return "";
+  }
+
+  // The decision's name: the op's, or for dropout the layer's (ir::add_dropout's "<layer>.mask").
+  static std::string decision_op(const ir::Op& op) {
+    const std::string suffix = ".mask";
+    if (op.type == ir::OpType::DropoutMask && op.name.size() > suffix.size() &&
+        op.name.compare(op.name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return op.name.substr(0, op.name.size() - suffix.size());
+    return op.name;
+  }
+
+  static std::string decision_file(const ir::Op& op) { return file_stem(decision_op(op)); }
+
   void write_decision(const ir::Interpreter& it, const fs::path& dir, const ir::Op& op) const {
     const TensorId y = op.outputs.at(0);
+    const std::string file = decision_file(op);
     if (op.type == ir::OpType::MaxPool2d) {
-      write_tensor(dir, op.name, it.value(op.outputs.at(1)), graph_.tensor(y).shape);
+      write_tensor(dir, file, it.value(op.outputs.at(1)), graph_.tensor(y).shape);
+      return;
+    }
+    // relu6: the output itself (the gradient passes where 0 < y < 6); dropout: the mask.
+    if (op.type != ir::OpType::Relu) {
+      write_tensor(dir, file, it.value(y), graph_.tensor(y).shape);
       return;
     }
     const std::vector<float> values = it.value(y).f32();
     std::vector<int32_t> mask(values.size());
     for (size_t i = 0; i < values.size(); ++i)
       mask[i] = values[i] > 0.0f ? 1 : 0;
-    write_tensor(dir, op.name, ir::HostArray(std::move(mask)), graph_.tensor(y).shape);
+    write_tensor(dir, file, ir::HostArray(std::move(mask)), graph_.tensor(y).shape);
   }
 
   void write_manifest(const fs::path& path) const {
-    const zoo::ModelOptions& m = o_.model_options;
     Json decisions = Json::array();
     for (ir::OpId id : decisions_) {
       const ir::Op& op = graph_.op(id);
-      decisions.push_back({{"op", op.name}, {"type", ir::op_type_name(op.type)}});
+      decisions.push_back({{"op", decision_op(op)},
+                           {"type", decision_type(op)},
+                           {"file", "decisions/" + decision_file(op) + ".npy"}});
     }
     write_json_file(path.string(), {{"format", "s2train-reference-step 1"},
                                     {"model", o_.model},
-                                    {"options",
-                                     {{"batch", m.batch},
-                                      {"channels", m.channels},
-                                      {"height", m.height},
-                                      {"width", m.width},
-                                      {"classes", m.classes},
-                                      {"seed", m.seed}}},
+                                    {"options", model_options()},
                                     {"sgd",
                                      {{"lr", o_.sgd.lr},
                                       {"momentum", o_.sgd.momentum},
                                       {"weight_decay", o_.sgd.weight_decay}}},
-                                    {"input", "input"},
-                                    {"labels", "labels"},
+                                    {"input", graph_.tensor(input_).name},
+                                    {"labels", graph_.tensor(labels_).name},
                                     {"weights", tensor_names(graph_, weights_)},
                                     {"state", tensor_names(graph_, state_)},
                                     {"decisions", decisions}});
   }
 
+  // The step's sizes: the zoo's options, or for an ONNX model those of its input and logits.
+  Json model_options() const {
+    const zoo::ModelOptions& m = o_.model_options;
+    const ir::Shape& x = graph_.tensor(input_).shape;
+    if (zoo::model_registry().contains(o_.model) || x.size() != 4)
+      return {{"batch", m.batch}, {"channels", m.channels}, {"height", m.height},
+              {"width", m.width}, {"classes", m.classes},   {"seed", m.seed}};
+    int64_t classes = m.classes;
+    for (size_t i = 0; i < graph_.num_ops(); ++i) {
+      const ir::Op& op = graph_.op(ir::OpId(i));
+      if (op.type == ir::OpType::SoftmaxCe) classes = graph_.tensor(op.inputs.at(0)).shape.back();
+    }
+    return {{"batch", x[0]}, {"channels", x[1]},   {"height", x[2]},
+            {"width", x[3]}, {"classes", classes}, {"seed", m.seed}};
+  }
+
   const ReferenceOptions& o_;
   ir::Graph graph_;
+  TensorId input_, labels_;
   std::vector<TensorId> params_, weights_, state_;
   std::vector<ir::OpId> decisions_;       // relu and max_pool2d ops of the forward pass
   std::map<uint32_t, TensorId> grad_of_;  // weight tensor id -> its summed gradient

@@ -1,5 +1,5 @@
 #pragma once
-// `s2c reference MODEL --out-dir D`: one training step of a zoo model on the reference
+// `s2c reference MODEL --out-dir D`: one training step of a zoo or ONNX model on the reference
 // interpreter, written as .npy files for scripts/torch_reference.py (DESIGN.md validation
 // ladder, step 4) and for checking the simulator against.
 //
@@ -10,11 +10,16 @@
 //   grad/<weight>.npy    the summed gradient of every weight (before weight decay)
 //   updated/<name>.npy   every weight after the SGD update, and every running statistic
 //                        after the step
-//   decisions/<op>.npy   the discrete choices of the forward pass, as i32: for every relu op
-//                        its mask (1 where the output is positive), for every max_pool2d op
-//                        its argmax indices (h*W+w in the input plane)
-//   manifest.json        the model, its options, the SGD options, the weights and running
-//                        statistics in creation (state_dict) order, and the decision ops
+//   decisions/<op>.npy   the discrete choices of the forward pass: for every relu op its mask
+//                        (i32, 1 where the output is positive), for every max_pool2d op its
+//                        argmax indices (i32, h*W+w in the input plane), for every relu6
+//                        activation its output (f32: the gradient passes where 0 < y < 6),
+//                        for every dropout layer its scaled keep mask (f32); '/', '\' and ':'
+//                        of an op's name (an ONNX node's) become '_' in the file name
+//   manifest.json        the model, its options (an ONNX model: its input's and logits'
+//                        sizes), the SGD options, the input and labels tensors, the weights
+//                        and running statistics in creation (state_dict) order, and the
+//                        decisions (op, type, file)
 //
 // Why the decisions: fp32 sums in another order differ in the last bits, so a pre-activation
 // within ~1e-6 of zero (or two nearly equal values in a pooling window) can fall on the other
@@ -27,13 +32,15 @@
 #include <string>
 
 #include "compiler/autodiff/autodiff.h"
+#include "compiler/onnx/onnx_import.h"
 #include "compiler/zoo/zoo.h"
 
 namespace s2::compiler {
 
 struct ReferenceOptions {
-  std::string model;
+  std::string model;  // a zoo name, or an ONNX file (compiler/onnx)
   zoo::ModelOptions model_options;
+  onnx_import::OnnxImportOptions onnx;  // an ONNX model: the flags given (FrontendOptions::onnx)
   ir::SgdOptions sgd;
   std::string out_dir;
   // The accelerator configuration whose PE array's K-tile the interpreter accumulates with

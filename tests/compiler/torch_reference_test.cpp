@@ -89,6 +89,30 @@ class ReferenceStep : public testing::Test {
   std::string last_out_;  // the script's output in expect_matches_torch
 };
 
+// `s2c reference` takes an ONNX export as well: mobilenet_v3_small (hardswish, squeeze-
+// excitation, dropout) exported by scripts/export_onnx.py; the manifest names the torchvision
+// model's tensors, the dropout layer's mask is a decision and its step counter no state.
+TEST_F(ReferenceStep, OnnxExportMatchesPyTorch) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  fs::create_directories(dir_);
+  const std::string onnx = (dir_ / "mobilenet_v3_small.onnx").string();
+  const Result e =
+      run(kPython + " " + quoted(std::string(S2_SOURCE_DIR) + "/scripts/export_onnx.py") +
+          " mobilenet_v3_small --batch 8 --image 32 --mode train -o " + quoted(onnx));
+  ASSERT_EQ(e.status, 0) << e.out;
+  ReferenceOptions options;
+  options.model = onnx;
+  options.out_dir = (dir_ / "step").string();
+  run_reference(options);
+  const Result r = run(kPython + " " + quoted(kScript) + " " + quoted(dir_.string() + "/step") +
+                       " --exact-factor 2");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("mobilenet_v3_small: batch 8, 3x32x32, 10 classes, reference"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("decisions: 15 "), std::string::npos) << r.out;
+}
+
 TEST_F(ReferenceStep, MlpMatchesPyTorch) {
   expect_matches_torch("mlp", model_options(4, 32));
 }
@@ -162,7 +186,8 @@ TEST_F(ReferenceStep, WritesTheDocumentedFiles) {
   EXPECT_EQ(manifest["sgd"]["weight_decay"], 5e-4);
   const auto& weights = manifest["weights"];
   EXPECT_NE(std::find(weights.begin(), weights.end(), "fc3.bias"), weights.end()) << manifest;
-  const nlohmann::json pool1 = {{"op", "pool1"}, {"type", "max_pool2d"}};
+  const nlohmann::json pool1 = {
+      {"op", "pool1"}, {"type", "max_pool2d"}, {"file", "decisions/pool1.npy"}};
   const auto& decisions = manifest["decisions"];
   EXPECT_NE(std::find(decisions.begin(), decisions.end(), pool1), decisions.end()) << manifest;
 

@@ -14,6 +14,11 @@ updating its running statistics) and constant folding is off, so every weight st
 initializer (its state_dict key) instead of being folded into another constant.
 --mode eval exports the inference graph, where PyTorch folds each BatchNormalization into
 the preceding convolution's weight and bias.
+
+Stochastic depth (EfficientNet, ConvNeXt): torchvision draws its mask with bernoulli_, which
+PyTorch 1.13 cannot export in training mode; the script exports the same mask as
+x * dropout(ones([N,1,1,1]), p) (ExportableStochasticDepth), which the importer draws on the
+accelerator like any dropout mask.
 """
 
 import argparse
@@ -21,6 +26,7 @@ import sys
 import warnings
 
 import torch
+import torch.nn.functional as F
 import torchvision
 
 
@@ -48,6 +54,36 @@ def build(name, classes):
         return torchvision.models.get_model(name, weights=None, num_classes=classes, **extra)
     except ValueError as e:
         sys.exit(f"export_onnx.py: {e}")
+
+
+class ExportableStochasticDepth(torch.nn.Module):
+    """torchvision.ops.StochasticDepth as PyTorch 1.13 can export it in training mode: the same
+    per-sample ("row") or per-batch ("batch") mask, 0 or 1 / (1 - p), written as
+    x * dropout(ones(mask shape), p) instead of bernoulli_, which the exporter refuses. The
+    importer reads a Dropout of a constant of ones as the mask itself (dropout_mask on the
+    PPU); scripts/torch_reference.py makes torchvision's StochasticDepth follow our masks."""
+
+    def __init__(self, p, mode, batch):
+        super().__init__()
+        self.p, self.mode, self.batch = p, mode, batch
+
+    def forward(self, x):
+        if not self.training or self.p == 0.0:
+            return x
+        # The batch is static (a Python int), so the ones are one Constant in the graph.
+        shape = [self.batch] + [1] * (x.dim() - 1) if self.mode == "row" else [1] * x.dim()
+        return x * F.dropout(torch.ones(shape, dtype=x.dtype), self.p, training=True)
+
+
+def exportable(model, batch):
+    """Replaces every StochasticDepth module by its exportable form, keeping its name (the
+    ONNX scopes, and so the importer's op names, are the module paths)."""
+    for path, module in list(model.named_modules()):
+        if isinstance(module, torchvision.ops.StochasticDepth):
+            parent, _, leaf = path.rpartition(".")
+            setattr(model.get_submodule(parent) if parent else model, leaf,
+                    ExportableStochasticDepth(module.p, module.mode, batch))
+    return model
 
 
 def parse_args(argv):
@@ -84,7 +120,7 @@ def main(argv):
     # increment; the importer does not model that counter, so the warning is only noise.
     warnings.filterwarnings("ignore", message="ONNX Preprocess - Removing mutation")
     torch.manual_seed(args.seed)
-    model = build(args.model, args.classes)
+    model = exportable(build(args.model, args.classes), args.batch)
     training = args.mode == "train"
     model.train(training)
     x = torch.randn(args.batch, args.channels, args.image, args.image)

@@ -23,8 +23,8 @@ max|ours - torch| / max|torch| (the absolute error where torch's tensor is all z
 loss, every weight gradient, every updated weight and every updated running statistic.
 
 PyTorch follows our forward decisions (each ReLU's and ReLU6's mask, each max-pool's argmax,
-and each dropout's mask: dropout draws its mask on the accelerator, so PyTorch multiplies by
-ours). Decisions of an ONNX import are named after its nodes ("/layer1/layer1.0/relu_1/Relu")
+and each dropout's and stochastic depth's mask: they are drawn on the accelerator, so PyTorch
+multiplies by ours). Decisions of an ONNX import are named after its nodes ("/layer1/layer1.0/relu_1/Relu")
 and matched to the module calls they come from ("layer1.0.relu_2"). fp32 sums
 in another order differ in the last bits, so a pre-activation within ~1e-6 of zero, or two
 nearly equal values in a pooling window, may land on the other side in PyTorch and move one
@@ -260,6 +260,30 @@ class DecidedDropout(CalledModule):
         return x * mask.to(x.dtype)
 
 
+class DecidedStochasticDepth(CalledModule):
+    """torchvision's StochasticDepth with our mask: x * mask, the mask [N,1,1,1] ("row") or
+    [1,1,1,1] ("batch"), 0 or 1 / (1 - p) (scripts/export_onnx.py exports it as a dropout of
+    ones, which the accelerator draws). p = 0 (or eval) is the identity, as in torchvision."""
+
+    def __init__(self, path, module, decisions):
+        super().__init__(path, decisions)
+        self.p, self.mode = module.p, module.mode
+
+    def forward(self, x):
+        if not self.training or self.p == 0.0:
+            return x
+        op = self.next_op()
+        shape = [x.shape[0]] + [1] * (x.dim() - 1) if self.mode == "row" else [1] * x.dim()
+        mask = self.decision(op, "dropout", shape).to(torch.float32)
+        scale = torch.tensor(1.0, dtype=torch.float32) / torch.tensor(1.0 - self.p,
+                                                                      dtype=torch.float32)
+        if not torch.all((mask == 0) | (mask == scale)):
+            raise InputError("stochastic depth %s: the mask holds values other than 0 and %.9g"
+                             % (op, float(scale)))
+        self.decisions.record(op, 0, 0.0, float(scale), tuple(shape))
+        return x * mask.to(x.dtype)
+
+
 class DecidedMaxPool(CalledModule):
     """max_pool2d taking the element our argmax chose in every window."""
 
@@ -286,8 +310,8 @@ class DecidedMaxPool(CalledModule):
 
 
 def follow_decisions(model, decisions):
-    """Replaces every nn.ReLU, nn.ReLU6, nn.MaxPool2d and nn.Dropout module by one that
-    follows our decisions."""
+    """Replaces every nn.ReLU, nn.ReLU6, nn.MaxPool2d, nn.Dropout and StochasticDepth module
+    by one that follows our decisions."""
     decisions.name_by_modules({path for path, _ in model.named_modules()})
     for path, module in list(model.named_modules()):
         if isinstance(module, nn.ReLU):
@@ -296,6 +320,8 @@ def follow_decisions(model, decisions):
             replacement = DecidedReLU6(path, decisions)
         elif isinstance(module, nn.Dropout):
             replacement = DecidedDropout(path, module.p, decisions)
+        elif isinstance(module, torchvision.ops.StochasticDepth):
+            replacement = DecidedStochasticDepth(path, module, decisions)
         elif isinstance(module, nn.MaxPool2d):
             replacement = DecidedMaxPool(path, module, decisions)
         else:
@@ -412,6 +438,7 @@ MODEL_SIGNATURES = [
     ("mobilenet_v2", ["features.1.conv.0.0.weight", "features.18.0.weight"]),
     ("mobilenet_v3_small", ["features.1.block.0.0.weight", "features.12.0.weight"]),
     ("mobilenet_v3_large", ["features.1.block.0.0.weight", "features.16.0.weight"]),
+    ("efficientnet_b0", ["features.1.0.block.1.fc1.weight", "features.8.0.weight"]),
     ("vgg11", ["features.0.weight"]),
     ("resnet50", ["layer1.0.conv3.weight"]),
     ("resnet34", ["layer1.2.conv1.weight"]),

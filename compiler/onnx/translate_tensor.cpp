@@ -76,7 +76,8 @@ bool constant_bool(NodeContext& n, size_t i) {
 }
 
 // Dropout in training mode: x * mask, the mask drawn on the PPU (ops/dropout.h); in inference
-// mode (training_mode absent or false) the identity, as ONNX defines it.
+// mode (training_mode absent or false) the identity, as ONNX defines it. Dropout of a constant
+// of ones is stochastic depth's per-sample mask.
 void translate_dropout(NodeContext& n) {
   n.allow_attributes({"seed"});
   if (n.has_attr("seed"))
@@ -93,6 +94,20 @@ void translate_dropout(NodeContext& n) {
     if (!(r[0] >= 0.0f && r[0] < 1.0f))
       n.fail("ratio " + std::to_string(r[0]) + " is outside [0, 1)");
     ratio = decimal_value(r[0]);
+  }
+  // Dropout of a constant of ones is the mask itself: stochastic depth as
+  // scripts/export_onnx.py exports it, x * dropout(ones([N,1,1,1]), p).
+  if (const onnx::TensorProto* ones = n.import().constant(n.node().input(0))) {
+    for (float v : n.constant_floats(0))
+      if (v != 1.0f)
+        n.fail(
+            "input 0 is a constant that is not all ones; on a constant only dropout of ones "
+            "(a stochastic-depth mask) is supported");
+    ir::Shape shape(ones->dims().begin(), ones->dims().end());
+    if (shape.empty()) shape = {1};
+    n.set_output(
+        0, ir::add_dropout_mask(n.import().graph(), n.name(), shape, ratio, n.import().seed()));
+    return;
   }
   n.set_output(0,
                ir::add_dropout(n.import().graph(), n.name(), n.input(0), ratio, n.import().seed()));

@@ -74,16 +74,20 @@ uint32_t dropout_seed(uint64_t seed, const std::string& name) {
   return static_cast<uint32_t>(h ^ (h >> 32));
 }
 
-TensorId add_dropout(Graph& g, const std::string& name, TensorId x, double ratio, uint64_t seed) {
-  if (ratio == 0.0) return x;
+TensorId add_dropout_mask(Graph& g, const std::string& name, Shape shape, double ratio,
+                          uint64_t seed) {
   const TensorId counter =
       g.add_parameter(g.unique_name(name + ".counter"), TensorRole::State, DType::I32, {1},
                       std::make_shared<const HostArray>(std::vector<int32_t>{0}));
-  const TensorId mask =
-      g.add_op(OpType::DropoutMask, g.unique_name(name + ".mask"), OpCategory::Forward, {counter},
-               Attrs{{"shape", g.tensor(x).shape},
-                     {"ratio", ratio},
-                     {"seed", int64_t{dropout_seed(seed, name)}}})[0];
+  return g.add_op(
+      OpType::DropoutMask, g.unique_name(name + ".mask"), OpCategory::Forward, {counter},
+      Attrs{{"shape", shape}, {"ratio", ratio}, {"seed", int64_t{dropout_seed(seed, name)}}})[0];
+}
+
+TensorId add_dropout(Graph& g, const std::string& name, TensorId x, double ratio, uint64_t seed) {
+  if (ratio == 0.0) return x;
+  const Shape shape = g.tensor(x).shape;  // a copy: adding the counter may move the tensors
+  const TensorId mask = add_dropout_mask(g, name, shape, ratio, seed);
   return g.add(OpType::Mul, g.unique_name(name), OpCategory::Forward, {x, mask});
 }
 

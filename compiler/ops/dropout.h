@@ -14,8 +14,14 @@ namespace s2::ir {
 // the same masks.
 uint32_t dropout_seed(uint64_t seed, const std::string& name);
 
-// y = x * mask with mask = dropout_mask(ratio, dropout_seed(seed, name)); the ops are named
-// name + ".mask" and name, the counter name + ".counter". ratio 0 returns x unchanged.
+// The mask alone: dropout_mask(ratio, dropout_seed(seed, name)) of `shape` with its step
+// counter; the op is named name + ".mask", the counter name + ".counter". Stochastic depth
+// multiplies a residual branch by such a mask of shape [N,1,1,1], one draw per sample.
+TensorId add_dropout_mask(Graph& g, const std::string& name, Shape shape, double ratio,
+                          uint64_t seed);
+
+// y = x * mask with mask = add_dropout_mask(g, name, x's shape, ...); the product is named
+// name. ratio 0 returns x unchanged.
 TensorId add_dropout(Graph& g, const std::string& name, TensorId x, double ratio, uint64_t seed);
 
 }  // namespace s2::ir

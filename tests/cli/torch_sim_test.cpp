@@ -174,6 +174,17 @@ TEST_F(TorchSim, MobilenetV3SmallOnnxMatchesPyTorch) {
   s2::test::expect_as_accurate_as_torch(last_out_, 2.0);
 }
 
+// efficientnet_b0: SiLU, squeeze-excitation with sigmoid gates, and stochastic depth, which
+// scripts/export_onnx.py exports as a dropout of ones ([N,1,1,1]) so the accelerator draws the
+// per-sample masks and PyTorch's StochasticDepth follows them (9 of them, and the classifier's
+// dropout). PyTorch's float32 step is 1.1e-4 from its float64 step and ours 4.7e-5.
+TEST_F(TorchSim, EfficientnetB0OnnxWithStochasticDepthMatchesPyTorch) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  expect_matches_torch(export_onnx("efficientnet_b0", 8), 8, "--exact-factor 2", "efficientnet_b0");
+  s2::test::expect_as_accurate_as_torch(last_out_, 2.0);
+  EXPECT_NE(last_out_.find("decisions: 10 "), std::string::npos) << last_out_;
+}
+
 TEST_F(TorchSim, ManifestDescribesTheRun) {
   ASSERT_NO_FATAL_FAILURE(compile_and_dump("mlp", 2));
   const fs::path dump = dump_dir();

@@ -69,6 +69,48 @@ TEST_F(OnnxDropout, TrainingModeMultipliesByAMaskDrawnOnTheAccelerator) {
   EXPECT_EQ(draw.attrs.i("seed"), int64_t{ir::dropout_seed(11, "/drop/Dropout")});
 }
 
+// Stochastic depth as scripts/export_onnx.py exports it: x * Dropout(ones [2,1], p) is the
+// mask itself, of the constant's shape, broadcast over the features.
+TEST_F(OnnxDropout, DropoutOfOnesIsAStochasticDepthMask) {
+  TestModel m;
+  m.input("x", {2, 6});
+  m.initializer("fc.weight", {3, 6});
+  m.initializer("ratio", {}, {0.25f});
+  onnx::TensorProto& mode = *m.graph().add_initializer();
+  mode.set_name("training_mode");
+  mode.set_data_type(onnx::TensorProto::BOOL);
+  mode.set_raw_data(std::string(1, '\1'));
+  onnx::AttributeProto& value = *m.node("Constant", "/sd/Constant", {}, {"ones"}).add_attribute();
+  value.set_name("value");
+  value.set_type(onnx::AttributeProto::TENSOR);
+  onnx::TensorProto& ones = *value.mutable_t();
+  ones.set_data_type(onnx::TensorProto::FLOAT);
+  ones.add_dims(2);
+  ones.add_dims(1);
+  ones.add_float_data(1.0f);
+  ones.add_float_data(1.0f);
+  m.node("Dropout", "/sd/Dropout", {"ones", "ratio", "training_mode"}, {"mask"});
+  m.node("Mul", "/sd/Mul", {"x", "mask"}, {"y"});
+  testing::attr_i(m.node("Gemm", "fc", {"y", "fc.weight"}, {"logits"}), "transB", 1);
+  m.output("logits", {2, 3});
+  const ir::Graph g = import(m);
+  const ir::Op& mul = g.op(g.find_op("/sd/Mul"));
+  const ir::Tensor& mask = g.tensor(mul.inputs.at(1));
+  EXPECT_EQ(mask.strides, (std::vector<int64_t>{1, 0}));  // [2,1] expanded to [2,6]
+  const ir::Op& expand = g.op(mask.producer);
+  const ir::Op& draw = g.op(g.tensor(expand.inputs.at(0)).producer);
+  ASSERT_EQ(draw.type, ir::OpType::DropoutMask);
+  EXPECT_EQ(draw.attrs.ints("shape"), (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(draw.attrs.f("ratio"), 0.25);
+
+  ones.set_float_data(1, 0.5f);  // not all ones
+  m.graph().mutable_node(0)->mutable_attribute(0)->mutable_t()->set_float_data(1, 0.5f);
+  EXPECT_NE(error_of(m).find("node '/sd/Dropout' (Dropout): input 0 is a constant that is not "
+                             "all ones"),
+            std::string::npos)
+      << error_of(m);
+}
+
 TEST_F(OnnxDropout, InferenceModeIsTheIdentity) {
   for (bool with_mode : {true, false}) {
     TestModel m = model(0.5f, false, with_mode);

@@ -3,6 +3,7 @@
 # RUNS runs of the whole process, plus the memory-plan table of issue 4:
 #   * resnet18 (batch 4, 3x32x32, 10 classes) compile time
 #   * resnet50 (batch 32, 224x224) compile time with the search planner at its default budget
+#   * efficientnet_b0 (ONNX export, batch 32, 224x224) compile time (target: under 2 s)
 #   * resnet18 arena per strategy: no reuse, gradient reuse, immediate update, search
 #   scripts/bench-compile.sh [RUNS]
 set -euo pipefail
@@ -26,6 +27,14 @@ median_time() {  # median wall seconds of RUNS runs of "$@"
 
 echo "resnet18 b4 32x32 -o: median $(median_time "$s2c" compile resnet18 -o "$out/r18.bin") s over $runs runs"
 echo "resnet50 b32 224x224 --planner search -o: median $(median_time "$s2c" compile resnet50 --batch 32 --image 224 --planner search -o "$out/r50.bin") s over $runs runs"
+# efficientnet_b0 from PyTorch's exporter (target: under 2 s); needs Debian's PyTorch.
+if /usr/bin/python3 -c 'import torch, torchvision, onnx' 2> /dev/null; then
+  /usr/bin/python3 "$root/scripts/export_onnx.py" efficientnet_b0 -o "$out/eb0.onnx" --batch 32 \
+    --image 224 --mode train > /dev/null
+  echo "efficientnet_b0 (ONNX) b32 224x224 -o: median $(median_time "$s2c" compile "$out/eb0.onnx" -o "$out/eb0.bin") s over $runs runs"
+else
+  echo "efficientnet_b0: skipped (/usr/bin/python3 cannot import torch, torchvision and onnx)"
+fi
 echo
 echo "resnet18 b4 32x32 memory plan (arena / lower bound in MiB):"
 printf '  %-34s %10s %12s %8s\n' strategy arena "lower bound" ratio

@@ -3,6 +3,7 @@
 # reports its own wall time (the simulation, without loading) and simulated cycles per second:
 #   * resnet18 (batch 4, 3x32x32) on the base configuration     (target: under 1 s)
 #   * resnet50 (batch 32, 3x224x224) on the base configuration  (target: under 30 s)
+#   * efficientnet_b0 (ONNX export, batch 32, 3x224x224), base   (target: under 30 s)
 # Benchmarks want an optimised build: S2_BUILD_TYPE=Release S2_BUILD_DIR=build-release
 # scripts/build.sh, then S2SIM=build-release/simulator/s2sim S2C=build-release/compiler/s2c.
 #   scripts/bench-sim.sh [RUNS]
@@ -34,3 +35,11 @@ bench() {  # name, executable: median of the wall times and cycles/s s2sim print
 bench "resnet18 b4 32x32, base" "$out/r18.bin"
 "$s2c" compile resnet50 --batch 32 --image 224 -o "$out/r50.bin" > /dev/null
 bench "resnet50 b32 224x224, base" "$out/r50.bin"
+if /usr/bin/python3 -c 'import torch, torchvision, onnx' 2> /dev/null; then
+  /usr/bin/python3 "$root/scripts/export_onnx.py" efficientnet_b0 -o "$out/eb0.onnx" --batch 32 \
+    --image 224 --mode train > /dev/null
+  "$s2c" compile "$out/eb0.onnx" -o "$out/eb0.bin" > /dev/null
+  bench "efficientnet_b0 (ONNX) b32 224x224, base" "$out/eb0.bin"
+else
+  echo "efficientnet_b0: skipped (/usr/bin/python3 cannot import torch, torchvision and onnx)"
+fi

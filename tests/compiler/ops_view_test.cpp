@@ -332,5 +332,25 @@ TEST(OpsView, GradExpandTimesAMap) {
   EXPECT_TRUE(r.ok) << r.report;
 }
 
+// The other corners of broadcasting: the leading axis, the outer and inner axes at once, and
+// every axis (a scalar gate).
+TEST(OpsView, GradExpandCorners) {
+  struct Case {
+    Shape from;
+    Ints to;
+  };
+  for (const Case& c :
+       {Case{{1, 3}, {4, 3}}, Case{{1, 3, 1}, {2, 3, 4}}, Case{{1, 1, 1, 1}, {2, 2, 3, 2}}}) {
+    testing::GradCheckSpec spec;
+    spec.type = OpType::Expand;
+    spec.attrs = Attrs{{"shape", c.to}};
+    testing::GradInput x;
+    x.shape = c.from;
+    spec.inputs = {x};
+    const testing::GradCheckResult r = testing::grad_check(spec);
+    EXPECT_TRUE(r.ok) << ints_text(c.to) << ": " << r.report;
+  }
+}
+
 }  // namespace
 }  // namespace s2::ir

@@ -19,6 +19,7 @@
 #include "isa/common/errors.h"
 #include "isa/common/json.h"
 #include "isa/container/writer.h"
+#include "isa/io/npy.h"
 #include "simulator/dram/load_target.h"
 
 namespace s2::compiler {
@@ -53,19 +54,10 @@ fs::path make_dir(const fs::path& dir) {
   return dir;
 }
 
-// The file name of a tensor or decision named `name`: the characters a path cannot hold (an
-// ONNX node's '/', and '\\' and ':') become '_', as the simulator's dumps name them.
-std::string file_stem(const std::string& name) {
-  std::string stem = name;
-  for (char& c : stem)
-    if (c == '/' || c == '\\' || c == ':') c = '_';
-  return stem;
-}
-
-// Writes dir/<file_stem(name)>.npy.
+// Writes dir/<npy::file_name(name)>.
 void write_tensor(const fs::path& dir, const std::string& name, const ir::HostArray& values,
                   const ir::Shape& shape) {
-  io::write_npy((dir / (file_stem(name) + ".npy")).string(), values, shape);
+  io::write_npy((dir / npy::file_name(name)).string(), values, shape);
 }
 
 class ReferenceStep {
@@ -82,14 +74,14 @@ class ReferenceStep {
     for (size_t i = 0; i < graph_.num_tensors(); ++i) {
       const TensorId t(i);
       if (graph_.tensor(t).producer.valid()) continue;  // views and in-place results
+      if (counters.count(t.value) != 0) continue;
       const TensorRole role = graph_.data(graph_.tensor(t).data).role;
       if (role == TensorRole::Weight) weights_.push_back(t);
-      if (role == TensorRole::State && counters.count(t.value) == 0) state_.push_back(t);
+      if (role == TensorRole::State) state_.push_back(t);
       if (role == TensorRole::Input) input_ = t;
       if (role == TensorRole::Label) labels_ = t;
-      if (role == TensorRole::Weight ||
-          (role == TensorRole::State && counters.count(t.value) == 0) ||
-          role == TensorRole::Input || role == TensorRole::Label)
+      if (role == TensorRole::Weight || role == TensorRole::State || role == TensorRole::Input ||
+          role == TensorRole::Label)
         params_.push_back(t);
     }
     for (size_t i = 0; i < graph_.num_ops(); ++i) {
@@ -178,25 +170,22 @@ class ReferenceStep {
     return op.name;
   }
 
-  static std::string decision_file(const ir::Op& op) { return file_stem(decision_op(op)); }
-
   void write_decision(const ir::Interpreter& it, const fs::path& dir, const ir::Op& op) const {
     const TensorId y = op.outputs.at(0);
-    const std::string file = decision_file(op);
     if (op.type == ir::OpType::MaxPool2d) {
-      write_tensor(dir, file, it.value(op.outputs.at(1)), graph_.tensor(y).shape);
+      write_tensor(dir, decision_op(op), it.value(op.outputs.at(1)), graph_.tensor(y).shape);
       return;
     }
     // relu6: the output itself (the gradient passes where 0 < y < 6); dropout: the mask.
     if (op.type != ir::OpType::Relu) {
-      write_tensor(dir, file, it.value(y), graph_.tensor(y).shape);
+      write_tensor(dir, decision_op(op), it.value(y), graph_.tensor(y).shape);
       return;
     }
     const std::vector<float> values = it.value(y).f32();
     std::vector<int32_t> mask(values.size());
     for (size_t i = 0; i < values.size(); ++i)
       mask[i] = values[i] > 0.0f ? 1 : 0;
-    write_tensor(dir, file, ir::HostArray(std::move(mask)), graph_.tensor(y).shape);
+    write_tensor(dir, decision_op(op), ir::HostArray(std::move(mask)), graph_.tensor(y).shape);
   }
 
   void write_manifest(const fs::path& path) const {
@@ -205,7 +194,7 @@ class ReferenceStep {
       const ir::Op& op = graph_.op(id);
       decisions.push_back({{"op", decision_op(op)},
                            {"type", decision_type(op)},
-                           {"file", "decisions/" + decision_file(op) + ".npy"}});
+                           {"file", "decisions/" + npy::file_name(decision_op(op))}});
     }
     write_json_file(path.string(), {{"format", "s2train-reference-step 1"},
                                     {"model", o_.model},

@@ -158,6 +158,13 @@ const char* descr_of(isa::DType dtype) {
 
 }  // namespace
 
+std::string file_name(const std::string& tensor) {
+  std::string name = tensor;
+  for (char& c : name)
+    if (c == '/' || c == '\\' || c == ':') c = '_';
+  return name + ".npy";
+}
+
 std::string shape_text(const Shape& shape) {
   std::string s = "(";
   for (size_t i = 0; i < shape.size(); ++i)

@@ -34,6 +34,11 @@ std::vector<uint8_t> encode(isa::DType dtype, const Shape& shape, const std::vec
 // Parses the bytes of a .npy file; `source` names it in errors.
 Array decode(const std::vector<uint8_t>& bytes, const std::string& source);
 
+// The .npy file a tensor named `tensor` is written to, as every tool names it (the simulator's
+// dumps, `s2c reference`, scripts/torch_reference.py): the name with '/', '\\' and ':' (an
+// ONNX node's scopes, PyTorch's "onnx::" names) replaced by '_', then ".npy".
+std::string file_name(const std::string& tensor);
+
 // Writes through a temporary file renamed into place.
 void write(const std::string& path, isa::DType dtype, const Shape& shape,
            const std::vector<uint8_t>& data);

@@ -124,7 +124,7 @@ void write_dumps(const isa::Executable& exe, const RunCommandOptions& options,
                  std::ostream& out) {
   for (size_t t : dumped) {
     const isa::TensorEntry& e = exe.tensors[t];
-    npy::write((std::filesystem::path(dir) / report::dump_file_name(e.name)).string(), e.dtype,
+    npy::write((std::filesystem::path(dir) / npy::file_name(e.name)).string(), e.dtype,
                npy::Shape(e.shape.begin(), e.shape.end()), output.captured[t]);
   }
   report::write_dump_manifest(

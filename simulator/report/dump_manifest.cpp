@@ -136,7 +136,7 @@ Json tensors(const isa::Executable& exe, const DumpRun& run) {
   Json out = Json::array();
   for (size_t t = 0; t < exe.tensors.size(); ++t) {
     const isa::TensorEntry& e = exe.tensors[t];
-    const std::string file = dump_file_name(e.name);
+    const std::string file = npy::file_name(e.name);
     out.push_back({{"name", e.name},
                    {"role", isa::role_name(e.role)},
                    {"shape", e.shape},
@@ -157,19 +157,12 @@ void write_initial_data(const std::string& dir, const isa::Executable& exe) {
     // The reader validated that the data lies inside the data section.
     const auto begin = exe.data.begin() + static_cast<std::ptrdiff_t>(e.data_offset);
     const std::vector<uint8_t> bytes(begin, begin + static_cast<std::ptrdiff_t>(e.dense_bytes()));
-    npy::write((initial / dump_file_name(e.name)).string(), e.dtype,
+    npy::write((initial / npy::file_name(e.name)).string(), e.dtype,
                npy::Shape(e.shape.begin(), e.shape.end()), bytes);
   }
 }
 
 }  // namespace
-
-std::string dump_file_name(const std::string& tensor) {
-  std::string name = tensor;
-  for (char& c : name)
-    if (c == '/' || c == '\\' || c == ':') c = '_';
-  return name + ".npy";
-}
 
 void write_dump_manifest(const std::string& dir, const isa::Executable& exe, const DumpRun& run) {
   write_initial_data(dir, exe);

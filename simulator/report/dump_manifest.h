@@ -44,9 +44,6 @@ struct DumpRun {
   std::vector<size_t> dumped;  // tensor-table indices written as .npy into the directory
 };
 
-// The .npy file name of a tensor's dump: the name with path separators and ':' replaced by '_'.
-std::string dump_file_name(const std::string& tensor);
-
 // Writes dir/manifest.json and dir/initial/*.npy (the directory must exist). A UserError names
 // the path on failure.
 void write_dump_manifest(const std::string& dir, const isa::Executable& exe, const DumpRun& run);

@@ -159,10 +159,17 @@ class Decisions:
         self.flips = {}  # op name -> (elements that differ, worst margin, max|x|, shape)
 
     def name_by_modules(self, modules):
-        """Renames decisions an ONNX import named after its nodes to module-call names."""
+        """Renames decisions an ONNX import named after its nodes to module-call names. A node
+        inside a module that is not itself a ReLU, ReLU6, pool or dropout is a functional call
+        (torch.nn.functional.relu in GoogLeNet's BasicConv2d, DenseNet's forward):
+        "<module path>:<node>", e.g. "conv1:Relu", ":Relu" at the top."""
         renamed, source = {}, {}
         for op, op_type in self.expected.items():
-            name = onnx_module_call(op, modules)
+            name = onnx_module_call(op, set(modules))
+            base = name.rpartition("_")[0] if name not in modules else name
+            if op.startswith("/") and not isinstance(modules.get(base, modules.get(name)),
+                                                     DECIDED_MODULES):
+                name = "%s:%s" % (name, op.rpartition("/")[2])
             if name in renamed:
                 raise InputError("decisions '%s' and '%s' both belong to module call '%s'"
                                  % (source[name], op, name))
@@ -309,10 +316,58 @@ class DecidedMaxPool(CalledModule):
         return y
 
 
+class FunctionalReLU:
+    """torch.nn.functional.relu following our decisions while installed (a context manager):
+    a call inside module <path> is op "<path>:Relu", its k-th such call "<path>:Relu_<k-1>"
+    (the exporter's node names). Forward hooks keep the stack of module paths."""
+
+    def __init__(self, model, decisions):
+        self.model, self.decisions, self.stack, self.calls = model, decisions, [], {}
+        self.hooks, self.original = [], None
+
+    def __enter__(self):
+        def enter(path):
+            self.stack.append(path)
+
+        def leave():
+            self.stack.pop()
+
+        for path, module in self.model.named_modules():
+            self.hooks.append(module.register_forward_pre_hook(
+                lambda m, args, path=path: enter(path)))
+            self.hooks.append(module.register_forward_hook(lambda m, args, out: leave()))
+        self.original = F.relu
+        F.relu = self.relu
+        return self
+
+    def __exit__(self, *exc):
+        F.relu = self.original
+        for h in self.hooks:
+            h.remove()
+
+    def relu(self, x, inplace=False):
+        path = self.stack[-1] if self.stack else ""
+        k = self.calls.get(path, 0)
+        self.calls[path] = k + 1
+        op = "%s:Relu" % path if k == 0 else "%s:Relu_%d" % (path, k)
+        if self.decisions.expected.get(op) != "relu":
+            return self.original(x, inplace=inplace)
+        mask = self.decisions.take(op, "relu") > 0
+        if tuple(mask.shape) != tuple(x.shape):
+            raise InputError("decision %s: shape %s, PyTorch's is %s"
+                             % (op, tuple(mask.shape), tuple(x.shape)))
+        with torch.no_grad():
+            differ = mask != (x > 0)
+            scale = x.abs().max()
+            margin = x[differ].abs().max() / scale if differ.any() else torch.tensor(0.0)
+            self.decisions.record(op, differ.sum(), margin, scale, x.shape)
+        return x * mask
+
+
 def follow_decisions(model, decisions):
     """Replaces every nn.ReLU, nn.ReLU6, nn.MaxPool2d, nn.Dropout and StochasticDepth module
-    by one that follows our decisions."""
-    decisions.name_by_modules({path for path, _ in model.named_modules()})
+    by one that follows our decisions (FunctionalReLU covers torch.nn.functional.relu)."""
+    decisions.name_by_modules(dict(model.named_modules()))
     for path, module in list(model.named_modules()):
         if isinstance(module, nn.ReLU):
             replacement = DecidedReLU(path, decisions)
@@ -328,6 +383,9 @@ def follow_decisions(model, decisions):
             continue
         parent, _, leaf = path.rpartition(".")
         setattr(model.get_submodule(parent) if parent else model, leaf, replacement)
+
+
+DECIDED_MODULES = (nn.ReLU, nn.ReLU6, nn.Dropout, nn.MaxPool2d, torchvision.ops.StochasticDepth)
 
 
 def build_model(name, o):
@@ -439,6 +497,15 @@ MODEL_SIGNATURES = [
     ("mobilenet_v3_small", ["features.1.block.0.0.weight", "features.12.0.weight"]),
     ("mobilenet_v3_large", ["features.1.block.0.0.weight", "features.16.0.weight"]),
     ("efficientnet_b0", ["features.1.0.block.1.fc1.weight", "features.8.0.weight"]),
+    ("densenet201", ["features.denseblock3.denselayer48.conv1.weight"]),
+    ("densenet161", ["features.denseblock3.denselayer36.conv1.weight"]),
+    ("densenet169", ["features.denseblock3.denselayer32.conv1.weight"]),
+    ("densenet121", ["features.denseblock3.denselayer24.conv1.weight",
+                     "features.denseblock4.denselayer16.conv1.weight"]),
+    ("googlenet", ["inception3a.branch1.conv.weight"]),
+    ("squeezenet1_0", ["features.5.squeeze.weight"]),
+    ("squeezenet1_1", ["features.6.squeeze.weight"]),
+    ("shufflenet_v2_x1_0", ["stage2.0.branch1.0.weight"]),
     ("vgg11", ["features.0.weight"]),
     ("resnet50", ["layer1.0.conv3.weight"]),
     ("resnet34", ["layer1.2.conv1.weight"]),
@@ -502,11 +569,13 @@ class SimDump:
                              % [(n, self.tensors[n]["shape"]) for n in inputs])
         self.input = inputs[0]
         n, c, h, w = self.tensors[self.input]["shape"]
-        classes = self.tensors[loss["logits"]]["shape"][-1]
+        # The logits' buffer may keep the shape of what was flattened ([N,K,1,1]).
+        classes = int(np.prod(self.tensors[loss["logits"]]["shape"])) // n
         self.options = {"batch": n, "channels": c, "height": h, "width": w, "classes": classes}
         self.model = model or self.recognise_model()
         self.decisions = {}
         self.decision_tensor = {}
+        self.decision_view = {}
         for d in manifest["decisions"]:
             if d["op"] is None or d["tensor"] is None:
                 raise InputError("instruction %d's %s decision names no tensor"
@@ -515,6 +584,7 @@ class SimDump:
                 raise InputError("two decisions for op '%s'" % d["op"])
             self.decisions[d["op"]] = d["type"]
             self.decision_tensor[d["op"]] = d["tensor"]
+            self.decision_view[d["op"]] = d.get("view")
 
     def recognise_model(self):
         return recognise_model(self.weights)
@@ -545,7 +615,20 @@ class SimDump:
         return self.initial(self.input), self.initial(self.loss["labels"])
 
     def decision(self, op):
-        return self.file_of(self.decision_tensor[op], "file")
+        array = self.file_of(self.decision_tensor[op], "file")
+        view = self.decision_view[op]
+        if view is None:
+            return array
+        # A result written into a slice of a larger buffer (a concat's): its view of the
+        # dumped buffer, in elements.
+        flat = np.ascontiguousarray(array).reshape(-1)
+        shape, strides = tuple(view["shape"]), tuple(view["strides"])
+        last = view["offset"] + sum((n - 1) * s for n, s in zip(shape, strides))
+        if view["offset"] < 0 or last >= flat.size:
+            raise InputError("decision %s: view %s reaches past tensor '%s' (%d elements)"
+                             % (op, view, self.decision_tensor[op], flat.size))
+        return np.lib.stride_tricks.as_strided(
+            flat[view["offset"]:], shape, tuple(s * flat.itemsize for s in strides)).copy()
 
     def ours(self, kind, name):
         if kind == "loss":
@@ -636,7 +719,11 @@ def run_torch(step, dtype, follow=True):
     x, labels = step.batch()
     x = torch.from_numpy(x.astype(np.float32)).to(dtype)
     labels = torch.from_numpy(labels.astype(np.int64))
-    loss, grads, updated = torch_step(model, step, x, labels)
+    if follow:
+        with FunctionalReLU(model, decisions):
+            loss, grads, updated = torch_step(model, step, x, labels)
+    else:
+        loss, grads, updated = torch_step(model, step, x, labels)
     decisions.check_all_used()
     tensors = {("loss", "loss"): loss}
     tensors.update({("grad", k): grads[k] for k in step.weights})

@@ -28,6 +28,7 @@ BackendResult run_backend(const ir::Graph& training_step, const BackendOptions& 
   for (const auto& pass : pass_registry()) {
     if (pass.value.half != PassHalf::Back) continue;
     const PassRecord record = run_pass(pass.name, program, context);
+    if (pass.name == "place-concat") result.concat_summary = record.summary;
     if (pass.name == "fuse") {
       result.fusion_summary = record.summary;
       result.ops_after_fusion = record.ops;
@@ -44,6 +45,7 @@ std::string backend_summary(const BackendResult& r) {
   auto mib = [](uint64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); };
   std::string s = fmt::format("fusion: {} ops -> {} ops; {}\n", r.ops_before_fusion,
                               r.ops_after_fusion, r.fusion_summary);
+  if (r.concat_summary != "no concat") s += "concat: " + r.concat_summary + "\n";
   s += fmt::format(
       "memory plan ({}): arena {:.3f} MiB, lower bound {:.3f} MiB, ratio {:.4f}; persistent "
       "{:.3f} MiB; DRAM {:.3f} MiB\n",

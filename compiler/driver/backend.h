@@ -32,6 +32,7 @@ struct BackendResult {
   size_t ops_before_fusion = 0;
   size_t ops_after_fusion = 0;
   std::string fusion_summary;
+  std::string concat_summary;  // pass place-concat
   memory::MemoryPlan plan;
   double milliseconds = 0;
 };

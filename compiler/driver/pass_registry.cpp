@@ -9,6 +9,7 @@
 #include "compiler/memory/memory_report.h"
 #include "compiler/memory/planner.h"
 #include "compiler/passes/algebraic_simplify.h"
+#include "compiler/passes/concat_placement.h"
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
@@ -40,6 +41,10 @@ std::string run_autodiff(Program& p, PassContext& c) {
   const ir::AutodiffStats s = ir::build_training_step(p.graph, c.front.sgd);
   return std::to_string(s.backward_ops) + " backward ops, " + std::to_string(s.accumulations) +
          " gradient sums, " + std::to_string(s.updates) + " updates";
+}
+
+ir::PassResult run_place_concats(const ir::Graph& graph) {
+  return ir::place_concats(graph);
 }
 
 template <ir::PassResult (*Pass)(const ir::Graph&)>
@@ -99,6 +104,10 @@ Registry<PassInfo> make_registry() {
   r.add("simplify", {front, Stage::Graph, Stage::Graph, "algebraic simplification",
                      run_graph_pass<ir::algebraic_simplify>});
   r.add("fuse", {back, Stage::Graph, Stage::Graph, "PPU epilogues into PE ops", run_fuse});
+  r.add("place-concat",
+        {back, Stage::Graph, Stage::Graph,
+         "concat inputs written into their slices of the output (copies where they cannot)",
+         run_graph_pass<run_place_concats>});
   r.add("schedule", {back, Stage::Graph, Stage::Scheduled, "the execution order", run_schedule});
   r.add("plan", {back, Stage::Scheduled, Stage::Planned, "an address per buffer", run_plan});
   r.add("lower", {back, Stage::Planned, Stage::Lowered, "S2Train instructions", run_lower});

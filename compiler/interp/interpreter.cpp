@@ -1,6 +1,8 @@
 #include "compiler/interp/interpreter.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "compiler/interp/kernel.h"
 #include "compiler/ops/registry.h"
@@ -105,7 +107,7 @@ void Interpreter::set_value(TensorId id, const HostArray& values) {
 
 void Interpreter::run_op(const Op& op) {
   const OpSchema& schema = op_schema(op.type);
-  if (schema.fusion == FusionClass::View) return;  // metadata only
+  if (schema.kernel == nullptr) return;  // a view: metadata only
 
   KernelContext ctx{op, {}, {}, pe_};
   // Inputs that are not dense views are gathered into temporaries that live until the
@@ -132,31 +134,56 @@ void Interpreter::run_op(const Op& op) {
     }
     ctx.in.push_back(k);
   }
+  // An output that updates an input in place (the same view of the same data) is written
+  // where it is. Others start from zeros; a strided one (a slice that pass place-concat gave
+  // it), or one sharing its data with an input it does not update, is computed in a
+  // temporary and scattered afterwards.
+  std::vector<HostArray> staged;
+  staged.reserve(op.outputs.size());
+  std::vector<std::pair<TensorId, size_t>> scatters;
   for (TensorId out : op.outputs) {
     if (!out.valid()) {
       ctx.out.push_back(KernelOutput{});
       continue;
     }
     const Tensor& t = graph_.tensor(out);
-    S2_CHECK(t.contiguous(),
-             "interpreter: output '" + t.name + "' of '" + op.name + "' is not a dense view");
-    HostArray& b = buffer(t.data);
-    const bool in_place = std::any_of(op.inputs.begin(), op.inputs.end(), [&](TensorId in) {
-      return in.valid() && graph_.tensor(in).data == t.data;
-    });
+    bool in_place = false, shares_data = false;
+    for (TensorId in : op.inputs) {
+      if (!in.valid() || graph_.tensor(in).data != t.data) continue;
+      const Tensor& x = graph_.tensor(in);
+      shares_data = true;
+      in_place = in_place || (x.shape == t.shape && x.strides == t.strides && x.offset == t.offset);
+    }
     KernelOutput k{t.dtype, t.shape, nullptr, nullptr};
-    const size_t offset = static_cast<size_t>(t.offset);
     const size_t n = static_cast<size_t>(t.numel());
+    HostArray* target = &buffer(t.data);
+    size_t offset = static_cast<size_t>(t.offset);
+    if (!in_place && (shares_data || !t.contiguous())) {
+      staged.emplace_back(t.dtype, n);
+      scatters.emplace_back(out, staged.size() - 1);
+      target = &staged.back();
+      offset = 0;
+    }
+    S2_CHECK(t.dtype == DType::F32 || t.dtype == DType::I32,
+             "interpreter: output '" + t.name + "' of '" + op.name + "' is neither f32 nor i32");
     if (t.dtype == DType::F32) {
-      k.f32 = b.f32().data() + offset;
+      k.f32 = target->f32().data() + offset;
       if (!in_place) std::fill(k.f32, k.f32 + n, 0.0f);
     } else {
-      k.i32 = b.i32().data() + offset;
+      k.i32 = target->i32().data() + offset;
       if (!in_place) std::fill(k.i32, k.i32 + n, 0);
     }
     ctx.out.push_back(k);
   }
   run_kernel(schema.kernel, ctx);
+  for (const auto& [out, index] : scatters) {
+    const Tensor& t = graph_.tensor(out);
+    HostArray& b = buffer(t.data);
+    if (t.dtype == DType::F32)
+      scatter(t, staged[index].f32(), &b.f32());
+    else
+      scatter(t, staged[index].i32(), &b.i32());
+  }
 }
 
 }  // namespace s2::ir

@@ -176,13 +176,14 @@ std::vector<TensorId> Graph::add_op(OpType type, const std::string& name, OpCate
                                     const std::vector<TensorId>& inputs, const Attrs& attrs) {
   const OpSchema& schema = op_schema(type);
   Op op{name, type, category, attrs, inputs, {}};
-  S2_CHECK(inputs.size() <= schema.inputs.size(),
+  const bool variadic = !schema.inputs.empty() && schema.inputs.back().variadic;
+  S2_CHECK(inputs.size() <= schema.inputs.size() || variadic,
            "op '" + name + "': " + std::to_string(inputs.size()) + " inputs, " +
                std::string(op_type_name(type)) + " takes " + std::to_string(schema.inputs.size()));
-  op.inputs.resize(schema.inputs.size());
-  for (size_t i = 0; i < schema.inputs.size(); ++i)
-    S2_CHECK(op.inputs[i].valid() || schema.inputs[i].optional,
-             "op '" + name + "': required input '" + schema.inputs[i].name + "' is missing");
+  if (op.inputs.size() < schema.inputs.size()) op.inputs.resize(schema.inputs.size());
+  for (size_t i = 0; i < op.inputs.size(); ++i)
+    S2_CHECK(op.inputs[i].valid() || input_spec(schema, i).optional,
+             "op '" + name + "': required input '" + input_spec(schema, i).name + "' is missing");
   fill_attrs(schema, name, &op.attrs);
 
   const std::vector<OutputSpec> specs = schema.infer(InferContext(*this, op));
@@ -226,12 +227,23 @@ std::vector<std::vector<OpId>> Graph::consumers() const {
   return users;
 }
 
+bool Graph::overwrites_input(const Op& op, TensorId out) const {
+  if (!out.valid() || op_schema(op.type).fusion == FusionClass::View) return false;
+  const Tensor& y = tensor(out);
+  for (TensorId in : op.inputs) {
+    if (!in.valid()) continue;
+    const Tensor& x = tensor(in);
+    // The same view of the same data. A placed output (pass place-concat) shares the data of
+    // an input in another slice, which it does not overwrite.
+    if (x.data == y.data && x.offset == y.offset && x.strides == y.strides && x.shape == y.shape)
+      return true;
+  }
+  return false;
+}
+
 bool Graph::writes_in_place(const Op& op) const {
   for (TensorId out : op.outputs)
-    for (TensorId in : op.inputs)
-      if (in.valid() && out.valid() && tensor(in).data == tensor(out).data &&
-          op_schema(op.type).fusion != FusionClass::View)
-        return true;
+    if (overwrites_input(op, out)) return true;
   return false;
 }
 
@@ -278,7 +290,7 @@ std::vector<std::vector<OpId>> Graph::predecessors() const {
   for (size_t w = 0; w < n; ++w) {
     if (!writes_in_place(ops_[w])) continue;
     for (TensorId out : ops_[w].outputs) {
-      if (!out.valid()) continue;
+      if (!overwrites_input(ops_[w], out)) continue;
       const auto it = readers.find(tensor(out).data.value);
       if (it == readers.end()) continue;
       for (size_t r : it->second) {

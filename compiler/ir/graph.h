@@ -134,8 +134,11 @@ class Graph {
   // An order in which every op follows the producers of its inputs and every in-place
   // write follows the other readers of the data it overwrites. Internal error on a cycle.
   std::vector<OpId> topo_order() const;
-  // True when the op writes into the data of one of its inputs (in-place update).
+  // True when the op overwrites one of its inputs: an output is the same view of the same data
+  // (an in-place update). Writing another slice of an input's data (a placed concat part) is not.
   bool writes_in_place(const Op& op) const;
+  // Whether output `out` of `op` is such an in-place update.
+  bool overwrites_input(const Op& op, TensorId out) const;
   // True when the op has an effect beyond its outputs' values: an in-place write into data
   // that outlives the step (weights, optimizer and batch-norm state).
   bool has_side_effect(const Op& op) const;

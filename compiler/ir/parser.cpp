@@ -199,10 +199,10 @@ class GraphParser {
     if (c.peek() != ')') {
       do {
         const int column = c.column();
-        if (in.size() == schema.inputs.size())
+        if (in.size() >= schema.inputs.size() && !schema.inputs.back().variadic)
           c.fail_at(column, type + " takes " + std::to_string(schema.inputs.size()) +
                                 " input(s) (" + input_names(schema) + ")");
-        const InputSpec& spec = schema.inputs[in.size()];
+        const InputSpec& spec = input_spec(schema, in.size());
         if (c.accept('_')) {
           if (!spec.optional)
             c.fail_at(column, "input '" + spec.name + "' of " + type + " is required, not _");
@@ -245,11 +245,37 @@ class GraphParser {
       if (d.view.data && *d.view.data != data_name)
         c.fail_at(d.view.data_column, what + " is a view of %" + name_text(data_name) +
                                           ", not of %" + name_text(*d.view.data));
+    } else if (placed(d, t)) {
+      // Written into a slice of a buffer another line owns (pass place-concat): the buffer
+      // may be declared later, by its own full tensor; until then it grows to fit.
+      t.strides = d.view.strides.value_or(t.strides);
+      t.offset = d.view.offset.value_or(0);
+      if (t.offset < 0) c.fail_at(d.view.column, "%" + name_text(d.name) + ": negative offset");
+      for (int64_t s : t.strides)
+        if (s < 0) c.fail_at(d.view.column, "%" + name_text(d.name) + ": negative stride");
+      const std::string data_name = d.view.data.value_or(d.name);
+      t.data = shared_data(c, d.view.data ? d.view.data_column : d.column, data_name, t,
+                           output_role(op.category));
+      return g().add_tensor(std::move(t));
     } else {
       const std::string data_name = d.view.data.value_or(d.name);
-      claim_data(c, d.view.data ? d.view.data_column : d.column, data_name);
-      t.data = g().add_data(Data{data_name, spec.dtype, shape_numel(spec.shape),
-                                 output_role(op.category), false, nullptr});
+      const auto pending = shared_.find(data_name);
+      if (pending != shared_.end() && !pending->second.owned) {
+        // The full tensor of a buffer that earlier lines wrote slices of.
+        Data& data = g().mutable_data(pending->second.id);
+        if (data.dtype != spec.dtype)
+          c.fail_at(d.column, "%" + name_text(d.name) + " is " +
+                                  shape_text(spec.dtype, spec.shape) + ", but slices of data %" +
+                                  name_text(data_name) + " are " +
+                                  std::string(isa::dtype_name(data.dtype)));
+        data.numel = shape_numel(spec.shape);
+        pending->second.owned = true;
+        t.data = pending->second.id;
+      } else {
+        claim_data(c, d.view.data ? d.view.data_column : d.column, data_name);
+        t.data = g().add_data(Data{data_name, spec.dtype, shape_numel(spec.shape),
+                                   output_role(op.category), false, nullptr});
+      }
     }
     if (d.view.strides && *d.view.strides != t.strides)
       c.fail_at(d.view.column, "%" + name_text(d.name) + " is declared with strides " +
@@ -280,6 +306,37 @@ class GraphParser {
     return t;
   }
 
+  // An output declared with a view although its op makes a new buffer: placed into a slice of
+  // another buffer (or, trivially, its own dense tensor under another name).
+  static bool placed(const Decl& d, const Tensor& fresh) {
+    if (!d.view.present) return false;
+    return d.view.data.value_or(d.name) != d.name ||
+           (d.view.strides && *d.view.strides != fresh.strides) ||
+           (d.view.offset && *d.view.offset != 0);
+  }
+
+  // The data node a placed output writes into, created at its first mention and grown to
+  // hold every slice written before its own full tensor is declared.
+  DataId shared_data(TextCursor& c, int column, const std::string& name, const Tensor& t,
+                     TensorRole role) {
+    int64_t extent = t.offset + 1;
+    for (size_t k = 0; k < t.shape.size(); ++k)
+      extent += (t.shape[k] - 1) * t.strides[k];
+    auto it = shared_.find(name);
+    if (it == shared_.end()) {
+      claim_data(c, column, name);
+      const DataId id = g().add_data(Data{name, t.dtype, extent, role, false, nullptr});
+      it = shared_.emplace(name, Shared{id, false}).first;
+    }
+    Data& data = g().mutable_data(it->second.id);
+    if (data.dtype != t.dtype)
+      c.fail_at(column, "%" + name_text(t.name) + " is " + std::string(isa::dtype_name(t.dtype)) +
+                            ", data %" + name_text(name) + " " +
+                            std::string(isa::dtype_name(data.dtype)));
+    if (!it->second.owned && extent > data.numel) data.numel = extent;
+    return it->second.id;
+  }
+
   // Registers a new data node's name; data=%NAME in a view refers to it.
   void claim_data(TextCursor& c, int column, const std::string& name) {
     if (!data_names_.emplace(name, c.line()).second)
@@ -296,7 +353,7 @@ class GraphParser {
   static std::string input_names(const OpSchema& schema) {
     std::vector<std::string> names;
     for (const InputSpec& in : schema.inputs)
-      names.push_back(in.name);
+      names.push_back(in.variadic ? in.name + "..." : in.name);
     return join(names);
   }
 
@@ -305,6 +362,11 @@ class GraphParser {
   const std::string& file_;
   ParsedGraph result_;
   std::unordered_map<std::string, int> tensor_line_, op_line_, data_names_;
+  struct Shared {
+    DataId id;
+    bool owned = false;  // its own full tensor has been declared
+  };
+  std::unordered_map<std::string, Shared> shared_;
 };
 
 }  // namespace

@@ -67,13 +67,13 @@ class Verifier {
         fail(what + ": no schema");
         continue;
       }
-      if (op.inputs.size() != schema->inputs.size())
+      if (!input_count_fits(*schema, op.inputs.size()))
         fail(what + ": " + std::to_string(op.inputs.size()) + " inputs, the schema has " +
              std::to_string(schema->inputs.size()));
-      for (size_t k = 0; k < op.inputs.size() && k < schema->inputs.size(); ++k) {
+      for (size_t k = 0; k < op.inputs.size() && !schema->inputs.empty(); ++k) {
         if (!op.inputs[k].valid()) {
-          if (!schema->inputs[k].optional)
-            fail(what + ": required input '" + schema->inputs[k].name + "' is absent");
+          if (!input_spec(*schema, k).optional)
+            fail(what + ": required input '" + input_spec(*schema, k).name + "' is absent");
         } else if (!valid_tensor(op.inputs[k])) {
           fail(what + ": input " + std::to_string(k) + " out of range");
         }

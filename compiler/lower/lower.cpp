@@ -1,8 +1,10 @@
 #include "compiler/lower/lower.h"
 
 #include "compiler/lower/dependencies.h"
+#include "compiler/lower/fields.h"
 #include "compiler/lower/lower_op.h"
 #include "compiler/lower/tensor_table.h"
+#include "compiler/ops/concat.h"
 #include "compiler/ops/registry.h"
 #include "isa/common/errors.h"
 #include "isa/container/validator.h"
@@ -27,6 +29,20 @@ DataAddresses data_addresses(const ir::Graph& graph, const std::vector<memory::B
     addresses[d.index()] = plan.address[i];
   }
   return addresses;
+}
+
+// The op's name, then the name of each output written into a slice of another buffer (pass
+// place-concat): the tensor table names only the buffer, so this is where the dumps and the
+// PyTorch check find a fused epilogue's result (a ReLU's output inside a concat).
+std::vector<std::string> debug_names(const ir::Graph& graph, const ir::Op& op) {
+  std::vector<std::string> names{op.name};
+  for (ir::TensorId out : op.outputs) {
+    if (!out.valid()) continue;
+    const ir::Tensor& t = graph.tensor(out);
+    if (t.offset != 0 || !t.contiguous() || t.numel() != graph.data(t.data).numel)
+      names.push_back(t.name);
+  }
+  return names;
 }
 
 void check_order(const ir::Graph& graph, const std::vector<ir::OpId>& order) {
@@ -54,14 +70,18 @@ isa::Executable lower_to_executable(const ir::Graph& graph, const std::vector<ir
   const DataAddresses addresses = data_addresses(graph, buffers, buffer_data, plan);
 
   std::vector<isa::Instruction> body;
-  std::vector<std::string> source;  // per body instruction, its op's name
+  std::vector<std::vector<std::string>> source;  // per body instruction, its debug names
   std::vector<int64_t> body_of_step(order.size(), -1);
   for (size_t s = 0; s < order.size(); ++s) {
     const ir::Op& op = graph.op(order[s]);
+    if (op.type == ir::OpType::Concat && !ir::concat_is_placed(graph, op))
+      throw UserError(op_label(op) +
+                      ": its inputs are not written into their slices of the output, so no "
+                      "instruction would join them; run pass 'place-concat' before 'lower'");
     if (ir::op_schema(op.type).fusion == ir::FusionClass::View) continue;
     body_of_step[s] = static_cast<int64_t>(body.size());
     body.push_back(lower_op(graph, op, addresses));
-    source.push_back(op.name);
+    source.push_back(debug_names(graph, op));
   }
 
   Program program = add_dependencies(std::move(body));
@@ -74,7 +94,7 @@ isa::Executable lower_to_executable(const ir::Graph& graph, const std::vector<ir
     if (body_of_step[s] < 0) continue;
     const uint32_t index = program.index_of[static_cast<size_t>(body_of_step[s])];
     instruction_of_step[s] = index;
-    exe.debug[index] = {source[static_cast<size_t>(body_of_step[s])]};
+    exe.debug[index] = source[static_cast<size_t>(body_of_step[s])];
   }
   emit_tensor_table(graph, buffers, buffer_data, plan, instruction_of_step, exe);
   try {

@@ -1,5 +1,5 @@
 // Element-wise ops and ops that only move or name values: Relu, Add and Mul (broadcasting),
-// Dropout, Identity, Constant, Flatten and Reshape.
+// Dropout, Identity, Constant, Flatten, Reshape, Concat and Pad.
 
 #include <algorithm>
 #include <string>
@@ -170,6 +170,43 @@ void translate_reshape(NodeContext& n) {
   n.set_output(0, n.add(OpType::Reshape, {n.input(0)}, Attrs{{"shape", shape}}));
 }
 
+// Concat of tensors: the IR's concat, which pass place-concat turns into producers writing
+// side by side (DenseNet, Inception, SqueezeNet).
+void translate_concat(NodeContext& n) {
+  n.allow_attributes({"axis"});
+  if (!n.has_attr("axis")) n.fail_attr("axis", "is required");
+  std::vector<ir::TensorId> parts;
+  for (int i = 0; i < n.node().input_size(); ++i)
+    parts.push_back(n.input(static_cast<size_t>(i)));
+  if (parts.empty()) n.fail("has no inputs");
+  n.set_output(0, n.add(OpType::Concat, parts, Attrs{{"axis", n.attr_int("axis", 0)}}));
+}
+
+// Pad with constant zeros. PyTorch 1.13 exports AvgPool2d as Pad(pads all 0) then
+// AveragePool: that Pad is the identity. Padding by a non-zero amount is not supported yet.
+void translate_pad(NodeContext& n) {
+  n.allow_attributes({"mode"});
+  const std::string mode = n.attr_string("mode", "constant");
+  if (mode != "constant") n.fail_attr("mode", "= '" + mode + "' is not supported (only constant)");
+  if (n.has_input(3)) n.fail("input 3 (axes) is not supported");
+  if (n.has_input(2)) {
+    const std::vector<float> value = n.constant_floats(2);
+    if (value.size() != 1 || value[0] != 0.0f)
+      n.fail("input 2 (constant_value) must be the scalar 0");
+  }
+  const ir::Tensor& x = n.input_tensor(0);
+  const std::vector<int64_t> pads = n.constant_ints(1);
+  if (pads.size() != 2 * x.shape.size())
+    n.fail("input 1 (pads) has " + std::to_string(pads.size()) + " entries, " +
+           ir::shape_text(x.dtype, x.shape) + " needs " + std::to_string(2 * x.shape.size()));
+  for (int64_t p : pads)
+    if (p != 0)
+      n.fail("pads " + ir::ints_text(pads) +
+             " are not all zero: only the zero Pad that PyTorch writes before a pool is "
+             "supported (padding belongs in the Conv or pool's own pads)");
+  n.set_output(0, n.input(0));
+}
+
 }  // namespace
 
 void add_tensor_ops(OnnxOpRegistry& r) {
@@ -181,6 +218,8 @@ void add_tensor_ops(OnnxOpRegistry& r) {
   r.add("Constant", {translate_constant, {}, {}});
   r.add("Flatten", {translate_flatten, {}, {}});
   r.add("Reshape", {translate_reshape, {1}, {}});
+  r.add("Concat", {translate_concat, {}, {}});
+  r.add("Pad", {translate_pad, {1, 2}, {}});
 }
 
 }  // namespace s2::onnx_import

@@ -27,10 +27,11 @@ using OnnxOpRegistry = Registry<OnnxOp>;
 const OnnxOpRegistry& onnx_op_registry();
 
 // One per translate_<family>.cpp.
-void add_conv_ops(OnnxOpRegistry& r);    // Conv, BatchNormalization
-void add_pool_ops(OnnxOpRegistry& r);    // MaxPool, AveragePool, GlobalAveragePool
-void add_gemm_ops(OnnxOpRegistry& r);    // Gemm, MatMul
-void add_tensor_ops(OnnxOpRegistry& r);  // Relu, Add, Identity, Constant, Flatten, Reshape
+void add_conv_ops(OnnxOpRegistry& r);  // Conv, BatchNormalization
+void add_pool_ops(OnnxOpRegistry& r);  // MaxPool, AveragePool, GlobalAveragePool
+void add_gemm_ops(OnnxOpRegistry& r);  // Gemm, MatMul
+// Relu, Add, Mul, Dropout, Identity, Constant, Flatten, Reshape, Concat, Pad
+void add_tensor_ops(OnnxOpRegistry& r);
 // Clip, Sigmoid, HardSigmoid, HardSwish, Gelu
 void add_activation_ops(OnnxOpRegistry& r);
 

@@ -10,6 +10,8 @@ const char* fusion_class_name(FusionClass fusion) {
       return "pe";
     case FusionClass::Ppu:
       return "ppu";
+    case FusionClass::Dma:
+      return "dma";
     case FusionClass::View:
       return "view";
   }
@@ -46,7 +48,7 @@ const Tensor& InferContext::input(size_t i) const {
 
 std::string InferContext::describe(size_t i) const {
   const Tensor& t = input(i);
-  return "input '" + op_schema(op_.type).inputs.at(i).name + "' " + shape_text(t.dtype, t.shape);
+  return "input '" + input_spec(op_schema(op_.type), i).name + "' " + shape_text(t.dtype, t.shape);
 }
 
 void InferContext::fail(const std::string& problem) const {
@@ -57,28 +59,43 @@ void InferContext::fail(const std::string& problem) const {
 void InferContext::expect_rank(size_t i, size_t rank) const {
   const Tensor& t = input(i);
   if (t.shape.size() != rank)
-    fail("input '" + op_schema(op_.type).inputs[i].name + "' " + shape_text(t.dtype, t.shape) +
+    fail("input '" + input_spec(op_schema(op_.type), i).name + "' " + shape_text(t.dtype, t.shape) +
          " must have rank " + std::to_string(rank));
 }
 
 void InferContext::expect_dtype(size_t i, DType dtype) const {
   const Tensor& t = input(i);
   if (t.dtype != dtype)
-    fail("input '" + op_schema(op_.type).inputs[i].name + "' " + shape_text(t.dtype, t.shape) +
+    fail("input '" + input_spec(op_schema(op_.type), i).name + "' " + shape_text(t.dtype, t.shape) +
          " must have element type " + std::string(isa::dtype_name(dtype)));
 }
 
 void InferContext::expect_shape(size_t i, const Shape& shape) const {
   const Tensor& t = input(i);
   if (t.shape != shape)
-    fail("input '" + op_schema(op_.type).inputs[i].name + "' is " + shape_text(t.dtype, t.shape) +
-         ", expected " + shape_text(t.dtype, shape));
+    fail("input '" + input_spec(op_schema(op_.type), i).name + "' is " +
+         shape_text(t.dtype, t.shape) + ", expected " + shape_text(t.dtype, shape));
+}
+
+const InputSpec& input_spec(const OpSchema& schema, size_t i) {
+  S2_CHECK(!schema.inputs.empty(),
+           "op type '" + std::string(op_type_name(schema.type)) + "' has no inputs");
+  if (i >= schema.inputs.size() && schema.inputs.back().variadic) return schema.inputs.back();
+  return schema.inputs.at(i);
+}
+
+bool input_count_fits(const OpSchema& schema, size_t count) {
+  const bool variadic = !schema.inputs.empty() && schema.inputs.back().variadic;
+  return variadic ? count >= schema.inputs.size() : count == schema.inputs.size();
 }
 
 namespace {
 
 void add_schema(OpRegistry& r, OpSchema schema) {
   const std::string name(op_type_name(schema.type));
+  for (size_t i = 0; i + 1 < schema.inputs.size(); ++i)
+    S2_CHECK(!schema.inputs[i].variadic,
+             "op type '" + name + "': only the last input may be variadic");
   const bool view = schema.fusion == FusionClass::View;
   S2_CHECK(schema.infer != nullptr, "op type '" + name + "' has no shape inference");
   S2_CHECK(schema.kernel != nullptr || view, "op type '" + name + "' has no kernel");
@@ -112,6 +129,7 @@ const OpRegistry& op_registry() {
     register_pool_ops(r);
     register_reduce_ops(r);
     register_view_ops(r);
+    register_concat_ops(r);
     register_loss_ops(r);
     register_sgd_ops(r);
     for (size_t i = 0; i < kNumOpTypes; ++i) {

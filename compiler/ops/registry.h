@@ -22,14 +22,17 @@ namespace s2::ir {
 class BackwardContext;  // autodiff/backward_context.h
 struct KernelContext;   // interp/kernel.h
 
-// How the accelerator executes an op: on the PE array (with a PPU epilogue), on the PPU, or
-// not at all (a view changes tensor metadata only).
-enum class FusionClass : uint8_t { Pe, Ppu, View };
+// How the accelerator executes an op: on the PE array (with a PPU epilogue), on the PPU, by
+// the DMA engines (copy), or not at all (a view changes tensor metadata only).
+enum class FusionClass : uint8_t { Pe, Ppu, Dma, View };
 const char* fusion_class_name(FusionClass fusion);
 
 struct InputSpec {
   std::string name;
   bool optional = false;
+  // The last input only: it repeats, one or more tensors (concat's parts). Op::inputs then
+  // holds as many entries as the op has, not one per spec.
+  bool variadic = false;
 };
 
 struct AttrSpec {
@@ -95,6 +98,12 @@ struct OpSchema {
   std::optional<lower::OpLowering> lowering = std::nullopt;
 };
 
+// The spec of an op's input i: a variadic last spec stands for every input from its index on.
+const InputSpec& input_spec(const OpSchema& schema, size_t i);
+// Whether `count` inputs fit the schema: exactly one per spec, or for a variadic last spec at
+// least one per spec.
+bool input_count_fits(const OpSchema& schema, size_t count);
+
 // Op schemas by op type name (op_type_name()): the one generic registry.
 using OpRegistry = Registry<OpSchema>;
 
@@ -120,6 +129,7 @@ void register_dropout_ops(OpRegistry& r);
 void register_pool_ops(OpRegistry& r);
 void register_reduce_ops(OpRegistry& r);
 void register_view_ops(OpRegistry& r);
+void register_concat_ops(OpRegistry& r);
 void register_loss_ops(OpRegistry& r);
 void register_sgd_ops(OpRegistry& r);
 

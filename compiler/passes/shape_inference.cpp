@@ -44,13 +44,12 @@ bool check_op(const Graph& g, const Op& op, std::vector<std::string>* problems) 
       continue;
     }
     if (spec.alias_input < 0) {
-      bool shares = false;
-      for (TensorId in : op.inputs)
-        shares = shares || (in.valid() && g.tensor(in).data == t.data);
-      if (shares || !t.contiguous() || t.offset != 0)
-        problems->push_back(out + " is a view (strides " + ints_text(t.strides) + " offset " +
-                            std::to_string(t.offset) + " of %" + g.data(t.data).name +
-                            "), shape inference gives a new dense tensor");
+      // A new tensor: its own dense buffer, or a slice of a concat's buffer that pass
+      // place-concat gave it - never one of the op's inputs, updated in place.
+      if (g.overwrites_input(op, op.outputs[k]))
+        problems->push_back(out + " overwrites an input in place (strides " + ints_text(t.strides) +
+                            " offset " + std::to_string(t.offset) + " of %" + g.data(t.data).name +
+                            "), shape inference gives a new tensor");
       continue;
     }
     const TensorId source = op.inputs.at(static_cast<size_t>(spec.alias_input));

@@ -105,10 +105,31 @@ Json decisions(const isa::Executable& exe, const Operands& operands) {
     } else {
       continue;
     }
+    Json view = nullptr;
+    if (tensor != nullptr && (inst.opcode() != Opcode::MaxPoolFwd)) {
+      // A result written into a slice of a larger buffer (a concat's): the entry is the
+      // buffer, the decision its view, and the result's own name the instruction's last
+      // debug name (compiler/lower/lower.cpp).
+      const isa::TensorDesc& y = inst.get(Slot::Y);
+      if (y.addr != tensor->addr || !y.is_contiguous() ||
+          y.elements() * isa::dtype_bytes(y.dtype) != tensor->dense_bytes()) {
+        Json shape = Json::array(), strides = Json::array();
+        for (unsigned k = 0; k < y.rank; ++k) {
+          shape.push_back(y.shape[k]);
+          strides.push_back(y.strides[k]);
+        }
+        view = {{"offset", (y.addr - tensor->addr) / isa::dtype_bytes(y.dtype)},
+                {"shape", shape},
+                {"strides", strides}};
+        if (inst.opcode() != Opcode::DropoutMask && i < exe.debug.size() && exe.debug[i].size() > 1)
+          op = exe.debug[i].back();
+      }
+    }
     Json d = {{"op", op.empty() ? Json(nullptr) : Json(op)},
               {"type", type},
               {"tensor", tensor == nullptr ? Json(nullptr) : Json(tensor->name)},
               {"instruction", i}};
+    if (!view.is_null()) d["view"] = view;
     if (inst.opcode() == Opcode::DropoutMask) {
       d["ratio"] = inst.f32(Field::Ratio);
       d["counter"] = operands.name(i, Slot::Counter, false);

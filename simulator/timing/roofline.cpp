@@ -2,10 +2,33 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "simulator/timing/gemm_view.h"
 
 namespace s2::sim::timing {
+namespace {
+
+// The bytes an operand's elements occupy, each counted once: what reading or writing it moves
+// at the least. A slice of a larger buffer (a placed concat part: [N,C,H,W] inside
+// [N,C_total,H,W]) occupies fewer bytes than its span; a broadcast axis (stride 0) adds none.
+// Descriptors whose axes overlap some other way count their span.
+uint64_t footprint_bytes(const isa::TensorDesc& d) {
+  std::vector<std::pair<uint64_t, uint64_t>> axes;  // (stride, extent) of the axes that move
+  for (unsigned k = 0; k < d.rank; ++k)
+    if (d.shape[k] > 1 && d.strides[k] > 0) axes.emplace_back(d.strides[k], d.shape[k]);
+  std::sort(axes.begin(), axes.end());
+  uint64_t elements = 1, reach = 1;  // reach: elements an axis's stride must clear
+  for (const auto& [stride, extent] : axes) {
+    if (stride < reach) return d.span_bytes();
+    elements *= extent;
+    reach = stride * extent;
+  }
+  return std::min(d.span_bytes(), elements * isa::dtype_bytes(d.dtype));
+}
+
+}  // namespace
 
 double dram_bytes_per_cycle(const target::TargetDesc& target) {
   return target.dram.peak_bandwidth_bytes_per_s() / (target.clock_mhz * 1e6);
@@ -17,7 +40,7 @@ Roofline roofline(const isa::Instruction& inst, const target::TargetDesc& target
   for (const isa::OperandSig& sig : inst.info().operands) {
     const auto& desc = inst.operand(sig.slot);
     if (!desc) continue;
-    const uint64_t span = desc->span_bytes();
+    const uint64_t span = footprint_bytes(*desc);
     if (sig.access != isa::Access::Out) r.bytes_read += span;
     if (sig.access != isa::Access::In) r.bytes_written += span;
   }

@@ -2,9 +2,10 @@
 // The roofline bound of an instruction: no schedule can beat
 //     max(MACs / (rows * cols), DRAM bytes / peak DRAM bytes per accelerator cycle)
 // accelerator cycles. MACs are the instruction's true multiply-accumulates (gemm_view.h; 0
-// for PPU, DMA and control instructions). DRAM bytes are the sum of the spans
-// (TensorDesc::span_bytes) of the operands read plus those written; an in-place operand
-// counts twice. Peak DRAM bytes per cycle: all channels transferring every beat
+// for PPU, DMA and control instructions). DRAM bytes are the sum of the footprints of the
+// operands read plus those written (the bytes each operand's elements occupy, counted once: a
+// strided slice of a larger buffer less than its span, a broadcast axis nothing); an in-place
+// operand counts twice. Peak DRAM bytes per cycle: all channels transferring every beat
 // (DramDesc::peak_bandwidth_bytes_per_s) divided by the accelerator clock.
 
 #include <cstdint>

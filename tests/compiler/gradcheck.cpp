@@ -139,7 +139,7 @@ GradCheckResult grad_check(const GradCheckSpec& spec) {
     if (!(err <= spec.tolerance)) result.ok = false;
     std::snprintf(line, sizeof line,
                   "input %zu (%s): max |analytic - numeric| / max |numeric| = %.3g\n", i,
-                  schema.inputs.at(i).name.c_str(), err);
+                  input_spec(schema, i).name.c_str(), err);
     result.report += line;
   }
   return result;

@@ -185,6 +185,51 @@ TEST_F(TorchSim, EfficientnetB0OnnxWithStochasticDepthMatchesPyTorch) {
   EXPECT_NE(last_out_.find("decisions: 10 "), std::string::npos) << last_out_;
 }
 
+// densenet121: every dense layer reads the concat of all earlier features. Pass place-concat
+// has each layer's convolution write its features into one buffer per block, each layer's
+// concat a prefix view of it; the last ReLU is torch.nn.functional.relu in DenseNet's forward.
+// PyTorch's float32 step is 7.2e-5 from its float64 step and ours 4.3e-5.
+TEST_F(TorchSim, Densenet121OnnxMatchesPyTorch) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  expect_matches_torch(export_onnx("densenet121", 8), 8, "--exact-factor 2", "densenet121");
+  s2::test::expect_as_accurate_as_torch(last_out_, 2.0);
+}
+
+// googlenet: Inception blocks concatenate four branches, each ending in a batch norm whose
+// fused ReLU (torch.nn.functional.relu in BasicConv2d) writes a strided slice of the concat's
+// buffer; those decisions carry their view of the buffer. Ceil-mode max pools.
+TEST_F(TorchSim, GooglenetOnnxMatchesPyTorch) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  expect_matches_torch(export_onnx("googlenet", 8), 8, "--exact-factor 2", "googlenet");
+  s2::test::expect_as_accurate_as_torch(last_out_, 2.0);
+  const nlohmann::json m = nlohmann::json::parse(read_text(fs::path(dump_dir()) / "manifest.json"));
+  int views = 0;
+  for (const nlohmann::json& d : m["decisions"])
+    views += d.contains("view");
+  EXPECT_EQ(views, 36) << m["decisions"];  // 9 Inception blocks x 4 branches
+}
+
+// squeezenet1_1: Fire modules concatenate two expand convolutions (ReLU in their epilogues).
+TEST_F(TorchSim, Squeezenet11OnnxMatchesPyTorch) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  expect_matches_torch(export_onnx("squeezenet1_1", 8), 8, "", "squeezenet1_1");
+}
+
+// The exported torchvision classifiers not checked against PyTorch above compile and run
+// functionally with a clean check: regnet_x_400mf and resnext50_32x4d (grouped convolutions).
+TEST_F(TorchSim, ExportedClassifiersCompileAndSimulate) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  for (const char* model : {"regnet_x_400mf", "resnext50_32x4d"}) {
+    const std::string onnx = export_onnx(model, 8);
+    const std::string bin = (dir_ / (std::string(model) + ".bin")).string();
+    Result r = run(kS2c + " compile " + shell_quoted(onnx) + " -o " + shell_quoted(bin));
+    ASSERT_EQ(r.status, 0) << model << ": " << r.out;
+    r = run(kS2sim + " run " + shell_quoted(bin) + " --functional --check");
+    ASSERT_EQ(r.status, 0) << model << ": " << r.out;
+    EXPECT_NE(r.out.find("check              no findings"), std::string::npos) << r.out;
+  }
+}
+
 TEST_F(TorchSim, ManifestDescribesTheRun) {
   ASSERT_NO_FATAL_FAILURE(compile_and_dump("mlp", 2));
   const fs::path dump = dump_dir();

@@ -125,13 +125,16 @@ INSTANTIATE_TEST_SUITE_P(Zoo, FunctionalEquivalence,
 // From PyTorch's exporter: mobilenet_v2 (depthwise convolution packed on the array, ReLU6 in
 // the batch-norm epilogue, dropout's mask drawn by dropout_mask) and mobilenet_v3_small
 // (hardswish, and squeeze-excitation: a stride-0 gate times its map, and the gradient's sum)
-// and efficientnet_b0 (SiLU, and stochastic depth's per-sample masks).
+// and efficientnet_b0 (SiLU, and stochastic depth's per-sample masks); squeezenet1_1,
+// googlenet and densenet121 (concatenations placed by pass place-concat: producers writing
+// strided slices, DenseNet's concats prefix views of one buffer per block).
 std::string onnx_test_name(const ::testing::TestParamInfo<std::string>& param) {
   return param.param.substr(5);
 }
 INSTANTIATE_TEST_SUITE_P(Onnx, FunctionalEquivalence,
                          ::testing::Values("onnx:mobilenet_v2", "onnx:mobilenet_v3_small",
-                                           "onnx:efficientnet_b0"),
+                                           "onnx:efficientnet_b0", "onnx:squeezenet1_1",
+                                           "onnx:googlenet", "onnx:densenet121"),
                          onnx_test_name);
 
 // Together the three models exercise the PE family, batch norm, both poolings, eltwise, the

@@ -102,7 +102,7 @@ class Placer {
   void place(OpId id, ConcatPlacement* stats) {
     const Op op = g_.op(id);  // a copy: adding copies may move the op storage
     const TensorId y = op.outputs[0];
-    if (op.inputs.size() > 1 && movable(y)) {
+    if (movable(y)) {
       if (const std::optional<Tensor> u = adjacent_union(op)) {
         move(g_.tensor(y).data, *u);
         ++stats->views;

@@ -1,14 +1,36 @@
 #include "compiler/lower/descriptor.h"
 
+#include <cstddef>
 #include <string>
 
 #include "isa/common/errors.h"
 
 namespace s2::lower {
 
+namespace {
+
+// A view of rank above the descriptor's with the same elements in the same row-major order:
+// adjacent axes merge where the outer one steps exactly over the inner one (ShuffleNet's
+// [N,C/2,2,H,W] transposed view keeps H and W together: rank 4).
+ir::Tensor merge_axes(ir::Tensor t) {
+  for (size_t i = t.shape.size() - 1; i-- > 0 && t.shape.size() > isa::kMaxRank;) {
+    if (t.shape[i] != 1 && t.shape[i + 1] != 1 && t.strides[i] != t.strides[i + 1] * t.shape[i + 1])
+      continue;
+    const int64_t stride = t.shape[i + 1] == 1 ? t.strides[i] : t.strides[i + 1];
+    t.shape[i] *= t.shape[i + 1];
+    t.strides[i] = stride;
+    t.shape.erase(t.shape.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    t.strides.erase(t.strides.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+  }
+  return t;
+}
+
+}  // namespace
+
 isa::TensorDesc tensor_descriptor(const ir::Graph& graph, ir::TensorId id, uint64_t base,
                                   unsigned min_rank) {
-  const ir::Tensor& t = graph.tensor(id);
+  const ir::Tensor t = graph.tensor(id).shape.size() > isa::kMaxRank ? merge_axes(graph.tensor(id))
+                                                                     : graph.tensor(id);
   const std::string where = "tensor '" + t.name + "' " + ir::shape_text(t.dtype, t.shape);
   if (t.shape.empty() || t.shape.size() > isa::kMaxRank)
     throw UserError(where + ": rank " + std::to_string(t.shape.size()) +

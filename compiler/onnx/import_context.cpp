@@ -53,6 +53,11 @@ void ImportContext::add_constant(const std::string& value, const onnx::TensorPro
     fail("value '" + value + "' is defined twice (ONNX graphs assign each value once)");
 }
 
+void ImportContext::add_computed_constant(const std::string& value, onnx::TensorProto t) {
+  computed_.push_back(std::move(t));
+  add_constant(value, &computed_.back());
+}
+
 const onnx::TensorProto* ImportContext::constant(const std::string& value) const {
   const auto it = constants_.find(value);
   return it == constants_.end() ? nullptr : it->second;
@@ -99,6 +104,31 @@ std::vector<int64_t> NodeContext::constant_ints(size_t i) const {
          "computed shapes are not supported");
   return int_values(*t, import_.path() + ": node '" + name_ + "' (" + node_.op_type() +
                             "): constant input '" + value + "'");
+}
+
+std::optional<IntConstant> NodeContext::int_constant(size_t i) const {
+  if (!has_input(i)) return std::nullopt;
+  const std::string& value = node_.input(static_cast<int>(i));
+  const onnx::TensorProto* t = import_.constant(value);
+  if (!t ||
+      (t->data_type() != onnx::TensorProto::INT64 && t->data_type() != onnx::TensorProto::INT32))
+    return std::nullopt;
+  IntConstant c;
+  c.dims.assign(t->dims().begin(), t->dims().end());
+  c.values = int_values(*t, import_.path() + ": node '" + name_ + "' (" + node_.op_type() +
+                                "): constant input '" + value + "'");
+  return c;
+}
+
+void NodeContext::set_int_output(size_t i, const IntConstant& value) {
+  if (!has_output(i)) return;
+  onnx::TensorProto t;
+  t.set_data_type(onnx::TensorProto::INT64);
+  for (int64_t d : value.dims)
+    t.add_dims(d);
+  for (int64_t v : value.values)
+    t.add_int64_data(v);
+  import_.add_computed_constant(node_.output(static_cast<int>(i)), std::move(t));
 }
 
 std::vector<float> NodeContext::constant_floats(size_t i) const {

@@ -7,7 +7,9 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <deque>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -38,6 +40,8 @@ class ImportContext {
   // Values whose contents are known at import time: initializers and Constant outputs.
   void add_constant(const std::string& value, const onnx::TensorProto* t);
   const onnx::TensorProto* constant(const std::string& value) const;  // null if not one
+  // A constant the import computed (a folded shape computation), owned by the context.
+  void add_computed_constant(const std::string& value, onnx::TensorProto t);
 
   // True when some node or a graph output reads the value.
   bool consumed(const std::string& value) const { return consumed_.count(value) != 0; }
@@ -51,7 +55,14 @@ class ImportContext {
   uint64_t seed_;
   std::unordered_map<std::string, ir::TensorId> values_;
   std::unordered_map<std::string, const onnx::TensorProto*> constants_;
+  std::deque<onnx::TensorProto> computed_;  // stable addresses for constants_
   std::unordered_set<std::string> consumed_;
+};
+
+// An integer tensor known at import time: a static shape computation's value.
+struct IntConstant {
+  std::vector<int64_t> dims;  // empty: a scalar
+  std::vector<int64_t> values;
 };
 
 // One node being translated into IR ops. Inputs and outputs are positional, as in the ONNX
@@ -78,6 +89,11 @@ class NodeContext {
   std::vector<int64_t> constant_ints(size_t i) const;
   // A FLOAT input known at import time (Clip's bounds, Dropout's ratio).
   std::vector<float> constant_floats(size_t i) const;
+  // Input i when it is an INT64 or INT32 constant (a shape, or a value computed from shapes),
+  // else nullopt.
+  std::optional<IntConstant> int_constant(size_t i) const;
+  // Binds output i (when the node has it) to an INT64 constant: a folded shape computation.
+  void set_int_output(size_t i, const IntConstant& value);
 
   // Fails on any attribute of the node not in `names`: an attribute the translator does
   // not read would be silently ignored otherwise.

@@ -95,7 +95,12 @@ void import_initializers(ImportContext& ctx) {
     if (!op) continue;
     for (size_t i = 0; i < static_cast<size_t>(node.input_size()); ++i) {
       Initializer* init = table.find(node.input(static_cast<int>(i)));
-      if (!init || contains(op->constant_inputs, i)) continue;
+      // Integer initializers are shapes and indices: constants for the translators, which
+      // fold the static shape computations that read them (translate_shape.cpp).
+      if (!init || contains(op->constant_inputs, i) ||
+          init->proto->data_type() == onnx::TensorProto::INT64 ||
+          init->proto->data_type() == onnx::TensorProto::INT32)
+        continue;
       table.use(init, contains(op->state_inputs, i) ? TensorRole::State : TensorRole::Weight, node,
                 k);
     }

@@ -56,11 +56,11 @@ void translate_broadcasting(NodeContext& n, OpType type) {
 }
 
 void translate_add(NodeContext& n) {
-  translate_broadcasting(n, OpType::Add);
+  if (!fold_integer_arithmetic(n, '+')) translate_broadcasting(n, OpType::Add);
 }
 
 void translate_mul(NodeContext& n) {
-  translate_broadcasting(n, OpType::Mul);
+  if (!fold_integer_arithmetic(n, '*')) translate_broadcasting(n, OpType::Mul);
 }
 
 // A BOOL constant input (Dropout's training_mode), false when absent.
@@ -151,6 +151,16 @@ void translate_flatten(NodeContext& n) {
       0, n.add(OpType::Reshape, {n.input(0)}, Attrs{{"shape", std::vector<int64_t>{outer, -1}}}));
 }
 
+// Row-major dense, ignoring the strides of size-1 axes (they address nothing).
+bool dense(const ir::Tensor& t) {
+  int64_t expected = 1;
+  for (size_t d = t.shape.size(); d-- > 0;) {
+    if (t.shape[d] != 1 && t.strides[d] != expected) return false;
+    expected *= t.shape[d];
+  }
+  return true;
+}
+
 void translate_reshape(NodeContext& n) {
   n.allow_attributes({"allowzero"});
   const ir::Tensor& x = n.input_tensor(0);
@@ -167,7 +177,14 @@ void translate_reshape(NodeContext& n) {
              ir::shape_text(x.dtype, x.shape) + ", which has none");
     shape[i] = x.shape[i];
   }
-  n.set_output(0, n.add(OpType::Reshape, {n.input(0)}, Attrs{{"shape", shape}}));
+  // A permuted view (ShuffleNet's channel shuffle: reshape, transpose, reshape back) is not
+  // dense, so the reshape reads a dense copy of it: a DMA copy.
+  ir::TensorId in = n.input(0);
+  if (!dense(x)) {
+    ir::Graph& g = n.import().graph();
+    in = g.add(OpType::Copy, g.unique_name(n.name() + "/dense"), ir::OpCategory::Forward, {in});
+  }
+  n.set_output(0, n.add(OpType::Reshape, {in}, Attrs{{"shape", shape}}));
 }
 
 // Concat of tensors: the IR's concat, which pass place-concat turns into producers writing
@@ -175,6 +192,7 @@ void translate_reshape(NodeContext& n) {
 void translate_concat(NodeContext& n) {
   n.allow_attributes({"axis"});
   if (!n.has_attr("axis")) n.fail_attr("axis", "is required");
+  if (fold_integer_concat(n)) return;  // a static shape being assembled
   std::vector<ir::TensorId> parts;
   for (int i = 0; i < n.node().input_size(); ++i)
     parts.push_back(n.input(static_cast<size_t>(i)));

@@ -10,6 +10,7 @@ const OnnxOpRegistry& onnx_op_registry() {
     add_pool_ops(r);
     add_gemm_ops(r);
     add_tensor_ops(r);
+    add_shape_ops(r);
     add_activation_ops(r);
     return r;
   }();

@@ -32,6 +32,13 @@ void add_pool_ops(OnnxOpRegistry& r);  // MaxPool, AveragePool, GlobalAveragePoo
 void add_gemm_ops(OnnxOpRegistry& r);  // Gemm, MatMul
 // Relu, Add, Mul, Dropout, Identity, Constant, Flatten, Reshape, Concat, Pad
 void add_tensor_ops(OnnxOpRegistry& r);
+// Shape, Gather, Unsqueeze, Squeeze, Sub, Div (static shape computations), Slice, Transpose,
+// ReduceMean
+void add_shape_ops(OnnxOpRegistry& r);
+// Add or Mul (op '+' or '*') and Concat of integer constants, folded: false when an input is
+// not one (then the node is a tensor op).
+bool fold_integer_arithmetic(NodeContext& n, char op);
+bool fold_integer_concat(NodeContext& n);
 // Clip, Sigmoid, HardSigmoid, HardSwish, Gelu
 void add_activation_ops(OnnxOpRegistry& r);
 

@@ -2,11 +2,13 @@
 // change only its shape, strides and offset (PyTorch/NumPy view semantics). Nothing is computed, so
 // they have no kernel; the interpreter and the lowering read the strides.
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/ops/registry.h"
+#include "isa/common/errors.h"
 
 namespace s2::ir {
 namespace {
@@ -151,6 +153,45 @@ std::vector<OutputSpec> infer_slice(const InferContext& ctx) {
   return {v};
 }
 
+// The gradient of x[start:end] (step 1) is dy between zeros along the axis: a concat with zero
+// constants, which simplify's add(concat, concat) rule merges when slices split x (so the sum
+// of their gradients is one concat of the dys).
+void slice_backward(BackwardContext& b) {
+  const TensorId dy = b.grad_output(0);
+  if (!dy.valid() || !b.needs_grad(0)) return;
+  const Shape x_shape = b.tensor(b.input(0)).shape;
+  const int64_t rank = static_cast<int64_t>(x_shape.size());
+  int64_t axis = b.attrs().i("axis");
+  if (axis < 0) axis += rank;
+  const size_t a = static_cast<size_t>(axis);
+  if (b.attrs().i("step") != 1)
+    throw UserError("autodiff: slice '" + b.forward().name + "' has step " +
+                    std::to_string(b.attrs().i("step")) +
+                    "; only slices with step 1 have a backward rule");
+  const int64_t size = x_shape[a];
+  const int64_t start = clamp_bound(b.attrs().i("start"), size);
+  const int64_t length = b.tensor(dy).shape[a];
+  const OpCategory category = b.grad_category(0);
+  Graph& g = b.graph();
+  auto zeros = [&](int64_t extent, const char* side) {
+    Shape shape = x_shape;
+    shape[a] = extent;
+    auto values =
+        std::make_shared<const HostArray>(DType::F32, static_cast<size_t>(shape_numel(shape)));
+    return g.add_parameter(g.unique_name(b.forward().name + ".grad_zeros_" + side),
+                           TensorRole::Scratch, DType::F32, shape, values, true);
+  };
+  std::vector<TensorId> parts;
+  if (start > 0) parts.push_back(zeros(start, "before"));
+  parts.push_back(dy);
+  if (start + length < size) parts.push_back(zeros(size - start - length, "after"));
+  if (parts.size() == 1) {
+    b.add_grad(0, dy);
+    return;
+  }
+  b.add_grad(0, b.emit1(OpType::Concat, "grad", category, parts, Attrs{{"axis", axis}}));
+}
+
 // ---- expand ----
 
 // NumPy/PyTorch broadcast_to: every axis keeps its size or grows from 1, read with stride 0.
@@ -229,11 +270,12 @@ void register_view_ops(OpRegistry& r) {
                    {"end", AttrKind::Int, std::nullopt},
                    {"step", AttrKind::Int, AttrValue(int64_t{1})}},
                   infer_slice,
-                  nullptr,
+                  slice_backward,
                   nullptr,
                   "View of x[start:end:step] along `axis` (Python rules: negative axis, start and "
                   "end count from the end; start and end are clamped; step must be positive; an "
-                  "empty result is an error). No backward rule."});
+                  "empty result is an error). The gradient (step 1) is dy between zero "
+                  "constants, joined by concat."});
   add_op(r, OpSchema{OpType::Expand,
                      FusionClass::View,
                      {{"x"}},

@@ -165,7 +165,46 @@ class Simplifier : public GraphRewriter {
     const TensorId b = ctx.map(op.inputs[1]);
     if (constant_fill(ctx.graph(), b, 0.0f) && forwardable(op, a, ctx)) return use(a, "add(x,0)");
     if (constant_fill(ctx.graph(), a, 0.0f) && forwardable(op, b, ctx)) return use(b, "add(x,0)");
-    return std::nullopt;
+    return add_of_concats(op, ctx, a, b);
+  }
+
+  // add(concat(a1..ak), concat(b1..bk)) with the same parts along the same axis is
+  // concat(a1+b1, .., ak+bk), and a part added to zeros is the part itself. This is how the
+  // gradients of slices that split a tensor (ShuffleNet's chunk: each slice's gradient is its
+  // dy between zeros) sum to one concat of the dys, with no add and no zeros left.
+  Replacement add_of_concats(const Op& op, Context& ctx, TensorId a, TensorId b) {
+    const Op* ca = producer(ctx, a, OpType::Concat);
+    const Op* cb = producer(ctx, b, OpType::Concat);
+    if (ca == nullptr || cb == nullptr || ca->inputs.size() != cb->inputs.size())
+      return std::nullopt;
+    Graph& g = ctx.graph();
+    const size_t rank = g.tensor(a).shape.size();
+    auto axis_of = [&](const Op& c) {
+      const int64_t axis = c.attrs.i("axis");
+      return axis < 0 ? axis + static_cast<int64_t>(rank) : axis;
+    };
+    if (axis_of(*ca) != axis_of(*cb)) return std::nullopt;
+    const std::vector<TensorId> pa = ca->inputs, pb = cb->inputs;  // emit() may move the ops
+    bool zero_side = false;
+    for (size_t i = 0; i < pa.size(); ++i) {
+      if (g.tensor(pa[i]).shape != g.tensor(pb[i]).shape) return std::nullopt;
+      zero_side = zero_side || constant_fill(g, pa[i], 0.0f) || constant_fill(g, pb[i], 0.0f);
+    }
+    if (!zero_side) return std::nullopt;  // nothing saved: keep the one add
+    const int64_t axis = axis_of(*ca);
+    std::vector<TensorId> parts;
+    for (size_t i = 0; i < pa.size(); ++i) {
+      if (constant_fill(g, pb[i], 0.0f)) {
+        parts.push_back(pa[i]);
+      } else if (constant_fill(g, pa[i], 0.0f)) {
+        parts.push_back(pb[i]);
+      } else {
+        parts.push_back(ctx.emit(OpType::Add, g.unique_name(op.name + ".part" + std::to_string(i)),
+                                 op.category, {pa[i], pb[i]})[0]);
+      }
+    }
+    ++applied_["add(concat,concat)"];
+    return ctx.emit(OpType::Concat, op.name, op.category, parts, Attrs{{"axis", axis}});
   }
 
   Replacement mul(const Op& op, Context& ctx) {

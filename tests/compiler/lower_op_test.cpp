@@ -152,13 +152,34 @@ TEST(LowerOp, BatchNormOfAMatrixIsPaddedToRankFour) {
   EXPECT_EQ(differences(g), std::vector<std::string>{});
 }
 
-TEST(LowerOp, ATensorOfRankFiveIsRefusedByName) {
+// copy(transpose(x5, perm)): a rank-5 view, copied dense.
+Graph copy_of_transposed(const ir::Shape& shape, const std::vector<int64_t>& perm) {
   Graph g;
-  const TensorId x = ir::param(g, "x5", {1, 1, 1, 2, 2}, ramp(4));
-  g.mark_output(g.add(OpType::Relu, "r", kFwd, {x}));
+  const TensorId x = ir::param(g, "x5", shape, ramp(static_cast<size_t>(ir::shape_numel(shape))));
+  const TensorId t = g.add(OpType::Transpose, "t5", kFwd, {x}, ir::Attrs{{"perm", perm}});
+  g.mark_output(g.add(OpType::Copy, "c", kFwd, {t}));
+  return g;
+}
+
+// A view of rank 5 whose axes cannot merge into 4 (every axis reversed) has no descriptor.
+TEST(LowerOp, ATensorOfRankFiveIsRefusedByName) {
+  const Graph g = copy_of_transposed({2, 2, 2, 2, 2}, {4, 3, 2, 1, 0});
   EXPECT_EQ(ir::user_error([&] { lower_simply(g); }),
-            "tensor 'x5' f32[1,1,1,2,2]: rank 5 has no S2Train descriptor (ranks 1..4); "
+            "tensor 't5' f32[2,2,2,2,2]: rank 5 has no S2Train descriptor (ranks 1..4); "
             "reshape it first");
+}
+
+// Rank 5 whose row-major order some adjacent axes keep (ShuffleNet's channel shuffle: H and W
+// stay together) merges them, innermost first, until the rank is 4: the copy's source is
+// [2,3,2,4] with the transposed strides, its dense destination [2,3,2,4] too.
+TEST(LowerOp, ARankFiveViewMergesAxesIntoADescriptor) {
+  const Graph g = copy_of_transposed({2, 2, 3, 2, 2}, {0, 2, 1, 3, 4});
+  const Lowered l = lower_simply(g);
+  const isa::Instruction& copy = l.exe.instructions[0];
+  EXPECT_EQ(copy.get(isa::Slot::Src).dims(), (std::vector<uint32_t>{2, 3, 2, 4}));
+  EXPECT_EQ(copy.get(isa::Slot::Src).strides[2], 12u);
+  EXPECT_EQ(copy.get(isa::Slot::Dst).dims(), (std::vector<uint32_t>{2, 3, 2, 4}));
+  EXPECT_EQ(differences(g), std::vector<std::string>{});
 }
 
 TEST(LowerOp, AnAttributeTheFieldCannotHoldIsRefused) {

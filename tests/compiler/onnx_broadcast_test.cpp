@@ -20,15 +20,7 @@ namespace {
 
 using testing::TestModel;
 
-class OnnxBroadcast : public testing::OnnxImportError {
- protected:
-  ir::Graph import(TestModel& m) {
-    m.write(path_);
-    ir::Graph g = import_onnx(path_, {});
-    EXPECT_EQ(ir::verify_graph(g), std::vector<std::string>{});
-    return g;
-  }
-};
+using OnnxBroadcast = testing::OnnxImportError;
 
 // x[2,3,8,8] -> GlobalAveragePool -> Sigmoid (the gate, [2,3,1,1]) -> Mul(gate, x) -> y
 TestModel squeeze_excitation() {
@@ -41,7 +33,7 @@ TestModel squeeze_excitation() {
 
 TEST_F(OnnxBroadcast, SqueezeExcitationGateIsAStrideZeroView) {
   TestModel m = squeeze_excitation();
-  const ir::Graph g = import(m);
+  const ir::Graph g = imported(m);
   const ir::Op& mul = g.op(g.find_op("/se/Mul"));
   ASSERT_EQ(mul.type, ir::OpType::Mul);
   const ir::Tensor& gate = g.tensor(mul.inputs.at(0));
@@ -77,7 +69,7 @@ TEST_F(OnnxBroadcast, LowerRankInputIsAlignedAtTheRight) {
   m.node("Flatten", "/flatten", {"g"}, {"f"});
   testing::attr_i(m.node("Gemm", "/fc/Gemm", {"f", "fc.weight"}, {"logits"}), "transB", 1);
   m.output("logits", {1, 2});
-  const ir::Graph g = import(m);
+  const ir::Graph g = imported(m);
   const ir::Op& add = g.op(g.find_op("/add"));
   const ir::Tensor& c = g.tensor(add.inputs.at(1));
   EXPECT_EQ(c.shape, (ir::Shape{1, 3, 4, 4}));

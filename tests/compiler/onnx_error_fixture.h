@@ -1,11 +1,14 @@
 #pragma once
-// The fixture of the importer's error tests: imports a model written to a per-test file and
-// returns the UserError message, which always starts with that file.
+// The fixture of the importer's tests: imports a model written to a per-test file and returns
+// the UserError message, which always starts with that file (error_of), or the verified graph
+// (imported).
 
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
+#include "compiler/ir/verifier.h"
 #include "compiler/onnx/onnx_import.h"
 #include "isa/common/errors.h"
 #include "tests/compiler/onnx_test_model.h"
@@ -27,6 +30,13 @@ class OnnxImportError : public ::testing::Test {
   std::string error_of(const TestModel& m, const OnnxImportOptions& options = {}) {
     m.write(path_);
     return error_of(path_, options);
+  }
+  // The graph of `m`, expected to pass the verifier.
+  ir::Graph imported(const TestModel& m) {
+    m.write(path_);
+    ir::Graph g = import_onnx(path_, {});
+    EXPECT_EQ(ir::verify_graph(g), std::vector<std::string>{});
+    return g;
   }
   // `problem` prefixed with the file, as every message is.
   std::string at_file(const std::string& problem) const { return path_ + ": " + problem; }

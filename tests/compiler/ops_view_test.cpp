@@ -354,3 +354,46 @@ TEST(OpsView, GradExpandCorners) {
 
 }  // namespace
 }  // namespace s2::ir
+
+namespace s2::ir {
+namespace {
+
+// The slice's gradient is dy between zero constants (a concat): at the start, the middle and
+// the end of an axis, and along the last axis.
+TEST(OpsView, GradSlice) {
+  struct Case {
+    Shape x;
+    int64_t axis, start, end;
+  };
+  for (const Case& c : {Case{{2, 6, 2, 2}, 1, 0, 3}, Case{{2, 6, 2, 2}, 1, 2, 4},
+                        Case{{2, 6, 2, 2}, 1, 3, 6}, Case{{3, 5}, -1, 1, -1}}) {
+    testing::GradCheckSpec spec;
+    spec.type = OpType::Slice;
+    spec.attrs = slice_attrs(c.axis, c.start, c.end);
+    testing::GradInput x;
+    x.shape = c.x;
+    spec.inputs = {x};
+    const testing::GradCheckResult r = testing::grad_check(spec);
+    EXPECT_TRUE(r.ok) << "axis " << c.axis << " [" << c.start << ":" << c.end << "]: " << r.report;
+  }
+}
+
+TEST(OpsView, SliceWithAStepHasNoGradient) {
+  testing::GradCheckSpec spec;
+  spec.type = OpType::Slice;
+  spec.attrs = slice_attrs(1, 0, 6, 2);
+  testing::GradInput x;
+  x.shape = {2, 6};
+  spec.inputs = {x};
+  try {
+    testing::grad_check(spec);
+    ADD_FAILURE() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("has step 2; only slices with step 1 have a backward"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace s2::ir

@@ -101,7 +101,7 @@ class Autodiff {
         ++first;
       throw UserError("autodiff: op '" + op.name + "' (" + std::string(op_type_name(op.type)) +
                       ") has no backward rule, but a gradient must flow through it to its input '" +
-                      schema.inputs.at(first).name + "' (%" + g_.tensor(op.inputs[first]).name +
+                      input_spec(schema, first).name + "' (%" + g_.tensor(op.inputs[first]).name +
                       ")");
     }
     const size_t before = g_.num_ops();

@@ -142,6 +142,26 @@ TensorId ModelBuilder::global_avg_pool(const std::string& path, TensorId x) {
   return avg_pool(path, x, shape(x)[2], shape(x)[3]);
 }
 
+TensorId ModelBuilder::adaptive_avg_pool(const std::string& path, TensorId x, int64_t oh,
+                                         int64_t ow) {
+  const int64_t h = shape(x)[2], w = shape(x)[3];
+  if (h == oh && w == ow) return x;
+  if (h == 1 && w == 1) {
+    Ints out = shape(x);
+    out[2] = oh;
+    out[3] = ow;
+    const TensorId wide =
+        graph_.add(OpType::Expand, op_name(path), OpCategory::Forward, {x}, Attrs{{"shape", out}});
+    return graph_.add(OpType::Copy, op_name(path + ".dense"), OpCategory::Forward, {wide});
+  }
+  if (h % oh != 0 || w % ow != 0)
+    fail("the feature map before '" + path + "' is " + std::to_string(h) + "x" + std::to_string(w) +
+         ", and AdaptiveAvgPool2d((" + std::to_string(oh) + ", " + std::to_string(ow) +
+         ")) is supported only as an identity, an exact average pool (sides "
+         "multiples of the output's) or a broadcast of a 1x1 map");
+  return avg_pool(path, x, h / oh, w / ow);
+}
+
 TensorId ModelBuilder::add(const std::string& path, TensorId a, TensorId b) {
   return graph_.add(OpType::Add, op_name(path), OpCategory::Forward, {a, b});
 }

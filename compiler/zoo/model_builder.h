@@ -40,6 +40,11 @@ class ModelBuilder {
   ir::TensorId avg_pool(const std::string& path, ir::TensorId x, int64_t kh, int64_t kw);
   // nn.AdaptiveAvgPool2d((1,1)).
   ir::TensorId global_avg_pool(const std::string& path, ir::TensorId x);
+  // nn.AdaptiveAvgPool2d((oh, ow)) where torch's bins are regular: the identity at that size,
+  // an average pool with window = stride when the map's sides are multiples of the output's,
+  // and a broadcast of a 1x1 map (every bin is the one pixel): an `expand` view copied dense,
+  // whose gradient sums the bins back. Other sizes (uneven or overlapping bins) fail.
+  ir::TensorId adaptive_avg_pool(const std::string& path, ir::TensorId x, int64_t oh, int64_t ow);
   ir::TensorId add(const std::string& path, ir::TensorId a, ir::TensorId b);
   // torch.flatten(x, 1).
   ir::TensorId flatten(const std::string& path, ir::TensorId x);

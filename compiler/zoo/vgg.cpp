@@ -7,11 +7,8 @@
 //               (classifier.0, .3, .6; torchvision's Dropout at .2 and .5 is left out because
 //               the training step is deterministic: dropout is not modelled.)
 //
-// The adaptive pool is modelled only where it is a fixed pooling: an identity on a 7x7 map,
-// or an exact average pool with window = stride = (H/7, W/7) when both sides are multiples
-// of 7 (torch's adaptive bins are then exactly those windows). Any other size is a UserError:
-// overlapping or uneven adaptive bins have no op here. Five halvings mean 224x224 is the
-// smallest image that works.
+// The adaptive pool is ModelBuilder::adaptive_avg_pool: an identity on a 7x7 map (224x224
+// images), an exact average pool on multiples of 7, a broadcast of a 1x1 map (32x32 images).
 
 #include "compiler/zoo/models.h"
 
@@ -39,14 +36,7 @@ void build_vgg11(ModelBuilder& b) {
       h = b.relu(module(), h);
     }
   }
-  const int64_t fh = b.shape(h)[2];
-  const int64_t fw = b.shape(h)[3];
-  if (fh % kAdaptiveOut != 0 || fw % kAdaptiveOut != 0)
-    b.fail("the feature map after 'features' is " + std::to_string(fh) + "x" + std::to_string(fw) +
-           ", and AdaptiveAvgPool2d((7, 7)) is supported only as an identity (7x7) or an exact "
-           "average pool (both sides multiples of 7)");
-  if (fh != kAdaptiveOut || fw != kAdaptiveOut)
-    h = b.avg_pool("avgpool", h, fh / kAdaptiveOut, fw / kAdaptiveOut);
+  h = b.adaptive_avg_pool("avgpool", h, kAdaptiveOut, kAdaptiveOut);
   h = b.flatten("flatten", h);
   h = b.relu("classifier.1", b.linear("classifier.0", h, 4096));
   h = b.relu("classifier.4", b.linear("classifier.3", h, 4096));

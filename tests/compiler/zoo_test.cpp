@@ -278,6 +278,15 @@ TEST(Zoo, OpsAreNamedByModulePath) {
   const ir::Op& pool = vgg.op(vgg.find_op("avgpool"));
   EXPECT_EQ(pool.attrs.ints("kernel"), (std::vector<int64_t>{2, 2}));
   EXPECT_EQ(vgg.tensor(pool.outputs[0]).shape, (Shape{1, 512, 7, 7}));
+  // vgg11 on its default 32x32: 1x1 features; each of the 7x7 adaptive bins is that pixel, so
+  // the pool is a stride-0 broadcast copied dense for the flatten.
+  const Graph small = build_model("vgg11", options(2, 3, 32));
+  const ir::Op& wide = small.op(small.find_op("avgpool"));
+  EXPECT_EQ(wide.type, ir::OpType::Expand);
+  EXPECT_EQ(small.tensor(wide.outputs[0]).strides, (std::vector<int64_t>{512, 1, 0, 0}));
+  const ir::Op& dense = small.op(small.find_op("avgpool.dense"));
+  EXPECT_EQ(dense.type, ir::OpType::Copy);
+  EXPECT_EQ(small.tensor(dense.outputs[0]).shape, (Shape{2, 512, 7, 7}));
 }
 
 TEST(Zoo, BatchAndRoles) {
@@ -360,8 +369,9 @@ TEST(Zoo, ImpossibleSizesSayWhy) {
   EXPECT_NE(user_error("lenet5", options(2, 3, 15)).find("'pool2'"), std::string::npos);
   EXPECT_NO_THROW(build_model("lenet5", options(2, 3, 16)));
 
-  e = user_error("vgg11", options(1, 3, 32));
-  EXPECT_NE(e.find("the feature map after 'features' is 1x1"), std::string::npos) << e;
+  EXPECT_NO_THROW(build_model("vgg11", options(1, 3, 32)));  // a 1x1 map, broadcast to 7x7
+  e = user_error("vgg11", options(1, 3, 96));                // 3x3: overlapping 7x7 bins
+  EXPECT_NE(e.find("the feature map before 'avgpool' is 3x3"), std::string::npos) << e;
   EXPECT_NE(e.find("AdaptiveAvgPool2d((7, 7))"), std::string::npos) << e;
   e = user_error("vgg11", options(1, 3, 16));
   EXPECT_NE(e.find("'features.20'"), std::string::npos) << e;

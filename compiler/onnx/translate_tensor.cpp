@@ -103,8 +103,10 @@ void translate_dropout(NodeContext& n) {
         n.fail(
             "input 0 is a constant that is not all ones; on a constant only dropout of ones "
             "(a stochastic-depth mask) is supported");
-    ir::Shape shape(ones->dims().begin(), ones->dims().end());
-    if (shape.empty()) shape = {1};
+    // (Built in one expression: assigning {1} to an empty vector trips GCC 12's
+    // -Wfree-nonheap-object false positive at -O3.)
+    const ir::Shape shape =
+        ones->dims().empty() ? ir::Shape{1} : ir::Shape(ones->dims().begin(), ones->dims().end());
     n.set_output(
         0, ir::add_dropout_mask(n.import().graph(), n.name(), shape, ratio, n.import().seed()));
     return;

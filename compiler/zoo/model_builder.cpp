@@ -3,6 +3,7 @@
 #include <cmath>
 #include <memory>
 
+#include "compiler/ops/dropout.h"
 #include "compiler/zoo/init_rng.h"
 #include "isa/common/errors.h"
 #include "isa/encoding/semantics.h"
@@ -84,13 +85,18 @@ void ModelBuilder::expect_window_fits(const std::string& path, TensorId x, int64
 }
 
 TensorId ModelBuilder::conv2d(const std::string& path, TensorId x, int64_t out_channels,
-                              int64_t kernel, int64_t stride, int64_t pad, bool bias) {
+                              int64_t kernel, int64_t stride, int64_t pad, bool bias,
+                              int64_t groups) {
   expect_window_fits(path, x, kernel, kernel, stride, stride, pad);
   const int64_t in_channels = shape(x)[1];
-  const float bound = default_bound(in_channels * kernel * kernel);
-  const TensorId w = weight(path + ".weight", {out_channels, in_channels, kernel, kernel}, bound);
+  S2_CHECK(groups >= 1 && in_channels % groups == 0 && out_channels % groups == 0,
+           "zoo conv '" + path + "': groups must divide both channel counts");
+  const int64_t group_in = in_channels / groups;
+  const float bound = default_bound(group_in * kernel * kernel);
+  const TensorId w = weight(path + ".weight", {out_channels, group_in, kernel, kernel}, bound);
   const TensorId b = bias ? weight(path + ".bias", {out_channels}, bound) : TensorId();
   Attrs attrs{{"stride", Ints{stride, stride}}, {"pads", Ints{pad, pad, pad, pad}}};
+  if (groups != 1) attrs.set("groups", groups);
   return graph_.add(OpType::Conv2d, op_name(path), OpCategory::Forward, {x, w, b}, attrs);
 }
 
@@ -121,6 +127,11 @@ TensorId ModelBuilder::linear(const std::string& path, TensorId x, int64_t out_f
 
 TensorId ModelBuilder::relu(const std::string& path, TensorId x) {
   return graph_.add(OpType::Relu, op_name(path), OpCategory::Forward, {x});
+}
+
+TensorId ModelBuilder::activation(const std::string& path, TensorId x, const std::string& act) {
+  return graph_.add(OpType::Activation, op_name(path), OpCategory::Forward, {x},
+                    Attrs{{"act", act}});
 }
 
 TensorId ModelBuilder::max_pool(const std::string& path, TensorId x, int64_t kernel, int64_t stride,
@@ -164,6 +175,31 @@ TensorId ModelBuilder::adaptive_avg_pool(const std::string& path, TensorId x, in
 
 TensorId ModelBuilder::add(const std::string& path, TensorId a, TensorId b) {
   return graph_.add(OpType::Add, op_name(path), OpCategory::Forward, {a, b});
+}
+
+TensorId ModelBuilder::mul(const std::string& path, TensorId a, TensorId b) {
+  const Shape& out = shape(a);
+  if (shape(b) != out)
+    b = graph_.add(OpType::Expand, op_name(path + ".expand"), OpCategory::Forward, {b},
+                   Attrs{{"shape", out}});
+  return graph_.add(OpType::Mul, op_name(path), OpCategory::Forward, {a, b});
+}
+
+TensorId ModelBuilder::concat(const std::string& path, const std::vector<TensorId>& parts) {
+  S2_CHECK(!parts.empty(), "zoo concat '" + path + "' of nothing");
+  if (parts.size() == 1) return parts[0];
+  return graph_.add(OpType::Concat, op_name(path), OpCategory::Forward, parts,
+                    Attrs{{"axis", int64_t{1}}});
+}
+
+TensorId ModelBuilder::dropout(const std::string& path, TensorId x, double p) {
+  return ir::add_dropout(graph_, path, x, p, options_.seed);
+}
+
+TensorId ModelBuilder::stochastic_depth(const std::string& path, TensorId x, double p) {
+  if (p == 0.0) return x;
+  const Shape row{shape(x)[0], 1, 1, 1};
+  return mul(path, x, ir::add_dropout_mask(graph_, path, row, p, options_.seed));
 }
 
 TensorId ModelBuilder::flatten(const std::string& path, TensorId x) {

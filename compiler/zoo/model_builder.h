@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "compiler/ir/graph.h"
 #include "compiler/zoo/zoo.h"
@@ -25,15 +26,17 @@ class ModelBuilder {
   ir::TensorId input();
   ir::TensorId labels();
 
-  // nn.Conv2d(C, out_channels, kernel, stride, pad, bias): parameters <path>.weight [K,C,k,k]
-  // and <path>.bias [K].
+  // nn.Conv2d(C, out_channels, kernel, stride, pad, bias, groups): parameters <path>.weight
+  // [K,C/groups,k,k] and <path>.bias [K]. groups = C = K is a depthwise convolution.
   ir::TensorId conv2d(const std::string& path, ir::TensorId x, int64_t out_channels, int64_t kernel,
-                      int64_t stride, int64_t pad, bool bias);
+                      int64_t stride, int64_t pad, bool bias, int64_t groups = 1);
   // nn.BatchNorm2d in training mode: <path>.weight, .bias, .running_mean, .running_var.
   ir::TensorId batch_norm(const std::string& path, ir::TensorId x);
   // nn.Linear(in, out_features) on [N,in]: <path>.weight [out,in] and <path>.bias [out].
   ir::TensorId linear(const std::string& path, ir::TensorId x, int64_t out_features);
   ir::TensorId relu(const std::string& path, ir::TensorId x);
+  // The activation op (ops/activation.h) of function `act`: "relu6", "silu", "sigmoid", ...
+  ir::TensorId activation(const std::string& path, ir::TensorId x, const std::string& act);
   ir::TensorId max_pool(const std::string& path, ir::TensorId x, int64_t kernel, int64_t stride,
                         int64_t pad);
   // Average pooling with a kh x kw window moved by its own size (no padding).
@@ -46,6 +49,17 @@ class ModelBuilder {
   // whose gradient sums the bins back. Other sizes (uneven or overlapping bins) fail.
   ir::TensorId adaptive_avg_pool(const std::string& path, ir::TensorId x, int64_t oh, int64_t ow);
   ir::TensorId add(const std::string& path, ir::TensorId a, ir::TensorId b);
+  // a * b where b's size-1 axes broadcast to a's shape (squeeze-excitation's [N,C,1,1] gate
+  // times an [N,C,H,W] map): b is read through an `expand` view, and the gradient sums it back.
+  ir::TensorId mul(const std::string& path, ir::TensorId a, ir::TensorId b);
+  // torch.cat(parts, 1); a single part is returned as it is.
+  ir::TensorId concat(const std::string& path, const std::vector<ir::TensorId>& parts);
+  // nn.Dropout(p) in training mode: x times a mask drawn on the accelerator (ops/dropout.h),
+  // the op named `path`, its generator seeded from the model's seed and the path.
+  ir::TensorId dropout(const std::string& path, ir::TensorId x, double p);
+  // torchvision.ops.StochasticDepth(p, "row") in training mode: x times a [N,1,1,1] mask of
+  // the same generator (a dropout of ones), one draw per sample. p = 0 returns x.
+  ir::TensorId stochastic_depth(const std::string& path, ir::TensorId x, double p);
   // torch.flatten(x, 1).
   ir::TensorId flatten(const std::string& path, ir::TensorId x);
   // F.cross_entropy(logits, labels) as the op `loss`, set as the graph's loss.

@@ -11,6 +11,9 @@ void build_lenet5(ModelBuilder& b);    // lenet5.cpp
 void build_resnet18(ModelBuilder& b);  // resnet.cpp
 void build_resnet34(ModelBuilder& b);
 void build_resnet50(ModelBuilder& b);
-void build_vgg11(ModelBuilder& b);  // vgg.cpp
+void build_vgg11(ModelBuilder& b);            // vgg.cpp
+void build_mobilenet_v2(ModelBuilder& b);     // mobilenet.cpp
+void build_efficientnet_b0(ModelBuilder& b);  // efficientnet.cpp
+void build_densenet121(ModelBuilder& b);      // densenet.cpp
 
 }  // namespace s2::zoo

@@ -3,7 +3,8 @@
 // forward graphs that end in a softmax cross-entropy loss. ir::build_training_step turns one
 // into a full training step.
 //
-// The topologies are torchvision's (resnet18/34/50, vgg11) or the classic ones (mlp, lenet5),
+// The topologies are torchvision's (resnet18/34/50, vgg11, mobilenet_v2, efficientnet_b0,
+// densenet121) or the classic ones (mlp, lenet5),
 // and every parameter carries the PyTorch state_dict key as its name (`conv1.weight`,
 // `layer2.0.downsample.1.running_var`, `classifier.6.bias`), so weights move between the two
 // by name (scripts/torch_reference.py). Ops are named by their module path (`layer1.0.conv1`;
@@ -19,8 +20,10 @@
 // [0, classes). (torchvision re-initialises resnet and vgg weights its own way; the
 // cross-check copies our weights into PyTorch, so only the distribution differs.)
 //
-// Dropout is not modelled (vgg11 has none): the training step is deterministic, so the
-// compiler, the simulator and PyTorch can agree bit for bit or to a tolerance.
+// Dropout and stochastic depth (mobilenet_v2, efficientnet_b0) draw their masks on the
+// accelerator from a counter-based generator seeded by `seed` and the module path
+// (ops/dropout.h), so a step is reproducible and the PyTorch check follows the dumped masks.
+// vgg11 leaves torchvision's classifier dropouts out.
 
 #include <cstdint>
 #include <string>

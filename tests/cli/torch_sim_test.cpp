@@ -195,6 +195,29 @@ TEST_F(TorchSim, Densenet121OnnxMatchesPyTorch) {
   s2::test::expect_as_accurate_as_torch(last_out_, 2.0);
 }
 
+// The zoo's own mobilenet_v2, efficientnet_b0 and densenet121 (compiler/zoo), built in C++
+// with torchvision's topology and state_dict names: the script builds torchvision's model of
+// the same name, loads our weights by name (every name and shape must match its state_dict)
+// and follows our ReLU6, dropout and stochastic-depth decisions. At 32x32 PyTorch's own float32
+// step is 3.2e-3 (mobilenet_v2), 9.2e-5 (efficientnet_b0) and 7.3e-5 (densenet121) from its
+// float64 step, ours 1.2e-3, 8.4e-5 and 2.9e-5.
+TEST_F(TorchSim, MobilenetV2ZooMatchesPyTorch) {
+  expect_matches_torch("mobilenet_v2", 8, "--exact-factor 2");
+  s2::test::expect_as_accurate_as_torch(last_out_, 2.0);
+  EXPECT_NE(last_out_.find("decisions: 36 "), std::string::npos) << last_out_;  // 35 + dropout
+}
+
+TEST_F(TorchSim, EfficientnetB0ZooWithStochasticDepthMatchesPyTorch) {
+  expect_matches_torch("efficientnet_b0", 8, "--exact-factor 2");
+  s2::test::expect_as_accurate_as_torch(last_out_, 2.0);
+  EXPECT_NE(last_out_.find("decisions: 10 "), std::string::npos) << last_out_;  // 9 SD + dropout
+}
+
+TEST_F(TorchSim, Densenet121ZooMatchesPyTorch) {
+  expect_matches_torch("densenet121", 8, "--exact-factor 2");
+  s2::test::expect_as_accurate_as_torch(last_out_, 2.0);
+}
+
 // googlenet: Inception blocks concatenate four branches, each ending in a batch norm whose
 // fused ReLU (torch.nn.functional.relu in BasicConv2d) writes a strided slice of the concat's
 // buffer; those decisions carry their view of the buffer. Ceil-mode max pools.

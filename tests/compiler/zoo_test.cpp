@@ -63,17 +63,20 @@ std::string user_error(const std::string& model, const ModelOptions& o) {
 }
 
 TEST(Zoo, ListsEveryModel) {
-  EXPECT_EQ(model_registry().names(), (std::vector<std::string>{"mlp", "lenet5", "resnet18",
-                                                                "resnet34", "resnet50", "vgg11"}));
+  EXPECT_EQ(model_registry().names(),
+            (std::vector<std::string>{"mlp", "lenet5", "resnet18", "resnet34", "resnet50", "vgg11",
+                                      "mobilenet_v2", "efficientnet_b0", "densenet121"}));
 }
 
 // Each model builds at small sizes (the smallest it takes, where that is cheap), verifies, and
 // becomes a training step.
 TEST(Zoo, EveryModelBuildsAtSmallSizesAndDifferentiates) {
   const std::map<std::string, ModelOptions> small = {
-      {"mlp", options(2, 1, 1, 2)},   {"lenet5", options(2, 1, 16)},
-      {"resnet18", options(2, 3, 1)}, {"resnet34", options(2, 1, 8)},
-      {"resnet50", options(2, 3, 8)}, {"vgg11", options(1, 3, 224, 3)}};
+      {"mlp", options(2, 1, 1, 2)},       {"lenet5", options(2, 1, 16)},
+      {"resnet18", options(2, 3, 1)},     {"resnet34", options(2, 1, 8)},
+      {"resnet50", options(2, 3, 8)},     {"vgg11", options(1, 3, 224, 3)},
+      {"mobilenet_v2", options(2, 3, 1)}, {"efficientnet_b0", options(1, 3, 33)},
+      {"densenet121", options(2, 3, 29)}};
   ASSERT_EQ(small.size(), model_registry().names().size());
   for (const auto& [name, o] : small) {
     SCOPED_TRACE(name);
@@ -129,6 +132,46 @@ TEST(Zoo, OpCountsPerModel) {
                                                                          {"reshape", 1},
                                                                          {"gemm", 3},
                                                                          {"softmax_ce", 1}}));
+  // mobilenet_v2: stem + 17 blocks (16 with an expansion: 3 convs, the first 2) + last conv;
+  // ReLU6 after every conv but the projections; 10 residual adds; the classifier's dropout
+  // (its mask and the product).
+  EXPECT_EQ(op_counts(build_model("mobilenet_v2", options(2, 3, 32))), (Counts{{"conv2d", 52},
+                                                                               {"batch_norm", 52},
+                                                                               {"activation", 35},
+                                                                               {"add", 10},
+                                                                               {"avg_pool2d", 1},
+                                                                               {"reshape", 1},
+                                                                               {"dropout_mask", 1},
+                                                                               {"mul", 1},
+                                                                               {"gemm", 1},
+                                                                               {"softmax_ce", 1}}));
+  // efficientnet_b0: 16 MBConv blocks (15 with an expansion), each with squeeze-excitation
+  // (pool, 2 convs, SiLU and sigmoid, a gate times the map, broadcast by an expand except on
+  // the 5 blocks whose map is 1x1 at 32x32); stochastic depth on the 9 blocks with a residual
+  // add, each a per-sample mask broadcast ([N,1,1,1] expanded) times the block.
+  EXPECT_EQ(op_counts(build_model("efficientnet_b0", options(2, 3, 32))),
+            (Counts{{"conv2d", 81},
+                    {"batch_norm", 49},
+                    {"activation", 65},
+                    {"add", 9},
+                    {"avg_pool2d", 17},
+                    {"expand", 20},
+                    {"mul", 26},
+                    {"dropout_mask", 10},
+                    {"reshape", 1},
+                    {"gemm", 1},
+                    {"softmax_ce", 1}}));
+  // densenet121: stem conv, 58 dense layers of 2 convs, 3 transitions; norm5 and its ReLU;
+  // every layer but each block's first reads a concat, and each block ends in one (58 - 4 + 4).
+  EXPECT_EQ(op_counts(build_model("densenet121", options(2, 3, 32))), (Counts{{"conv2d", 120},
+                                                                              {"batch_norm", 121},
+                                                                              {"relu", 121},
+                                                                              {"concat", 58},
+                                                                              {"max_pool2d", 1},
+                                                                              {"avg_pool2d", 4},
+                                                                              {"reshape", 1},
+                                                                              {"gemm", 1},
+                                                                              {"softmax_ce", 1}}));
   EXPECT_EQ(op_counts(build_model("lenet5", options(2, 3, 32))), (Counts{{"conv2d", 2},
                                                                          {"relu", 4},
                                                                          {"max_pool2d", 2},
@@ -263,6 +306,89 @@ TEST(Zoo, VggAndSmallModelsUseStateDictNames) {
                                                         {"fc3.bias", {5}}}));
 }
 
+// The three torchvision models of issue 14: their state_dict (every weight and batch-norm
+// statistic, in torchvision's order) is checked name by name and shape by shape against
+// PyTorch by TorchSim.*ZooMatchesPyTorch; here the counts, the ends and the grouped shapes.
+TEST(Zoo, MobileModelsAndDensenetUseTorchvisionStateDictNames) {
+  struct Expected {
+    const char* model;
+    size_t weights, state;  // torchvision's parameters and buffers (num_batches_tracked aside)
+    std::vector<std::pair<std::string, Shape>> some;
+  };
+  const std::vector<Expected> expected = {
+      {"mobilenet_v2",
+       158,
+       104,
+       {{"features.0.0.weight", {32, 3, 3, 3}},
+        {"features.1.conv.0.0.weight", {32, 1, 3, 3}},  // depthwise, no expansion
+        {"features.1.conv.1.weight", {16, 32, 1, 1}},
+        {"features.2.conv.1.0.weight", {96, 1, 3, 3}},
+        {"features.17.conv.3.weight", {320}},
+        {"features.18.0.weight", {1280, 320, 1, 1}},
+        {"classifier.1.weight", {10, 1280}}}},
+      {"efficientnet_b0",
+       213,
+       98,
+       {{"features.1.0.block.0.0.weight", {32, 1, 3, 3}},
+        {"features.1.0.block.1.fc1.weight", {8, 32, 1, 1}},
+        {"features.1.0.block.1.fc1.bias", {8}},
+        {"features.3.0.block.1.0.weight", {144, 1, 5, 5}},
+        {"features.7.0.block.2.fc2.weight", {1152, 48, 1, 1}},
+        {"features.8.1.bias", {1280}},
+        {"classifier.1.bias", {10}}}},
+      {"densenet121",
+       364,
+       242,
+       {{"features.conv0.weight", {64, 3, 7, 7}},
+        {"features.denseblock1.denselayer6.norm1.weight", {224}},
+        {"features.denseblock1.denselayer6.conv2.weight", {32, 128, 3, 3}},
+        {"features.transition3.conv.weight", {512, 1024, 1, 1}},
+        {"features.denseblock4.denselayer16.conv1.weight", {128, 992, 1, 1}},
+        {"features.norm5.bias", {1024}},
+        {"classifier.weight", {10, 1024}}}}};
+  for (const Expected& e : expected) {
+    SCOPED_TRACE(e.model);
+    const Graph g = build_model(e.model, options(2, 3, 32));
+    const auto weights = parameters(g, TensorRole::Weight);
+    EXPECT_EQ(weights.size(), e.weights);
+    // The statistics and dropout's step counters are State.
+    size_t stats = 0;
+    for (const auto& [name, shape] : parameters(g, TensorRole::State))
+      stats += name.find(".running_") != std::string::npos;
+    EXPECT_EQ(stats, e.state);
+    for (const auto& [name, shape] : e.some) {
+      const TensorId t = g.find_tensor(name);
+      ASSERT_TRUE(t.valid()) << name;
+      EXPECT_EQ(g.tensor(t).shape, shape) << name;
+    }
+  }
+}
+
+// Depthwise convolutions carry their groups; dropout and stochastic depth draw masks named
+// after their modules, which the dumps and scripts/torch_reference.py use.
+TEST(Zoo, MobileModelsDrawTheirMasksOnTheAccelerator) {
+  const Graph mv2 = build_model("mobilenet_v2", options(2, 3, 32));
+  EXPECT_EQ(mv2.op(mv2.find_op("features.2.conv.1.0")).attrs.i("groups"), 96);
+  EXPECT_EQ(mv2.op(mv2.find_op("features.2.conv.1.0")).attrs.ints("stride"),
+            (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(mv2.op(mv2.find_op("features.2.conv.1.2")).attrs.s("act"), "relu6");
+  const ir::Op& mask = mv2.op(mv2.find_op("classifier.0.mask"));
+  EXPECT_EQ(mask.type, ir::OpType::DropoutMask);
+  EXPECT_DOUBLE_EQ(mask.attrs.f("ratio"), 0.2);
+
+  const Graph eb0 = build_model("efficientnet_b0", options(4, 3, 32));
+  // Block k of 16 drops its residual branch with probability 0.2 k / 16, per sample; the
+  // first block of a stage (stride or width change) has no residual and no stochastic depth.
+  EXPECT_FALSE(eb0.find_op("features.2.0.stochastic_depth.mask").valid());
+  const ir::Op& sd = eb0.op(eb0.find_op("features.2.1.stochastic_depth.mask"));
+  EXPECT_DOUBLE_EQ(sd.attrs.f("ratio"), 0.2 * 2 / 16);
+  EXPECT_EQ(sd.attrs.ints("shape"), (std::vector<int64_t>{4, 1, 1, 1}));
+  EXPECT_DOUBLE_EQ(eb0.op(eb0.find_op("features.6.3.stochastic_depth.mask")).attrs.f("ratio"),
+                   0.2 * 14 / 16);
+  EXPECT_FALSE(eb0.find_op("features.7.0.stochastic_depth.mask").valid());
+  EXPECT_EQ(eb0.op(eb0.find_op("features.4.2.block.2.scale_activation")).attrs.s("act"), "sigmoid");
+}
+
 TEST(Zoo, OpsAreNamedByModulePath) {
   const Graph g = build_model("resnet50", options(2, 3, 32));
   for (const char* name :
@@ -357,7 +483,10 @@ TEST(Zoo, InitialValuesAreDeterministicPerSeedAndName) {
 TEST(Zoo, UnknownModelListsTheKnownOnes) {
   const std::string e = user_error("resnet19", ModelOptions{});
   EXPECT_NE(e.find("unknown model 'resnet19'"), std::string::npos) << e;
-  EXPECT_NE(e.find("mlp, lenet5, resnet18, resnet34, resnet50, vgg11"), std::string::npos) << e;
+  EXPECT_NE(e.find("mlp, lenet5, resnet18, resnet34, resnet50, vgg11, mobilenet_v2, "
+                   "efficientnet_b0, densenet121"),
+            std::string::npos)
+      << e;
 }
 
 TEST(Zoo, ImpossibleSizesSayWhy) {
@@ -384,6 +513,18 @@ TEST(Zoo, ImpossibleSizesSayWhy) {
   ModelOptions wide = options(1, 3, 32);
   wide.width = 33;
   EXPECT_NO_THROW(build_model("resnet18", wide));
+
+  // DenseNet's transitions pool 2x2 without padding: 29x29 is the smallest image.
+  e = user_error("densenet121", options(2, 3, 28));
+  EXPECT_NE(e.find("entering 'features.transition3.pool' is smaller than its 2x2 window"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("at least 29x29"), std::string::npos) << e;
+  EXPECT_NO_THROW(build_model("densenet121", options(2, 3, 29)));
+  e = user_error("mobilenet_v2", options(1, 3, 32));
+  EXPECT_NE(e.find("'features.14.conv.1.1' would normalise a single value"), std::string::npos)
+      << e;
+  EXPECT_NO_THROW(build_model("efficientnet_b0", options(1, 3, 33)));
 }
 
 TEST(Zoo, OptionsOutOfRange) {

@@ -42,15 +42,17 @@ def classification_models():
     return sorted(names)
 
 
-# Builders whose models also return auxiliary logits in training mode; without them the
-# ONNX graph has one output, the logits the importer puts the loss on, and the initializer
-# names stay the state_dict keys (a wrapper module would prefix them).
-AUX_LOGITS = ("googlenet", "inception_v3")
+# Builders whose models also return auxiliary logits in training mode, with the names of their
+# outputs in torchvision's order (GoogLeNetOutputs, InceptionOutputs). By default they are
+# built without the auxiliary classifiers, so the ONNX graph has one output, the logits; with
+# --aux-logits every output is exported and s2c adds a weighted loss per auxiliary output.
+AUX_LOGITS = {"googlenet": ["logits", "aux_logits2", "aux_logits1"],
+              "inception_v3": ["logits", "aux_logits"]}
 
 
-def build(name, classes):
+def build(name, classes, aux_logits=False):
     try:
-        extra = {"aux_logits": False} if name in AUX_LOGITS else {}
+        extra = {"aux_logits": aux_logits} if name in AUX_LOGITS else {}
         return torchvision.models.get_model(name, weights=None, num_classes=classes, **extra)
     except ValueError as e:
         sys.exit(f"export_onnx.py: {e}")
@@ -98,10 +100,18 @@ def parse_args(argv):
                    help="train keeps BatchNormalization; eval folds it into conv biases")
     p.add_argument("--opset", type=int, default=17, help="ONNX opset (default 17)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random initialization")
+    p.add_argument("--aux-logits", action="store_true",
+                   help="googlenet, inception_v3 in train mode: keep the auxiliary classifiers "
+                        "as further outputs (s2c weights their losses: --aux-loss-weight)")
     p.add_argument("--list", action="store_true", help="list the model names and exit")
     args = p.parse_args(argv)
     if not args.list and (args.model is None or args.output is None):
         p.error("MODEL and -o OUTPUT are required (or --list)")
+    if args.aux_logits and args.model not in AUX_LOGITS:
+        p.error("--aux-logits: %s has no auxiliary classifier (only %s)"
+                % (args.model, ", ".join(AUX_LOGITS)))
+    if args.aux_logits and args.mode != "train":
+        p.error("--aux-logits needs --mode train (in eval mode the model returns the logits only)")
     for flag in ("batch", "image", "channels", "classes"):
         if getattr(args, flag) < 1:
             p.error(f"--{flag} must be at least 1")
@@ -120,7 +130,7 @@ def main(argv):
     # increment; the importer does not model that counter, so the warning is only noise.
     warnings.filterwarnings("ignore", message="ONNX Preprocess - Removing mutation")
     torch.manual_seed(args.seed)
-    model = exportable(build(args.model, args.classes), args.batch)
+    model = exportable(build(args.model, args.classes, args.aux_logits), args.batch)
     training = args.mode == "train"
     model.train(training)
     x = torch.randn(args.batch, args.channels, args.image, args.image)
@@ -129,7 +139,7 @@ def main(argv):
             model, x, args.output,
             opset_version=args.opset,
             input_names=["input"],
-            output_names=["logits"],
+            output_names=AUX_LOGITS[args.model] if args.aux_logits else ["logits"],
             training=torch.onnx.TrainingMode.TRAINING if training else torch.onnx.TrainingMode.EVAL,
             do_constant_folding=not training,
             # No dynamic_axes: every dimension stays static.
@@ -142,7 +152,8 @@ def main(argv):
                  f"{args.image} images in {args.mode} mode: {first_line}")
     print(f"wrote {args.output}: {args.model}, batch {args.batch}, "
           f"{args.channels}x{args.image}x{args.image}, {args.classes} classes, "
-          f"{args.mode} mode, opset {args.opset}")
+          f"{args.mode} mode, opset {args.opset}"
+          + (", with auxiliary outputs" if args.aux_logits else ""))
     return 0
 
 

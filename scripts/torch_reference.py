@@ -17,7 +17,8 @@ This script rebuilds the same model in PyTorch (torchvision's resnet18/34/50 and
 own mlp and lenet5 modules, all with the same state_dict names; for a step compiled from an
 ONNX export of scripts/export_onnx.py, any torchvision classification model, named with
 --model unless recognised), loads the same weights,
-running statistics and batch, runs one training step -- model.train(), F.cross_entropy,
+running statistics and batch, runs one training step -- model.train(), F.cross_entropy (or,
+with several loss terms, the dump's weighted sum of each auxiliary classifier's),
 torch.optim.SGD(lr, momentum, weight_decay) -- and compares, per tensor,
 max|ours - torch| / max|torch| (the absolute error where torch's tensor is all zero) for the
 loss, every weight gradient, every updated weight and every updated running statistic.
@@ -302,24 +303,31 @@ class DecidedMaxPool(CalledModule):
         p = self.pool
         own, own_index = F.max_pool2d(x, p.kernel_size, p.stride, p.padding, p.dilation,
                                       ceil_mode=p.ceil_mode, return_indices=True)
-        index = self.decision(self.path, "max_pool2d", own.shape).to(torch.int64)
-        plane = x.shape[2] * x.shape[3]
-        if index.numel() and (index.min() < 0 or index.max() >= plane):
-            raise InputError("decision %s: an index outside the %dx%d input plane"
-                             % (self.path, x.shape[2], x.shape[3]))
-        y = x.flatten(2).gather(2, index.flatten(2)).view(own.shape)
-        with torch.no_grad():
-            differ = index != own_index
-            scale = x.abs().max()
-            margin = (own - y)[differ].abs().max() / scale if differ.any() else torch.tensor(0.0)
-            self.decisions.record(self.path, differ.sum(), margin, scale, own.shape)
-        return y
+        index = self.decision(self.path, "max_pool2d", own.shape)
+        return follow_max_pool(self.decisions, self.path, x, own, own_index, index)
+
+
+def follow_max_pool(decisions, op, x, own, own_index, index):
+    """max_pool2d's result taking the element our argmax `index` chose in every window."""
+    index = index.to(torch.int64)
+    plane = x.shape[2] * x.shape[3]
+    if index.numel() and (index.min() < 0 or index.max() >= plane):
+        raise InputError("decision %s: an index outside the %dx%d input plane"
+                         % (op, x.shape[2], x.shape[3]))
+    y = x.flatten(2).gather(2, index.flatten(2)).view(own.shape)
+    with torch.no_grad():
+        differ = index != own_index
+        scale = x.abs().max()
+        margin = (own - y)[differ].abs().max() / scale if differ.any() else torch.tensor(0.0)
+        decisions.record(op, differ.sum(), margin, scale, own.shape)
+    return y
 
 
 class FunctionalReLU:
-    """torch.nn.functional.relu following our decisions while installed (a context manager):
-    a call inside module <path> is op "<path>:Relu", its k-th such call "<path>:Relu_<k-1>"
-    (the exporter's node names). Forward hooks keep the stack of module paths."""
+    """torch.nn.functional.relu, dropout and max_pool2d following our decisions while
+    installed (a context manager): a relu call inside module <path> is op "<path>:Relu", its
+    k-th such call "<path>:Relu_<k-1>" (the exporter's node names; ":Dropout", ":MaxPool"
+    likewise). Forward hooks keep the stack of module paths."""
 
     def __init__(self, model, decisions):
         self.model, self.decisions, self.stack, self.calls = model, decisions, [], {}
@@ -336,20 +344,60 @@ class FunctionalReLU:
             self.hooks.append(module.register_forward_pre_hook(
                 lambda m, args, path=path: enter(path)))
             self.hooks.append(module.register_forward_hook(lambda m, args, out: leave()))
-        self.original = F.relu
-        F.relu = self.relu
+        self.original, self.original_dropout = F.relu, F.dropout
+        self.original_max_pool = F.max_pool2d
+        F.relu, F.dropout, F.max_pool2d = self.relu, self.dropout, self.max_pool2d
         return self
 
     def __exit__(self, *exc):
-        F.relu = self.original
+        F.relu, F.dropout = self.original, self.original_dropout
+        F.max_pool2d = self.original_max_pool
         for h in self.hooks:
             h.remove()
 
-    def relu(self, x, inplace=False):
+    def call_name(self, node_type):
+        """The exporter's name of this functional call: "<module path>:<Type>", "_<k>" after
+        the first call of that type inside the module."""
         path = self.stack[-1] if self.stack else ""
-        k = self.calls.get(path, 0)
-        self.calls[path] = k + 1
-        op = "%s:Relu" % path if k == 0 else "%s:Relu_%d" % (path, k)
+        k = self.calls.get((path, node_type), 0)
+        self.calls[(path, node_type)] = k + 1
+        return "%s:%s" % (path, node_type) if k == 0 else "%s:%s_%d" % (path, node_type, k)
+
+    def dropout(self, x, p=0.5, training=True, inplace=False):
+        """torch.nn.functional.dropout (GoogLeNet's auxiliary classifiers) with our mask."""
+        op = self.call_name("Dropout")
+        if not training or p == 0.0 or self.decisions.expected.get(op) != "dropout":
+            return self.original_dropout(x, p, training, inplace)
+        mask = self.decisions.take(op, "dropout").to(torch.float32)
+        if tuple(mask.shape) != tuple(x.shape):
+            raise InputError("decision %s: shape %s, PyTorch's is %s"
+                             % (op, tuple(mask.shape), tuple(x.shape)))
+        scale = torch.tensor(1.0, dtype=torch.float32) / torch.tensor(1.0 - p,
+                                                                      dtype=torch.float32)
+        if not torch.all((mask == 0) | (mask == scale)):
+            raise InputError("dropout %s: the mask holds values other than 0 and %.9g = "
+                             "1 / (1 - %g)" % (op, float(scale), p))
+        self.decisions.record(op, 0, 0.0, float(scale), x.shape)
+        return x * mask.to(x.dtype)
+
+    def max_pool2d(self, x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                   return_indices=False):
+        """torch.nn.functional.max_pool2d (Inception-v3's Mixed_6a and Mixed_7a) taking our
+        argmax; DecidedMaxPool's own call of it, which has no such decision, passes through."""
+        op = self.call_name("MaxPool")
+        if return_indices or self.decisions.expected.get(op) != "max_pool2d":
+            return self.original_max_pool(x, kernel_size, stride, padding, dilation,
+                                          ceil_mode=ceil_mode, return_indices=return_indices)
+        own, own_index = self.original_max_pool(x, kernel_size, stride, padding, dilation,
+                                                ceil_mode=ceil_mode, return_indices=True)
+        index = self.decisions.take(op, "max_pool2d")
+        if tuple(index.shape) != tuple(own.shape):
+            raise InputError("decision %s: shape %s, PyTorch's is %s"
+                             % (op, tuple(index.shape), tuple(own.shape)))
+        return follow_max_pool(self.decisions, op, x, own, own_index, index)
+
+    def relu(self, x, inplace=False):
+        op = self.call_name("Relu")
         if self.decisions.expected.get(op) != "relu":
             return self.original(x, inplace=inplace)
         mask = self.decisions.take(op, "relu") > 0
@@ -388,7 +436,7 @@ def follow_decisions(model, decisions):
 DECIDED_MODULES = (nn.ReLU, nn.ReLU6, nn.Dropout, nn.MaxPool2d, torchvision.ops.StochasticDepth)
 
 
-def build_model(name, o):
+def build_model(name, o, aux_logits=False):
     c, h, w, k = o["channels"], o["height"], o["width"], o["classes"]
     if name == "mlp":
         return Mlp(c * h * w, k)
@@ -403,24 +451,25 @@ def build_model(name, o):
         model = torchvision.models.vgg11(num_classes=k)
         if c != 3:
             model.features[0] = nn.Conv2d(c, 64, kernel_size=3, padding=1)
-        # The zoo does not model dropout (the step is deterministic). torchvision's
-        # AdaptiveAvgPool2d((7, 7)) stays: on the sizes the zoo accepts it is exactly the
-        # identity or the average pool the zoo builds.
-        model.classifier[2] = nn.Identity()
-        model.classifier[5] = nn.Identity()
+        # torchvision's AdaptiveAvgPool2d((7, 7)) stays: the zoo builds the same bins (an
+        # identity, an average pool, a broadcast or a gemm with the bin matrix); its dropouts
+        # follow our masks.
         return model
     if name in torchvision_classifiers():
         if c != 3:
             raise InputError("%s: the torchvision model takes 3 input channels, the step %d"
                              % (name, c))
-        extra = {"aux_logits": False} if name in AUX_LOGITS else {}
+        extra = {"aux_logits": aux_logits} if name in AUX_LOGITS else {}
+        if aux_logits and name not in AUX_LOGITS:
+            raise InputError("%s: the step has several loss terms, but the torchvision model "
+                             "has no auxiliary classifier" % name)
         return torchvision.models.get_model(name, weights=None, num_classes=k, **extra)
     raise InputError("unknown model '%s' (this script knows mlp, lenet5, resnet18, resnet34, "
                      "resnet50, vgg11 and torchvision's classification models)" % name)
 
 
-# As scripts/export_onnx.py builds them: without the auxiliary heads, so the ONNX graph has
-# one output and the state_dict names are the model's own.
+# As scripts/export_onnx.py builds them: without the auxiliary heads unless it exported them
+# (--aux-logits), which the step shows by its several loss terms.
 AUX_LOGITS = ("googlenet", "inception_v3")
 
 
@@ -462,6 +511,8 @@ class ReferenceStep:
         self.files = {d["op"]: d.get("file", os.path.join("decisions", d["op"] + ".npy"))
                       for d in manifest["decisions"]}
         self.model = manifest["model"]
+        self.loss_terms = [(t["logits"], t["weight"]) for t in manifest.get("loss_terms", [])] \
+            or [(None, 1.0)]
         if self.model.endswith(".onnx"):  # an ONNX export: the torchvision model it came from
             self.model = model or recognise_model(self.weights)
         elif model is not None and model != self.model:
@@ -503,6 +554,7 @@ MODEL_SIGNATURES = [
     ("densenet121", ["features.denseblock3.denselayer24.conv1.weight",
                      "features.denseblock4.denselayer16.conv1.weight"]),
     ("googlenet", ["inception3a.branch1.conv.weight"]),
+    ("inception_v3", ["Mixed_5b.branch1x1.conv.weight"]),
     ("squeezenet1_0", ["features.5.squeeze.weight"]),
     ("squeezenet1_1", ["features.6.squeeze.weight"]),
     ("shufflenet_v2_x1_0", ["stage2.0.branch1.0.weight"]),
@@ -563,6 +615,9 @@ class SimDump:
         if not loss or None in (loss["logits"], loss["labels"], loss["loss"]):
             raise InputError("the program has no softmax_ce loss with named tensors: %s" % loss)
         self.loss = loss
+        # [(logits tensor, weight)]: one term, or the main and auxiliary classifiers' terms.
+        self.loss_terms = [(t["logits"], t["weight"]) for t in loss.get("terms", [])] or \
+            [(loss["logits"], 1.0)]
         inputs = by_role.get("input", [])
         if len(inputs) != 1 or len(self.tensors[inputs[0]]["shape"]) != 4:
             raise InputError("expected one 4-d input tensor, found %s"
@@ -683,6 +738,38 @@ def load_state(model, step):
     model.load_state_dict(state, strict=True)
 
 
+def step_loss(model, step, x, labels):
+    """Our loss in PyTorch: the cross-entropy of the logits, or with several loss terms (the
+    auxiliary classifiers of GoogLeNet and Inception-v3) the sum of each term's weight times the
+    cross-entropy of the module output that is its logits (captured by forward hooks, the
+    module found from the logits' ONNX node name)."""
+    terms = step.loss_terms
+    if len(terms) <= 1:
+        return F.cross_entropy(model(x), labels)
+    modules = dict(model.named_modules())
+    captured, hooks, paths = {}, [], []
+    for logits, _ in terms:
+        path = onnx_module_call(logits, set(modules)).rpartition(":")[0] or \
+            onnx_module_call(logits, set(modules))
+        if path not in modules:
+            raise InputError("loss term on '%s': no module '%s' in %s" % (logits, path, step.model))
+        paths.append(path)
+        hooks.append(modules[path].register_forward_hook(
+            lambda m, args, out, path=path: captured.__setitem__(path, out)))
+    try:
+        model(x)
+    finally:
+        for h in hooks:
+            h.remove()
+    loss = None
+    for (logits, weight), path in zip(terms, paths):
+        term = F.cross_entropy(captured[path], labels)
+        if weight != 1.0:
+            term = term * weight
+        loss = term if loss is None else loss + term
+    return loss
+
+
 def torch_step(model, step, x, labels):
     """One training step; returns the loss, the gradients and the updated state. Each parameter
     gets its own SGD group with our hyper-parameters for it."""
@@ -695,7 +782,7 @@ def torch_step(model, step, x, labels):
     optimizer = torch.optim.SGD(groups, lr=groups[0]["lr"] if groups else 0.0)
     model.train()
     optimizer.zero_grad()
-    loss = F.cross_entropy(model(x), labels)
+    loss = step_loss(model, step, x, labels)
     loss.backward()
     grads = {k: p.grad.detach().clone() if p.grad is not None else torch.zeros_like(p)
              for k, p in params.items()}
@@ -708,7 +795,7 @@ def torch_step(model, step, x, labels):
 def run_torch(step, dtype, follow=True):
     """The step in PyTorch at `dtype`, following our decisions unless told not to. Returns the
     compared tensors keyed by (kind, name), and the decisions with PyTorch's disagreements."""
-    model = build_model(step.model, step.options)
+    model = build_model(step.model, step.options, aux_logits=len(step.loss_terms) > 1)
     load_state(model, step)
     decisions = Decisions(step)
     if follow:

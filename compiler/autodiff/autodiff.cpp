@@ -20,6 +20,7 @@ class Autodiff {
     const std::vector<OpId> forward = g_.topo_order();
     mark_needs_grad(forward);
     grads_.assign(g_.num_tensors(), {});
+    seed_loss_gradient();
     for (auto it = forward.rbegin(); it != forward.rend(); ++it)
       backward_of(*it);
     add_updates();
@@ -28,6 +29,23 @@ class Autodiff {
   }
 
  private:
+  // A loss computed from loss terms (a weighted sum of softmax_ce outputs, such as GoogLeNet's
+  // main and auxiliary heads) starts backpropagation from a constant d loss / d loss = 1 [1],
+  // which reaches each term's softmax_ce_bwd as its `dloss` (scaled by the term's weight). A
+  // softmax_ce that is itself the loss needs no seed: its backward assumes gradient 1.
+  void seed_loss_gradient() {
+    const Tensor loss = g_.tensor(g_.loss());  // a copy: adding the seed moves the tensors
+    if (loss.producer.valid() && g_.op(loss.producer).type == OpType::SoftmaxCe) return;
+    if (loss.dtype != DType::F32 || shape_numel(loss.shape) != 1)
+      throw UserError("autodiff: the loss %" + loss.name + " is " +
+                      shape_text(loss.dtype, loss.shape) + "; it must be a single f32 value");
+    const TensorId seed = g_.add_parameter(
+        g_.unique_name(loss.name + ".grad_seed"), TensorRole::Scratch, DType::F32, loss.shape,
+        std::make_shared<const HostArray>(std::vector<float>{1.0f}), true);
+    grads_.resize(g_.num_tensors());
+    grads_.at(g_.loss().index()).push_back(seed);
+  }
+
   bool is_weight(TensorId t) const {
     const Tensor& tensor = g_.tensor(t);
     return !tensor.producer.valid() && g_.data(tensor.data).role == TensorRole::Weight;

@@ -59,6 +59,8 @@ struct ModelFlags {
   CLI::Option* batch = nullptr;
   CLI::Option* classes = nullptr;
   CLI::Option* channels = nullptr;
+  double aux_loss_weight = -1.0;
+  CLI::Option* aux = nullptr;
 
   void add_to(CLI::App* cmd) {
     batch = cmd->add_option("--batch", model.batch, "batch size (default 4)")
@@ -69,6 +71,12 @@ struct ModelFlags {
     classes = cmd->add_option("--classes", model.classes, "number of classes (default 10)")
                   ->check(CLI::PositiveNumber);
     cmd->add_option("--seed", model.seed, "seed of the initial weights and the batch (default 1)");
+    aux = cmd->add_option("--aux-loss-weight", aux_loss_weight,
+                          "ONNX models with auxiliary classifiers (GoogLeNet, Inception-v3 "
+                          "exported with --aux-logits): the loss is the main output's plus this "
+                          "weight times each auxiliary output's (default 0.3 for two, 0.4 for "
+                          "one)")
+              ->check(CLI::NonNegativeNumber);
     add_sgd_flags(cmd, &sgd);
   }
 
@@ -83,6 +91,7 @@ struct ModelFlags {
     if (*batch) o.batch = model.batch;
     if (*classes) o.num_classes = model.classes;
     if (*channels) o.channels = model.channels;
+    if (*aux) o.aux_loss_weight = aux_loss_weight;
     if (!image.empty()) {
       o.height = model.height;
       o.width = model.width;

@@ -12,12 +12,26 @@ bool ends_with(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// The classes of the loss: the logits' second dimension of its (first) softmax_ce.
+int64_t loss_classes(const ir::Graph& g) {
+  for (size_t i = 0; i < g.num_ops(); ++i) {
+    const ir::Op& op = g.op(ir::OpId(i));
+    if (op.type == ir::OpType::SoftmaxCe) return g.tensor(op.inputs.at(0)).shape.at(1);
+  }
+  S2_CHECK(false, "graph '" + g.name() + "' has a loss but no softmax_ce");
+  return 0;
+}
+
 ir::Graph read_model(const FrontendOptions& o) {
   if (ends_with(o.model, ".onnx")) {
     onnx_import::OnnxImportOptions io = o.onnx;
     io.seed = o.model_options.seed;
     return onnx_import::import_onnx(o.model, io);
   }
+  if (o.onnx.aux_loss_weight >= 0.0)
+    throw UserError("--aux-loss-weight: zoo model '" + o.model +
+                    "' has no auxiliary classifier (the option is for ONNX exports of GoogLeNet "
+                    "and Inception-v3 with their auxiliary outputs)");
   return zoo::build_model(o.model, o.model_options);
 }
 
@@ -29,8 +43,7 @@ void load_npy_into(ir::Graph& g, ir::TensorRole role, const std::string& path, c
     if (t.producer.valid() || g.data(t.data).role != role) continue;
     ir::HostArray values = io::read_npy_expect(path, t.dtype, t.shape);
     if (role == ir::TensorRole::Label && g.loss().valid()) {
-      const ir::Op& loss = g.op(g.tensor(g.loss()).producer);
-      const int64_t classes = g.tensor(loss.inputs.at(0)).shape.at(1);
+      const int64_t classes = loss_classes(g);
       for (size_t k = 0; k < values.size(); ++k)
         if (values.i32()[k] < 0 || values.i32()[k] >= classes)
           throw UserError(path + ": label " + std::to_string(values.i32()[k]) + " at index " +

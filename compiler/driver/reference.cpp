@@ -207,7 +207,26 @@ class ReferenceStep {
                                     {"labels", graph_.tensor(labels_).name},
                                     {"weights", tensor_names(graph_, weights_)},
                                     {"state", tensor_names(graph_, state_)},
+                                    {"loss_terms", loss_terms()},
                                     {"decisions", decisions}});
+  }
+
+  // Each softmax_ce's logits and weight (an auxiliary classifier's loss is scaled by the
+  // `scale` op that reads it, compiler/onnx/onnx_import.cpp), as the simulator's dump gives them.
+  Json loss_terms() const {
+    Json terms = Json::array();
+    for (size_t i = 0; i < graph_.num_ops(); ++i) {
+      const ir::Op& op = graph_.op(ir::OpId(i));
+      if (op.type != ir::OpType::SoftmaxCe || op.category != ir::OpCategory::Forward) continue;
+      double weight = 1.0;
+      for (size_t j = 0; j < graph_.num_ops(); ++j) {
+        const ir::Op& user = graph_.op(ir::OpId(j));
+        if (user.type == ir::OpType::Scale && user.inputs.at(0) == op.outputs.at(0))
+          weight = static_cast<double>(static_cast<float>(user.attrs.f("alpha")));
+      }
+      terms.push_back({{"logits", graph_.tensor(op.inputs.at(0)).name}, {"weight", weight}});
+    }
+    return terms;
   }
 
   // The step's sizes: the zoo's options, or for an ONNX model those of its input and logits.

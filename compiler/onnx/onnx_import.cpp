@@ -199,18 +199,10 @@ void translate_nodes(ImportContext& ctx) {
   }
 }
 
-// The logits: the graph's one output, [N, classes].
-ir::TensorId find_logits(ImportContext& ctx, int64_t batch, const OnnxImportOptions& options) {
-  const auto& outputs = ctx.onnx_graph().output();
-  if (outputs.empty()) ctx.fail("the graph has no output");
-  if (outputs.size() > 1) {
-    std::vector<std::string> names;
-    for (const onnx::ValueInfoProto& o : outputs)
-      names.push_back(o.name());
-    ctx.fail("the graph has " + std::to_string(outputs.size()) + " outputs (" + names_text(names) +
-             "); the importer puts the loss on a single output, the logits");
-  }
-  const onnx::ValueInfoProto& out = outputs[0];
+// One output of the graph as logits [N, classes], checked against its declared shape and the
+// options.
+ir::TensorId checked_logits(ImportContext& ctx, const onnx::ValueInfoProto& out, int64_t batch,
+                            const OnnxImportOptions& options) {
   const std::string what = "output '" + out.name() + "'";
   const ir::TensorId t = ctx.lookup(out.name());
   if (!t.valid()) ctx.fail(what + " is not computed by any node");
@@ -240,21 +232,76 @@ ir::TensorId find_logits(ImportContext& ctx, int64_t batch, const OnnxImportOpti
   return t;
 }
 
-// Labels i32[N] in [0, classes), reproducible from the seed, and the mean cross-entropy.
-void add_loss(ir::Graph& graph, ir::TensorId logits, uint64_t seed) {
-  const ir::Shape shape = graph.tensor(logits).shape;
-  std::mt19937_64 rng(seed);
+// The logits: the graph's outputs, the main classifier's first and then any auxiliary
+// classifiers', all [N, classes] with the same classes.
+std::vector<ir::TensorId> find_logits(ImportContext& ctx, int64_t batch,
+                                      const OnnxImportOptions& options) {
+  const auto& outputs = ctx.onnx_graph().output();
+  if (outputs.empty()) ctx.fail("the graph has no output");
+  std::vector<ir::TensorId> logits;
+  for (const onnx::ValueInfoProto& out : outputs) {
+    logits.push_back(checked_logits(ctx, out, batch, options));
+    const int64_t classes = ctx.graph().tensor(logits.back()).shape[1];
+    const int64_t main_classes = ctx.graph().tensor(logits.front()).shape[1];
+    if (classes != main_classes)
+      ctx.fail("output '" + out.name() + "' has " + std::to_string(classes) +
+               " columns and the first output '" + outputs[0].name() + "' " +
+               std::to_string(main_classes) +
+               ": a model with several outputs trains on each as logits of the same classes "
+               "(the main classifier's first, then auxiliary classifiers')");
+  }
+  if (logits.size() == 1 && options.aux_loss_weight >= 0.0)
+    ctx.fail(
+        "--aux-loss-weight was given, but the graph has one output and no auxiliary "
+        "classifier (export GoogLeNet or Inception-v3 with scripts/export_onnx.py "
+        "--aux-logits)");
+  return logits;
+}
+
+// Labels i32[N] in [0, classes), reproducible from the seed, and the mean cross-entropy of
+// each output against them: the loss is the first's plus the auxiliary weight times each
+// other's (torchvision's training-mode outputs of GoogLeNet and Inception-v3).
+void add_loss(ir::Graph& graph, const std::vector<ir::TensorId>& logits,
+              const std::vector<std::string>& output_names, const OnnxImportOptions& options) {
+  const ir::Shape shape = graph.tensor(logits[0]).shape;
+  std::mt19937_64 rng(options.seed);
   std::vector<int32_t> labels(static_cast<size_t>(shape[0]));
   for (int32_t& l : labels)
     l = static_cast<int32_t>(rng() % static_cast<uint64_t>(shape[1]));
   const ir::TensorId label_t =
       graph.add_parameter(graph.unique_name("labels"), TensorRole::Label, DType::I32, {shape[0]},
                           std::make_shared<const ir::HostArray>(std::move(labels)));
-  const ir::TensorId loss =
-      graph.add(ir::OpType::SoftmaxCe, graph.unique_name("loss"), ir::OpCategory::Forward,
-                {logits, label_t}, ir::Attrs{{"reduction", std::string("mean")}});
-  graph.set_loss(loss);
-  graph.mark_output(loss);
+  const ir::Attrs mean{{"reduction", std::string("mean")}};
+  if (logits.size() == 1) {
+    const ir::TensorId loss = graph.add(ir::OpType::SoftmaxCe, graph.unique_name("loss"),
+                                        ir::OpCategory::Forward, {logits[0], label_t}, mean);
+    graph.set_loss(loss);
+    graph.mark_output(loss);
+    return;
+  }
+  const double weight = options.aux_loss_weight >= 0.0 ? options.aux_loss_weight
+                        : logits.size() == 2           ? kDefaultAuxWeightOneHead
+                                                       : kDefaultAuxWeightTwoHeads;
+  // Named after the outputs ("loss/logits", "loss/aux_logits2.weighted"); the sum is "loss".
+  auto term = [&](size_t i) {
+    const std::string name = "loss/" + output_names[i];
+    return graph.add(ir::OpType::SoftmaxCe, graph.unique_name(name), ir::OpCategory::Forward,
+                     {logits[i], label_t}, mean);
+  };
+  ir::TensorId total = term(0);
+  std::vector<ir::TensorId> weighted;
+  for (size_t i = 1; i < logits.size(); ++i) {
+    const ir::TensorId aux = term(i);
+    weighted.push_back(graph.add(ir::OpType::Scale,
+                                 graph.unique_name(graph.tensor(aux).name + ".weighted"),
+                                 ir::OpCategory::Forward, {aux}, ir::Attrs{{"alpha", weight}}));
+  }
+  for (size_t i = 0; i < weighted.size(); ++i)
+    total = graph.add(ir::OpType::Add,
+                      graph.unique_name(i + 1 == weighted.size() ? "loss" : "loss.partial"),
+                      ir::OpCategory::Forward, {total, weighted[i]});
+  graph.set_loss(total);
+  graph.mark_output(total);
 }
 
 std::string graph_name(const std::string& path) {
@@ -271,8 +318,10 @@ ir::Graph import_onnx(const std::string& path, const OnnxImportOptions& options)
   const ir::TensorId input = import_input(ctx, options);
   import_initializers(ctx);
   translate_nodes(ctx);
-  const ir::TensorId logits = find_logits(ctx, graph.tensor(input).shape[0], options);
-  add_loss(graph, logits, options.seed);
+  std::vector<std::string> output_names;
+  for (const onnx::ValueInfoProto& out : ctx.onnx_graph().output())
+    output_names.push_back(out.name());
+  add_loss(graph, find_logits(ctx, graph.tensor(input).shape[0], options), output_names, options);
   ir::verify_or_throw(graph, "ONNX import of '" + path + "'");
   return graph;
 }

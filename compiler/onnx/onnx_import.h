@@ -41,7 +41,18 @@ struct OnnxImportOptions {
   int64_t channels = 0;
   int64_t height = 0;
   int64_t width = 0;
+  // A model with several outputs (auxiliary classifiers in training mode: GoogLeNet's
+  // aux_logits2 and aux_logits1, Inception-v3's aux_logits) trains on the first output plus
+  // this weight times each further output's cross-entropy. Negative: the default for the
+  // number of auxiliary outputs (kDefaultAuxWeight...). A model with one output must not set it.
+  double aux_loss_weight = -1.0;
 };
+
+// GoogLeNet's auxiliary classifiers are weighted 0.3 (Szegedy et al., "Going deeper with
+// convolutions", 2015, section 5); Inception-v3's single one 0.4 (the weight of TF-slim's
+// Inception-v3 training and of PyTorch's fine-tuning tutorial for torchvision's inception_v3).
+inline constexpr double kDefaultAuxWeightTwoHeads = 0.3;
+inline constexpr double kDefaultAuxWeightOneHead = 0.4;
 
 // Reads `path` and translates it. Throws UserError on any problem with the file or model.
 ir::Graph import_onnx(const std::string& path, const OnnxImportOptions& options = {});

@@ -147,7 +147,7 @@ void register_loss_ops(OpRegistry& r) {
                   "gradient 1). No backward rule."},
          {OpType::SoftmaxCeBwd,
           Opcode::SoftmaxCe,
-          {logits, labels},
+          {logits, labels, {"dloss", Slot::DLoss}},
           {{"dlogits", Slot::DLogits}},
           false,
           encode_loss,

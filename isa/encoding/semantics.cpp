@@ -243,6 +243,9 @@ void check_shapes(Checker& c) {
       c.expect_shape(Slot::Labels, {logits[0]}, "one label per row of 'logits'");
       c.expect_shape(Slot::Loss, {1}, "a scalar");
       c.expect_shape(Slot::DLogits, logits, "shape of 'logits'");
+      c.expect_shape(Slot::DLoss, {1}, "a scalar");
+      if (c.has(Slot::DLoss) && !c.has(Slot::DLogits))
+        c.fail("softmax_ce reads 'dloss' but writes no 'dlogits' for it to scale");
       return;
     }
     case Opcode::Sgd:

@@ -37,7 +37,10 @@ void run_softmax_ce(const isa::Instruction& inst, DramImage& image, Datapath& /*
                                                                        rows, classes, mean)});
   if (ops.has(Slot::DLogits)) {
     std::vector<float> dx(x.size());
-    numerics::softmax_ce_grad(x.data(), labels.data(), rows, classes, mean, nullptr, dx.data());
+    std::vector<float> dloss;
+    if (ops.has(Slot::DLoss)) dloss = ops.f32(Slot::DLoss);
+    numerics::softmax_ce_grad(x.data(), labels.data(), rows, classes, mean,
+                              dloss.empty() ? nullptr : dloss.data(), dx.data());
     ops.write(Slot::DLogits, dx);
   }
 }

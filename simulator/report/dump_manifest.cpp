@@ -139,15 +139,42 @@ Json decisions(const isa::Executable& exe, const Operands& operands) {
   return out;
 }
 
+// The weight of a loss term: scale_a of the eltwise `scale` that reads it (the compiler's
+// weighted auxiliary loss, compiler/onnx/onnx_import.cpp), else 1.
+double term_weight(const isa::Executable& exe, const isa::TensorDesc& loss) {
+  for (const isa::Instruction& inst : exe.instructions) {
+    if (inst.opcode() != Opcode::Eltwise ||
+        inst.as<isa::EltwiseOp>(isa::Field::Op) != isa::EltwiseOp::Scale)
+      continue;
+    const std::optional<isa::TensorDesc>& a = inst.operand(Slot::A);
+    if (a && a->addr == loss.addr) return static_cast<double>(inst.f32(isa::Field::ScaleA));
+  }
+  return 1.0;
+}
+
+// The loss: the first softmax_ce's logits and labels, the step's loss tensor ("loss" when the
+// compiler sums several terms) and every term with its logits and weight.
 Json loss(const isa::Executable& exe, const Operands& operands) {
+  Json terms = Json::array();
   for (uint32_t i = 0; i < exe.instructions.size(); ++i) {
     const isa::Instruction& inst = exe.instructions[i];
     if (inst.opcode() != Opcode::SoftmaxCe || !inst.operand(Slot::Loss)) continue;
-    return {{"logits", operands.name(i, Slot::Logits, false)},
-            {"labels", operands.name(i, Slot::Labels, false)},
-            {"loss", operands.name(i, Slot::Loss, true)}};
+    terms.push_back({{"logits", operands.name(i, Slot::Logits, false)},
+                     {"labels", operands.name(i, Slot::Labels, false)},
+                     {"loss", operands.name(i, Slot::Loss, true)},
+                     {"weight", term_weight(exe, *inst.operand(Slot::Loss))}});
   }
-  return nullptr;
+  if (terms.empty()) return nullptr;
+  Json total = terms[0]["loss"];
+  if (terms.size() > 1) {
+    total = nullptr;
+    for (const isa::TensorEntry& e : exe.tensors)
+      if (e.name == "loss") total = e.name;
+  }
+  return {{"logits", terms[0]["logits"]},
+          {"labels", terms[0]["labels"]},
+          {"loss", total},
+          {"terms", terms}};
 }
 
 Json tensors(const isa::Executable& exe, const DumpRun& run) {

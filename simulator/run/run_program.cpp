@@ -1,6 +1,7 @@
 #include "simulator/run/run_program.h"
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 
 #include "isa/common/errors.h"
@@ -23,6 +24,13 @@ void replay(const isa::Executable& exe, const target::TargetDesc& target,
                                          " of " + std::to_string(exe.tensors.size()));
     ends_at.at(exe.tensors[t].last).push_back(t);
   }
+  // The step's loss: the tensor the compiler names "loss" (one softmax_ce's output, or the
+  // weighted sum of several, e.g. GoogLeNet's main and auxiliary classifiers), else (hand-
+  // written assembly) the last softmax_ce's loss operand.
+  const isa::TensorEntry* loss_entry = nullptr;
+  for (const isa::TensorEntry& e : exe.tensors)
+    if (e.name == "loss" && e.dtype == isa::DType::F32 && e.dense_bytes() == sizeof(float))
+      loss_entry = &e;
   const isa::Instruction* loss_inst = nullptr;
   for (const isa::Instruction& inst : exe.instructions)
     if (inst.opcode() == isa::Opcode::SoftmaxCe && inst.operand(isa::Slot::Loss)) loss_inst = &inst;
@@ -50,7 +58,12 @@ void replay(const isa::Executable& exe, const target::TargetDesc& target,
         }
     }
     std::optional<double> loss;
-    if (loss_inst != nullptr)
+    if (loss_entry != nullptr) {
+      const std::vector<uint8_t> bytes = image.entry_bytes(*loss_entry);
+      float value = 0.0f;
+      std::memcpy(&value, bytes.data(), sizeof value);
+      loss = static_cast<double>(value);
+    } else if (loss_inst != nullptr)
       loss = static_cast<double>(image.read_f32(*loss_inst->operand(isa::Slot::Loss))[0]);
     out.loss = loss;
     if (observer != nullptr) observer->step_done(step, loss);

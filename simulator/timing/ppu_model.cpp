@@ -100,7 +100,7 @@ std::vector<StreamPass> stream_passes(const isa::Instruction& inst) {
     case Opcode::SoftmaxCe:
       return {{{Slot::Logits, Slot::Labels},
                present({Slot::DLogits}),
-               {},
+               present({Slot::DLoss}),
                present({Slot::Loss}),
                elements_of(inst, Slot::Logits),
                op}};

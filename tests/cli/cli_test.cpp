@@ -241,6 +241,14 @@ TEST_F(Cli, CompileErrorsNameWhatIsWrong) {
   EXPECT_NE(r.out.find("junk.onnx"), std::string::npos) << r.out;
   r = run(kS2c + " compile lenet5 --image 4");
   EXPECT_EQ(r.status, 1) << r.out;
+  // Auxiliary classifiers exist only in ONNX exports (scripts/export_onnx.py --aux-logits).
+  r = run(kS2c + " compile mlp --aux-loss-weight 0.3");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("--aux-loss-weight: zoo model 'mlp' has no auxiliary classifier"),
+            std::string::npos)
+      << r.out;
+  r = run(kS2c + " compile mlp --aux-loss-weight -1");
+  EXPECT_EQ(r.status, 1) << r.out;
 }
 
 TEST_F(Cli, CompileWritesAnExecutableAndAPlan) {

@@ -195,6 +195,83 @@ TEST_F(TorchSim, Densenet121OnnxMatchesPyTorch) {
   s2::test::expect_as_accurate_as_torch(last_out_, 2.0);
 }
 
+// googlenet exported with its two auxiliary classifiers (scripts/export_onnx.py --aux-logits, at
+// 64x64 so inception4a's map is the 4x4 their adaptive pools take): the loss is the main
+// output's cross-entropy plus 0.3 times each auxiliary one's (the default; --aux-loss-weight
+// changes it), and PyTorch recomputes that sum from the dumped terms and weights, following the
+// auxiliary heads' functional ReLU and dropout. Ours is 5.4e-5 from PyTorch's float32 step.
+// A dump whose recorded weight is changed no longer matches.
+TEST_F(TorchSim, GooglenetWithAuxiliaryClassifiersMatchesPyTorch) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  const std::string onnx = (dir_ / "googlenet_aux.onnx").string();
+  Result r =
+      run(kPython + " " + shell_quoted(std::string(S2_SOURCE_DIR) + "/scripts/export_onnx.py") +
+          " googlenet --batch 8 --image 64 --mode train --aux-logits -o " + shell_quoted(onnx));
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (const char* weight : {"", " --aux-loss-weight 0.5"}) {
+    SCOPED_TRACE(weight);
+    const std::string bin = (dir_ / "googlenet_aux.bin").string();
+    r = run(kS2c + " compile " + shell_quoted(onnx) + weight + " -o " + shell_quoted(bin) +
+            " --force");
+    ASSERT_EQ(r.status, 0) << r.out;
+    fs::remove_all(dump_dir());
+    r = run(kS2sim + " run " + shell_quoted(bin) + " --functional --check --dump-all " +
+            shell_quoted(dump_dir()));
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("check              no findings"), std::string::npos) << r.out;
+    const nlohmann::json m =
+        nlohmann::json::parse(read_text(fs::path(dump_dir()) / "manifest.json"));
+    const nlohmann::json& terms = m["softmax_ce"]["terms"];
+    ASSERT_EQ(terms.size(), 3u) << m["softmax_ce"];
+    EXPECT_EQ(m["softmax_ce"]["loss"], "loss");
+    int auxiliary = 0;
+    for (const nlohmann::json& t : terms)
+      if (t["weight"] != 1.0) {
+        ++auxiliary;
+        EXPECT_EQ(t["weight"], static_cast<double>(*weight ? 0.5f : 0.3f));
+      }
+    EXPECT_EQ(auxiliary, 2);
+    r = cross_check();
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_LT(worst_error(r.out), 1e-4) << r.out;
+    EXPECT_GE(worst_error(r.out), 0.0) << r.out;
+  }
+  // Claim another weight for the auxiliary terms: PyTorch's loss and gradients move.
+  std::string text = read_text(fs::path(dump_dir()) / "manifest.json");
+  const std::string half = "\"weight\": 0.5";
+  ASSERT_NE(text.find(half), std::string::npos);
+  for (size_t at = text.find(half); at != std::string::npos; at = text.find(half, at))
+    text.replace(at, half.size(), "\"weight\": 0.25");
+  std::ofstream(fs::path(dump_dir()) / "manifest.json") << text;
+  r = cross_check();
+  EXPECT_EQ(r.status, 1) << r.out;
+}
+
+// inception_v3 with its auxiliary classifier (weight 0.4) at 299x299, the smallest image its
+// auxiliary head takes, batch 2: avg_pool2d(3, 1, padding=1) exports as a zero Pad folded into
+// the AveragePool; Mixed_6a and Mixed_7a call torch.nn.functional.max_pool2d, which the script
+// makes take our argmax. Batch norm over 2 samples of 8x8 maps makes the step ill-conditioned:
+// PyTorch's float32 step is 3.1e-3 from its float64 step, ours 1.8e-3.
+TEST_F(TorchSim, InceptionV3WithAuxiliaryClassifierIsAsAccurateAsPyTorch) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  const std::string onnx = (dir_ / "inception_v3.onnx").string();
+  Result r =
+      run(kPython + " " + shell_quoted(std::string(S2_SOURCE_DIR) + "/scripts/export_onnx.py") +
+          " inception_v3 --batch 2 --image 299 --mode train --aux-logits -o " + shell_quoted(onnx));
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string bin = (dir_ / "inception_v3.bin").string();
+  r = run(kS2c + " compile " + shell_quoted(onnx) + " -o " + shell_quoted(bin));
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = run(kS2sim + " run " + shell_quoted(bin) + " --functional --check --dump-all " +
+          shell_quoted(dump_dir()));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("check              no findings"), std::string::npos) << r.out;
+  r = cross_check("--exact-factor 2");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("inception_v3: batch 2, 3x299x299, 10 classes"), std::string::npos) << r.out;
+  s2::test::expect_as_accurate_as_torch(r.out, 2.0);
+}
+
 // The zoo's own mobilenet_v2, efficientnet_b0 and densenet121 (compiler/zoo), built in C++
 // with torchvision's topology and state_dict names: the script builds torchvision's model of
 // the same name, loads our weights by name (every name and shape must match its state_dict)
@@ -271,8 +348,15 @@ TEST_F(TorchSim, ManifestDescribesTheRun) {
   EXPECT_EQ(m["format"], "s2sim-dump 1");
   EXPECT_EQ(m["target"], "s2train_base");
   EXPECT_EQ(m["steps"], 1);
-  EXPECT_EQ(m["softmax_ce"],
-            nlohmann::json({{"logits", "fc3"}, {"labels", "labels"}, {"loss", "loss"}}));
+  EXPECT_EQ(
+      m["softmax_ce"],
+      nlohmann::json(
+          {{"logits", "fc3"},
+           {"labels", "labels"},
+           {"loss", "loss"},
+           {"terms",
+            nlohmann::json::array(
+                {{{"logits", "fc3"}, {"labels", "labels"}, {"loss", "loss"}, {"weight", 1.0}}})}}));
   auto find = [](const nlohmann::json& list, const char* key, const char* value) {
     for (const nlohmann::json& e : list)
       if (e[key] == value) return e;

@@ -27,9 +27,7 @@ const std::vector<OpTypeName>& all_op_types() {
 }
 
 // Inputs the ISA has no operand for: lowering refuses an op that has them.
-const std::set<std::pair<std::string, std::string>> kRefused = {
-    {"softmax_ce_bwd", "dloss"},  // softmax_ce computes the gradient of the loss itself
-};
+const std::set<std::pair<std::string, std::string>> kRefused = {};
 
 const isa::OperandSig* signature(isa::Opcode opcode, isa::Slot slot) {
   const isa::OpcodeInfo& info = isa::opcode_info(opcode);

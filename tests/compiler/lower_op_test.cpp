@@ -193,17 +193,21 @@ TEST(LowerOp, AnAttributeTheFieldCannotHoldIsRefused) {
             "of the S2Train 'conv2d' instruction (1..255)");
 }
 
-TEST(LowerOp, AnIncomingLossGradientHasNoOperand) {
+// A weighted loss term's incoming gradient is softmax_ce's `dloss` operand, and the stream
+// computes the interpreter's bits.
+TEST(LowerOp, AnIncomingLossGradientIsTheDlossOperand) {
   Graph g;
   const TensorId logits = ir::param(g, "logits", {2, 3}, ramp(6));
   const TensorId labels =
       g.add_parameter("labels", isa::TensorRole::Label, isa::DType::I32, {2},
                       std::make_shared<ir::HostArray>(std::vector<int32_t>{0, 2}));
-  const TensorId dloss = ir::param(g, "dloss", {1}, {2.0f});
+  const TensorId dloss = ir::param(g, "dloss", {1}, {0.3f});
   g.mark_output(g.add(OpType::SoftmaxCeBwd, "bwd", kFwd, {logits, labels, dloss}));
-  EXPECT_EQ(ir::user_error([&] { lower_simply(g); }),
-            "op 'bwd' (softmax_ce_bwd): input 'dloss' (tensor 'dloss') has no operand in the "
-            "S2Train 'softmax_ce' instruction");
+  const Lowered l = lower_simply(g);
+  ASSERT_EQ(l.exe.instructions.size(), 2u);  // softmax_ce, end
+  EXPECT_TRUE(l.exe.instructions[0].operand(isa::Slot::DLoss).has_value());
+  EXPECT_FALSE(l.exe.instructions[0].operand(isa::Slot::Loss).has_value());
+  EXPECT_EQ(differences(g), std::vector<std::string>{});
 }
 
 // The fusion epilogue's activation goes to the `act` field where there is one, and is

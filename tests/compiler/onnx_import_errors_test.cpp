@@ -210,8 +210,10 @@ TEST_F(OnnxImportError, ClassCount) {
 TEST_F(OnnxImportError, TwoOutputs) {
   TestModel m = linear_model();
   m.output("x", {2, 6});
-  EXPECT_EQ(error_of(m), at_file("the graph has 2 outputs ('logits', 'x'); the importer puts the "
-                                 "loss on a single output, the logits"));
+  EXPECT_EQ(error_of(m), at_file("output 'x' has 6 columns and the first output 'logits' 4: a "
+                                 "model with several outputs trains on each as logits of the "
+                                 "same classes (the main classifier's first, then auxiliary "
+                                 "classifiers')"));
 }
 
 TEST_F(OnnxImportError, OutputNotComputed) {

@@ -327,6 +327,16 @@ TEST(Semantics, SoftmaxCeShapes) {
   ce = program_instruction(Opcode::SoftmaxCe);
   ce.set_operand(Slot::DLogits, f32(0x4300, {2, 11}));
   EXPECT_PROBLEM(ce, "operand 'dlogits' has shape [2,11], expected [2,10]");
+  // dloss, the incoming gradient of a weighted loss term, scales dlogits: a scalar, and only
+  // with dlogits.
+  ce = program_instruction(Opcode::SoftmaxCe);
+  ce.set_operand(Slot::DLogits, f32(0x4300, {2, 10}));
+  ce.set_operand(Slot::DLoss, f32(0x4400, {2}));
+  EXPECT_PROBLEM(ce, "operand 'dloss' has shape [2], expected [1]");
+  ce.set_operand(Slot::DLoss, f32(0x4400, {1}));
+  EXPECT_EQ(first_problem(ce), "");
+  ce.clear_operand(Slot::DLogits);
+  EXPECT_PROBLEM(ce, "softmax_ce reads 'dloss' but writes no 'dlogits' for it to scale");
 }
 
 TEST(Semantics, SignatureRules) {

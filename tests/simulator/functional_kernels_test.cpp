@@ -527,6 +527,30 @@ TEST(FunctionalSoftmaxCe, LossGradientAndBothMatchTheReference) {
     }
 }
 
+// A weighted loss term's gradient: dlogits times the incoming dloss (softmax_ce_bwd's third
+// input), the same bits as the reference kernel.
+TEST(FunctionalSoftmaxCe, DlossScalesTheGradientAsTheReferenceDoes) {
+  for (uint32_t reduction : {0u, 1u}) {
+    Program p(Opcode::SoftmaxCe);
+    p.set(Slot::Logits, p.tensor({4, 10})).set(Slot::Labels, p.tensor({4}, DType::I32, 10));
+    p.set(Slot::DLogits, p.zeros({4, 10})).set(Slot::DLoss, p.tensor({1}));
+    p.field(Field::Reduction, reduction);
+    EXPECT_TRUE(p.matches_reference()) << "reduction " << reduction;
+  }
+  Program p(Opcode::SoftmaxCe);
+  const TensorDesc logits = p.zeros({2, 4}), labels = p.zeros({2}, DType::I32);
+  const TensorDesc dlogits = p.zeros({2, 4}), dloss = p.zeros({1});
+  p.set(Slot::Logits, logits).set(Slot::Labels, labels).set(Slot::DLogits, dlogits);
+  p.set(Slot::DLoss, dloss);
+  DramImage image = DramImage::load(p.exe());
+  image.write_i32(labels, {3, 0});
+  image.write_f32(dloss, {0.3f});
+  execute_instruction(p.inst(), image, model_datapath());
+  // Uniform logits: (1/4 - onehot) / 2, times 0.3.
+  EXPECT_EQ(image.read_f32(dlogits)[0], 0.25f / 2.0f * 0.3f);
+  EXPECT_EQ(image.read_f32(dlogits)[3], -0.75f / 2.0f * 0.3f);
+}
+
 TEST(FunctionalSoftmaxCe, UniformLogitsGiveLogOfTheClassCount) {
   Program p(Opcode::SoftmaxCe);
   const TensorDesc logits = p.zeros({2, 4}), labels = p.zeros({2}, DType::I32);

@@ -46,6 +46,16 @@ class ImportContext {
   // True when some node or a graph output reads the value.
   bool consumed(const std::string& value) const { return consumed_.count(value) != 0; }
 
+  // A zero Pad of H and W folded into its consumers (AveragePool, Conv): the value stands for
+  // the unpadded tensor, and each consumer adds these [t,l,b,r] to its own padding.
+  void set_folded_pads(const std::string& value, std::vector<int64_t> pads) {
+    folded_pads_[value] = std::move(pads);
+  }
+  const std::vector<int64_t>* folded_pads(const std::string& value) const {
+    const auto it = folded_pads_.find(value);
+    return it == folded_pads_.end() ? nullptr : &it->second;
+  }
+
   // Throws UserError "<path>: <problem>".
   [[noreturn]] void fail(const std::string& problem) const;
 
@@ -57,6 +67,7 @@ class ImportContext {
   std::unordered_map<std::string, const onnx::TensorProto*> constants_;
   std::deque<onnx::TensorProto> computed_;  // stable addresses for constants_
   std::unordered_set<std::string> consumed_;
+  std::unordered_map<std::string, std::vector<int64_t>> folded_pads_;
 };
 
 // An integer tensor known at import time: a static shape computation's value.

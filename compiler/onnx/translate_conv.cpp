@@ -24,7 +24,8 @@ void translate_conv(NodeContext& n) {
   if (wt.shape.size() != 4)
     n.fail("only 2-D convolutions are supported; the weight '" + n.node().input(1) + "' is " +
            ir::shape_text(wt.dtype, wt.shape));
-  const Window win = read_window(n, n.input_tensor(0), {wt.shape[2], wt.shape[3]});
+  Window win = read_window(n, n.input_tensor(0), {wt.shape[2], wt.shape[3]});
+  add_folded_pads(n, win);  // a zero Pad before the Conv is more of its zero padding
   std::vector<ir::TensorId> inputs{x, w};
   if (n.has_input(2)) inputs.push_back(n.input(2));
   const Attrs attrs{{"stride", win.stride},

@@ -43,13 +43,24 @@ void translate_max_pool(NodeContext& n) {
 void translate_average_pool(NodeContext& n) {
   n.allow_attributes({"auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape",
                       "pads", "strides"});
-  const Window w = pool_window(n);
+  Window w = pool_window(n);
   // ONNX's default is count_include_pad = 0, the IR's (and PyTorch's) 1: always set it.
+  int64_t count_include_pad = flag(n, "count_include_pad", 0);
+  const std::vector<int64_t> own = w.pads;
+  if (add_folded_pads(n, w)) {
+    // The folded Pad's zeros are real elements of the window: the pool counts its padding.
+    // With padding of its own that it does not count, the two cannot be one pool.
+    if (count_include_pad == 0 && own != std::vector<int64_t>{0, 0, 0, 0})
+      n.fail("pads " + ir::ints_text(own) +
+             " with count_include_pad = 0 cannot combine with the zero Pad folded into input '" +
+             n.node().input(0) + "' (whose zeros are counted)");
+    count_include_pad = 1;
+  }
   const Attrs attrs{{"kernel", w.kernel},
                     {"stride", w.stride},
                     {"pads", w.pads},
                     {"ceil_mode", flag(n, "ceil_mode", 0)},
-                    {"count_include_pad", flag(n, "count_include_pad", 0)}};
+                    {"count_include_pad", count_include_pad}};
   n.set_output(0, n.add(OpType::AvgPool2d, {n.input(0)}, attrs));
 }
 

@@ -203,7 +203,11 @@ void translate_concat(NodeContext& n) {
 }
 
 // Pad with constant zeros. PyTorch 1.13 exports AvgPool2d as Pad(pads all 0) then
-// AveragePool: that Pad is the identity. Padding by a non-zero amount is not supported yet.
+// AveragePool: that Pad is the identity. A zero Pad of H and W whose every reader is an
+// AveragePool or a Conv (Inception-v3's avg_pool2d(3, 1, padding=1) exports as Pad then
+// AveragePool) folds into them: each adds the pads to its own, zeros being what a Conv pads
+// with and what an average pool that counts its padding adds (ImportContext::folded_pads).
+// Any other reader (a max pool pads with -inf) is an error naming it.
 void translate_pad(NodeContext& n) {
   n.allow_attributes({"mode"});
   const std::string mode = n.attr_string("mode", "constant");
@@ -219,11 +223,32 @@ void translate_pad(NodeContext& n) {
   if (pads.size() != 2 * x.shape.size())
     n.fail("input 1 (pads) has " + std::to_string(pads.size()) + " entries, " +
            ir::shape_text(x.dtype, x.shape) + " needs " + std::to_string(2 * x.shape.size()));
+  bool zero = true;
   for (int64_t p : pads)
-    if (p != 0)
-      n.fail("pads " + ir::ints_text(pads) +
-             " are not all zero: only the zero Pad that PyTorch writes before a pool is "
-             "supported (padding belongs in the Conv or pool's own pads)");
+    zero = zero && p == 0;
+  if (zero) {
+    n.set_output(0, n.input(0));
+    return;
+  }
+  const size_t rank = x.shape.size();
+  bool spatial = rank == 4 && pads[0] == 0 && pads[1] == 0 && pads[4] == 0 && pads[5] == 0;
+  for (int64_t p : pads)
+    spatial = spatial && p >= 0;
+  if (!spatial)
+    n.fail("pads " + ir::ints_text(pads) +
+           " are not supported: only non-negative padding of H and W of an [N,C,H,W] tensor, "
+           "read by AveragePool or Conv, which take it as their own padding");
+  const std::string& out = n.node().output(0);
+  for (const onnx::NodeProto& reader : n.import().onnx_graph().node())
+    for (int i = 0; i < reader.input_size(); ++i)
+      if (reader.input(i) == out &&
+          (i != 0 || (reader.op_type() != "AveragePool" && reader.op_type() != "Conv")))
+        n.fail("pads " + ir::ints_text(pads) + " are read by node '" + reader.name() + "' (" +
+               reader.op_type() +
+               "); a non-zero Pad folds only into AveragePool and Conv (their input 0)");
+  for (const onnx::ValueInfoProto& o : n.import().onnx_graph().output())
+    if (o.name() == out) n.fail("its padded output is a graph output; it folds only into a reader");
+  n.import().set_folded_pads(out, {pads[2], pads[3], pads[6], pads[7]});
   n.set_output(0, n.input(0));
 }
 

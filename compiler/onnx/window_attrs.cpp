@@ -65,4 +65,16 @@ Window read_window(const NodeContext& n, const ir::Tensor& x, std::vector<int64_
   return w;
 }
 
+bool add_folded_pads(NodeContext& n, Window& w) {
+  const std::vector<int64_t>* folded = n.import().folded_pads(n.node().input(0));
+  if (folded == nullptr) return false;
+  const std::string auto_pad = n.attr_string("auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET")
+    n.fail_attr("auto_pad", "= " + auto_pad + " cannot combine with the Pad folded into input '" +
+                                n.node().input(0) + "' (only explicit pads)");
+  for (size_t i = 0; i < 4; ++i)
+    w.pads[i] += (*folded)[i];
+  return true;
+}
+
 }  // namespace s2::onnx_import

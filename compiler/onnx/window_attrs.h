@@ -23,4 +23,9 @@ struct Window {
 // explicit pads from the static input size.
 Window read_window(const NodeContext& n, const ir::Tensor& x, std::vector<int64_t> kernel);
 
+// Adds the pads of a zero Pad folded into input 0 (translate_pad) to the window's; returns
+// whether there were any. auto_pad with a folded Pad is an error (its SAME padding would be
+// computed from the unpadded size).
+bool add_folded_pads(NodeContext& n, Window& w);
+
 }  // namespace s2::onnx_import

@@ -296,6 +296,42 @@ TEST_F(OnnxImport, PaddingModesAveragePoolReshapeAndIdentity) {
   EXPECT_FALSE(g.find_tensor("shape").valid());  // a constant shape is not a parameter
 }
 
+// Inception-v3's avg_pool2d(3, 1, padding=1) exports as a zero Pad of H and W then an
+// AveragePool without pads: the Pad folds into the pool, which then counts its padding
+// (the zeros were real elements). A Pad before a Conv adds to the Conv's zero padding.
+TEST_F(OnnxImport, ZeroPadFoldsIntoAveragePoolAndConv) {
+  TestModel m;
+  m.input("x", {1, 2, 3, 3});
+  m.initializer("w", {2, 2, 3, 3});
+  m.initializer("fc.weight", {4, 32});
+  m.int64_initializer("pads", {0, 0, 1, 1, 0, 0, 1, 1});
+  m.int64_initializer("pads2", {0, 0, 0, 1, 0, 0, 1, 0});
+  m.int64_initializer("shape", {0, -1});
+  m.node("Pad", "/pad/Pad", {"x", "pads"}, {"xp"});
+  attr_ints(m.node("AveragePool", "pool", {"xp"}, {"p"}), "kernel_shape", {3, 3});
+  m.node("Pad", "/pad2/Pad", {"p", "pads2"}, {"pp"});
+  attr_ints(m.node("Conv", "conv", {"pp", "w"}, {"c"}), "pads", {1, 1, 1, 1});
+  m.node("Reshape", "reshape", {"c", "shape"}, {"flat"});
+  attr_i(m.node("Gemm", "fc", {"flat", "fc.weight"}, {"logits"}), "transB", 1);
+  m.output("logits", {1, 4});
+  const ir::Graph g = import(m);
+  EXPECT_EQ(op_types(g),
+            (std::vector<std::string>{"avg_pool2d", "conv2d", "reshape", "gemm", "softmax_ce"}));
+  const ir::Op& avg = op_named(g, "pool");
+  EXPECT_EQ(avg.attrs.ints("pads"), (Ints{1, 1, 1, 1}));
+  EXPECT_EQ(avg.attrs.i("count_include_pad"), 1);
+  EXPECT_EQ(out_shape(g, avg), (ir::Shape{1, 2, 3, 3}));
+  // ONNX pads [x1_begin, x2_begin, x1_end, x2_end] = H top 0, W left 1, H bottom 1, W right 0.
+  EXPECT_EQ(op_named(g, "conv").attrs.ints("pads"), (Ints{1, 2, 2, 1}));
+  EXPECT_EQ(out_shape(g, op_named(g, "conv")), (ir::Shape{1, 2, 4, 4}));
+  // A corner of the 3x3 average of ones over the padded 5x5 sees 4 ones and 5 zeros.
+  ir::Interpreter it(g);
+  it.set_value(g.find_tensor("x"), ir::HostArray(std::vector<float>(18, 1.0f)));
+  it.run();
+  EXPECT_EQ(it.value(avg.outputs[0]).f32()[0], 4.0f / 9.0f);
+  EXPECT_EQ(it.value(avg.outputs[0]).f32()[4], 1.0f);
+}
+
 // PyTorch's exporter shares one initializer among equal-valued ones through Identity nodes
 // (eval mode: the zero biases of folded batch norms) and may give shapes as Constant nodes,
 // also through Identity.

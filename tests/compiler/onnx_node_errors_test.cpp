@@ -85,6 +85,26 @@ TEST_F(OnnxImportError, BadPads) {
                                  "be 4 integers >= 0 [top,left,bottom,right]"));
 }
 
+// A non-zero Pad folds into an AveragePool or a Conv reading it; a max pool pads with -inf,
+// not zeros, and padding the batch or channels has no reader to fold into.
+TEST_F(OnnxImportError, NonZeroPadThatCannotFold) {
+  TestModel m = around(3);
+  m.int64_initializer("pads", {0, 0, 1, 1, 0, 0, 1, 1});
+  auto& pool = first_node(m, "MaxPool", "/maxpool/MaxPool", {"xp"}, {"y"});
+  attr_ints(pool, "kernel_shape", {3, 3});
+  first_node(m, "Pad", "/pad/Pad", {"x", "pads"}, {"xp"});
+  EXPECT_EQ(error_of(m), at_file("node '/pad/Pad' (Pad): pads [0,0,1,1,0,0,1,1] are read by node "
+                                 "'/maxpool/MaxPool' (MaxPool); a non-zero Pad folds only into "
+                                 "AveragePool and Conv (their input 0)"));
+  TestModel c = around(4);
+  c.int64_initializer("pads", {0, 1, 0, 0, 0, 0, 0, 0});
+  first_node(c, "Pad", "/pad/Pad", {"x", "pads"}, {"y"});
+  EXPECT_EQ(error_of(c), at_file("node '/pad/Pad' (Pad): pads [0,1,0,0,0,0,0,0] are not "
+                                 "supported: only non-negative padding of H and W of an "
+                                 "[N,C,H,W] tensor, read by AveragePool or Conv, which take it "
+                                 "as their own padding"));
+}
+
 TEST_F(OnnxImportError, UnknownAutoPad) {
   TestModel m = around(3);
   auto& pool = first_node(m, "MaxPool", "/maxpool/MaxPool", {"x"}, {"y"});

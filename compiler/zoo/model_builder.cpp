@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "compiler/ops/dropout.h"
 #include "compiler/zoo/init_rng.h"
@@ -165,12 +167,42 @@ TensorId ModelBuilder::adaptive_avg_pool(const std::string& path, TensorId x, in
         graph_.add(OpType::Expand, op_name(path), OpCategory::Forward, {x}, Attrs{{"shape", out}});
     return graph_.add(OpType::Copy, op_name(path + ".dense"), OpCategory::Forward, {wide});
   }
-  if (h % oh != 0 || w % ow != 0)
-    fail("the feature map before '" + path + "' is " + std::to_string(h) + "x" + std::to_string(w) +
-         ", and AdaptiveAvgPool2d((" + std::to_string(oh) + ", " + std::to_string(ow) +
-         ")) is supported only as an identity, an exact average pool (sides "
-         "multiples of the output's) or a broadcast of a 1x1 map");
-  return avg_pool(path, x, h / oh, w / ow);
+  if (h % oh == 0 && w % ow == 0) return avg_pool(path, x, h / oh, w / ow);
+  return adaptive_pool_matrix(path, x, oh, ow);
+}
+
+// Uneven or overlapping bins: torch's bin i of n over a side of s is [floor(i s / n),
+// ceil((i + 1) s / n)). Every output is a weighted sum of its bin's pixels, so the pool is one
+// gemm on the PE array: x viewed as [N*C, H*W] times the constant [oh*ow, H*W] matrix that
+// holds 1/|bin| inside each output's bin, and its backward is the gemm's (the matrix is a
+// constant, not a weight). The products are rounded before the sum, where torch divides the
+// sum once: the two differ in the last bits only.
+TensorId ModelBuilder::adaptive_pool_matrix(const std::string& path, TensorId x, int64_t oh,
+                                            int64_t ow) {
+  const Shape s = shape(x);
+  const int64_t n = s[0], c = s[1], h = s[2], w = s[3];
+  auto bin = [](int64_t i, int64_t out, int64_t side) {
+    return std::pair<int64_t, int64_t>{(i * side) / out, ((i + 1) * side + out - 1) / out};
+  };
+  std::vector<float> matrix(static_cast<size_t>(oh * ow * h * w), 0.0f);
+  for (int64_t i = 0; i < oh; ++i)
+    for (int64_t j = 0; j < ow; ++j) {
+      const auto [h0, h1] = bin(i, oh, h);
+      const auto [w0, w1] = bin(j, ow, w);
+      const float weight = 1.0f / static_cast<float>((h1 - h0) * (w1 - w0));
+      for (int64_t y = h0; y < h1; ++y)
+        for (int64_t z = w0; z < w1; ++z)
+          matrix[static_cast<size_t>((i * ow + j) * h * w + y * w + z)] = weight;
+    }
+  const TensorId p = graph_.add_parameter(graph_.unique_name(path + ".bins"), TensorRole::Scratch,
+                                          ir::DType::F32, {oh * ow, h * w},
+                                          std::make_shared<ir::HostArray>(std::move(matrix)), true);
+  const TensorId rows = graph_.add(OpType::Reshape, op_name(path + ".rows"), OpCategory::Forward,
+                                   {x}, Attrs{{"shape", Ints{n * c, h * w}}});
+  const TensorId pooled = graph_.add(OpType::Gemm, op_name(path), OpCategory::Forward, {rows, p},
+                                     Attrs{{"trans_b", int64_t{1}}});
+  return graph_.add(OpType::Reshape, op_name(path + ".map"), OpCategory::Forward, {pooled},
+                    Attrs{{"shape", Ints{n, c, oh, ow}}});
 }
 
 TensorId ModelBuilder::add(const std::string& path, TensorId a, TensorId b) {

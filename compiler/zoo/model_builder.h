@@ -43,10 +43,10 @@ class ModelBuilder {
   ir::TensorId avg_pool(const std::string& path, ir::TensorId x, int64_t kh, int64_t kw);
   // nn.AdaptiveAvgPool2d((1,1)).
   ir::TensorId global_avg_pool(const std::string& path, ir::TensorId x);
-  // nn.AdaptiveAvgPool2d((oh, ow)) where torch's bins are regular: the identity at that size,
-  // an average pool with window = stride when the map's sides are multiples of the output's,
-  // and a broadcast of a 1x1 map (every bin is the one pixel): an `expand` view copied dense,
-  // whose gradient sums the bins back. Other sizes (uneven or overlapping bins) fail.
+  // nn.AdaptiveAvgPool2d((oh, ow)) to any size: the identity at that size, an average pool
+  // with window = stride when the map's sides are multiples of the output's, a broadcast of a
+  // 1x1 map (every bin is the one pixel: an `expand` view copied dense, whose gradient sums the
+  // bins back), and otherwise (uneven or overlapping bins) a gemm with a constant bin matrix.
   ir::TensorId adaptive_avg_pool(const std::string& path, ir::TensorId x, int64_t oh, int64_t ow);
   ir::TensorId add(const std::string& path, ir::TensorId a, ir::TensorId b);
   // a * b where b's size-1 axes broadcast to a's shape (squeeze-excitation's [N,C,1,1] gate
@@ -74,6 +74,8 @@ class ModelBuilder {
   std::string op_name(const std::string& path) const { return graph_.unique_name(path); }
   ir::TensorId weight(const std::string& name, const ir::Shape& shape, float bound);
   ir::TensorId filled(const std::string& name, ir::TensorRole role, int64_t size, float value);
+  ir::TensorId adaptive_pool_matrix(const std::string& path, ir::TensorId x, int64_t oh,
+                                    int64_t ow);
   // Fails unless a k x k window with this stride and padding fits the feature map of x.
   void expect_window_fits(const std::string& path, ir::TensorId x, int64_t kh, int64_t kw,
                           int64_t stride_h, int64_t stride_w, int64_t pad) const;

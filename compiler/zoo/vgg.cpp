@@ -3,12 +3,13 @@
 //   features: conv3x3 (pad 1, with bias) + ReLU per number, max-pool 2/2 per "M", of
 //             64 M 128 M 256 256 M 512 512 M 512 512 M   (indices features.0 .. features.20)
 //   avgpool:  AdaptiveAvgPool2d((7, 7))
-//   classifier: Linear(512*7*7, 4096), ReLU, Linear(4096, 4096), ReLU, Linear(4096, classes)
-//               (classifier.0, .3, .6; torchvision's Dropout at .2 and .5 is left out because
-//               the training step is deterministic: dropout is not modelled.)
+//   classifier: Linear(512*7*7, 4096), ReLU, Dropout(0.5), Linear(4096, 4096), ReLU,
+//               Dropout(0.5), Linear(4096, classes)   (classifier.0 .. classifier.6; the
+//               dropout masks are drawn on the accelerator, ops/dropout.h)
 //
 // The adaptive pool is ModelBuilder::adaptive_avg_pool: an identity on a 7x7 map (224x224
-// images), an exact average pool on multiples of 7, a broadcast of a 1x1 map (32x32 images).
+// images), an exact average pool on multiples of 7, a broadcast of a 1x1 map (32x32 images)
+// and a gemm with torch's bin matrix otherwise (e.g. the 3x3 map of 96x96 images).
 
 #include "compiler/zoo/models.h"
 
@@ -19,6 +20,7 @@ constexpr int64_t kPool = -1;  // "M" in torchvision's configuration lists
 constexpr int64_t kConfigA[] = {64,  kPool, 128,   kPool, 256, 256,  kPool,
                                 512, 512,   kPool, 512,   512, kPool};
 constexpr int64_t kAdaptiveOut = 7;
+constexpr double kDropout = 0.5;
 
 }  // namespace
 
@@ -39,7 +41,9 @@ void build_vgg11(ModelBuilder& b) {
   h = b.adaptive_avg_pool("avgpool", h, kAdaptiveOut, kAdaptiveOut);
   h = b.flatten("flatten", h);
   h = b.relu("classifier.1", b.linear("classifier.0", h, 4096));
+  h = b.dropout("classifier.2", h, kDropout);
   h = b.relu("classifier.4", b.linear("classifier.3", h, 4096));
+  h = b.dropout("classifier.5", h, kDropout);
   b.loss(b.linear("classifier.6", h, b.options().classes), labels);
 }
 

@@ -52,8 +52,8 @@ const ModelRegistry& model_registry() {
                               " takes images of any size at batch 2 or more; at batch 1 one "
                               "side must exceed 32"});
     r.add("vgg11", {build_vgg11,
-                    "vgg11 needs images whose height and width divided by 32 (rounded down) are "
-                    "multiples of 7, such as 224x224"});
+                    "vgg11 needs images of at least 32x32 (the classic size is "
+                    "224x224)"});
     for (auto [name, build] : {std::pair{"mobilenet_v2", build_mobilenet_v2},
                                std::pair{"efficientnet_b0", build_efficientnet_b0}})
       r.add(name, {build, std::string(name) +

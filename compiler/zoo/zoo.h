@@ -20,10 +20,9 @@
 // [0, classes). (torchvision re-initialises resnet and vgg weights its own way; the
 // cross-check copies our weights into PyTorch, so only the distribution differs.)
 //
-// Dropout and stochastic depth (mobilenet_v2, efficientnet_b0) draw their masks on the
+// Dropout and stochastic depth (vgg11, mobilenet_v2, efficientnet_b0) draw their masks on the
 // accelerator from a counter-based generator seeded by `seed` and the module path
 // (ops/dropout.h), so a step is reproducible and the PyTorch check follows the dumped masks.
-// vgg11 leaves torchvision's classifier dropouts out.
 
 #include <cstdint>
 #include <string>

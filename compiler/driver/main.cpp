@@ -228,6 +228,10 @@ int main(int argc, char** argv) {
       const s2::target::TargetDesc target =
           s2::target::load_target(back.config.empty() ? s2::default_config() : back.config);
       back.target = &target;
+      // A zoo model's parameters and batch must fit the target's DRAM: checked as they are
+      // created, before each is allocated (an absurd --classes or --batch fails at once).
+      front.model_options.dram_bytes = target.dram.capacity_bytes;
+      front.model_options.weight_copies = front.sgd.momentum != 0.0 ? 2 : 1;
       const s2::compiler::FrontendResult result = s2::compiler::run_frontend(front);
       std::cout << s2::compiler::frontend_summary(result);
       back.fuse = !no_fuse;
@@ -243,6 +247,9 @@ int main(int argc, char** argv) {
     if (*ref_cmd) {
       ref_flags.finish();
       ref.model_options = ref_flags.model;
+      ref.model_options.dram_bytes =
+          s2::target::load_target(s2::default_config()).dram.capacity_bytes;
+      ref.model_options.weight_copies = ref_flags.sgd.momentum != 0.0 ? 2 : 1;
       ref.onnx = ref_flags.onnx();
       ref.sgd = ref_flags.sgd;
       s2::compiler::run_reference(ref);

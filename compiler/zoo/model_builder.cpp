@@ -1,5 +1,6 @@
 #include "compiler/zoo/model_builder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <utility>
@@ -41,18 +42,36 @@ ModelBuilder::ModelBuilder(const std::string& model, const ModelOptions& options
 void ModelBuilder::fail(const std::string& problem) const {
   throw UserError("model '" + model_ + "' (batch " + std::to_string(options_.batch) + ", " +
                   std::to_string(options_.channels) + "x" +
-                  hw_text(options_.height, options_.width) + " images): " + problem + "; " +
-                  size_hint_);
+                  hw_text(options_.height, options_.width) + " images, " +
+                  std::to_string(options_.classes) + " classes): " + problem + "; " + size_hint_);
+}
+
+void ModelBuilder::reserve(const std::string& name, const Shape& shape, uint64_t bytes,
+                           bool weight) {
+  // A lower bound of the step's DRAM: everything persistent (each weight with its momentum
+  // buffer, the statistics, the batch) plus the gradient of the largest weight, which exists
+  // with it when it is updated.
+  reserved_ += weight ? bytes * options_.weight_copies : bytes;
+  if (weight) largest_weight_ = std::max(largest_weight_, bytes);
+  const uint64_t need = reserved_ + largest_weight_;
+  if (options_.dram_bytes == 0 || need <= options_.dram_bytes) return;
+  fail("by '" + name + "' " + ir::ints_text(shape) + " its parameters" +
+       std::string(options_.weight_copies > 1 ? " with their momentum buffers" : "") +
+       ", the batch and the largest weight's gradient need " + std::to_string(need) +
+       " bytes, more than the target's " + std::to_string(options_.dram_bytes) +
+       " bytes of DRAM (the limit); use fewer --classes, a smaller --batch or smaller --image");
 }
 
 TensorId ModelBuilder::weight(const std::string& name, const Shape& shape, float bound) {
   const size_t n = static_cast<size_t>(ir::shape_numel(shape));
+  reserve(name, shape, n * sizeof(float), true);
   return graph_.add_parameter(
       name, TensorRole::Weight, ir::DType::F32, shape,
       std::make_shared<ir::HostArray>(uniform_values(options_.seed, name, n, bound)));
 }
 
 TensorId ModelBuilder::filled(const std::string& name, TensorRole role, int64_t size, float value) {
+  reserve(name, {size}, static_cast<uint64_t>(size) * sizeof(float), role == TensorRole::Weight);
   return graph_.add_parameter(
       name, role, ir::DType::F32, {size},
       std::make_shared<ir::HostArray>(std::vector<float>(static_cast<size_t>(size), value)));
@@ -60,6 +79,7 @@ TensorId ModelBuilder::filled(const std::string& name, TensorRole role, int64_t 
 
 TensorId ModelBuilder::input() {
   const Shape shape{options_.batch, options_.channels, options_.height, options_.width};
+  reserve("input", shape, static_cast<uint64_t>(ir::shape_numel(shape)) * sizeof(float), false);
   return graph_.add_parameter(
       "input", TensorRole::Input, ir::DType::F32, shape,
       std::make_shared<ir::HostArray>(

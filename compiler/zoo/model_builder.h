@@ -80,8 +80,14 @@ class ModelBuilder {
   void expect_window_fits(const std::string& path, ir::TensorId x, int64_t kh, int64_t kw,
                           int64_t stride_h, int64_t stride_w, int64_t pad) const;
 
+  // Counts tensor `name` [shape] of `bytes` (a weight: with its momentum copy and gradient)
+  // against options_.dram_bytes, failing before its allocation when the step cannot fit.
+  void reserve(const std::string& name, const ir::Shape& shape, uint64_t bytes, bool weight);
+
   std::string model_;
   ModelOptions options_;
+  uint64_t reserved_ = 0;        // persistent bytes of the parameters and batch created so far
+  uint64_t largest_weight_ = 0;  // bytes of the largest weight (its gradient's)
   std::string size_hint_;
   ir::Graph graph_;
 };

@@ -40,6 +40,13 @@ struct ModelOptions {
   int64_t width = 32;
   int64_t classes = 10;
   uint64_t seed = 1;
+  // The DRAM the step will run in (the target's capacity): the parameters and the batch must
+  // fit it, checked before each is allocated, so absurd sizes fail at once naming the tensor.
+  // 0: no limit.
+  uint64_t dram_bytes = 0;
+  // The copies of each weight the step keeps in DRAM throughout: 2 with SGD momentum (the
+  // velocity), else 1. The check counts them, as the memory plan's persistent part will.
+  uint64_t weight_copies = 1;
 };
 
 // The forward graph of model `name`, with graph.loss() set. Throws UserError for an unknown

@@ -273,11 +273,27 @@ class Assembler {
     }
   }
 
+  // The dense descriptor of `shape`, whose strides must fit the descriptor's 32-bit fields.
+  TensorDesc dense(const Token& tok, uint64_t addr, DType dtype, const std::vector<uint32_t>& shape,
+                   const std::string& what) {
+    uint64_t stride = 1;
+    for (size_t i = shape.size(); i-- > 1;) {
+      stride *= shape[i];
+      if (stride > UINT32_MAX)
+        fail(tok, what +
+                      ": its dense strides do not fit the descriptor's 32-bit stride fields "
+                      "(dimension " +
+                      std::to_string(i - 1) + " would step " + std::to_string(stride) +
+                      " elements)");
+    }
+    return TensorDesc::contiguous(addr, dtype, shape);
+  }
+
   TensorDesc operand(const Token& tok, const std::string& text) {
     const auto it = tensor_index_.find(text);
     if (it != tensor_index_.end()) {
       const TensorEntry& t = exe_.tensors[it->second];
-      return TensorDesc::contiguous(t.addr, t.dtype, t.shape);
+      return dense(tok, t.addr, t.dtype, t.shape, "tensor '" + text + "'");
     }
     const size_t at = text.find('@');
     if (at == std::string::npos)
@@ -294,9 +310,12 @@ class Assembler {
     DType dtype;
     std::vector<uint32_t> shape;
     parse_type(tok, type, &dtype, &shape);
-    TensorDesc d =
-        TensorDesc::contiguous(number(tok, text.substr(at + 1), "address"), dtype, shape);
+    const uint64_t addr = number(tok, text.substr(at + 1), "address");
+    TensorDesc d = strides
+                       ? TensorDesc::contiguous(addr, dtype, std::vector<uint32_t>(shape.size(), 1))
+                       : dense(tok, addr, dtype, shape, "'" + text + "'");
     if (strides) {
+      std::copy(shape.begin(), shape.end(), d.shape.begin());
       if (strides->size() != shape.size())
         fail(tok,
              std::to_string(strides->size()) + " strides for rank " + std::to_string(shape.size()));

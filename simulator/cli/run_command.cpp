@@ -149,6 +149,14 @@ int run_simulation(const RunCommandOptions& options, std::ostream& out) {
   const target::TargetDesc target =
       target::load_target(options.config.empty() ? default_config() : options.config);
   const isa::Executable exe = isa::load_executable(options.executable);
+  // Before anything is allocated: the program's DRAM (every tensor and operand lies inside it,
+  // as the reader checks) must fit the configuration's.
+  if (exe.plan.dram_size > target.dram.capacity_bytes)
+    throw UserError(options.executable + ": memory plan: dram_size " +
+                    std::to_string(exe.plan.dram_size) + " bytes exceeds the " +
+                    std::to_string(target.dram.capacity_bytes) +
+                    " bytes of DRAM of configuration '" + target.name +
+                    "'; compile for this configuration, or simulate one with more DRAM");
 
   RunOptions run;
   run.window = options.window;
@@ -167,7 +175,16 @@ int run_simulation(const RunCommandOptions& options, std::ostream& out) {
   }
 
   CliObserver observer(options, out);
-  const RunOutput output = run_program(exe, target, run, &observer);
+  RunOutput output;
+  try {
+    output = run_program(exe, target, run, &observer);
+  } catch (const UserError& e) {
+    // A fault found while running an instruction is the executable's: name the file. (Errors
+    // of the flags stay as they are.)
+    const std::string what = e.what();
+    if (what.rfind("instruction ", 0) == 0) throw UserError(options.executable + ": " + what);
+    throw;
+  }
   if (!run.capture.empty()) write_dumps(exe, options, dir, run.capture, output, out);
   if (run.rtl.any()) output.cosim.print(out);
   if (output.checked) print_findings(output, out);

@@ -50,7 +50,15 @@ void replay(const isa::Executable& exe, const target::TargetDesc& target,
       if (rtl_pe || rtl_ppu)
         out.cosim.context = "step " + std::to_string(step) + ", instruction " +
                             std::to_string(index) + " (" + top::instruction_name(exe, index) + ")";
-      functional::execute_instruction(exe.instructions[index], image, datapath);
+      try {
+        functional::execute_instruction(exe.instructions[index], image, datapath);
+      } catch (const UserError& e) {
+        // A fault of the data (a label outside the classes, a pool index outside its plane):
+        // say where in the program it happened.
+        throw UserError("instruction " + std::to_string(index) +
+                        (options.steps > 1 ? " of step " + std::to_string(step) : std::string()) +
+                        ", " + e.what());
+      }
       if (step == options.steps)
         for (size_t t : ends_at[index]) {
           out.captured[t] = image.entry_bytes(exe.tensors[t]);

@@ -251,6 +251,56 @@ TEST_F(Cli, CompileErrorsNameWhatIsWrong) {
   EXPECT_EQ(r.status, 1) << r.out;
 }
 
+// Issue 19's findings, each through the CLI: user errors naming the file and place (or the
+// option and the limit), found before anything large is allocated; never exit 2.
+TEST_F(Cli, AbsurdSizesAndDataFaultsAreUserErrors) {
+  // A descriptor whose dense strides overflow the 32-bit stride fields: FILE:LINE:COL.
+  write_text(path("big.s2asm"),
+             ".target s2train_base\n.tensor x activation f32[2,3] @0x0\n"
+             "0: eltwise op=relu a=f32[2,65536,65536]@0x0 y=x\n1: end\n");
+  Result r = run(kS2c + " asm " + quoted(path("big.s2asm")) + " -o " + quoted(path("big.bin")));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("big.s2asm:3:20: 'f32[2,65536,65536]@0x0': its dense strides do not fit "
+                       "the descriptor's 32-bit stride fields"),
+            std::string::npos)
+      << r.out;
+  // An absurd class count fails at once (not after minutes and gigabytes), naming the tensor
+  // and the limit.
+  r = run(kS2c + " compile mlp --classes 20000000 -o " + quoted(path("mlp.bin")));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("20000000 classes): by 'fc3.weight' [20000000,128]"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("more than the target's 8589934592 bytes of DRAM (the limit)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(path("mlp.bin")));
+  // A memory plan larger than the configuration's DRAM, refused before the functional model
+  // allocates its image.
+  write_text(path("huge.s2asm"),
+             ".target s2train_base\n.tensor x activation f32[2,65536,65536] @0x0\n0: end\n");
+  r = run(kS2c + " asm " + quoted(path("huge.s2asm")) + " -o " + quoted(path("huge.bin")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = run(kS2sim + " run " + quoted(path("huge.bin")) + " --functional");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("huge.bin: memory plan: dram_size 34359738368 bytes exceeds the "
+                       "8589934592 bytes of DRAM of configuration 's2train_base'"),
+            std::string::npos)
+      << r.out;
+  // A label outside the classes, found while running: the file and the instruction.
+  write_text(path("label.s2asm"),
+             ".target s2train_base\n.tensor x activation f32[2,3] @0x0 data=fill(0)\n"
+             ".tensor t label i32[2] @0x40 data=[0, 7]\n.tensor l activation f32[1] @0x80\n"
+             "0: softmax_ce logits=x labels=t loss=l\n1: end\n");
+  r = run(kS2c + " asm " + quoted(path("label.s2asm")) + " -o " + quoted(path("label.bin")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = run(kS2sim + " run " + quoted(path("label.bin")) + " --functional");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("label.bin: instruction 0, softmax_ce: label 7 of sample 1 is outside "
+                       "the class range [0,3)"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST_F(Cli, CompileWritesAnExecutableAndAPlan) {
   const std::string bin = path("lenet5.bin");
   Result r = run(kS2c + " compile lenet5 --batch 2 -o " + quoted(bin) + " --memory-report " +

@@ -749,8 +749,7 @@ def step_loss(model, step, x, labels):
     modules = dict(model.named_modules())
     captured, hooks, paths = {}, [], []
     for logits, _ in terms:
-        path = onnx_module_call(logits, set(modules)).rpartition(":")[0] or \
-            onnx_module_call(logits, set(modules))
+        path = onnx_module_call(logits, set(modules))  # "/aux1/fc2/Gemm" -> "aux1.fc2"
         if path not in modules:
             raise InputError("loss term on '%s': no module '%s' in %s" % (logits, path, step.model))
         paths.append(path)

@@ -7,17 +7,17 @@
 // attribute when there is one):
 //   * one image input with a static shape [N,C,H,W] (or [N,F]), element type float;
 //   * ai.onnx opsets 9 to 17;
-//   * Conv, BatchNormalization (training mode), Relu, MaxPool, AveragePool,
-//     GlobalAveragePool, Add, Flatten, Reshape (constant shape), Gemm (alpha = beta = 1),
-//     MatMul (2-D), Identity and Constant;
+//   * the operators of the translator registry (translators.h; listed in docs/compiler.md);
 //   * float initializers (the weights, named by their state_dict keys) and int64 ones used as
 //     constant shapes;
-//   * one output, the logits [N, classes].
+//   * the logits [N, classes] as the first output, and optionally auxiliary classifiers'
+//     logits of the same classes as further outputs (GoogLeNet, Inception-v3 in training mode).
 //
 // The graph it returns holds: the input batch (role Input, seeded random contents), every
 // float initializer a node reads (role Weight; State for batch-norm running statistics), the
-// forward ops named after their ONNX nodes, random labels i32[N] (role Label), and the
-// softmax_ce loss on the logits, which is the graph's loss and its output.
+// forward ops named after their ONNX nodes, random labels i32[N] (role Label), and the loss,
+// the graph's output: softmax_ce of the logits, or with auxiliary outputs the main softmax_ce
+// plus aux_loss_weight times each auxiliary one, summed into the tensor "loss".
 
 #include <cstdint>
 #include <string>

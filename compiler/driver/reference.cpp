@@ -215,13 +215,14 @@ class ReferenceStep {
   // `scale` op that reads it, compiler/onnx/onnx_import.cpp), as the simulator's dump gives them.
   Json loss_terms() const {
     Json terms = Json::array();
+    const std::vector<std::vector<ir::OpId>> readers = graph_.consumers();
     for (size_t i = 0; i < graph_.num_ops(); ++i) {
       const ir::Op& op = graph_.op(ir::OpId(i));
       if (op.type != ir::OpType::SoftmaxCe || op.category != ir::OpCategory::Forward) continue;
       double weight = 1.0;
-      for (size_t j = 0; j < graph_.num_ops(); ++j) {
-        const ir::Op& user = graph_.op(ir::OpId(j));
-        if (user.type == ir::OpType::Scale && user.inputs.at(0) == op.outputs.at(0))
+      for (const ir::OpId r : readers.at(op.outputs.at(0).index())) {
+        const ir::Op& user = graph_.op(r);
+        if (user.type == ir::OpType::Scale)
           weight = static_cast<double>(static_cast<float>(user.attrs.f("alpha")));
       }
       terms.push_back({{"logits", graph_.tensor(op.inputs.at(0)).name}, {"weight", weight}});

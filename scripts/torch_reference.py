@@ -542,8 +542,10 @@ class ReferenceStep:
 
 
 # The zoo's models by a state_dict name only they have (the first match wins; the exact names
-# and shapes are then checked against PyTorch's state_dict).
+# and shapes are then checked against PyTorch's state_dict), and optionally names they lack.
 MODEL_SIGNATURES = [
+    ("convnext_tiny", ["features.1.0.layer_scale", "features.5.8.layer_scale"],
+     ["features.5.9.layer_scale"]),
     ("mobilenet_v2", ["features.1.conv.0.0.weight", "features.18.0.weight"]),
     ("mobilenet_v3_small", ["features.1.block.0.0.weight", "features.12.0.weight"]),
     ("mobilenet_v3_large", ["features.1.block.0.0.weight", "features.16.0.weight"]),
@@ -570,8 +572,8 @@ MODEL_SIGNATURES = [
 def recognise_model(weights):
     """The model whose state_dict names these are (MODEL_SIGNATURES), or an InputError."""
     names = set(weights)
-    for model, keys in MODEL_SIGNATURES:
-        if all(k in names for k in keys):
+    for model, keys, *lacks in MODEL_SIGNATURES:
+        if all(k in names for k in keys) and not any(k in names for k in sum(lacks, [])):
             return model
     raise InputError("no known model has these weight names (%s, ...); give --model"
                      % ", ".join(weights[:4]))

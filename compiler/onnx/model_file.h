@@ -1,6 +1,8 @@
 #pragma once
 // Reading an .onnx file into a ModelProto and the model-level checks: the file opens, parses
 // as a protobuf ModelProto, has a graph, and declares an ai.onnx opset the importer handles.
+// Tensors stored as external data (files beside the model, as PyTorch writes a model over
+// protobuf's 2 GB limit) are read into the model.
 
 #include <onnx/onnx_pb.h>
 
@@ -20,7 +22,8 @@ struct ModelFile {
 };
 
 // Throws UserError naming `path` when the file is missing, unreadable, not an ONNX model, or
-// uses an unsupported opset.
+// uses an unsupported opset, and naming the tensor when its external data cannot be read
+// (missing or short file, a location outside the model's directory, a bad entry).
 ModelFile load_model_file(const std::string& path);
 
 }  // namespace s2::onnx_import

@@ -55,6 +55,13 @@ class Matcher {
     }
   }
 
+  // A 1-D float constant (an initializer or a Constant's value) of more than one value.
+  bool is_vector(const std::string& value) const {
+    const auto it = constants_.find(value);
+    return it != constants_.end() && it->second->data_type() == onnx::TensorProto::FLOAT &&
+           it->second->dims_size() == 1 && it->second->dims(0) > 1;
+  }
+
   // For a two-input node: the input that is not the scalar `want`, when the other is.
   std::optional<std::string> other_than_scalar(const onnx::NodeProto& n, double want) const {
     if (n.input_size() != 2) return std::nullopt;
@@ -79,8 +86,8 @@ class Matcher {
 };
 
 struct Match {
-  std::string x;
-  std::string op_type;      // Silu or Gelu
+  std::vector<std::string> inputs;
+  std::string op_type;      // Silu, Gelu or Linear
   std::string approximate;  // Gelu: none or tanh
   std::vector<int> absorbed;
 };
@@ -92,7 +99,7 @@ std::optional<Match> silu(Matcher& m, const onnx::NodeProto& root) {
     int k = 0;
     const onnx::NodeProto* s = m.inner(root.input(side), "Sigmoid", &k);
     if (s && s->input_size() == 1 && s->input(0) == root.input(1 - side))
-      return Match{s->input(0), "Silu", "", {k}};
+      return Match{{s->input(0)}, "Silu", "", {k}};
   }
   return std::nullopt;
 }
@@ -100,7 +107,7 @@ std::optional<Match> silu(Matcher& m, const onnx::NodeProto& root) {
 // Mul(Mul(x, Add(Erf(Div(x, sqrt2)), 1)), 0.5).
 std::optional<Match> gelu_erf(Matcher& m, const onnx::NodeProto& root) {
   if (root.op_type() != "Mul") return std::nullopt;
-  Match match{"", "Gelu", "none", {}};
+  Match match{{}, "Gelu", "none", {}};
   int k = 0;
   const auto half = m.other_than_scalar(root, 0.5);
   const onnx::NodeProto* p = half ? m.inner(*half, "Mul", &k) : nullptr;
@@ -120,7 +127,7 @@ std::optional<Match> gelu_erf(Matcher& m, const onnx::NodeProto& root) {
         div->input(0) != p->input(1 - side))
       continue;
     got.absorbed.push_back(k);
-    got.x = div->input(0);
+    got.inputs = {div->input(0)};
     return got;
   }
   return std::nullopt;
@@ -129,7 +136,7 @@ std::optional<Match> gelu_erf(Matcher& m, const onnx::NodeProto& root) {
 // Mul(0.5, Mul(x, Add(1, Tanh(Mul(sqrt(2/pi), Add(x, Mul(0.044715, Mul(x, Mul(x, x))))))))).
 std::optional<Match> gelu_tanh(Matcher& m, const onnx::NodeProto& root) {
   if (root.op_type() != "Mul") return std::nullopt;
-  Match match{"", "Gelu", "tanh", {}};
+  Match match{{}, "Gelu", "tanh", {}};
   int k = 0;
   auto step = [&](const std::optional<std::string>& value, const char* type) {
     const onnx::NodeProto* n = value ? m.inner(*value, type, &k) : nullptr;
@@ -152,10 +159,23 @@ std::optional<Match> gelu_tanh(Matcher& m, const onnx::NodeProto& root) {
         kappa ? step(m.other_than_scalar(*kappa, 0.044715), "Mul") : nullptr;
     const onnx::NodeProto* sq = cube ? step(Matcher::other_than(*cube, x), "Mul") : nullptr;
     if (sq && sq->input_size() == 2 && sq->input(0) == x && sq->input(1) == x) {
-      match.x = x;
+      match.inputs = {x};
       return match;
     }
     match = saved;
+  }
+  return std::nullopt;
+}
+
+// Add(MatMul(a, b), bias) with bias a 1-D constant of more than one value: a Linear on the
+// last dimension, whose bias the gemm adds in its epilogue.
+std::optional<Match> linear(Matcher& m, const onnx::NodeProto& root) {
+  if (root.op_type() != "Add" || root.input_size() != 2) return std::nullopt;
+  for (int side = 0; side < 2; ++side) {
+    int k = 0;
+    const onnx::NodeProto* mm = m.inner(root.input(side), "MatMul", &k);
+    if (mm && mm->input_size() == 2 && m.is_vector(root.input(1 - side)))
+      return Match{{mm->input(0), mm->input(1), root.input(1 - side)}, "Linear", "", {k}};
   }
   return std::nullopt;
 }
@@ -172,6 +192,7 @@ std::vector<PatternNode> recognise_patterns(const onnx::GraphProto& graph) {
     std::optional<Match> match = gelu_tanh(m, n);
     if (!match) match = gelu_erf(m, n);
     if (!match) match = silu(m, n);
+    if (!match) match = linear(m, n);
     if (!match) continue;
     bool free = true;
     for (int a : match->absorbed)
@@ -198,7 +219,8 @@ std::vector<PatternNode> recognise_patterns(const onnx::GraphProto& graph) {
       node.set_name(root_name);
     node.set_domain(kPatternDomain);
     node.set_op_type(it->second.op_type);
-    node.add_input(it->second.x);
+    for (const std::string& in : it->second.inputs)
+      node.add_input(in);
     node.add_output(graph.node(k).output(0));
     if (!it->second.approximate.empty()) {
       onnx::AttributeProto* a = node.add_attribute();

@@ -33,9 +33,7 @@ size_t element_count(const onnx::TensorProto& t, const std::string& where) {
 
 void check_stored_inline(const onnx::TensorProto& t, const std::string& where) {
   if (t.data_location() == onnx::TensorProto::EXTERNAL)
-    fail(where,
-         "stores its data in an external file, which is not supported; export the model "
-         "as a single file");
+    fail(where, "is still marked as external data (load_model_file reads external data)");
 }
 
 // `have` payload units where `count` elements of `unit` units each are due.

@@ -1,7 +1,7 @@
 #pragma once
 // The contents of ONNX TensorProtos (initializers and Constant values) as host data: float
-// tensors become weight contents, integer tensors constant shapes. Data stored outside the
-// file (external data) is not read.
+// tensors become weight contents, integer tensors constant shapes. External data was loaded
+// with the model (model_file.h); a tensor still marked external is an error.
 
 #include <onnx/onnx_pb.h>
 

@@ -153,16 +153,6 @@ void translate_flatten(NodeContext& n) {
       0, n.add(OpType::Reshape, {n.input(0)}, Attrs{{"shape", std::vector<int64_t>{outer, -1}}}));
 }
 
-// Row-major dense, ignoring the strides of size-1 axes (they address nothing).
-bool dense(const ir::Tensor& t) {
-  int64_t expected = 1;
-  for (size_t d = t.shape.size(); d-- > 0;) {
-    if (t.shape[d] != 1 && t.strides[d] != expected) return false;
-    expected *= t.shape[d];
-  }
-  return true;
-}
-
 void translate_reshape(NodeContext& n) {
   n.allow_attributes({"allowzero"});
   const ir::Tensor& x = n.input_tensor(0);
@@ -179,14 +169,7 @@ void translate_reshape(NodeContext& n) {
              ir::shape_text(x.dtype, x.shape) + ", which has none");
     shape[i] = x.shape[i];
   }
-  // A permuted view (ShuffleNet's channel shuffle: reshape, transpose, reshape back) is not
-  // dense, so the reshape reads a dense copy of it: a DMA copy.
-  ir::TensorId in = n.input(0);
-  if (!dense(x)) {
-    ir::Graph& g = n.import().graph();
-    in = g.add(OpType::Copy, g.unique_name(n.name() + "/dense"), ir::OpCategory::Forward, {in});
-  }
-  n.set_output(0, n.add(OpType::Reshape, {in}, Attrs{{"shape", shape}}));
+  n.set_output(0, reshape_of(n, n.input(0), shape, ""));
 }
 
 // Concat of tensors: the IR's concat, which pass place-concat turns into producers writing
@@ -253,6 +236,25 @@ void translate_pad(NodeContext& n) {
 }
 
 }  // namespace
+
+ir::TensorId reshape_of(NodeContext& n, ir::TensorId t, const ir::Shape& shape,
+                        const std::string& suffix) {
+  ir::Graph& g = n.import().graph();
+  // Row-major dense, ignoring the strides of size-1 axes (they address nothing).
+  const ir::Tensor& x = g.tensor(t);
+  bool dense = true;
+  int64_t expected = 1;
+  for (size_t d = x.shape.size(); d-- > 0;) {
+    if (x.shape[d] != 1 && x.strides[d] != expected) dense = false;
+    expected *= x.shape[d];
+  }
+  if (!dense)
+    t = g.add(OpType::Copy, g.unique_name(n.name() + "/dense" + suffix), ir::OpCategory::Forward,
+              {t});
+  if (suffix.empty()) return n.add(OpType::Reshape, {t}, Attrs{{"shape", shape}});
+  return g.add(OpType::Reshape, g.unique_name(n.name() + "/reshape" + suffix),
+               ir::OpCategory::Forward, {t}, Attrs{{"shape", shape}});
+}
 
 void add_tensor_ops(OnnxOpRegistry& r) {
   r.add("Relu", {translate_relu, {}, {}});

@@ -7,6 +7,7 @@ const OnnxOpRegistry& onnx_op_registry() {
   static const OnnxOpRegistry registry = [] {
     OnnxOpRegistry r("ONNX operator", ListOrder::Sorted);
     add_conv_ops(r);
+    add_norm_ops(r);
     add_pool_ops(r);
     add_gemm_ops(r);
     add_tensor_ops(r);
@@ -21,6 +22,7 @@ const OnnxOpRegistry& pattern_op_registry() {
   static const OnnxOpRegistry registry = [] {
     OnnxOpRegistry r("pattern operator", ListOrder::Sorted);
     add_pattern_ops(r);
+    add_gemm_pattern_ops(r);
     return r;
   }();
   return registry;

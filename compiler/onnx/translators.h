@@ -35,6 +35,13 @@ void add_tensor_ops(OnnxOpRegistry& r);
 // Shape, Gather, Unsqueeze, Squeeze, Sub, Div (static shape computations), Slice, Transpose,
 // ReduceMean
 void add_shape_ops(OnnxOpRegistry& r);
+// Normalization: LayerNormalization
+void add_norm_ops(OnnxOpRegistry& r);
+// t reshaped to `shape` (the IR's reshape view), through a dense DMA copy when t is a permuted
+// or strided view: ShuffleNet's channel shuffle, a MatMul on a transposed map. An empty suffix
+// names the reshape as the node's own op; otherwise both ops are named node + suffix.
+ir::TensorId reshape_of(NodeContext& n, ir::TensorId t, const ir::Shape& shape,
+                        const std::string& suffix);
 // Add or Mul (op '+' or '*') and Concat of integer constants, folded: false when an input is
 // not one (then the node is a tensor op).
 bool fold_integer_arithmetic(NodeContext& n, char op);
@@ -42,8 +49,9 @@ bool fold_integer_concat(NodeContext& n);
 // Clip, Sigmoid, HardSigmoid, HardSwish, Gelu
 void add_activation_ops(OnnxOpRegistry& r);
 
-// The ops of the importer's own domain (patterns.h, kPatternDomain): Silu, Gelu.
+// The ops of the importer's own domain (patterns.h, kPatternDomain): Silu, Gelu, Linear.
 const OnnxOpRegistry& pattern_op_registry();
 void add_pattern_ops(OnnxOpRegistry& r);
+void add_gemm_pattern_ops(OnnxOpRegistry& r);  // Linear
 
 }  // namespace s2::onnx_import

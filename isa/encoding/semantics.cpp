@@ -209,6 +209,23 @@ void check_shapes(Checker& c) {
         c.expect_shape(s, {x[1]}, "one per channel of 'x'");
       return;
     }
+    case Opcode::LnFwd:
+    case Opcode::LnBwd: {
+      const auto x = c.dims(Slot::X);
+      if (x.size() < 2) {
+        c.fail("operand 'x' has rank " + std::to_string(x.size()) +
+               "; layer norm needs rows: rank 2 to 4");
+        return;
+      }
+      const std::vector<uint32_t> rows(x.begin(), x.end() - 1);
+      for (Slot s : {Slot::Y, Slot::Dy, Slot::Dx})
+        c.expect_shape(s, x, "shape of 'x'");
+      for (Slot s : {Slot::Gamma, Slot::Beta, Slot::DGamma, Slot::DBeta})
+        c.expect_shape(s, {x.back()}, "one per element of the last dimension of 'x'");
+      for (Slot s : {Slot::Mean, Slot::InvStd})
+        c.expect_shape(s, rows, "one per row: the shape of 'x' without its last dimension");
+      return;
+    }
     case Opcode::MaxPoolFwd:
     case Opcode::AvgPoolFwd:
     case Opcode::MaxPoolBwd:

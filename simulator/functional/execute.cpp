@@ -10,6 +10,7 @@
 #include "simulator/functional/dropout.h"
 #include "simulator/functional/eltwise.h"
 #include "simulator/functional/gemm.h"
+#include "simulator/functional/layer_norm.h"
 #include "simulator/functional/pool.h"
 #include "simulator/functional/reduce.h"
 #include "simulator/functional/sgd.h"
@@ -77,6 +78,8 @@ const KernelRegistry& kernel_registry() {
     add(isa::Opcode::Sgd, run_sgd);
     add(isa::Opcode::Reduce, run_reduce);
     add(isa::Opcode::DropoutMask, run_dropout_mask);
+    add(isa::Opcode::LnFwd, run_ln_fwd);
+    add(isa::Opcode::LnBwd, run_ln_bwd);
     return r;
   }();
   return registry;

@@ -87,6 +87,25 @@ std::vector<StreamPass> stream_passes(const isa::Instruction& inst) {
       return {{in, {}, {Slot::Mean, Slot::InvStd}, {Slot::DGamma, Slot::DBeta}, e, op},
               {in, {Slot::Dx}, {Slot::Gamma, Slot::Mean, Slot::InvStd}, {}, e, op}};
     }
+    case Opcode::LnFwd:
+      // A tile holds whole rows (D values each) in the output buffer and is swept twice: the
+      // row statistics, then the normalisation; x is read from DRAM once. The row statistics
+      // stream out with their rows.
+      return {{{Slot::X},
+               {Slot::Y, Slot::Mean, Slot::InvStd},
+               {Slot::Gamma, Slot::Beta},
+               {},
+               elements_of(inst, Slot::X),
+               op}};
+    case Opcode::LnBwd:
+      // Per tile of rows: the row sums of dy*gamma and dy*gamma*xhat, accumulating the column
+      // sums dgamma, dbeta on chip, then dx.
+      return {{{Slot::Dy, Slot::X, Slot::Mean, Slot::InvStd},
+               {Slot::Dx},
+               {Slot::Gamma},
+               {Slot::DGamma, Slot::DBeta},
+               elements_of(inst, Slot::X),
+               op}};
     case Opcode::MaxPoolFwd:
       return {{{Slot::X}, present({Slot::Y, Slot::Idx}), {}, {}, elements_of(inst, Slot::Y), op}};
     case Opcode::MaxPoolBwd:

@@ -326,6 +326,17 @@ TEST_F(TorchSim, ShufflenetV2OnnxMatchesPyTorch) {
   s2::test::expect_as_accurate_as_torch(last_out_, 2.0);
 }
 
+// ConvNeXt: LayerNorm over the channels through transposed views, Linear layers on [N,H,W,C]
+// maps with their biases in the gemm epilogue, GELU, layer scale (a broadcast parameter) and
+// stochastic depth on 17 of its 18 blocks (the first has probability 0). Batch 2 keeps the
+// 28M-parameter step short.
+TEST_F(TorchSim, ConvnextTinyOnnxMatchesPyTorch) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  expect_matches_torch(export_onnx("convnext_tiny", 2), 2, "--exact-factor 2", "convnext_tiny");
+  s2::test::expect_as_accurate_as_torch(last_out_, 2.0);
+  EXPECT_NE(last_out_.find("decisions: 17 "), std::string::npos) << last_out_;
+}
+
 // The exported torchvision classifiers not checked against PyTorch above compile and run
 // functionally with a clean check: regnet_x_400mf and resnext50_32x4d (grouped convolutions).
 TEST_F(TorchSim, ExportedClassifiersCompileAndSimulate) {

@@ -173,12 +173,69 @@ TEST_F(OnnxImportError, TruncatedWeight) {
                                  "(expected 96)"));
 }
 
-TEST_F(OnnxImportError, ExternalData) {
+// fc.weight's 96 bytes moved to weights.bin at `offset` (after `offset` bytes of padding),
+// with the external-data entries `entries` (key, value) in place of its raw data.
+TestModel external_weight(const std::string& dir, uint64_t offset,
+                          const std::vector<std::pair<std::string, std::string>>& entries) {
   TestModel m = linear_model();
-  m.graph().mutable_initializer(0)->set_data_location(onnx::TensorProto::EXTERNAL);
-  EXPECT_EQ(error_of(m),
-            at_file("initializer 'fc.weight': stores its data in an external file, which "
-                    "is not supported; export the model as a single file"));
+  onnx::TensorProto* w = m.graph().mutable_initializer(0);
+  std::ofstream out(dir + "/weights.bin", std::ios::binary);
+  out << std::string(offset, 'x') << w->raw_data();
+  w->clear_raw_data();
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  for (const auto& [key, value] : entries) {
+    onnx::StringStringEntryProto* e = w->add_external_data();
+    e->set_key(key);
+    e->set_value(value);
+  }
+  return m;
+}
+
+// PyTorch writes a model over protobuf's 2 GB limit (regnet_y_128gf) with its weights in
+// files beside the .onnx: they load as if inline.
+TEST_F(OnnxImportError, ExternalDataLoadsLikeInlineData) {
+  const ir::Graph inline_graph = imported(linear_model());
+  const ir::HostArray& want =
+      *inline_graph.data(inline_graph.tensor(inline_graph.find_tensor("fc.weight")).data).init;
+  for (const auto& entries : std::vector<std::vector<std::pair<std::string, std::string>>>{
+           {{"location", "weights.bin"}, {"offset", "16"}, {"length", "96"}},
+           {{"location", "weights.bin"}, {"offset", "16"}, {"checksum", "ignored"}}}) {
+    const ir::Graph g = imported(external_weight(dir_.path(), 16, entries));
+    const ir::Data& d = g.data(g.tensor(g.find_tensor("fc.weight")).data);
+    ASSERT_TRUE(d.init);
+    EXPECT_EQ(d.init->f32(), want.f32());
+  }
+}
+
+TEST_F(OnnxImportError, ExternalDataThatCannotBeReadNamesTheTensor) {
+  const std::string w = "initializer 'fc.weight': ";
+  EXPECT_EQ(error_of(external_weight(dir_.path(), 0, {{"location", "absent.bin"}})),
+            at_file(w + "external data file '" + dir_.file("absent.bin") +
+                    "': No such file or directory"));
+  EXPECT_EQ(error_of(external_weight(dir_.path(), 0, {{"location", "../weights.bin"}})),
+            at_file(w + "external data location '../weights.bin' must be a relative path inside "
+                        "the model's directory"));
+  EXPECT_EQ(error_of(external_weight(dir_.path(), 0, {{"location", "/etc/passwd"}})),
+            at_file(w + "external data location '/etc/passwd' must be a relative path inside "
+                        "the model's directory"));
+  EXPECT_EQ(error_of(external_weight(dir_.path(), 0, {{"offset", "0"}})),
+            at_file(w + "external data location '' must be a relative path inside the model's "
+                        "directory"));
+  EXPECT_EQ(error_of(external_weight(
+                dir_.path(), 8, {{"location", "weights.bin"}, {"offset", "8"}, {"length", "200"}})),
+            at_file(w + "external data [8, 208) reaches past the end of '" +
+                    dir_.file("weights.bin") + "' (104 bytes)"));
+  EXPECT_EQ(
+      error_of(external_weight(dir_.path(), 0, {{"location", "weights.bin"}, {"offset", "-4"}})),
+      at_file(w + "external data entry 'offset' = '-4' is not a non-negative integer"));
+  EXPECT_EQ(
+      error_of(external_weight(dir_.path(), 0, {{"location", "weights.bin"}, {"basepath", "x"}})),
+      at_file(w + "external data entry 'basepath' = 'x' is not one ONNX defines (location, "
+                  "offset, length, checksum)"));
+  // A length that does not match the dims is the inline data's own error.
+  EXPECT_EQ(error_of(external_weight(
+                dir_.path(), 0, {{"location", "weights.bin"}, {"offset", "0"}, {"length", "40"}})),
+            at_file(w + "has 40 bytes of raw data for FLOAT[4,6] (expected 96)"));
 }
 
 TEST_F(OnnxImportError, InitializerAsStateAndAsWeight) {

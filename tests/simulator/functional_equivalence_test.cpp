@@ -131,7 +131,8 @@ INSTANTIATE_TEST_SUITE_P(Zoo, FunctionalEquivalence,
 // and efficientnet_b0 (SiLU, and stochastic depth's per-sample masks); squeezenet1_1,
 // googlenet and densenet121 (concatenations placed by pass place-concat: producers writing
 // strided slices, DenseNet's concats prefix views of one buffer per block) and
-// shufflenet_v2_x1_0 (chunks as slices, the channel shuffle as a strided DMA copy).
+// shufflenet_v2_x1_0 (chunks as slices, the channel shuffle as a strided DMA copy);
+// convnext_tiny (layer norm through transposed views, gemms over the rows of [N,H,W,C] maps).
 std::string onnx_test_name(const ::testing::TestParamInfo<std::string>& param) {
   return param.param.substr(5);
 }
@@ -139,7 +140,7 @@ INSTANTIATE_TEST_SUITE_P(Onnx, FunctionalEquivalence,
                          ::testing::Values("onnx:mobilenet_v2", "onnx:mobilenet_v3_small",
                                            "onnx:efficientnet_b0", "onnx:squeezenet1_1",
                                            "onnx:googlenet", "onnx:densenet121",
-                                           "onnx:shufflenet_v2_x1_0"),
+                                           "onnx:shufflenet_v2_x1_0", "onnx:convnext_tiny"),
                          onnx_test_name);
 
 // Together the three models exercise the PE family, batch norm, both poolings, eltwise, the

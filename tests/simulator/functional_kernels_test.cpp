@@ -372,6 +372,53 @@ TEST(FunctionalBatchNorm, BackwardWithGateMatchesTheReference) {
   }
 }
 
+// ln_fwd over a dense [N,T,D] tensor and over the transposed [N,H*W,C] view of an [N,C,H*W]
+// map (ConvNeXt's LayerNorm2d), whose rows are strided.
+TEST(FunctionalLayerNorm, ForwardOfDenseAndTransposedRowsMatchesTheReference) {
+  for (bool transposed : {false, true}) {
+    Program p(Opcode::LnFwd);
+    TensorDesc x = p.tensor({2, 6, 5});
+    if (transposed) {  // stored [2, 5, 6]: rows of 5 channels, stride 6
+      x = p.tensor({2, 5, 6});
+      x.shape = {2, 6, 5, 0};
+      x.strides = {30, 1, 6, 0};
+    }
+    p.set(Slot::X, x).set(Slot::Gamma, p.tensor({5})).set(Slot::Beta, p.sliced({5}));
+    p.set(Slot::Y, p.zeros({2, 6, 5})).set(Slot::Mean, p.zeros({2, 6}));
+    p.set(Slot::InvStd, p.zeros({2, 6}));
+    p.inst().set_f32(Field::Eps, 1e-6f);
+    EXPECT_TRUE(p.matches_reference()) << "transposed: " << transposed;
+  }
+}
+
+TEST(FunctionalLayerNorm, ForwardComputesTheDefinition) {
+  Program p(Opcode::LnFwd);
+  const TensorDesc x = p.zeros({2, 2}), gamma = p.zeros({2}), beta = p.zeros({2}),
+                   y = p.zeros({2, 2}), mean = p.zeros({2}), invstd = p.zeros({2});
+  p.set(Slot::X, x).set(Slot::Gamma, gamma).set(Slot::Beta, beta).set(Slot::Y, y);
+  p.set(Slot::Mean, mean).set(Slot::InvStd, invstd);
+  p.inst().set_f32(Field::Eps, 0.0f);
+  DramImage image = DramImage::load(p.exe());
+  image.write_f32(x, {1, 3, 0, 4});  // rows of mean 2, biased variance 1 and 4
+  image.write_f32(gamma, {2, 1});
+  image.write_f32(beta, {0.5f, -1});
+  execute_instruction(p.inst(), image, model_datapath());
+  EXPECT_EQ(image.read_f32(mean), (std::vector<float>{2, 2}));
+  EXPECT_EQ(image.read_f32(invstd), (std::vector<float>{1, 0.5f}));
+  // (x - 2) * invstd * gamma + beta
+  EXPECT_EQ(image.read_f32(y), (std::vector<float>{-1.5f, 0, -1.5f, 0}));
+}
+
+TEST(FunctionalLayerNorm, BackwardMatchesTheReference) {
+  Program p(Opcode::LnBwd);
+  p.set(Slot::Dy, p.tensor({3, 2, 7})).set(Slot::X, p.sliced({3, 2, 7}));
+  p.set(Slot::Gamma, p.tensor({7})).set(Slot::Mean, p.tensor({3, 2}));
+  p.set(Slot::InvStd, p.tensor({3, 2}));
+  p.set(Slot::Dx, p.zeros({3, 2, 7})).set(Slot::DGamma, p.zeros({7}));
+  p.set(Slot::DBeta, p.zeros({7}));
+  EXPECT_TRUE(p.matches_reference());
+}
+
 struct PoolCase {
   uint32_t h, kernel, stride, pad, ceil, include_pad, out;
 };

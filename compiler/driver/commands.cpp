@@ -17,16 +17,17 @@ void run_asm(const AsmOptions& options) {
   const std::vector<uint8_t> bytes = isa::read_file_bytes(options.input);
   const std::string text(bytes.begin(), bytes.end());
   const isa::Executable exe = isa::assemble(text, options.input);
-  isa::guard_executable_output(options.output, {options.input}, options.force);
+  isa::guard_output(options.output, isa::FileKind::Executable, {options.input}, options.force);
   isa::write_file(options.output, isa::serialize(exe));
 }
 
-void run_isa_doc(const std::string& output) {
+void run_isa_doc(const std::string& output, bool force) {
   const std::string doc = isa::isa_reference_markdown();
   if (output.empty() || output == "-") {
     std::cout << doc;
     return;
   }
+  isa::guard_output(output, isa::FileKind::IsaDoc, {}, force);
   isa::write_file(output, std::vector<uint8_t>(doc.begin(), doc.end()));
 }
 

@@ -15,7 +15,8 @@ struct AsmOptions {
 void run_asm(const AsmOptions& options);
 
 // Writes the generated ISA reference (the content of docs/isa.md) to `output`, or to stdout
-// when it is empty or "-".
-void run_isa_doc(const std::string& output);
+// when it is empty or "-". An existing file that is not an earlier ISA reference is replaced
+// only with `force`.
+void run_isa_doc(const std::string& output, bool force);
 
 }  // namespace s2::compiler

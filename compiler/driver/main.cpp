@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "compiler/driver/backend.h"
 #include "compiler/driver/commands.h"
@@ -143,7 +144,8 @@ int main(int argc, char** argv) {
   add_backend_flags(compile_cmd, &back);
   compile_cmd->add_flag("--no-fuse", no_fuse, "do not fuse PPU epilogues into PE instructions");
   compile_cmd->add_flag("--force", force,
-                        "replace an existing output file even if it is not an S2Train executable");
+                        "replace existing output files of another kind (-o, --memory-report, "
+                        "--dump-file); the inputs are never overwritten");
 
   // reference
   s2::compiler::ReferenceOptions ref;
@@ -161,6 +163,8 @@ int main(int argc, char** argv) {
                    "results match `s2sim run --functional` on it (default: the shipped "
                    "s2train_base.yaml)")
       ->check(CLI::ExistingFile);
+  ref_cmd->add_flag("--force", ref.force,
+                    "replace files in --out-dir that are not .npy arrays or JSON");
 
   // opt
   s2::compiler::OptOptions opt;
@@ -187,6 +191,8 @@ int main(int argc, char** argv) {
   opt_cmd->footer(pass_list + "\n\n" + app.get_footer());
   add_sgd_flags(opt_cmd, &opt.sgd);
   add_backend_flags(opt_cmd, &opt.back);
+  opt_cmd->add_flag("--force", opt.force,
+                    "replace existing output files of another kind (-o, --memory-report)");
 
   // asm
   s2::compiler::AsmOptions asm_options;
@@ -203,7 +209,10 @@ int main(int argc, char** argv) {
   std::string doc_output;
   CLI::App* doc_cmd =
       app.add_subcommand("isa-doc", "Print the ISA reference generated from the instruction table");
+  bool doc_force = false;
   doc_cmd->add_option("-o,--output", doc_output, "file to write (default: stdout)");
+  doc_cmd->add_flag("--force", doc_force,
+                    "replace an existing file that is not an earlier ISA reference");
 
   try {
     app.parse(argc, argv);
@@ -216,13 +225,34 @@ int main(int argc, char** argv) {
       front.model_options = compile_flags.model;
       front.sgd = compile_flags.sgd;
       front.onnx = compile_flags.onnx();
-      std::ofstream file;
+      // Every output before any work: never an input of the run, never a file of another
+      // kind without --force (isa/container/output_guard.h).
+      using s2::isa::FileKind;
+      const std::vector<std::string> inputs{front.model, back.config, front.input_npy,
+                                            front.labels_npy};
+      if (!output.empty()) s2::isa::guard_output(output, FileKind::Executable, inputs, force);
+      if (!back.memory_report.empty())
+        s2::isa::guard_output(back.memory_report, FileKind::Json, inputs, force);
+      // The dump is collected and written when the compile ends (also when it fails), so
+      // an earlier dump file stays as it was until there is a new one.
+      std::ostringstream dump;
       if (!dump_file.empty()) {
-        file.open(dump_file);
-        if (!file) throw s2::UserError(dump_file + ": cannot write");
-        front.dump = &file;
+        s2::isa::guard_output(dump_file, FileKind::IrText, inputs, force);
+        front.dump = &dump;
       }
-      if (!output.empty()) s2::isa::guard_executable_output(output, {front.model}, force);
+      struct DumpWriter {
+        const std::string& path;
+        const std::ostringstream& text;
+        ~DumpWriter() {
+          if (path.empty() || text.str().empty()) return;
+          const std::string s = text.str();
+          try {
+            s2::isa::write_file(path, std::vector<uint8_t>(s.begin(), s.end()));
+          } catch (const s2::UserError& e) {
+            std::cerr << "s2c: " << e.what() << "\n";
+          }
+        }
+      } dump_writer{dump_file, dump};
       // The target before any compile work: a configuration s2sim would refuse fails here
       // first, with s2sim's message.
       const s2::target::TargetDesc target =
@@ -256,7 +286,7 @@ int main(int argc, char** argv) {
     }
     if (*opt_cmd) s2::compiler::run_opt(opt);
     if (*asm_cmd) s2::compiler::run_asm(asm_options);
-    if (*doc_cmd) s2::compiler::run_isa_doc(doc_output);
+    if (*doc_cmd) s2::compiler::run_isa_doc(doc_output, doc_force);
     return s2::kExitOk;
   });
 }

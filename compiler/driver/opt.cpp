@@ -5,6 +5,7 @@
 #include "compiler/driver/pass_registry.h"
 #include "compiler/driver/program_text.h"
 #include "isa/common/errors.h"
+#include "isa/container/output_guard.h"
 #include "isa/container/reader.h"
 #include "isa/container/writer.h"
 
@@ -23,6 +24,13 @@ void run_opt(const OptOptions& options) {
     if (!problem.empty()) throw UserError("--passes: " + problem);
     stage = pass_registry().get(pass).makes;
   }
+
+  // The outputs before any work: never the input or the config, never a file of another kind.
+  const std::vector<std::string> inputs{options.input, options.back.config};
+  if (!options.output.empty())
+    isa::guard_output(options.output, isa::FileKind::IrText, inputs, options.force);
+  if (!options.back.memory_report.empty())
+    isa::guard_output(options.back.memory_report, isa::FileKind::Json, inputs, options.force);
 
   PassContext context;
   context.front.sgd = options.sgd;

@@ -18,6 +18,7 @@
 #include "isa/common/config_dir.h"
 #include "isa/common/errors.h"
 #include "isa/common/json.h"
+#include "isa/container/output_guard.h"
 #include "isa/container/writer.h"
 #include "isa/io/npy.h"
 #include "simulator/dram/load_target.h"
@@ -54,10 +55,13 @@ fs::path make_dir(const fs::path& dir) {
   return dir;
 }
 
-// Writes dir/<npy::file_name(name)>.
-void write_tensor(const fs::path& dir, const std::string& name, const ir::HostArray& values,
-                  const ir::Shape& shape) {
-  io::write_npy((dir / npy::file_name(name)).string(), values, shape);
+// Writes dir/<npy::file_name(name)>, never over the run's model or config
+// (isa/container/output_guard.h).
+void write_tensor(const ReferenceOptions& o, const fs::path& dir, const std::string& name,
+                  const ir::HostArray& values, const ir::Shape& shape) {
+  const std::string path = (dir / npy::file_name(name)).string();
+  isa::guard_output(path, isa::FileKind::Npy, {o.model, o.config}, o.force);
+  io::write_npy(path, values, shape);
 }
 
 class ReferenceStep {
@@ -109,13 +113,13 @@ class ReferenceStep {
 
     const TensorId loss = graph_.loss();
     loss_ = it.value(loss).f32().at(0);
-    write_tensor(out, "loss", it.value(loss), graph_.tensor(loss).shape);
+    write_tensor(o_, out, "loss", it.value(loss), graph_.tensor(loss).shape);
     const fs::path grad = make_dir(out / "grad");
     for (TensorId w : weights_) {
       const ir::Tensor& t = graph_.tensor(w);
       const auto g = grad_of_.find(w.value);
       // A weight the loss does not reach has no gradient op; its gradient is zero.
-      write_tensor(grad, t.name,
+      write_tensor(o_, grad, t.name,
                    g != grad_of_.end()
                        ? it.value(g->second)
                        : ir::HostArray(ir::DType::F32, static_cast<size_t>(t.numel())),
@@ -140,7 +144,7 @@ class ReferenceStep {
 
  private:
   void write(const ir::Interpreter& it, const fs::path& dir, TensorId t) const {
-    write_tensor(dir, graph_.tensor(t).name, it.value(t), graph_.tensor(t).shape);
+    write_tensor(o_, dir, graph_.tensor(t).name, it.value(t), graph_.tensor(t).shape);
   }
 
   static ir::Graph read(const ReferenceOptions& o) {
@@ -173,19 +177,19 @@ class ReferenceStep {
   void write_decision(const ir::Interpreter& it, const fs::path& dir, const ir::Op& op) const {
     const TensorId y = op.outputs.at(0);
     if (op.type == ir::OpType::MaxPool2d) {
-      write_tensor(dir, decision_op(op), it.value(op.outputs.at(1)), graph_.tensor(y).shape);
+      write_tensor(o_, dir, decision_op(op), it.value(op.outputs.at(1)), graph_.tensor(y).shape);
       return;
     }
     // relu6: the output itself (the gradient passes where 0 < y < 6); dropout: the mask.
     if (op.type != ir::OpType::Relu) {
-      write_tensor(dir, decision_op(op), it.value(y), graph_.tensor(y).shape);
+      write_tensor(o_, dir, decision_op(op), it.value(y), graph_.tensor(y).shape);
       return;
     }
     const std::vector<float> values = it.value(y).f32();
     std::vector<int32_t> mask(values.size());
     for (size_t i = 0; i < values.size(); ++i)
       mask[i] = values[i] > 0.0f ? 1 : 0;
-    write_tensor(dir, decision_op(op), ir::HostArray(std::move(mask)), graph_.tensor(y).shape);
+    write_tensor(o_, dir, decision_op(op), ir::HostArray(std::move(mask)), graph_.tensor(y).shape);
   }
 
   void write_manifest(const fs::path& path) const {
@@ -196,6 +200,7 @@ class ReferenceStep {
                            {"type", decision_type(op)},
                            {"file", "decisions/" + npy::file_name(decision_op(op))}});
     }
+    isa::guard_output(path.string(), isa::FileKind::Json, {o_.model, o_.config}, o_.force);
     write_json_file(path.string(), {{"format", "s2train-reference-step 1"},
                                     {"model", o_.model},
                                     {"options", model_options()},

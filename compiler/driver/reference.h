@@ -46,6 +46,9 @@ struct ReferenceOptions {
   // The accelerator configuration whose PE array's K-tile the interpreter accumulates with
   // (isa/numerics/pe_gemm.h); empty: the base configuration.
   std::string config;
+  // Replace files in out_dir that are not .npy arrays or JSON (isa/container/output_guard.h);
+  // the model and the config are never overwritten.
+  bool force = false;
 };
 
 // Throws UserError for a bad model, bad options or a directory that cannot be written.

@@ -8,24 +8,84 @@
 #include "isa/container/executable.h"
 
 namespace s2::isa {
+namespace {
 
-void guard_executable_output(const std::string& output, const std::vector<std::string>& inputs,
-                             bool force) {
+bool starts_with(const std::string& s, const std::string& prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+// The compiler's text form: comment lines ("//" or "#"), then "graph NAME".
+bool is_ir_text(const std::string& head) {
+  size_t at = 0;
+  while (at < head.size()) {
+    const size_t end = head.find('\n', at);
+    const std::string line = head.substr(at, end == std::string::npos ? end : end - at);
+    const size_t first = line.find_first_not_of(" \t\r");
+    if (first != std::string::npos) {
+      const std::string text = line.substr(first);
+      if (!starts_with(text, "//") && !starts_with(text, "#")) return starts_with(text, "graph ");
+    }
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  return false;
+}
+
+}  // namespace
+
+const char* file_kind_name(FileKind kind) {
+  switch (kind) {
+    case FileKind::Executable:
+      return "an S2Train executable";
+    case FileKind::Json:
+      return "a JSON file";
+    case FileKind::Csv:
+      return "a memory-trace CSV file";
+    case FileKind::Npy:
+      return "a .npy array";
+    case FileKind::IrText:
+      return "an IR text file";
+    case FileKind::IsaDoc:
+      return "the ISA reference";
+  }
+  return "a file";
+}
+
+std::optional<FileKind> existing_kind(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::string head(4096, '\0');
+  f.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(f.gcount()));
+  if (head.size() >= sizeof kMagic && std::memcmp(head.data(), kMagic, sizeof kMagic) == 0)
+    return FileKind::Executable;
+  if (starts_with(head, "\x93NUMPY")) return FileKind::Npy;
+  if (starts_with(head, "time_cycles,live_bytes")) return FileKind::Csv;
+  if (starts_with(head, "# S2Train ISA reference")) return FileKind::IsaDoc;
+  const size_t first = head.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && (head[first] == '{' || head[first] == '['))
+    return FileKind::Json;
+  if (is_ir_text(head)) return FileKind::IrText;
+  return std::nullopt;
+}
+
+void guard_output(const std::string& output, FileKind kind, const std::vector<std::string>& inputs,
+                  bool force) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::exists(output, ec)) return;
   for (const std::string& in : inputs)
-    if (fs::equivalent(output, in, ec))
-      throw UserError(output + ": refusing to overwrite the input file with the output");
-  if (fs::is_directory(output, ec)) throw UserError(output + ": is a directory");
-  char magic[sizeof kMagic] = {};
-  std::ifstream f(output, std::ios::binary);
-  f.read(magic, sizeof magic);
-  const bool ours = f.gcount() == sizeof magic && std::memcmp(magic, kMagic, sizeof magic) == 0;
-  if (!ours && !force)
-    throw UserError(output +
-                    ": exists and is not an S2Train executable; refusing to overwrite "
-                    "it (pass --force to replace it)");
+    if (!in.empty() && fs::equivalent(output, in, ec))
+      throw UserError(output + ": is an input of this run (" + in +
+                      "); refusing to overwrite it with the output");
+  if (fs::is_directory(output, ec))
+    throw UserError(output + ": is a directory; the output is " + file_kind_name(kind));
+  if (force || fs::file_size(output, ec) == 0) return;
+  const std::optional<FileKind> have = existing_kind(output);
+  if (have == kind) return;
+  throw UserError(output + ": exists and is " +
+                  (have ? std::string(file_kind_name(*have)) : "not a file this tool writes") +
+                  ", not " + file_kind_name(kind) +
+                  "; refusing to overwrite it (pass --force to replace it)");
 }
 
 }  // namespace s2::isa

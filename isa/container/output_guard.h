@@ -1,15 +1,38 @@
 #pragma once
-// Protects what the user gave from being overwritten by a tool's output file.
+// Protects what the user has from being destroyed by a tool's output file. Every output path of
+// s2c and s2sim (executables, JSON reports and manifests, traces, .npy dumps, IR text, the ISA
+// reference) is checked here before the run does any work, and written by isa::write_file
+// (writer.h): into a fresh temporary file beside it, renamed into place only when complete.
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace s2::isa {
 
-// Throws UserError when writing `output` would destroy something the user did not ask to
-// replace: when it is one of `inputs`, or when it exists and is not an S2Train executable
-// (unless `force`). Overwriting an earlier S2Train executable is the normal rebuild case.
-void guard_executable_output(const std::string& output, const std::vector<std::string>& inputs,
-                             bool force);
+// The kinds of file the tools write, each recognised by its first bytes.
+enum class FileKind {
+  Executable,  // an S2Train executable: its magic
+  Json,        // reports, traces, manifests, the memory plan: '{' or '[' first
+  Csv,         // s2sim's memory trace: "time_cycles,live_bytes"
+  Npy,         // NumPy arrays: "\x93NUMPY"
+  IrText,      // the compiler's text form: "graph NAME" after any comment lines
+  IsaDoc,      // s2c isa-doc's Markdown: "# S2Train ISA reference"
+};
+
+const char* file_kind_name(FileKind kind);
+
+// The kind of the existing file at `path`, or none for a file no tool of ours writes (or one
+// that cannot be read).
+std::optional<FileKind> existing_kind(const std::string& path);
+
+// Throws UserError naming `output` when writing a file of `kind` there would destroy something
+// the user did not ask to replace:
+//   * it is one of `inputs` (the same file by identity, however spelt), even with `force`;
+//   * it is a directory;
+//   * it exists, is not empty and is not a file of `kind`, unless `force`.
+// Replacing an earlier output of the same kind is the normal re-run.
+void guard_output(const std::string& output, FileKind kind, const std::vector<std::string>& inputs,
+                  bool force);
 
 }  // namespace s2::isa

@@ -1,8 +1,12 @@
 #include "isa/container/writer.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "isa/common/crc32.h"
 #include "isa/container/byte_io.h"
@@ -125,16 +129,32 @@ std::vector<uint8_t> serialize(const Executable& exe) {
 }
 
 void write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
-  const std::string tmp = path + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) throw UserError(path + ": cannot write: " + std::strerror(errno));
-  const size_t written = std::fwrite(bytes.data(), 1, bytes.size(), f);
-  const bool ok = written == bytes.size() && std::fflush(f) == 0;
-  const int err = errno;
-  std::fclose(f);
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+  // A fresh temporary name beside the output (O_EXCL: never an existing file, such as an
+  // unrelated out.bin.tmp), created with the usual permissions (0666 less the umask).
+  std::string tmp;
+  int fd = -1;
+  for (unsigned attempt = 0; fd < 0; ++attempt) {
+    tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(attempt);
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && (errno != EEXIST || attempt >= 1000))
+      throw UserError(path + ": cannot write: " + std::strerror(errno));
+  }
+  size_t done = 0;
+  int err = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      err = errno;
+      break;
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (err != 0) {
     std::remove(tmp.c_str());
-    throw UserError(path + ": cannot write: " + std::strerror(ok ? errno : err));
+    throw UserError(path + ": cannot write: " + std::strerror(err));
   }
 }
 

@@ -12,8 +12,10 @@ namespace s2::isa {
 
 std::vector<uint8_t> serialize(const Executable& exe);
 
-// Writes the serialised executable to `path` through a temporary file renamed into place, so
-// a failed write never leaves a half-written file. Throws UserError naming the path.
+// Writes `bytes` to `path` through a fresh temporary file beside it (a name no file has),
+// renamed into place only when complete: a failed or killed write leaves the previous file
+// intact. Every output file of the tools is written here; check it with guard_output
+// (output_guard.h) first. Throws UserError naming the path.
 void write_file(const std::string& path, const std::vector<uint8_t>& bytes);
 
 }  // namespace s2::isa

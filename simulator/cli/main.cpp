@@ -57,6 +57,9 @@ int sc_main(int argc, char** argv) {
                   "target description (.yaml; default: the shipped s2train_base.yaml)")
       ->check(CLI::ExistingFile);
   run->add_option("--report", run_options.report, "write the JSON report here");
+  run->add_flag("--force", run_options.force,
+                "replace existing output files of another kind (--report, --trace, "
+                "--memory-trace, the dumps); the executable and config are never overwritten");
   run->add_option("--trace", run_options.trace, "write a Chrome/Perfetto trace here");
   run->add_option("--memory-trace", run_options.memory_trace,
                   "write live DRAM bytes over time (CSV) here");

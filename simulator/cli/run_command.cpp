@@ -9,10 +9,14 @@
 #include <functional>
 #include <iostream>
 #include <optional>
+#include <sstream>
+#include <string>
 
 #include "isa/common/config_dir.h"
 #include "isa/common/errors.h"
+#include "isa/container/output_guard.h"
 #include "isa/container/reader.h"
+#include "isa/container/writer.h"
 #include "isa/io/npy.h"
 #include "simulator/checker/shadow_checker.h"
 #include "simulator/dram/load_target.h"
@@ -28,12 +32,34 @@
 namespace s2::sim {
 namespace {
 
+// Renders the output, then writes it through a temporary file renamed into place
+// (isa/container/writer.h): a failed or killed run leaves the previous file as it was.
 void write_file(const std::string& path, const std::function<void(std::ostream&)>& body) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file) throw UserError(path + ": cannot open for writing");
-  body(file);
-  file.flush();
-  if (!file) throw UserError(path + ": write failed");
+  std::ostringstream text;
+  body(text);
+  const std::string s = text.str();
+  isa::write_file(path, std::vector<uint8_t>(s.begin(), s.end()));
+}
+
+// Every file the run will write, checked before any work: never the executable or the config,
+// never a file of another kind without --force (isa/container/output_guard.h).
+void guard_outputs(const isa::Executable& exe, const RunCommandOptions& options,
+                   const std::string& dump_dir, const std::vector<size_t>& dumped) {
+  using isa::FileKind;
+  const std::vector<std::string> inputs{options.executable, options.config};
+  const std::pair<const std::string&, FileKind> named[] = {{options.report, FileKind::Json},
+                                                           {options.trace, FileKind::Json},
+                                                           {options.memory_trace, FileKind::Csv}};
+  for (const auto& [path, kind] : named)
+    if (!path.empty()) isa::guard_output(path, kind, inputs, options.force);
+  if (dumped.empty()) return;
+  const std::filesystem::path dir(dump_dir);
+  isa::guard_output((dir / "manifest.json").string(), FileKind::Json, inputs, options.force);
+  for (size_t t : dumped) {
+    const std::string file = npy::file_name(exe.tensors[t].name);
+    for (const std::filesystem::path& path : {dir / file, dir / "initial" / file})
+      isa::guard_output(path.string(), FileKind::Npy, inputs, options.force);
+  }
 }
 
 // A progress bar redrawn at most once per percent; nothing unless stderr is a terminal.
@@ -168,6 +194,7 @@ int run_simulation(const RunCommandOptions& options, std::ostream& out) {
   run.progress = progress_bar();
   run.capture = dumped_tensors(exe, options);
   const std::string dir = options.dump_all.empty() ? options.dump_dir : options.dump_all;
+  guard_outputs(exe, options, dir, run.capture);
   if (!run.capture.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);

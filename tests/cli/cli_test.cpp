@@ -142,7 +142,7 @@ TEST_F(Cli, NeverOverwritesWhatTheUserGave) {
   // The input as the output.
   Result r = run(kS2c + " asm " + quoted(src) + " -o " + quoted(src));
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.out.find("refusing to overwrite the input"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("is an input of this run"), std::string::npos) << r.out;
   // Some other file that is not an executable.
   write_text(path("notes.txt"), "keep me");
   r = run(kS2c + " asm " + quoted(src) + " -o " + quoted(path("notes.txt")));
@@ -153,6 +153,102 @@ TEST_F(Cli, NeverOverwritesWhatTheUserGave) {
   EXPECT_EQ(r.status, 0) << r.out;
   // An earlier executable is rebuilt in place.
   r = run(kS2c + " asm " + quoted(src) + " -o " + quoted(path("notes.txt")));
+  EXPECT_EQ(r.status, 0) << r.out;
+}
+
+// Every output of both tools goes through one guard (isa/container/output_guard.h): never an
+// input of the same run (by identity, however spelt), never a file of another kind without
+// --force, written through a fresh temporary file renamed into place.
+TEST_F(Cli, SideOutputsNeverDestroyAnInputOrAFileOfAnotherKind) {
+  const std::string bin = path("m.bin"), cfg = path("cfg.yaml"), notes = path("notes.txt");
+  write_text(cfg, read_text(kSource + "/configs/s2train_base.yaml"));
+  fs::create_directory_symlink(kSource + "/configs/dram", dir_ / "dram");  // its presets
+  write_text(notes, "keep me");
+  ASSERT_EQ(run(kS2c + " compile mlp --batch 2 -o " + quoted(bin)).status, 0);
+  const std::string exe = read_text(bin), config = read_text(cfg);
+  auto refused = [&](const std::string& command, const std::string& why) {
+    const Result r = run(command);
+    EXPECT_EQ(r.status, 1) << command << "\n" << r.out;
+    EXPECT_NE(r.out.find(why), std::string::npos) << command << "\n" << r.out;
+    EXPECT_EQ(read_text(bin), exe);
+    EXPECT_EQ(read_text(cfg), config);
+    EXPECT_EQ(read_text(notes), "keep me");
+  };
+  const std::string input = "is an input of this run";
+  // s2sim's side outputs onto its inputs, however spelt.
+  const std::string respelt = (dir_ / "." / "m.bin").string();
+  refused(kS2sim + " run " + quoted(bin) + " --report " + quoted(respelt), input);
+  refused(kS2sim + " run " + quoted(bin) + " --trace " + quoted(cfg) + " --config " + quoted(cfg),
+          input);
+  refused(kS2sim + " run " + quoted(bin) + " --memory-trace " + quoted(bin) + " --force", input);
+  // s2c's: the memory report and the dump onto the config, the executable onto the config.
+  refused(
+      kS2c + " compile mlp --batch 2 --config " + quoted(cfg) + " --memory-report " + quoted(cfg),
+      input);
+  refused(kS2c + " compile mlp --batch 2 --config " + quoted(cfg) +
+              " --dump-after import --dump-file " + quoted(cfg),
+          input);
+  refused(
+      kS2c + " compile mlp --batch 2 --config " + quoted(cfg) + " -o " + quoted(cfg) + " --force",
+      input);
+  // A dump named like an input of the run.
+  const std::string odd = path("fc1.weight.npy");
+  fs::copy_file(bin, odd);
+  Result r = run(kS2sim + " run " + quoted(odd) + " --dump fc1.weight --dump-dir " +
+                 quoted(dir_.string()));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find(input), std::string::npos) << r.out;
+  EXPECT_EQ(read_text(odd), exe);
+  // Files of another kind need --force; an earlier output of the same kind is replaced.
+  const std::string other = "refusing to overwrite it (pass --force to replace it)";
+  refused(kS2sim + " run " + quoted(bin) + " --report " + quoted(notes), other);
+  refused(kS2sim + " run " + quoted(bin) + " --memory-trace " + quoted(bin), input);
+  refused(kS2c + " isa-doc -o " + quoted(notes), other);
+  refused(kS2c + " compile mlp --batch 2 --memory-report " + quoted(bin),
+          "is an S2Train executable");
+  refused(kS2c + " compile mlp --batch 2 --dump-after import --dump-file " + quoted(notes), other);
+  r = run(kS2c + " isa-doc -o " + quoted(path("isa.md")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = run(kS2c + " isa-doc -o " + quoted(path("isa.md")));
+  EXPECT_EQ(r.status, 0) << r.out;
+  r = run(kS2sim + " run " + quoted(bin) + " --report " + quoted(notes) + " --force");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(read_text(notes).substr(0, 1), "{");
+  r = run(kS2sim + " run " + quoted(bin) + " --report " + quoted(notes));
+  EXPECT_EQ(r.status, 0) << r.out;
+  // --dump-file is written when the compile has something to dump, not truncated up front.
+  write_text(path("ir.txt"), "graph earlier\n");
+  r = run(kS2c + " compile mlp --batch 2 --dump-file " + quoted(path("ir.txt")));
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(read_text(path("ir.txt")), "graph earlier\n");
+  r = run(kS2c + " compile mlp --batch 2 --dump-after import --dump-file " +
+          quoted(path("ir.txt")));
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(read_text(path("ir.txt")).rfind("graph mlp", 0), 0u);
+  // An unrelated out.bin.tmp survives writing out.bin, and no temporary file is left behind.
+  write_text(path("out.bin.tmp"), "unrelated");
+  r = run(kS2c + " compile mlp --batch 2 -o " + quoted(path("out.bin")));
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(read_text(path("out.bin.tmp")), "unrelated");
+  for (const auto& entry : fs::directory_iterator(dir_))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << entry.path();
+}
+
+// s2c reference writes only .npy arrays and its JSON manifest into --out-dir: anything else
+// there needs --force, and the model is never overwritten.
+TEST_F(Cli, ReferenceOutDirKeepsFilesOfAnotherKind) {
+  const std::string out = path("ref");
+  fs::create_directories(out);
+  write_text(out + "/loss.npy", "not an array");
+  Result r = run(kS2c + " reference mlp --batch 2 --out-dir " + quoted(out));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("loss.npy: exists and is not a file this tool writes, not a .npy array"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(read_text(out + "/loss.npy"), "not an array");
+  r = run(kS2c + " reference mlp --batch 2 --out-dir " + quoted(out) + " --force");
+  EXPECT_EQ(r.status, 0) << r.out;
+  r = run(kS2c + " reference mlp --batch 2 --out-dir " + quoted(out));
   EXPECT_EQ(r.status, 0) << r.out;
 }
 

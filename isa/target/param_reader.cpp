@@ -103,10 +103,23 @@ std::size_t edit_distance(const std::string& a_text, const std::string& b_text) 
 
 // Whether `written` is plausibly a misspelling of `meant`: a few edits apart (never all of a
 // short word), or a truncation such as `clock` for `clock_mhz`.
+// Whether every character of `part` appears in `whole`, in order.
+bool is_subsequence(const std::string& part, const std::string& whole) {
+  std::size_t at = 0;
+  for (char c : whole)
+    if (at < part.size() && part[at] == c) ++at;
+  return at == part.size();
+}
+
 bool resembles(const std::string& written, const std::string& meant) {
   const std::size_t shorter = std::min(written.size(), meant.size());
   const std::size_t distance = edit_distance(written, meant);
   if (distance < shorter && distance <= std::max<std::size_t>(1, shorter / 3)) return true;
+  // Up to two letters added or left out ("colums" for "cols", "rws" for "rows").
+  const std::string& small = written.size() < meant.size() ? written : meant;
+  const std::string& large = written.size() < meant.size() ? meant : written;
+  if (small.size() >= 3 && large.size() - small.size() <= 2 && is_subsequence(small, large))
+    return true;
   constexpr std::size_t kMinPrefix = 4;
   const std::string a = lower(written);
   const std::string b = lower(meant);
@@ -424,31 +437,32 @@ void ParamReader::record_locations(KeyLocations& out, const std::string& prefix)
 }
 
 void ParamReader::finish() const {
-  // Collect the unknown keys of the whole tree and report the first one in file order.
-  const Entry* first = nullptr;
-  const State* owner = nullptr;
+  // Every unknown key of the whole tree, reported at once in file order, one line each.
+  std::vector<std::pair<const Entry*, const State*>> unknown;
   std::vector<const State*> pending{state_.get()};
   while (!pending.empty()) {
     const State* state = pending.back();
     pending.pop_back();
-    for (const Entry& entry : state->entries) {
-      if (!entry.used && (first == nullptr || entry.line < first->line)) {
-        first = &entry;
-        owner = state;
-      }
-    }
+    for (const Entry& entry : state->entries)
+      if (!entry.used) unknown.emplace_back(&entry, state);
     for (const auto& child : state->children)
       pending.push_back(child.get());
   }
-  if (first == nullptr) return;
-  std::string problem = "unknown key";
-  if (std::optional<std::string> meant = closest(first->key, owner->known)) {
-    problem += "; did you mean \"" + *meant + "\"?";
+  if (unknown.empty()) return;
+  std::stable_sort(unknown.begin(), unknown.end(),
+                   [](const auto& a, const auto& b) { return a.first->line < b.first->line; });
+  std::string message;
+  for (const auto& [entry, owner] : unknown) {
+    std::string problem = "unknown key";
+    if (std::optional<std::string> meant = closest(entry->key, owner->known))
+      problem += "; did you mean \"" + *meant + "\"?";
+    problem += owner->known.empty() ? "; this mapping takes no keys"
+                                    : "; known keys: " + join(owner->known);
+    const std::string path = owner->path.empty() ? entry->key : owner->path + "." + entry->key;
+    if (!message.empty()) message += "\n";
+    message += owner->file + ":" + std::to_string(entry->line) + ": " + path + ": " + problem;
   }
-  problem +=
-      owner->known.empty() ? "; this mapping takes no keys" : "; known keys: " + join(owner->known);
-  const std::string path = owner->path.empty() ? first->key : owner->path + "." + first->key;
-  throw_at(owner->file, first->line, path, problem);
+  throw UserError(message);
 }
 
 // ---- nested mappings ---------------------------------------------------------------------

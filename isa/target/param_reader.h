@@ -18,8 +18,11 @@
 // `FILE: cannot open: reason`.
 //
 // Unknown keys: the reader records every key the schema asks about (present or not). After
-// reading, finish() on the top-level reader reports the first key, in file order, of this mapping
-// or of any mapping opened through child(), that nobody asked about, listing the known keys.
+// reading, finish() on the top-level reader reports every key of this mapping or of any mapping
+// opened through child() that nobody asked about, at once: one `FILE:LINE: KEY.PATH: unknown
+// key; ...` line each, in file order, with a did-you-mean and the known keys. A missing
+// required key names the unread key of its mapping that resembles it (a misspelling: an edit
+// or two, or up to two letters added or left out, as "colums" for "cols").
 //
 // Readers are cheap handles: copies share the mapping and its record of consumed keys.
 

@@ -252,6 +252,30 @@ TEST_F(Cli, ReferenceOutDirKeepsFilesOfAnotherKind) {
   EXPECT_EQ(r.status, 0) << r.out;
 }
 
+// A misspelt key: the missing one names its misspelling with the line; once it is read, every
+// unknown key of the file is reported at once.
+TEST_F(Cli, ConfigMisspellingsAreNamedAtTheirLines) {
+  std::string text = read_text(kSource + "/configs/s2train_base.yaml");
+  const size_t cols = text.find("\n  cols:");
+  ASSERT_NE(cols, std::string::npos);
+  text.replace(cols, 8, "\n  colums:");
+  fs::create_directory_symlink(kSource + "/configs/dram", dir_ / "dram");
+  write_text(path("bad.yaml"), text);
+  Result r = run(kS2sim + " validate-config " + quoted(path("bad.yaml")));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("bad.yaml:10: pe_array.cols: missing required key (is \"colums\" at "
+                       "line 12 a misspelling of \"cols\"?)"),
+            std::string::npos)
+      << r.out;
+  text.replace(cols, 10, "\n  cols: 32\n  colour: red\n  extra:");
+  write_text(path("two.yaml"), text + "\nspare: 1\n");
+  r = run(kS2sim + " validate-config " + quoted(path("two.yaml")));
+  EXPECT_EQ(r.status, 1) << r.out;
+  for (const char* line : {"two.yaml:13: pe_array.colour: unknown key",
+                           "two.yaml:14: pe_array.extra: unknown key", ": spare: unknown key"})
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+}
+
 TEST_F(Cli, ValidateConfig) {
   Result r = run(kS2sim + " validate-config " + quoted(kSource + "/configs/s2train_base.yaml"));
   EXPECT_EQ(r.status, 0) << r.out;

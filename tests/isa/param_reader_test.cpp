@@ -172,10 +172,24 @@ extra: 1
   pe.required<uint32_t>("rows");
   pe.get<uint32_t>("cols", 1);
   pe.get<std::string>("dataflow", "");
-  // Both `colls` (line 4) and `extra` (line 6) are unknown: the first in the file is reported.
+  // Both `colls` (line 4) and `extra` (line 6) are unknown: both are reported, in file order.
   EXPECT_EQ(error_of([&] { r.finish(); }),
             "x.yaml:4: pe_array.colls: unknown key; did you mean \"cols\"?; known keys: rows, "
-            "cols, dataflow");
+            "cols, dataflow\n"
+            "x.yaml:6: extra: unknown key; known keys: name, pe_array");
+}
+
+// Issue 19's finding: `colums:` for `cols:` names the misspelt key next to the missing one.
+TEST(ParamReader, MissingKeyPointsAtItsMisspelling) {
+  ParamReader r = ParamReader::parse("pe_array:\n  rows: 32\n  colums: 32\n", "x.yaml");
+  ParamReader pe = r.child("pe_array");
+  pe.required<uint32_t>("rows");
+  EXPECT_EQ(error_of([&] { pe.required<uint32_t>("cols"); }),
+            "x.yaml:1: pe_array.cols: missing required key (is \"colums\" at line 3 a "
+            "misspelling of \"cols\"?)");
+  EXPECT_EQ(error_of([&] { r.finish(); }),
+            "x.yaml:3: pe_array.colums: unknown key; did you mean \"cols\"?; known keys: rows, "
+            "cols");
 }
 
 TEST(ParamReader, UnknownTopLevelKey) {

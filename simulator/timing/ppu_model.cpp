@@ -69,23 +69,29 @@ std::vector<StreamPass> stream_passes(const isa::Instruction& inst) {
   switch (inst.opcode()) {
     case Opcode::BnFwd: {
       const uint64_t e = elements_of(inst, Slot::X);
+      const isa::TensorDesc& x = inst.get(Slot::X);
+      const uint64_t c = x.shape[1], s = uint64_t{x.shape[2]} * x.shape[3];
       std::vector<StreamPass> passes;
       const bool have_stats = inst.operand(Slot::Stats).has_value();
-      if (!have_stats) passes.push_back({{Slot::X}, {}, {}, {}, e, op});
+      if (!have_stats) passes.push_back({{Slot::X}, {}, {}, {}, e, op, c, s});
       passes.push_back(
           {{Slot::X},
            {Slot::Y},
            present({Slot::Gamma, Slot::Beta, Slot::Stats, Slot::RunningMean, Slot::RunningVar}),
            present({Slot::Mean, Slot::InvStd, Slot::RunningMean, Slot::RunningVar}),
            e,
-           op});
+           op,
+           c,
+           s});
       return passes;
     }
     case Opcode::BnBwd: {
       const uint64_t e = elements_of(inst, Slot::X);
+      const isa::TensorDesc& x = inst.get(Slot::X);
+      const uint64_t c = x.shape[1], s = uint64_t{x.shape[2]} * x.shape[3];
       const auto in = present({Slot::Dy, Slot::X, Slot::Gate});
-      return {{in, {}, {Slot::Mean, Slot::InvStd}, {Slot::DGamma, Slot::DBeta}, e, op},
-              {in, {Slot::Dx}, {Slot::Gamma, Slot::Mean, Slot::InvStd}, {}, e, op}};
+      return {{in, {}, {Slot::Mean, Slot::InvStd}, {Slot::DGamma, Slot::DBeta}, e, op, c, s},
+              {in, {Slot::Dx}, {Slot::Gamma, Slot::Mean, Slot::InvStd}, {}, e, op, c, s}};
     }
     case Opcode::LnFwd:
       // A tile holds whole rows (D values each) in the output buffer and is swept twice: the

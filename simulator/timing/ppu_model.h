@@ -53,6 +53,12 @@ struct StreamPass {
   std::vector<isa::Slot> small_stores;
   uint64_t work = 0;                // E of the pass
   std::optional<target::PpuOp> op;  // none for DMA passes
+  // Batch norm: the small operands hold one value per channel (their last dimension) of the
+  // streamed [N, C, S] operands, element i in channel (i / channel_stride) % channels. When
+  // they do not fit the output buffer whole (thousands of channels), each tile loads and
+  // stores the slices of the channels its part touches. 0: not per-channel.
+  uint64_t channels = 0;
+  uint64_t channel_stride = 0;
 };
 
 // The passes of a PPU or DMA instruction, listing only the operands present; an internal

@@ -53,12 +53,46 @@ uint64_t part_begin(uint64_t n, uint64_t i, uint64_t parts) {
   return static_cast<uint64_t>((static_cast<u128>(n) * i) / parts);
 }
 
-// Largest footprint of any of the T tiles of a pass.
-uint64_t max_footprint(const std::vector<Stream>& streams, uint64_t parts, uint64_t small) {
-  uint64_t total = small;
+// Largest footprint of any of the T tiles of a pass: the streamed parts, plus the small
+// operands whole, or (split per channel) the slices of the channels one part can touch.
+struct SmallOperands {
+  uint64_t bytes = 0;  // all of them, whole
+  bool split = false;  // per channel, as each tile needs them
+  uint64_t channels = 0, stride = 0, work = 0;
+
+  uint64_t tile_bytes(uint64_t parts) const {
+    if (!split) return bytes;
+    const uint64_t part = (work + parts - 1) / parts;
+    const uint64_t touched = std::min(channels, (part + stride - 1) / stride + 1);
+    return bytes / channels * touched;
+  }
+};
+
+uint64_t max_footprint(const std::vector<Stream>& streams, uint64_t parts,
+                       const SmallOperands& small) {
+  uint64_t total = small.tile_bytes(parts);
   for (const Stream& s : streams)
     total += ((s.elements + parts - 1) / parts) * s.elem_bytes;
   return total;
+}
+
+// The per-channel boxes (last dimension restricted) a flat part [b, e) of the streamed
+// [N, C, S] operands touches: one channel range, or two when it wraps to the next sample.
+std::vector<Box> channel_boxes(const isa::TensorDesc& d, const SmallOperands& small, uint64_t b,
+                               uint64_t e) {
+  const Box whole = Box::whole(d);
+  if (e <= b) return {};
+  const uint64_t first = b / small.stride, last = (e - 1) / small.stride;
+  if (last - first + 1 >= small.channels) return {whole};
+  const uint64_t c0 = first % small.channels, c1 = last % small.channels;
+  auto range = [&](uint64_t lo, uint64_t hi) {
+    Box box = whole;
+    box.lo[d.rank - 1] = lo;
+    box.hi[d.rank - 1] = hi;
+    return box;
+  };
+  if (c0 <= c1) return {range(c0, c1 + 1)};
+  return {range(c0, small.channels), range(0, c1 + 1)};
 }
 
 }  // namespace
@@ -83,25 +117,35 @@ std::vector<Tile> tile_stream_instruction(const isa::Instruction& inst,
   std::vector<Tile> tiles;
   for (const StreamPass& pass : stream_passes(inst)) {
     const std::vector<Stream> streams = streams_of(inst, pass);
-    const uint64_t small = small_bytes(inst, pass);
+    SmallOperands small;
+    small.bytes = small_bytes(inst, pass);
     uint64_t most = 1;  // with this many parts every streamed part holds at most one element
-    uint64_t total = small;
+    uint64_t total = small.bytes;
     for (const Stream& s : streams) {
       most = std::max(most, s.elements);
       total += s.elements * s.elem_bytes;
     }
+    // Per-channel operands too large to stay whole (batch norm over thousands of channels)
+    // travel with the tiles, each loading the channels its part touches.
+    if (max_footprint(streams, most, small) > half && pass.channels > 0 && small.bytes > 0) {
+      small.split = true;
+      small.channels = pass.channels;
+      small.stride = std::max<uint64_t>(1, pass.channel_stride);
+      small.work = pass.work;
+    }
     if (max_footprint(streams, most, small) > half)
-      throw UserError(std::string(inst.info().mnemonic) +
-                      ": even the smallest tile (one element of each streamed operand plus " +
-                      std::to_string(small) + " bytes of per-channel operands) needs " +
-                      std::to_string(max_footprint(streams, most, small)) +
-                      " bytes of the output buffer, but half of it (the other half "
-                      "double-buffers) is " +
-                      std::to_string(half) + " bytes in target '" + target.name +
-                      "'; enlarge sram.output");
+      throw UserError(
+          std::string(inst.info().mnemonic) +
+          ": even the smallest tile (one element of each streamed operand plus " +
+          std::to_string(small.tile_bytes(most)) + " bytes of per-channel operands) needs " +
+          std::to_string(max_footprint(streams, most, small)) +
+          " bytes of the output buffer, but half of it (the other half "
+          "double-buffers) is " +
+          std::to_string(half) + " bytes in target '" + target.name + "'; enlarge sram.output");
     // The footprint falls as the part count grows: start from the ideal count and bisect up.
-    uint64_t lo = std::max<uint64_t>(
-        1, (total - small + (half - small) - 1) / std::max<uint64_t>(1, half - small));
+    const uint64_t whole_small = small.split ? 0 : small.bytes;
+    uint64_t lo = std::max<uint64_t>(1, (total - small.bytes + (half - whole_small) - 1) /
+                                            std::max<uint64_t>(1, half - whole_small));
     lo = std::min(lo, most);
     uint64_t hi = most;
     while (lo < hi) {
@@ -130,13 +174,32 @@ std::vector<Tile> tile_stream_instruction(const isa::Instruction& inst,
             box_accesses(d, box, true, t.stores);
         }
       }
-      if (i == 0)
-        for (isa::Slot s : pass.small_loads)
-          box_accesses(inst.get(s), Box::whole(inst.get(s)), false, t.loads);
-      if (i + 1 == parts)
-        for (isa::Slot s : pass.small_stores)
-          box_accesses(inst.get(s), Box::whole(inst.get(s)), true, t.stores);
-      t.footprint[static_cast<unsigned>(Buffer::Output)] = bytes + small;
+      uint64_t small_tile = small.bytes;
+      if (small.split) {
+        // This part's channels of every per-channel operand, loaded and stored with it.
+        const uint64_t b = part_begin(pass.work, i, parts), e = part_begin(pass.work, i + 1, parts);
+        small_tile = 0;
+        std::vector<isa::Slot> counted;  // an in-place operand holds one slice of the buffer
+        for (const auto* list : {&pass.small_loads, &pass.small_stores})
+          for (isa::Slot s : *list) {
+            const isa::TensorDesc& d = inst.get(s);
+            const bool store = list == &pass.small_stores;
+            const bool count = std::find(counted.begin(), counted.end(), s) == counted.end();
+            if (count) counted.push_back(s);
+            for (const Box& box : channel_boxes(d, small, b, e)) {
+              box_accesses(d, box, store, store ? t.stores : t.loads);
+              if (count) small_tile += box.elements(d.rank) * isa::dtype_bytes(d.dtype);
+            }
+          }
+      } else {
+        if (i == 0)
+          for (isa::Slot s : pass.small_loads)
+            box_accesses(inst.get(s), Box::whole(inst.get(s)), false, t.loads);
+        if (i + 1 == parts)
+          for (isa::Slot s : pass.small_stores)
+            box_accesses(inst.get(s), Box::whole(inst.get(s)), true, t.stores);
+      }
+      t.footprint[static_cast<unsigned>(Buffer::Output)] = bytes + small_tile;
       tiles.push_back(std::move(t));
     }
   }

@@ -153,6 +153,47 @@ TEST(TimingTiling, SmallestPpuTileThatCannotFitNamesTheOutputBuffer) {
   EXPECT_EQ(plan.store_bytes(), 800u);
 }
 
+// Batch norm over more channels than the output buffer holds per-channel values for
+// (regnet_y_128gf: 7392): the per-channel operands travel with the tiles, each tile loading and
+// storing the slices of the channels its part touches. Every byte is stored once, and with two
+// samples every per-channel value is read about twice.
+TEST(TimingTiling, BatchNormOverThousandsOfChannelsSplitsItsPerChannelOperands) {
+  const auto t = config("base");
+  const uint32_t n = 2, c = 7392;
+  isa::Instruction bn(Opcode::BnFwd);
+  bn.set_operand(Slot::X, f32(0, {n, c, 2, 2}));
+  bn.set_operand(Slot::Y, f32(0x1000000, {n, c, 2, 2}));
+  const uint64_t per[] = {0x2000000, 0x2100000, 0x2200000, 0x2300000, 0x2400000, 0x2500000};
+  bn.set_operand(Slot::Gamma, f32(per[0], {c}));
+  bn.set_operand(Slot::Beta, f32(per[1], {c}));
+  bn.set_operand(Slot::Mean, f32(per[2], {c}));
+  bn.set_operand(Slot::InvStd, f32(per[3], {c}));
+  bn.set_operand(Slot::RunningMean, f32(per[4], {c}));
+  bn.set_operand(Slot::RunningVar, f32(per[5], {c}));
+  const InstructionPlan plan = plan_instruction(bn, t);
+  ASSERT_GT(plan.tiles.size(), 2u);
+  std::set<uint64_t> y_addresses, mean_stored;
+  uint64_t y_bytes = 0, gamma_bytes = 0;
+  for (const Tile& tile : plan.tiles) {
+    EXPECT_LE(tile.footprint[static_cast<unsigned>(Buffer::Output)], t.sram.output.size_bytes / 2);
+    for (const DramAccess& a : tile.stores) {
+      if (a.address >= 0x1000000 && a.address < 0x2000000) {
+        y_bytes += a.bytes;
+        EXPECT_TRUE(y_addresses.insert(a.address).second) << "y range stored twice";
+      }
+      if (a.address >= per[2] && a.address < per[3])
+        for (uint64_t b = a.address; b < a.address + a.bytes; b += 4)
+          mean_stored.insert(b);
+    }
+    for (const DramAccess& a : tile.loads)
+      if (a.address >= per[0] && a.address < per[1]) gamma_bytes += a.bytes;
+  }
+  EXPECT_EQ(y_bytes, uint64_t{n} * c * 4 * 4);
+  EXPECT_EQ(mean_stored.size(), c);  // every channel's mean written
+  EXPECT_GE(gamma_bytes, uint64_t{n} * c * 4);
+  EXPECT_LE(gamma_bytes, uint64_t{n} * c * 4 + plan.tiles.size() * 2 * 4);
+}
+
 TEST(TimingTiling, WeightsStayResidentWhenKIsOneBlock) {
   const auto t = config("base");
   // 4096 rows do not fit one tile; K = 32 does: weights load once.

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "isa/asm/lexer.h"
+#include "isa/asm/names.h"
 #include "isa/common/errors.h"
 #include "isa/common/float_text.h"
 #include "isa/container/byte_io.h"
@@ -115,6 +116,14 @@ class Assembler {
     return {t.text.substr(0, eq), t.text.substr(eq + 1), &t};
   }
 
+  // The name `text` (part of token `t`) spells: bare or quoted (names.h).
+  std::string name_of(const Token& t, const std::string& text) {
+    std::string problem;
+    const std::optional<std::string> name = asm_text::unquote_name(text, &problem);
+    if (!name) fail(t, problem);
+    return *name;
+  }
+
   uint64_t number(const Token& t, const std::string& text, const std::string& what) {
     const std::optional<uint64_t> v = parse_u64(text);
     if (!v)
@@ -134,7 +143,7 @@ class Assembler {
 
   void directive_target(const Statement& st) {
     expect_count(st, 2, ".target NAME");
-    const std::string& name = st.tokens[1].text;
+    const std::string name = name_of(st.tokens[1], st.tokens[1].text);
     if (name.size() > kMaxTargetName)
       fail(st.tokens[1], "target name longer than " + std::to_string(kMaxTargetName) + " bytes");
     exe_.target = name;
@@ -153,7 +162,7 @@ class Assembler {
       const KeyValue kv = key_value(st.tokens[i]);
       MemoryPlanSummary& p = exe_.plan;
       if (kv.key == "planner") {
-        p.planner = kv.value;
+        p.planner = name_of(*kv.token, kv.value);
       } else if (kv.key == "arena") {
         const std::vector<std::string> parts = split(kv.value, '+');
         if (parts.size() != 2) fail(*kv.token, "arena: expected BASE+SIZE, got '" + kv.value + "'");
@@ -195,7 +204,7 @@ class Assembler {
            "[life=FIRST..LAST] [data=[...]|fill(V)]");
     TensorEntry t;
     PendingTensor pending;
-    t.name = st.tokens[1].text;
+    t.name = name_of(st.tokens[1], st.tokens[1].text);
     if (tensor_index_.count(t.name)) fail(st.tokens[1], "tensor '" + t.name + "' declared twice");
     const std::optional<TensorRole> role = role_from_name(st.tokens[2].text);
     if (!role) {
@@ -290,11 +299,14 @@ class Assembler {
   }
 
   TensorDesc operand(const Token& tok, const std::string& text) {
-    const auto it = tensor_index_.find(text);
+    const bool quoted = !text.empty() && text[0] == '"';
+    const std::string name = quoted ? name_of(tok, text) : text;
+    const auto it = tensor_index_.find(name);
     if (it != tensor_index_.end()) {
       const TensorEntry& t = exe_.tensors[it->second];
-      return dense(tok, t.addr, t.dtype, t.shape, "tensor '" + text + "'");
+      return dense(tok, t.addr, t.dtype, t.shape, "tensor '" + name + "'");
     }
+    if (quoted) fail(tok, "no tensor named " + text + " is declared");
     const size_t at = text.find('@');
     if (at == std::string::npos)
       fail(tok, "'" + text + "' is neither a declared tensor nor a descriptor TYPE[SHAPE]@ADDR");
@@ -394,7 +406,10 @@ class Assembler {
         if (inst.deps.size() > kMaxDeps)
           fail(*kv.token, "more than " + std::to_string(kMaxDeps) + " dependencies");
       } else if (kv.key == "from") {
-        from = split(kv.value, ',');
+        std::string problem;
+        const auto names = asm_text::split_names(kv.value, &problem);
+        if (!names) fail(*kv.token, "from: " + problem);
+        from = *names;
       } else if (const int slot = slot_named(*info, kv.key); slot >= 0) {
         inst.set_operand(info->operands[static_cast<size_t>(slot)].slot,
                          operand(*kv.token, kv.value));

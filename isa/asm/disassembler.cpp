@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "isa/asm/names.h"
 #include "isa/common/crc32.h"
 #include "isa/common/float_text.h"
 #include "isa/common/hex.h"
@@ -23,11 +24,15 @@ std::string type_text(DType dtype, const std::vector<uint32_t>& shape) {
 }
 
 std::string operand_text(const Executable& exe, const TensorDesc& d) {
-  if (d.is_contiguous())
+  // Dense strides exactly as the assembler writes them for a shape (a size-1 dimension's
+  // stride addresses nothing, but is still encoded, so it must read back the same).
+  const bool canonical = d.strides == TensorDesc::contiguous(d.addr, d.dtype, d.dims()).strides;
+  if (canonical)
     for (const TensorEntry& t : exe.tensors)
-      if (t.addr == d.addr && t.dtype == d.dtype && t.shape == d.dims()) return t.name;
+      if (t.addr == d.addr && t.dtype == d.dtype && t.shape == d.dims())
+        return asm_text::quote_name(t.name);
   std::string s = type_text(d.dtype, d.dims());
-  if (!d.is_contiguous()) s += "{" + join_dims(d.strides.data(), d.rank) + "}";
+  if (!canonical) s += "{" + join_dims(d.strides.data(), d.rank) + "}";
   return s + "@" + hex(d.addr);
 }
 
@@ -111,27 +116,28 @@ std::string format_instruction(const Executable& exe, size_t index) {
   if (index < exe.debug.size() && !exe.debug[index].empty()) {
     s += " from=";
     for (size_t i = 0; i < exe.debug[index].size(); ++i)
-      s += (i ? "," : "") + exe.debug[index][i];
+      s += (i ? "," : "") + asm_text::quote_name(exe.debug[index][i]);
   }
   return s;
 }
 
 std::string disassemble(const Executable& exe, const DisasmOptions& options) {
   std::ostringstream os;
-  os << ".target " << exe.target << "\n";
+  os << ".target " << asm_text::quote_name(exe.target) << "\n";
   os << ".dram " << hex(exe.plan.dram_size) << "\n";
-  os << ".plan planner=" << exe.plan.planner << " arena=" << hex(exe.plan.arena_base) << "+"
-     << hex(exe.plan.arena_size) << " lower_bound=" << hex(exe.plan.lower_bound)
-     << " alignment=" << exe.plan.alignment << "\n";
+  os << ".plan planner=" << asm_text::quote_name(exe.plan.planner)
+     << " arena=" << hex(exe.plan.arena_base) << "+" << hex(exe.plan.arena_size)
+     << " lower_bound=" << hex(exe.plan.lower_bound) << " alignment=" << exe.plan.alignment << "\n";
   if (!exe.tensors.empty()) os << "\n";
   size_t name_width = 0, type_width = 0;
   for (const TensorEntry& t : exe.tensors) {
-    name_width = std::max(name_width, t.name.size());
+    name_width = std::max(name_width, asm_text::quote_name(t.name).size());
     type_width = std::max(type_width, type_text(t.dtype, t.shape).size());
   }
   for (const TensorEntry& t : exe.tensors) {
-    os << ".tensor " << pad(t.name, name_width) << " " << pad(role_name(t.role), kRoleWidth) << " "
-       << pad(type_text(t.dtype, t.shape), type_width) << " @" << hex(t.addr);
+    os << ".tensor " << pad(asm_text::quote_name(t.name), name_width) << " "
+       << pad(role_name(t.role), kRoleWidth) << " " << pad(type_text(t.dtype, t.shape), type_width)
+       << " @" << hex(t.addr);
     if (t.size != t.dense_bytes()) os << " size=" << hex(t.size);
     os << " life=" << t.first << ".." << t.last;
     if (t.has_data()) os << " data=" << data_text(exe, t, options);

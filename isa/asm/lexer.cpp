@@ -25,6 +25,8 @@ std::vector<Statement> lex(const std::string& text, const std::string& file_name
   int line = 1, column = 1;
   int open_line = 0, open_column = 0;
   bool in_comment = false;
+  bool in_quote = false, escaped = false;  // inside a quoted name (names.h)
+  int quote_line = 0, quote_column = 0;
 
   auto end_token = [&] {
     if (!token.text.empty()) current.tokens.push_back(token);
@@ -37,6 +39,23 @@ std::vector<Statement> lex(const std::string& text, const std::string& file_name
   };
 
   for (char c : text) {
+    if (in_quote && c != '\n') {
+      // Everything up to the closing quote is the name's: blanks, brackets, ';'.
+      token.text += c;
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_quote = false;
+      }
+      ++column;
+      continue;
+    }
+    if (in_quote)
+      throw UserError(file_name + ":" + std::to_string(quote_line) + ":" +
+                      std::to_string(quote_column) +
+                      ": quoted name opened here is not closed on its line");
     if (c == '\n') {
       in_comment = false;
       if (depth == 0) end_statement();
@@ -58,6 +77,11 @@ std::vector<Statement> lex(const std::string& text, const std::string& file_name
         token.column = column;
         if (current.tokens.empty()) current.line = line;
       }
+      if (c == '"') {
+        in_quote = true;
+        quote_line = line;
+        quote_column = column;
+      }
       if (is_open(c) && depth++ == 0) {
         open_line = line;
         open_column = column;
@@ -69,6 +93,10 @@ std::vector<Statement> lex(const std::string& text, const std::string& file_name
     }
     ++column;
   }
+  if (in_quote)
+    throw UserError(file_name + ":" + std::to_string(quote_line) + ":" +
+                    std::to_string(quote_column) +
+                    ": quoted name opened here is not closed on its line");
   if (depth > 0)
     throw UserError(file_name + ":" + std::to_string(open_line) + ":" +
                     std::to_string(open_column) + ": bracket opened here is never closed");

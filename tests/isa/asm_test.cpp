@@ -56,6 +56,61 @@ TEST(Asm, BinaryRoundTripsThroughText) {
   EXPECT_EQ(serialize(again), bytes);
 }
 
+// Issue 19's findings: names the container holds but bare assembly cannot spell (an empty
+// target, ONNX names with spaces, brackets, commas, quotes, ';', control bytes), and a size-1
+// dimension with a nonzero stride, all read back to the same bytes.
+TEST(Asm, EveryValidExecutableRoundTripsThroughText) {
+  Executable exe = assemble(read_text("docs/examples/mlp_step.s2asm"), "mlp_step.s2asm");
+  const std::vector<std::string> names = {"a b[0]",      "x,y",        "q\"u\\ote", "semi;colon",
+                                          "tab\there\n", "f32[2]@0x0", "=eq",       "caf\xc3\xa9"};
+  exe.target = "";
+  exe.plan.planner = "my planner";
+  ASSERT_GE(exe.tensors.size(), names.size());
+  for (size_t i = 0; i < names.size(); ++i)
+    exe.tensors[i].name = names[i];
+  exe.debug.resize(exe.instructions.size());
+  exe.debug[0] = {"/layer 1/Conv", "a,b", ""};
+  // A size-1 dimension whose stride is not the dense one: it addresses nothing but is encoded.
+  // (sgd's gradient [K] read as [1, K] with a row stride of K + 7.)
+  bool strided = false;
+  for (Instruction& inst : exe.instructions)
+    if (auto d = inst.has_slot(Slot::Grad) ? inst.operand(Slot::Grad) : std::nullopt;
+        !strided && d && d->rank == 1) {
+      const uint32_t k = d->shape[0];
+      d->rank = 2;
+      d->shape = {1, k, 0, 0};
+      d->strides = {k + 7, 1, 0, 0};
+      inst.set_operand(Slot::Grad, *d);
+      strided = true;
+    }
+  ASSERT_TRUE(strided) << "no sgd with a 1-D gradient in mlp_step";
+  const std::vector<uint8_t> bytes = serialize(exe);
+  const Executable valid = read_executable(bytes, "odd.bin");  // the reader accepts it
+  const std::string listing = disassemble(valid, all_data());
+  EXPECT_NE(listing.find(".target \"\"\n"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("\"q\\\"u\\\\ote\""), std::string::npos) << listing;
+  EXPECT_NE(listing.find("\"tab\\x09here\\x0a\""), std::string::npos) << listing;
+  EXPECT_NE(listing.find("from=\"/layer 1/Conv\",\"a,b\",\"\""), std::string::npos) << listing;
+  EXPECT_EQ(serialize(assemble(listing, "listing")), bytes);
+}
+
+TEST(Asm, MalformedQuotedNamesNameTheirPlace) {
+  auto error = [](const std::string& text) {
+    try {
+      assemble(text, "q.s2asm");
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error(".target \"open\n"),
+            "q.s2asm:1:9: quoted name opened here is not closed on its line");
+  EXPECT_EQ(error(".target \"a\\q\"\n"),
+            "q.s2asm:1:9: bad escape in \"a\\q\" (known: \\\", \\\\, \\xHH)");
+  EXPECT_EQ(error(".target \"a\"b\n"),
+            "q.s2asm:1:9: unexpected text after the closing quote of \"a\"b");
+}
+
 TEST(Asm, GoldenCoversEveryOpcode) {
   const Executable exe = assemble(read_text("tests/isa/golden/all_opcodes.s2asm"), "all_opcodes");
   std::set<Opcode> used;

@@ -16,6 +16,9 @@ packages=(
   libfmt-dev        # text formatting
   libgtest-dev      # GoogleTest
   clang-format      # the formatting test (tests/style/check_format.sh)
+  clang-14          # the fuzz targets (tests/fuzz/, scripts/fuzz.sh) ...
+  libclang-rt-14-dev # ... with libFuzzer and the sanitizer runtimes
+  ccache            # the fuzz build's second compile of the libraries
   llvm-14-tools     # lit and FileCheck: the text tests of s2c (tests/lit/)
   libonnx-dev       # ONNX import (with the two below)
   libprotobuf-dev

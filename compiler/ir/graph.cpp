@@ -152,7 +152,9 @@ TensorRole output_role(OpCategory category) {
 namespace {
 
 void fill_attrs(const OpSchema& schema, const std::string& name, Attrs* attrs) {
-  for (const auto& [key, value] : attrs->values()) {
+  for (const auto& entry : attrs->values()) {
+    const std::string& key = entry.first;  // (a plain reference: lambdas cannot capture
+    const auto& value = entry.second;      // structured bindings in C++17)
     const auto spec = std::find_if(schema.attrs.begin(), schema.attrs.end(),
                                    [&](const AttrSpec& s) { return s.name == key; });
     S2_CHECK(spec != schema.attrs.end(), "op '" + name + "' (" +

@@ -92,7 +92,9 @@ class Verifier {
         if (g_.tensor(out).producer != OpId(i))
           fail(what + ": output '%" + g_.tensor(out).name + "' names another producer");
       }
-      for (const auto& [key, value] : op.attrs.values()) {
+      for (const auto& entry : op.attrs.values()) {
+        const std::string& key = entry.first;  // (lambdas cannot capture structured
+        const auto& value = entry.second;      // bindings in C++17)
         const auto spec = std::find_if(schema->attrs.begin(), schema->attrs.end(),
                                        [&](const AttrSpec& s) { return s.name == key; });
         if (spec == schema->attrs.end())

@@ -202,16 +202,8 @@ int run_simulation(const RunCommandOptions& options, std::ostream& out) {
   }
 
   CliObserver observer(options, out);
-  RunOutput output;
-  try {
-    output = run_program(exe, target, run, &observer);
-  } catch (const UserError& e) {
-    // A fault found while running an instruction is the executable's: name the file. (Errors
-    // of the flags stay as they are.)
-    const std::string what = e.what();
-    if (what.rfind("instruction ", 0) == 0) throw UserError(options.executable + ": " + what);
-    throw;
-  }
+  run.program = options.executable;
+  RunOutput output = run_program(exe, target, run, &observer);
   if (!run.capture.empty()) write_dumps(exe, options, dir, run.capture, output, out);
   if (run.rtl.any()) output.cosim.print(out);
   if (output.checked) print_findings(output, out);

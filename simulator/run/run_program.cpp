@@ -100,6 +100,17 @@ RunOutput run_program(const isa::Executable& exe, const target::TargetDesc& targ
   if (!options.vcd_prefix.empty() && !options.rtl.any())
     throw UserError("--vcd dumps the waveforms of RTL units: it needs --rtl");
 
+  // A fault of the program found while running it (a tile that cannot fit the target, a
+  // label outside the classes) names the program's file first.
+  auto in_program = [&options](const auto& run) {
+    try {
+      run();
+    } catch (const UserError& e) {
+      if (options.program.empty()) throw;
+      throw UserError(options.program + ": " + e.what());
+    }
+  };
+
   RunOutput out;
   top::Top& top = top::process_top(options.rtl, target);
   top::SimOptions sim;
@@ -107,7 +118,7 @@ RunOutput run_program(const isa::Executable& exe, const target::TargetDesc& targ
   sim.progress = options.progress;
   sim.rtl = options.rtl;
   sim.cosim = &out.cosim;
-  out.timing = top.run(exe, target, sim);
+  in_program([&] { out.timing = top.run(exe, target, sim); });
   if (observer != nullptr) observer->timing_done(out.timing);
   if (!out.timing.deadlock.empty()) return out;
 
@@ -115,7 +126,8 @@ RunOutput run_program(const isa::Executable& exe, const target::TargetDesc& targ
   if (!options.vcd_prefix.empty()) top.rtl().open_vcd(options.vcd_prefix);
   const std::vector<uint32_t> order = completion_order(out.timing);
   out.functional = options.functional();
-  if (out.functional) replay(exe, target, order, options, top.rtl().units(), observer, out);
+  if (out.functional)
+    in_program([&] { replay(exe, target, order, options, top.rtl().units(), observer, out); });
   if (options.check) {
     checker::ShadowChecker shadow(exe);
     for (uint32_t index : order)

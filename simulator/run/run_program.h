@@ -47,6 +47,8 @@ struct RunOptions {
   bool check = false;           // run the shadow-memory checker
   top::RtlSelection rtl;        // RTL units instead of the models
   std::string vcd_prefix;       // with rtl: waveforms PREFIX.pe_array.vcd, PREFIX.ppu.vcd
+  // The executable's file, named first in the errors of running it (empty: not named).
+  std::string program;
   // Called after every completed instruction of the timing run with (completed, total).
   std::function<void(size_t, size_t)> progress;
 

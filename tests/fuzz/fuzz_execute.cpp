@@ -1,0 +1,39 @@
+// An executable through the simulator's timing plan (plan_instruction on the base
+// configuration) and the functional kernels (execute_program): every instruction the reader
+// accepts plans and computes, or fails with a UserError (a data fault such as a label out of
+// range). Programs over 16 MiB of DRAM or 256 instructions are skipped to keep runs fast.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "fuzz_common.h"
+#include "isa/common/errors.h"
+#include "isa/container/reader.h"
+#include "simulator/dram/load_target.h"
+#include "simulator/functional/execute.h"
+#include "simulator/timing/plan.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace s2;
+  static const target::TargetDesc base =
+      target::load_target(S2_SOURCE_DIR "/configs/s2train_base.yaml");
+  isa::Executable exe;
+  try {
+    exe = isa::read_executable(s2::fuzz::with_valid_crcs(std::vector<uint8_t>(data, data + size)),
+                               "fuzz.bin");
+  } catch (const UserError&) {
+    return 0;
+  }
+  if (exe.plan.dram_size > (16u << 20) || exe.instructions.size() > 256) return 0;
+  for (const isa::Instruction& inst : exe.instructions) {
+    try {
+      sim::timing::plan_instruction(inst, base);
+    } catch (const UserError&) {
+    }
+  }
+  try {
+    sim::functional::execute_program(exe);
+  } catch (const UserError&) {
+  }
+  return 0;
+}

@@ -57,9 +57,15 @@ class InitializerTable {
     for (const Initializer& init : entries_) {
       if (!init.role) continue;
       const std::string where = ctx_.path() + ": initializer '" + init.name + "'";
+      const std::vector<int64_t> dims = tensor_dims(*init.proto, where);
+      // A weight with a zero dimension has no elements, whatever its other dimensions claim
+      // (found by tests/fuzz/fuzz_onnx: huge dims beside a 0 overflowed the strides).
+      if (std::find(dims.begin(), dims.end(), 0) != dims.end())
+        throw UserError(where + ": has a zero dimension in " + ir::ints_text(dims) +
+                        "; empty tensors are not supported");
       auto data = std::make_shared<const ir::HostArray>(float_values(*init.proto, where));
-      const ir::TensorId t = ctx_.graph().add_parameter(init.name, *init.role, isa::DType::F32,
-                                                        tensor_dims(*init.proto, where), data);
+      const ir::TensorId t =
+          ctx_.graph().add_parameter(init.name, *init.role, isa::DType::F32, dims, data);
       ctx_.bind(init.name, t);
     }
   }

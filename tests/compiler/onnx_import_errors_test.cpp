@@ -238,6 +238,19 @@ TEST_F(OnnxImportError, ExternalDataThatCannotBeReadNamesTheTensor) {
             at_file(w + "has 40 bytes of raw data for FLOAT[4,6] (expected 96)"));
 }
 
+// Found by tests/fuzz/fuzz_onnx: huge dimensions beside a zero one have no elements, so the
+// payload check passed, and the IR's strides overflowed.
+TEST_F(OnnxImportError, InitializerWithAZeroDimension) {
+  TestModel m = linear_model();
+  onnx::TensorProto* w = m.graph().mutable_initializer(0);
+  w->clear_dims();
+  for (int64_t d : {int64_t{8075784385762125}, int64_t{7961}, int64_t{0}})
+    w->add_dims(d);
+  w->clear_raw_data();
+  EXPECT_EQ(error_of(m), at_file("initializer 'fc.weight': has a zero dimension in "
+                                 "[8075784385762125,7961,0]; empty tensors are not supported"));
+}
+
 TEST_F(OnnxImportError, InitializerAsStateAndAsWeight) {
   TestModel m = around(3);
   for (const char* p : {"s", "b", "m", "v"})

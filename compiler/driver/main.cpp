@@ -1,7 +1,6 @@
 // s2c: the S2Train compiler driver.
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 

@@ -240,15 +240,7 @@ void translate_pad(NodeContext& n) {
 ir::TensorId reshape_of(NodeContext& n, ir::TensorId t, const ir::Shape& shape,
                         const std::string& suffix) {
   ir::Graph& g = n.import().graph();
-  // Row-major dense, ignoring the strides of size-1 axes (they address nothing).
-  const ir::Tensor& x = g.tensor(t);
-  bool dense = true;
-  int64_t expected = 1;
-  for (size_t d = x.shape.size(); d-- > 0;) {
-    if (x.shape[d] != 1 && x.strides[d] != expected) dense = false;
-    expected *= x.shape[d];
-  }
-  if (!dense)
+  if (!g.tensor(t).contiguous())
     t = g.add(OpType::Copy, g.unique_name(n.name() + "/dense" + suffix), ir::OpCategory::Forward,
               {t});
   if (suffix.empty()) return n.add(OpType::Reshape, {t}, Attrs{{"shape", shape}});

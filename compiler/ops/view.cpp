@@ -13,16 +13,6 @@
 namespace s2::ir {
 namespace {
 
-// Dense row-major layout, ignoring the strides of size-1 axes (they address nothing).
-bool dense(const Tensor& t) {
-  int64_t expected = 1;
-  for (size_t d = t.shape.size(); d-- > 0;) {
-    if (t.shape[d] != 1 && t.strides[d] != expected) return false;
-    expected *= t.shape[d];
-  }
-  return true;
-}
-
 OutputSpec view_of_input(const Tensor& x) {
   OutputSpec v;
   v.dtype = x.dtype;
@@ -61,7 +51,7 @@ std::vector<OutputSpec> infer_reshape(const InferContext& ctx) {
              " elements) to shape=" + ints_text(shape) + " (" + std::to_string(known) +
              " elements)");
   }
-  if (!dense(x))
+  if (!x.contiguous())
     ctx.fail(ctx.describe(0) + " with strides " + ints_text(x.strides) +
              " is not a dense (contiguous) view; reshape needs one (copy it first)");
   OutputSpec v = view_of_input(x);
@@ -77,7 +67,7 @@ void reshape_backward(BackwardContext& b) {
   TensorId dy = b.grad_output(0);
   if (!dy.valid() || !b.needs_grad(0)) return;
   const OpCategory category = b.grad_category(0);
-  if (!dense(b.tensor(dy)))
+  if (!b.tensor(dy).contiguous())
     dy = b.emit1(OpType::Scale, "grad_dense", category, {dy}, Attrs{{"alpha", 1.0}, {"beta", 0.0}});
   const Shape x_shape = b.tensor(b.input(0)).shape;
   b.add_grad(0, b.emit1(OpType::Reshape, "grad", category, {dy}, Attrs{{"shape", x_shape}}));

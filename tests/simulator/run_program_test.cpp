@@ -156,6 +156,29 @@ TEST_P(RunProgram, SequentialMemoryPeakEqualsThePlan) {
   EXPECT_NE(out.str().find("memory peak"), std::string::npos);
 }
 
+TEST_P(RunProgram, OverlappingMemoryPeakStaysWithinTheAllocation) {
+  // With a decode window a later instruction's tensors become live before an earlier one's
+  // die, so the live peak may pass the program-order figure; live tensors never share an
+  // address, so it never passes what the plan allocates. The summary names both figures.
+  RunCommandOptions options;
+  options.executable = compiled(GetParam());
+  options.config = base_config();
+  options.window = 64;
+  std::ostringstream out;
+  ASSERT_EQ(run_simulation(options, out), 0);
+  const isa::Executable exe = isa::load_executable(options.executable);
+  const report::RunResult r = simulate_file(options.executable);
+  EXPECT_GE(r.memory_peak, exe.plan.arena_base);
+  EXPECT_LE(r.memory_peak, exe.plan.arena_base + exe.plan.arena_size);
+  EXPECT_EQ(r.planned_peak, top::planned_peak(exe));
+  const std::string allocated =
+      "allocated " + std::to_string(exe.plan.arena_base + exe.plan.arena_size) + " B";
+  EXPECT_NE(out.str().find(allocated), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find(std::to_string(r.planned_peak) + " B live in program order"),
+            std::string::npos)
+      << out.str();
+}
+
 TEST_P(RunProgram, JsonReportAndTraceParse) {
   const std::string report = temp_dir() + "/" + GetParam() + ".report.json";
   const std::string trace = temp_dir() + "/" + GetParam() + ".trace.json";

@@ -8,6 +8,7 @@ const OnnxOpRegistry& onnx_op_registry() {
     OnnxOpRegistry r("ONNX operator", ListOrder::Sorted);
     add_conv_ops(r);
     add_norm_ops(r);
+    add_softmax_ops(r);
     add_pool_ops(r);
     add_gemm_ops(r);
     add_tensor_ops(r);

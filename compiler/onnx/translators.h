@@ -37,6 +37,8 @@ void add_tensor_ops(OnnxOpRegistry& r);
 void add_shape_ops(OnnxOpRegistry& r);
 // Normalization: LayerNormalization
 void add_norm_ops(OnnxOpRegistry& r);
+// Softmax (any axis)
+void add_softmax_ops(OnnxOpRegistry& r);
 // t reshaped to `shape` (the IR's reshape view), through a dense DMA copy when t is a permuted
 // or strided view: ShuffleNet's channel shuffle, a MatMul on a transposed map. An empty suffix
 // names the reshape as the node's own op; otherwise both ops are named node + suffix.

@@ -226,6 +226,19 @@ void check_shapes(Checker& c) {
         c.expect_shape(s, rows, "one per row: the shape of 'x' without its last dimension");
       return;
     }
+    case Opcode::Softmax: {
+      const auto x = c.dims(Slot::X);
+      if (inst.flag(Field::Causal) && x.size() < 2)
+        c.fail("operand 'x' has rank " + std::to_string(x.size()) +
+               "; a causal softmax needs rows and columns: rank 2 to 4");
+      for (Slot s : {Slot::Mask, Slot::Y})
+        c.expect_shape(s, x, "shape of 'x'");
+      return;
+    }
+    case Opcode::SoftmaxBwd:
+      for (Slot s : {Slot::Dy, Slot::Dx})
+        c.expect_shape(s, c.dims(Slot::Y), "shape of 'y'");
+      return;
     case Opcode::MaxPoolFwd:
     case Opcode::AvgPoolFwd:
     case Opcode::MaxPoolBwd:

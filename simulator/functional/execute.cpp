@@ -14,6 +14,7 @@
 #include "simulator/functional/pool.h"
 #include "simulator/functional/reduce.h"
 #include "simulator/functional/sgd.h"
+#include "simulator/functional/softmax.h"
 #include "simulator/functional/softmax_ce.h"
 
 namespace s2::sim::functional {
@@ -80,6 +81,8 @@ const KernelRegistry& kernel_registry() {
     add(isa::Opcode::DropoutMask, run_dropout_mask);
     add(isa::Opcode::LnFwd, run_ln_fwd);
     add(isa::Opcode::LnBwd, run_ln_bwd);
+    add(isa::Opcode::Softmax, run_softmax);
+    add(isa::Opcode::SoftmaxBwd, run_softmax_bwd);
     return r;
   }();
   return registry;

@@ -112,6 +112,13 @@ std::vector<StreamPass> stream_passes(const isa::Instruction& inst) {
                {Slot::DGamma, Slot::DBeta},
                elements_of(inst, Slot::X),
                op}};
+    case Opcode::Softmax:
+      // Like ln_fwd: a tile of whole rows in the output buffer, swept twice (the row's max and
+      // sum of exponentials, then the division); x and the mask are read from DRAM once.
+      return {{present({Slot::X, Slot::Mask}), {Slot::Y}, {}, {}, elements_of(inst, Slot::X), op}};
+    case Opcode::SoftmaxBwd:
+      // Per tile of rows: the row sums of dy * y, then dx.
+      return {{{Slot::Dy, Slot::Y}, {Slot::Dx}, {}, {}, elements_of(inst, Slot::Y), op}};
     case Opcode::MaxPoolFwd:
       return {{{Slot::X}, present({Slot::Y, Slot::Idx}), {}, {}, elements_of(inst, Slot::Y), op}};
     case Opcode::MaxPoolBwd:

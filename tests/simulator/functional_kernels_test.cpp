@@ -419,6 +419,50 @@ TEST(FunctionalLayerNorm, BackwardMatchesTheReference) {
   EXPECT_TRUE(p.matches_reference());
 }
 
+// softmax over dense rows with scale and causal rows, and with a [N,1,1,L] padding mask read
+// through zero strides as [N,H,L,L] (BERT's attention mask): the same bits as the reference.
+TEST(FunctionalSoftmax, ForwardWithScaleCausalAndBroadcastMaskMatchesTheReference) {
+  for (bool causal : {false, true})
+    for (bool masked : {false, true}) {
+      Program p(Opcode::Softmax);
+      p.set(Slot::X, p.tensor({2, 3, 5, 5}));
+      if (masked) {
+        TensorDesc mask = p.tensor({2, 5});
+        mask.shape = {2, 3, 5, 5};
+        mask.strides = {5, 0, 0, 1};
+        mask.rank = 4;
+        p.set(Slot::Mask, mask);
+      }
+      p.set(Slot::Y, p.zeros({2, 3, 5, 5})).field(Field::Causal, causal ? 1 : 0);
+      p.inst().set_f32(Field::Scale, 0.375f);
+      EXPECT_TRUE(p.matches_reference()) << "causal " << causal << " masked " << masked;
+    }
+}
+
+TEST(FunctionalSoftmax, ForwardComputesTheDefinition) {
+  Program p(Opcode::Softmax);
+  const TensorDesc x = p.zeros({2, 2}), y = p.zeros({2, 2});
+  p.set(Slot::X, x).set(Slot::Y, y).field(Field::Causal, 1);
+  p.inst().set_f32(Field::Scale, 0.5f);
+  DramImage image = DramImage::load(p.exe());
+  image.write_f32(x, {7, 100, 0, 2 * std::log(3.0f)});
+  execute_instruction(p.inst(), image, model_datapath());
+  // Row 0 keeps column 0 only; row 1 is softmax(0, log 3) = (1/4, 3/4).
+  const std::vector<float> got = image.read_f32(y);
+  EXPECT_EQ(got[0], 1.0f);
+  EXPECT_EQ(got[1], 0.0f);
+  EXPECT_NEAR(got[2], 0.25f, 1e-7f);
+  EXPECT_NEAR(got[3], 0.75f, 1e-7f);
+}
+
+TEST(FunctionalSoftmax, BackwardMatchesTheReference) {
+  Program p(Opcode::SoftmaxBwd);
+  p.set(Slot::Dy, p.tensor({3, 2, 7})).set(Slot::Y, p.sliced({3, 2, 7}));
+  p.set(Slot::Dx, p.zeros({3, 2, 7}));
+  p.inst().set_f32(Field::Scale, 0.125f);
+  EXPECT_TRUE(p.matches_reference());
+}
+
 struct PoolCase {
   uint32_t h, kernel, stride, pad, ceil, include_pad, out;
 };

@@ -1,9 +1,14 @@
 #!/usr/bin/python3
-"""Export a torchvision classification model to ONNX for `s2c` (compiler/onnx/).
+"""Export a torchvision classification model (or a probe model of scripts/probe_models.py)
+to ONNX for `s2c` (compiler/onnx/).
 
     /usr/bin/python3 scripts/export_onnx.py resnet18 -o resnet18.onnx \
         --batch 4 --image 32 --classes 10 --mode train --opset 17
     /usr/bin/python3 scripts/export_onnx.py --list
+    /usr/bin/python3 scripts/export_onnx.py softmax_probe -o probe.onnx --image 8
+
+--list names torchvision's classifiers; the probes (PROBES in scripts/probe_models.py) are
+small plain-PyTorch models for ops those do not use.
 
 The model is built with weights=None (random initialization, nothing is downloaded) and
 exported with static shapes: the importer rejects symbolic dimensions, because the
@@ -29,6 +34,8 @@ import torch
 import torch.nn.functional as F
 import torchvision
 
+from probe_models import PROBES
+
 
 def classification_models():
     """Names of torchvision's image-classification builders (not detection, video, ...)."""
@@ -50,7 +57,9 @@ AUX_LOGITS = {"googlenet": ["logits", "aux_logits2", "aux_logits1"],
               "inception_v3": ["logits", "aux_logits"]}
 
 
-def build(name, classes, aux_logits=False):
+def build(name, classes, aux_logits=False, channels=3):
+    if name in PROBES:
+        return PROBES[name](channels, classes)
     try:
         extra = {"aux_logits": aux_logits} if name in AUX_LOGITS else {}
         return torchvision.models.get_model(name, weights=None, num_classes=classes, **extra)
@@ -123,14 +132,14 @@ def main(argv):
     if args.list:
         print("\n".join(classification_models()))
         return 0
-    if args.model not in classification_models():
+    if args.model not in classification_models() and args.model not in PROBES:
         sys.exit(f"export_onnx.py: unknown model '{args.model}'; see --list")
 
     # The exporter warns, once per batch norm, that it drops the num_batches_tracked
     # increment; the importer does not model that counter, so the warning is only noise.
     warnings.filterwarnings("ignore", message="ONNX Preprocess - Removing mutation")
     torch.manual_seed(args.seed)
-    model = exportable(build(args.model, args.classes, args.aux_logits), args.batch)
+    model = exportable(build(args.model, args.classes, args.aux_logits, args.channels), args.batch)
     training = args.mode == "train"
     model.train(training)
     x = torch.randn(args.batch, args.channels, args.image, args.image)

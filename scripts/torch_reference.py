@@ -68,6 +68,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 import torchvision
 
+from probe_models import PROBES
+
 REFERENCE_FORMAT = "s2train-reference-step 1"  # compiler/driver/reference.h
 # A tensor PyTorch's float32 step gets further than this (relative) from its float64 step is
 # rounding noise (see main()).
@@ -455,6 +457,8 @@ def build_model(name, o, aux_logits=False):
         # identity, an average pool, a broadcast or a gemm with the bin matrix); its dropouts
         # follow our masks.
         return model
+    if name in PROBES:
+        return PROBES[name](c, k)
     if name in torchvision_classifiers():
         if c != 3:
             raise InputError("%s: the torchvision model takes 3 input channels, the step %d"
@@ -465,7 +469,8 @@ def build_model(name, o, aux_logits=False):
                              "has no auxiliary classifier" % name)
         return torchvision.models.get_model(name, weights=None, num_classes=k, **extra)
     raise InputError("unknown model '%s' (this script knows mlp, lenet5, resnet18, resnet34, "
-                     "resnet50, vgg11 and torchvision's classification models)" % name)
+                     "resnet50, vgg11, torchvision's classification models and the probes of "
+                     "scripts/probe_models.py: %s)" % (name, ", ".join(sorted(PROBES))))
 
 
 # As scripts/export_onnx.py builds them: without the auxiliary heads unless it exported them
@@ -566,6 +571,7 @@ MODEL_SIGNATURES = [
     ("resnet18", ["layer1.0.conv1.weight"]),
     ("lenet5", ["conv1.weight", "fc1.weight"]),
     ("mlp", ["fc1.weight"]),
+    ("softmax_probe", ["gate.weight", "score.weight"]),
 ]
 
 

@@ -170,11 +170,11 @@ void translate_integer_only(NodeContext& n, char op) {
 }
 
 void translate_sub(NodeContext& n) {
-  translate_integer_only(n, '-');
+  if (!scale_by_float_constant(n, '-')) translate_integer_only(n, '-');
 }
 
 void translate_div(NodeContext& n) {
-  translate_integer_only(n, '/');
+  if (!scale_by_float_constant(n, '/')) translate_integer_only(n, '/');
 }
 
 // Slice of a tensor: one IR slice view per axis. Of a rank-1 constant: folded.

@@ -2,8 +2,10 @@
 // Dropout, Identity, Constant, Flatten, Reshape, Concat and Pad.
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
+#include "compiler/onnx/tensor_data.h"
 #include "compiler/onnx/translators.h"
 #include "compiler/ops/dropout.h"
 
@@ -55,12 +57,24 @@ void translate_broadcasting(NodeContext& n, OpType type) {
   n.set_output(0, n.add(type, {broadcast_to(n, a, out, "a"), broadcast_to(n, b, out, "b")}, {}));
 }
 
+// The single value of a FLOAT constant (a Constant node's output, not an initializer, which
+// is a parameter), or nullopt when input i is not one.
+std::optional<double> float_scalar(NodeContext& n, size_t i) {
+  const onnx::TensorProto* t = n.import().constant(n.node().input(static_cast<int>(i)));
+  if (!t || t->data_type() != onnx::TensorProto::FLOAT) return std::nullopt;
+  const std::vector<float> v = float_values(*t, n.node().input(static_cast<int>(i)));
+  if (v.size() != 1) return std::nullopt;
+  return decimal_value(v[0]);
+}
+
 void translate_add(NodeContext& n) {
-  if (!fold_integer_arithmetic(n, '+')) translate_broadcasting(n, OpType::Add);
+  if (!fold_integer_arithmetic(n, '+') && !scale_by_float_constant(n, '+'))
+    translate_broadcasting(n, OpType::Add);
 }
 
 void translate_mul(NodeContext& n) {
-  if (!fold_integer_arithmetic(n, '*')) translate_broadcasting(n, OpType::Mul);
+  if (!fold_integer_arithmetic(n, '*') && !scale_by_float_constant(n, '*'))
+    translate_broadcasting(n, OpType::Mul);
 }
 
 // A BOOL constant input (Dropout's training_mode), false when absent.
@@ -236,6 +250,36 @@ void translate_pad(NodeContext& n) {
 }
 
 }  // namespace
+
+bool scale_by_float_constant(NodeContext& n, char op) {
+  if (n.node().input_size() != 2) return false;
+  const std::optional<double> a = float_scalar(n, 0), b = float_scalar(n, 1);
+  if (a.has_value() == b.has_value()) return false;  // no constant, or two: not a scale
+  n.allow_attributes({});
+  const size_t x = a ? 1 : 0;
+  const double c = a ? *a : *b;
+  double alpha = 1.0, beta = 0.0;
+  switch (op) {
+    case '+':
+      beta = c;
+      break;
+    case '-':
+      alpha = a ? -1.0 : 1.0;
+      beta = a ? c : -c;
+      break;
+    case '*':
+      alpha = c;
+      break;
+    default:
+      if (a)
+        n.fail("divides the constant " + n.node().input(0) +
+               " by a tensor; only a tensor divided by a constant is supported");
+      if (c == 0.0) n.fail("divides by the constant 0");
+      alpha = 1.0 / c;
+  }
+  n.set_output(0, n.add(OpType::Scale, {n.input(x)}, Attrs{{"alpha", alpha}, {"beta", beta}}));
+  return true;
+}
 
 ir::TensorId reshape_of(NodeContext& n, ir::TensorId t, const ir::Shape& shape,
                         const std::string& suffix) {

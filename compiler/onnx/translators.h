@@ -48,6 +48,11 @@ ir::TensorId reshape_of(NodeContext& n, ir::TensorId t, const ir::Shape& shape,
 // not one (then the node is a tensor op).
 bool fold_integer_arithmetic(NodeContext& n, char op);
 bool fold_integer_concat(NodeContext& n);
+// Add, Sub, Mul or Div (op '+', '-', '*', '/') of a tensor and a FLOAT constant holding one
+// value (attention's 1/sqrt(d)) as the IR's scale, y = alpha * x + beta: false when neither or
+// both inputs are such a constant. A constant divided by a tensor is an error; x / c is x times
+// the f32 rounding of 1 / c (exact when c is a power of two).
+bool scale_by_float_constant(NodeContext& n, char op);
 // Clip, Sigmoid, HardSigmoid, HardSwish, Gelu
 void add_activation_ops(OnnxOpRegistry& r);
 

@@ -22,14 +22,12 @@ void softmax_forward(const SoftmaxGeometry& g, const float* x, const float* mask
       y[at + c] = z;                      // z held in y until the row's max is known
       if (std::isnan(z) || z > m) m = z;  // a NaN stays the max: the row is NaN
     }
-    float s = 0.0f;
-    for (size_t c = 0; c < kept; ++c) {
-      const float e = std::exp(y[at + c] - m);
-      y[at + c] = e;
-      s = s + e;
-    }
+    double s = 0.0;
     for (size_t c = 0; c < kept; ++c)
-      y[at + c] = y[at + c] / s;
+      s += std::exp(static_cast<double>(y[at + c]) - static_cast<double>(m));
+    for (size_t c = 0; c < kept; ++c)
+      y[at + c] =
+          static_cast<float>(std::exp(static_cast<double>(y[at + c]) - static_cast<double>(m)) / s);
     for (size_t c = kept; c < g.cols; ++c)
       y[at + c] = 0.0f;
   }
@@ -39,11 +37,12 @@ void softmax_backward(const SoftmaxGeometry& g, const float* dy, const float* y,
                       float* dx) {
   for (size_t r = 0; r < g.rows; ++r) {
     const size_t at = r * g.cols;
-    float d = 0.0f;
+    double d = 0.0;
     for (size_t c = 0; c < g.cols; ++c)
-      d = d + dy[at + c] * y[at + c];
+      d += static_cast<double>(dy[at + c]) * static_cast<double>(y[at + c]);
     for (size_t c = 0; c < g.cols; ++c)
-      dx[at + c] = scale * (y[at + c] * (dy[at + c] - d));
+      dx[at + c] = static_cast<float>(static_cast<double>(scale) * static_cast<double>(y[at + c]) *
+                                      (static_cast<double>(dy[at + c]) - d));
   }
 }
 

@@ -337,6 +337,18 @@ TEST_F(TorchSim, ConvnextTinyOnnxMatchesPyTorch) {
   EXPECT_NE(last_out_.find("decisions: 17 "), std::string::npos) << last_out_;
 }
 
+// scripts/probe_models.py's softmax_probe: a softmax over channels (ONNX Softmax on axis 1,
+// a transpose view) gating the map and a scaled softmax over pixels (a constant Mul, then
+// axis -1) weighting it before the pool, its backward on the PPU. score.bias's gradient is
+// analytically zero (a softmax ignores a shift of all its inputs): rounding noise on both
+// sides, so the --exact-factor criterion judges it.
+TEST_F(TorchSim, SoftmaxProbeOnnxMatchesPyTorch) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  expect_matches_torch(export_onnx("softmax_probe", 8), 8, "--exact-factor 2", "softmax_probe");
+  s2::test::expect_as_accurate_as_torch(last_out_, 2.0);
+  EXPECT_NE(last_out_.find("0 of 17 tensors further"), std::string::npos) << last_out_;
+}
+
 // The exported torchvision classifiers not checked against PyTorch above compile and run
 // functionally with a clean check: regnet_x_400mf and resnext50_32x4d (grouped convolutions).
 TEST_F(TorchSim, ExportedClassifiersCompileAndSimulate) {

@@ -1,8 +1,9 @@
-// The ONNX importer's Softmax: over the last axis it is the IR's softmax; over an earlier axis
-// (opset 13 on) the axis is moved last and back by transpose views, with no copy; before opset
-// 13 the dimensions from the axis on are flattened into one row. Values through the
-// interpreter against softmax evaluated in double, and the error for an axis outside the
-// input.
+// The ONNX importer's Softmax and the arithmetic of a tensor with a float constant that
+// attention's scale exports as (a Constant node's single value: the IR's scale). Softmax: over the
+// last axis it is the IR's softmax; over an earlier axis (opset 13 on) the axis is moved last and
+// back by transpose views, with no copy; before opset 13 the dimensions from the axis on are
+// flattened into one row. Values through the interpreter against softmax evaluated in double, and
+// the error for an axis outside the input.
 
 #include <gtest/gtest.h>
 
@@ -99,6 +100,55 @@ TEST_F(OnnxSoftmax, AnAxisOutsideTheInputIsAnErrorNamingTheNode) {
   EXPECT_EQ(error_of(softmax_model(-5)),
             at_file("node '/attn/Softmax' (Softmax): attribute 'axis' = -5 is outside "
                     "f32[2,3,8,8]"));
+}
+
+// x[2,6] <op> c (or c <op> x when `constant_first`) -> Gemm -> logits, c a Constant node.
+TestModel with_constant(const std::string& type, float c, bool constant_first = false) {
+  TestModel m;
+  m.input("x", {2, 6});
+  m.initializer("fc.weight", {3, 6});
+  onnx::AttributeProto& value = *m.node("Constant", "/Constant", {}, {"c"}).add_attribute();
+  value.set_name("value");
+  value.set_type(onnx::AttributeProto::TENSOR);
+  value.mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+  value.mutable_t()->add_float_data(c);
+  m.node(type, "/" + type,
+         constant_first ? std::vector<std::string>{"c", "x"} : std::vector<std::string>{"x", "c"},
+         {"y"});
+  testing::attr_i(m.node("Gemm", "fc", {"y", "fc.weight"}, {"logits"}), "transB", 1);
+  m.output("logits", {2, 3});
+  return m;
+}
+
+TEST_F(OnnxSoftmax, ArithmeticWithAFloatConstantIsAScale) {
+  struct Case {
+    const char* type;
+    float c;
+    bool constant_first;
+    double alpha, beta;
+  };
+  for (const Case& k : {Case{"Mul", 0.5f, false, 0.5, 0}, Case{"Mul", 3, true, 3, 0},
+                        Case{"Div", 8, false, 0.125, 0}, Case{"Add", 1.5f, true, 1, 1.5},
+                        Case{"Sub", 2, false, 1, -2}, Case{"Sub", 2, true, -1, 2}}) {
+    const ir::Graph g = imported(with_constant(k.type, k.c, k.constant_first));
+    const ir::Op& op = g.op(g.find_op(std::string("/") + k.type));
+    ASSERT_EQ(op.type, ir::OpType::Scale) << k.type;
+    EXPECT_EQ(op.inputs.at(0), g.find_tensor("x"));
+    EXPECT_EQ(op.attrs.f("alpha"), k.alpha) << k.type << " " << k.c;
+    EXPECT_EQ(op.attrs.f("beta"), k.beta) << k.type << " " << k.c;
+    ir::Interpreter it(g);
+    it.run();
+    const std::vector<float> x = it.value(g.find_tensor("x")).f32();
+    const std::vector<float> y = it.value(op.outputs.at(0)).f32();
+    for (size_t i = 0; i < x.size(); ++i)
+      EXPECT_FLOAT_EQ(y[i], static_cast<float>(k.alpha * double{x[i]} + k.beta))
+          << k.type << " " << i;
+  }
+  EXPECT_EQ(error_of(with_constant("Div", 2, true)),
+            at_file("node '/Div' (Div): divides the constant c by a tensor; only a tensor "
+                    "divided by a constant is supported"));
+  EXPECT_EQ(error_of(with_constant("Div", 0)),
+            at_file("node '/Div' (Div): divides by the constant 0"));
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 #include <optional>
 #include <string>
 
-#include "compiler/onnx/tensor_data.h"
 #include "compiler/onnx/translators.h"
 #include "compiler/ops/dropout.h"
 
@@ -62,7 +61,7 @@ void translate_broadcasting(NodeContext& n, OpType type) {
 std::optional<double> float_scalar(NodeContext& n, size_t i) {
   const onnx::TensorProto* t = n.import().constant(n.node().input(static_cast<int>(i)));
   if (!t || t->data_type() != onnx::TensorProto::FLOAT) return std::nullopt;
-  const std::vector<float> v = float_values(*t, n.node().input(static_cast<int>(i)));
+  const std::vector<float> v = n.constant_floats(i);
   if (v.size() != 1) return std::nullopt;
   return decimal_value(v[0]);
 }

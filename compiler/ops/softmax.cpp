@@ -7,8 +7,8 @@
 // through zero strides. `causal` leaves out column j of row i when j > i (i the second-to-last
 // index), the decoder's mask, without any tensor.
 //
-// The arithmetic (fp32, the order of every max and sum) is isa/numerics/softmax.h, shared with
-// the simulator's functional model.
+// The arithmetic (row sums in double, each result rounded once to fp32; the order of every max
+// and sum) is isa/numerics/softmax.h, shared with the simulator's functional model.
 
 #include "isa/numerics/softmax.h"
 
@@ -126,7 +126,7 @@ void register_softmax_ops(OpRegistry& r) {
                   "Softmax of x (rank 1 to 4) over its last dimension, row by row, of z = scale * "
                   "x + mask (mask optional, x's shape; an expand view broadcasts it). With "
                   "causal=1, column j of row i (i the second-to-last index) is left out when j > "
-                  "i and its y is 0. fp32 as the PPU computes: isa/numerics/softmax.h."},
+                  "i and its y is 0. Row sums in double, rounded once: isa/numerics/softmax.h."},
          {OpType::Softmax,
           Opcode::Softmax,
           {{"x", Slot::X}, {"mask", Slot::Mask}},

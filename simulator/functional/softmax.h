@@ -1,6 +1,7 @@
 #pragma once
 // Softmax on the PPU over the last dimension of x (rank 1 to 4, viewed as [rows, C]): the
-// instructions' operand plumbing around the shared fp32 arithmetic of isa/numerics/softmax.h.
+// instructions' operand plumbing around the shared arithmetic of isa/numerics/softmax.h (row
+// sums in double, each result rounded once to fp32).
 //
 // softmax:     scale (f32 field), optional additive mask of x's shape (often a zero-stride
 //              broadcast view), causal flag; writes y.

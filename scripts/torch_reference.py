@@ -572,6 +572,7 @@ MODEL_SIGNATURES = [
     ("lenet5", ["conv1.weight", "fc1.weight"]),
     ("mlp", ["fc1.weight"]),
     ("softmax_probe", ["gate.weight", "score.weight"]),
+    ("attention_probe", ["c_attn.weight", "patch.weight"]),
 ]
 
 

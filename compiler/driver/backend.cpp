@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "compiler/driver/pass_registry.h"
+#include "compiler/passes/copy_elision.h"
 #include "isa/common/errors.h"
 
 namespace s2::compiler {
@@ -29,6 +30,7 @@ BackendResult run_backend(const ir::Graph& training_step, const BackendOptions& 
     if (pass.value.half != PassHalf::Back) continue;
     const PassRecord record = run_pass(pass.name, program, context);
     if (pass.name == "place-concat") result.concat_summary = record.summary;
+    if (pass.name == "elide-copies") result.copies_summary = record.summary;
     if (pass.name == "fuse") {
       result.fusion_summary = record.summary;
       result.ops_after_fusion = record.ops;
@@ -46,6 +48,8 @@ std::string backend_summary(const BackendResult& r) {
   std::string s = fmt::format("fusion: {} ops -> {} ops; {}\n", r.ops_before_fusion,
                               r.ops_after_fusion, r.fusion_summary);
   if (r.concat_summary != "no concat") s += "concat: " + r.concat_summary + "\n";
+  if (!r.copies_summary.empty() && r.copies_summary != ir::kNoCopyElided)
+    s += "copies: " + r.copies_summary + "\n";
   s += fmt::format(
       "memory plan ({}): arena {:.3f} MiB, lower bound {:.3f} MiB, ratio {:.4f}; persistent "
       "{:.3f} MiB; DRAM {:.3f} MiB\n",

@@ -33,6 +33,7 @@ struct BackendResult {
   size_t ops_after_fusion = 0;
   std::string fusion_summary;
   std::string concat_summary;  // pass place-concat
+  std::string copies_summary;  // pass elide-copies
   memory::MemoryPlan plan;
   double milliseconds = 0;
 };

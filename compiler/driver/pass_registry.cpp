@@ -11,6 +11,7 @@
 #include "compiler/passes/algebraic_simplify.h"
 #include "compiler/passes/concat_placement.h"
 #include "compiler/passes/constant_folding.h"
+#include "compiler/passes/copy_elision.h"
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
 #include "compiler/passes/fusion.h"
@@ -52,6 +53,17 @@ std::string run_graph_pass(Program& p, PassContext&) {
   ir::PassResult r = Pass(p.graph);
   if (r.changed) p.graph = std::move(r.graph);
   return r.summary;
+}
+
+// Simplification leaves what only a replaced op read (the concats of slice gradients that
+// add(concat,concat) merged, the inner op of a merged pair); dead-code elimination removes it
+// here, or it would be scheduled and lowered.
+std::string run_simplify(Program& p, PassContext&) {
+  ir::PassResult r = ir::algebraic_simplify(p.graph);
+  if (!r.changed) return r.summary;
+  ir::PassResult dead = ir::dead_code_elimination(r.graph);
+  p.graph = std::move(dead.changed ? dead.graph : r.graph);
+  return dead.changed ? r.summary + "; then " + dead.summary : r.summary;
 }
 
 std::string run_fuse(Program& p, PassContext& c) {
@@ -101,13 +113,16 @@ Registry<PassInfo> make_registry() {
                 run_graph_pass<ir::common_subexpression_elimination>});
   r.add("fold", {front, Stage::Graph, Stage::Graph, "constant folding",
                  run_graph_pass<ir::constant_folding>});
-  r.add("simplify", {front, Stage::Graph, Stage::Graph, "algebraic simplification",
-                     run_graph_pass<ir::algebraic_simplify>});
+  r.add("simplify", {front, Stage::Graph, Stage::Graph,
+                     "algebraic simplification, then dead-code elimination", run_simplify});
   r.add("fuse", {back, Stage::Graph, Stage::Graph, "PPU epilogues into PE ops", run_fuse});
   r.add("place-concat",
         {back, Stage::Graph, Stage::Graph,
          "concat inputs written into their slices of the output (copies where they cannot)",
          run_graph_pass<run_place_concats>});
+  r.add("elide-copies", {back, Stage::Graph, Stage::Graph,
+                         "dense copies of transposed outputs written by their producers in place",
+                         run_graph_pass<ir::elide_copies>});
   r.add("schedule", {back, Stage::Graph, Stage::Scheduled, "the execution order", run_schedule});
   r.add("plan", {back, Stage::Scheduled, Stage::Planned, "an address per buffer", run_plan});
   r.add("lower", {back, Stage::Planned, Stage::Lowered, "S2Train instructions", run_lower});

@@ -54,6 +54,38 @@ Shape contiguous_strides(const Shape& shape) {
   return strides;
 }
 
+std::optional<Shape> view_strides(const Shape& old_shape, const Shape& old_strides,
+                                  const Shape& shape) {
+  if (shape_numel(old_shape) != shape_numel(shape) || old_shape.size() != old_strides.size())
+    return std::nullopt;
+  const Tensor probe{"", DataId(), DType::F32, old_shape, old_strides, 0, OpId()};
+  if (probe.contiguous() || shape_numel(shape) == 0) return contiguous_strides(shape);
+  // Walk the old dimensions from the innermost; a chunk ends where the next-outer dimension is
+  // not dense over it. The new dimensions must exactly tile each chunk.
+  Shape strides(shape.size(), 0);
+  auto view_d = static_cast<int64_t>(shape.size()) - 1;
+  int64_t chunk_stride = old_strides.back(), chunk_numel = 1, view_numel = 1;
+  for (auto d = static_cast<int64_t>(old_shape.size()) - 1; d >= 0; --d) {
+    const auto u = static_cast<size_t>(d);
+    chunk_numel *= old_shape[u];
+    if (d == 0 || (old_shape[u - 1] != 1 && old_strides[u - 1] != chunk_numel * chunk_stride)) {
+      while (view_d >= 0 && (view_numel < chunk_numel || shape[static_cast<size_t>(view_d)] == 1)) {
+        strides[static_cast<size_t>(view_d)] = view_numel * chunk_stride;
+        view_numel *= shape[static_cast<size_t>(view_d)];
+        --view_d;
+      }
+      if (view_numel != chunk_numel) return std::nullopt;
+      if (d > 0) {
+        chunk_stride = old_strides[u - 1];
+        chunk_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return strides;
+}
+
 int64_t shape_numel(const Shape& shape) {
   int64_t n = 1;
   for (int64_t d : shape)

@@ -73,6 +73,13 @@ struct Op {
 };
 
 Shape contiguous_strides(const Shape& shape);
+// The strides under which `shape` reads the same elements, in the same row-major order, as a
+// tensor of `old_shape` and `old_strides` (PyTorch's Tensor.view rule): each run of old
+// dimensions that are dense with respect to each other may be split and merged freely; none
+// when the new shape would cross a gap (then the data needs a copy first). A dense input gives
+// contiguous_strides(shape).
+std::optional<Shape> view_strides(const Shape& old_shape, const Shape& old_strides,
+                                  const Shape& shape);
 int64_t shape_numel(const Shape& shape);
 std::string shape_text(DType dtype, const Shape& shape);
 // "[1,2,3]".

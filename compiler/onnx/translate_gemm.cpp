@@ -1,5 +1,10 @@
-// Gemm and MatMul, onto the IR's gemm (y = op(a) . op(b) + bias). A PyTorch Linear
-// exports as Gemm(x, weight, bias, transB=1).
+// Gemm and MatMul, onto the IR's gemm (y = op(a) . op(b) + bias), and batched MatMul onto its
+// bmm. A PyTorch Linear exports as Gemm(x, weight, bias, transB=1).
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "compiler/onnx/translators.h"
 
@@ -40,6 +45,59 @@ void translate_gemm(NodeContext& n) {
   n.set_output(0, n.add(OpType::Gemm, inputs, attrs));
 }
 
+// An operand of a batched MatMul as the bmm reads it: a view whose last two dimensions are
+// swapped relative to its storage (PyTorch's k.transpose(-2, -1)) is read as the stored layout
+// with the transpose flag, so the PE array streams whole rows; a batch dimension of size 1
+// facing a larger one is broadcast by an expand view (stride 0).
+ir::TensorId bmm_operand(NodeContext& n, ir::TensorId t, const ir::Shape& batch, int64_t* trans,
+                         const std::string& suffix) {
+  ir::Graph& g = n.import().graph();
+  const ir::Tensor x = g.tensor(t);
+  const size_t r = x.shape.size();
+  std::vector<int64_t> swap(r);
+  for (size_t i = 0; i < r; ++i)
+    swap[i] = static_cast<int64_t>(i);
+  std::swap(swap[r - 1], swap[r - 2]);
+  if (x.shape[r - 1] > 1 && x.shape[r - 2] > 1 && x.strides[r - 2] == 1 && x.strides[r - 1] != 1) {
+    t = g.add(OpType::Transpose, g.unique_name(n.name() + suffix + "/stored"),
+              ir::OpCategory::Forward, {t}, Attrs{{"perm", swap}});
+    *trans = 1;
+  }
+  const ir::Tensor& y = g.tensor(t);
+  ir::Shape full = batch;
+  full.push_back(y.shape[r - 2]);
+  full.push_back(y.shape[r - 1]);
+  if (full != y.shape)
+    t = g.add(OpType::Expand, g.unique_name(n.name() + suffix + "/broadcast"),
+              ir::OpCategory::Forward, {t}, Attrs{{"shape", full}});
+  return t;
+}
+
+// MatMul of two tensors of rank 3 or 4: the IR's bmm, one gemm per batch index (attention's
+// Q.K^T and P.V). Batch dimensions broadcast as NumPy's do (a 1 against a larger size); both
+// operands must have the same rank.
+void translate_batched_matmul(NodeContext& n) {
+  const ir::Tensor a = n.input_tensor(0);
+  const ir::Tensor b = n.input_tensor(1);
+  const size_t r = a.shape.size();
+  if (r != b.shape.size() || r < 3 || r > 4)
+    n.fail("inputs are " + ir::shape_text(a.dtype, a.shape) + " and " +
+           ir::shape_text(b.dtype, b.shape) +
+           "; a batched MatMul needs two tensors of the same rank, 3 or 4");
+  ir::Shape batch(r - 2);
+  for (size_t d = 0; d + 2 < r; ++d) {
+    const int64_t x = a.shape[d], y = b.shape[d];
+    if (x != y && x != 1 && y != 1)
+      n.fail("batch dimension " + std::to_string(d) + " of " + ir::shape_text(a.dtype, a.shape) +
+             " and " + ir::shape_text(b.dtype, b.shape) + " do not broadcast");
+    batch[d] = std::max(x, y);
+  }
+  int64_t ta = 0, tb = 0;
+  const ir::TensorId lhs = bmm_operand(n, n.input(0), batch, &ta, "/a");
+  const ir::TensorId rhs = bmm_operand(n, n.input(1), batch, &tb, "/b");
+  n.set_output(0, n.add(OpType::Bmm, {lhs, rhs}, Attrs{{"trans_a", ta}, {"trans_b", tb}}));
+}
+
 // MatMul of a [..., K] by b [K, N]: a Linear applied to the last dimension (ConvNeXt's
 // pointwise layers on an [N,H,W,C] map; a transformer's projections). The leading dimensions of
 // a become the gemm's rows (a reshape; a dense copy first when a is a strided view) and come
@@ -52,10 +110,15 @@ void translate_matmul(NodeContext& n) {
   // Copies: adding ops below may move the graph's tensors.
   const ir::Tensor a = n.input_tensor(0);
   const ir::Tensor b = n.input_tensor(1);
+  if (b.shape.size() >= 3 && !n.has_input(2)) {
+    translate_batched_matmul(n);
+    return;
+  }
   if (b.shape.size() != 2 || a.shape.size() < 2 || a.shape.size() > 4)
     n.fail("inputs are " + ir::shape_text(a.dtype, a.shape) + " and " +
            ir::shape_text(b.dtype, b.shape) +
-           "; only MatMul of a [..., K] (rank 2 to 4) by a 2-D [K, N] is supported");
+           "; only MatMul of a [..., K] (rank 2 to 4) by a 2-D [K, N], or of two tensors of "
+           "rank 3 or 4 (batched) is supported");
   ir::Graph& g = n.import().graph();
   ir::TensorId rhs = n.input(1);
   int64_t trans_b = 0;

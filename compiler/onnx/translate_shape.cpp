@@ -1,7 +1,8 @@
 // Static shape computations and the ops that rearrange a tensor without computing: Shape,
 // Gather, Unsqueeze, Squeeze, Sub, Div and Concat/Slice of constants fold at import time
-// (PyTorch exports `x.size(1) // 2` and `view(n, g, c // g, h, w)` as such chains); Slice and
-// Transpose of a tensor are the IR's views; ReduceMean over H and W is global average pooling.
+// (PyTorch exports `x.size(1) // 2` and `view(n, g, c // g, h, w)` as such chains); Slice,
+// Split and Transpose of a tensor are the IR's views; ReduceMean over H and W is global average
+// pooling, over other axes a reduce_sum and a scale.
 //
 // A fold needs every input to be an INT64/INT32 constant (an initializer, a Constant, or an
 // earlier fold); the same ops on a computed tensor are errors naming the node, since no
@@ -178,6 +179,52 @@ void translate_div(NodeContext& n) {
 }
 
 // Slice of a tensor: one IR slice view per axis. Of a rank-1 constant: folded.
+// Split along one axis into slice views, one per output: the parts of a fused projection
+// (GPT-2's c_attn output split into q, k and v) are read in place, never copied. The sizes come
+// from the `split` input (opset 13+) or attribute (before), else equal parts per output.
+void translate_split(NodeContext& n) {
+  const bool sizes_as_input = n.opset() >= 13;
+  if (sizes_as_input)
+    n.allow_attributes({"axis"});
+  else
+    n.allow_attributes({"axis", "split"});
+  const ir::Tensor& x = n.input_tensor(0);
+  const auto rank = static_cast<int64_t>(x.shape.size());
+  const int64_t axis = normal_axis(n, n.attr_int("axis", 0), rank, "axis");
+  const int64_t size = x.shape[static_cast<size_t>(axis)];
+  const auto outputs = static_cast<int64_t>(n.node().output_size());
+  std::vector<int64_t> sizes;
+  if (sizes_as_input && n.has_input(1))
+    sizes = need_int(n, 1, "split").values;
+  else if (!sizes_as_input)
+    sizes = n.attr_ints("split", {});
+  if (sizes.empty()) {
+    if (outputs == 0 || size % outputs != 0)
+      n.fail("axis " + std::to_string(axis) + " of " + ir::shape_text(x.dtype, x.shape) +
+             " does not split into " + std::to_string(outputs) + " equal parts");
+    sizes.assign(static_cast<size_t>(outputs), size / outputs);
+  }
+  int64_t total = 0;
+  for (int64_t part : sizes) {
+    if (part <= 0) n.fail("split sizes " + ir::ints_text(sizes) + " must be positive");
+    total += part;
+  }
+  if (static_cast<int64_t>(sizes.size()) != outputs || total != size)
+    n.fail("split sizes " + ir::ints_text(sizes) + " do not cut axis " + std::to_string(axis) +
+           " of " + ir::shape_text(x.dtype, x.shape) + " into the node's " +
+           std::to_string(outputs) + " outputs");
+  ir::Graph& g = n.import().graph();
+  const ir::TensorId in = n.input(0);
+  int64_t start = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const ir::TensorId part = g.add(
+        OpType::Slice, g.unique_name(n.name() + "_" + std::to_string(i)), ir::OpCategory::Forward,
+        {in}, Attrs{{"axis", axis}, {"start", start}, {"end", start + sizes[i]}, {"step", 1}});
+    n.set_output(i, part);
+    start += sizes[i];
+  }
+}
+
 void translate_slice(NodeContext& n) {
   n.allow_attributes({});
   const std::vector<int64_t> starts = need_int(n, 1, "starts").values;
@@ -237,7 +284,8 @@ void translate_transpose(NodeContext& n) {
 }
 
 // ReduceMean over H and W of [N,C,H,W]: global average pooling (then a reshape to [N,C]
-// unless keepdims).
+// unless keepdims). Over any other axes: reduce_sum, then scale by 1/count (rounded to f32 once,
+// so a count that is not a power of two can differ from PyTorch's division by one ulp).
 void translate_reduce_mean(NodeContext& n) {
   n.allow_attributes({"axes", "keepdims", "noop_with_empty_axes"});
   const ir::Tensor& x = n.input_tensor(0);
@@ -248,9 +296,23 @@ void translate_reduce_mean(NodeContext& n) {
   for (int64_t& a : axes)
     a = normal_axis(n, a, rank, "axis");
   std::sort(axes.begin(), axes.end());
-  if (rank != 4 || axes != std::vector<int64_t>{2, 3})
+  if (axes.empty() || std::adjacent_find(axes.begin(), axes.end()) != axes.end())
     n.fail("reduces axes " + ir::ints_text(axes) + " of " + ir::shape_text(x.dtype, x.shape) +
-           "; only the mean over H and W of [N,C,H,W] (global average pooling) is supported");
+           "; name each reduced axis once");
+  if (rank != 4 || axes != std::vector<int64_t>{2, 3}) {
+    // Any other mean (a transformer's mean over its tokens): a sum, then 1/count.
+    const bool keep = n.attr_int("keepdims", 1) != 0;
+    int64_t count = 1;
+    for (int64_t a : axes)
+      count *= x.shape[static_cast<size_t>(a)];
+    ir::Graph& g = n.import().graph();
+    const ir::TensorId sum =
+        g.add(OpType::ReduceSum, g.unique_name(n.name() + "/sum"), ir::OpCategory::Forward,
+              {n.input(0)}, Attrs{{"axes", axes}, {"keepdims", int64_t{keep ? 1 : 0}}});
+    n.set_output(0, n.add(OpType::Scale, {sum},
+                          Attrs{{"alpha", 1.0 / static_cast<double>(count)}, {"beta", 0.0}}));
+    return;
+  }
   const std::vector<int64_t> plane{x.shape[2], x.shape[3]};
   const ir::Shape flat{x.shape[0], x.shape[1]};
   ir::TensorId y =
@@ -300,6 +362,7 @@ void add_shape_ops(OnnxOpRegistry& r) {
   r.add("Sub", {translate_sub, {}, {}});
   r.add("Div", {translate_div, {}, {}});
   r.add("Slice", {translate_slice, {1, 2, 3, 4}, {}});
+  r.add("Split", {translate_split, {1}, {}});
   r.add("Transpose", {translate_transpose, {}, {}});
   r.add("ReduceMean", {translate_reduce_mean, {1}, {}});
 }

@@ -283,7 +283,16 @@ bool scale_by_float_constant(NodeContext& n, char op) {
 ir::TensorId reshape_of(NodeContext& n, ir::TensorId t, const ir::Shape& shape,
                         const std::string& suffix) {
   ir::Graph& g = n.import().graph();
-  if (!g.tensor(t).contiguous())
+  const ir::Tensor& x = g.tensor(t);
+  // The shape with its -1 resolved, for the view test (reshape's own inference reports a
+  // shape that does not fit).
+  ir::Shape resolved = shape;
+  int64_t known = 1;
+  for (int64_t d : shape)
+    known *= d == -1 ? 1 : d;
+  for (int64_t& d : resolved)
+    if (d == -1 && known > 0) d = x.numel() / known;
+  if (!ir::view_strides(x.shape, x.strides, resolved))
     t = g.add(OpType::Copy, g.unique_name(n.name() + "/dense" + suffix), ir::OpCategory::Forward,
               {t});
   if (suffix.empty()) return n.add(OpType::Reshape, {t}, Attrs{{"shape", shape}});

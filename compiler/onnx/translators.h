@@ -32,7 +32,7 @@ void add_pool_ops(OnnxOpRegistry& r);  // MaxPool, AveragePool, GlobalAveragePoo
 void add_gemm_ops(OnnxOpRegistry& r);  // Gemm, MatMul
 // Relu, Add, Mul, Dropout, Identity, Constant, Flatten, Reshape, Concat, Pad
 void add_tensor_ops(OnnxOpRegistry& r);
-// Shape, Gather, Unsqueeze, Squeeze, Sub, Div (static shape computations), Slice, Transpose,
+// Shape, Gather, Unsqueeze, Squeeze, Sub, Div (static shape computations), Slice, Split, Transpose,
 // ReduceMean
 void add_shape_ops(OnnxOpRegistry& r);
 // Normalization: LayerNormalization
@@ -40,8 +40,9 @@ void add_norm_ops(OnnxOpRegistry& r);
 // Softmax (any axis)
 void add_softmax_ops(OnnxOpRegistry& r);
 // t reshaped to `shape` (the IR's reshape view), through a dense DMA copy when t is a permuted
-// or strided view: ShuffleNet's channel shuffle, a MatMul on a transposed map. An empty suffix
-// names the reshape as the node's own op; otherwise both ops are named node + suffix.
+// or strided view that `shape` cannot view (ir::view_strides): ShuffleNet's channel shuffle, a
+// MatMul on a transposed map. An empty suffix names the reshape as the node's own op; otherwise
+// both ops are named node + suffix.
 ir::TensorId reshape_of(NodeContext& n, ir::TensorId t, const ir::Shape& shape,
                         const std::string& suffix);
 // Add or Mul (op '+' or '*') and Concat of integer constants, folded: false when an input is

@@ -1,6 +1,7 @@
 // gemm: y[M,N] = op(a) . op(b) + bias, the fully-connected layer of the PE array (a PyTorch
-// Linear is gemm(x, w, bias, trans_b=1)). Its backward gradients are gemms again, with the
-// transpose flags chosen so no operand is ever copied into a transposed layout.
+// Linear is gemm(x, w, bias, trans_b=1)); bmm, the same per batch index without the bias
+// (attention). Their backward gradients are gemms (bmms) again, with the transpose flags
+// chosen so no operand is ever copied into a transposed layout.
 //
 // The epilogue of the ISA's gemm (ops/epilogue.h) is optional inputs after bias — residual
 // and gate — and an `act` attribute defaulting to "none": y = act(a.b + bias + residual),
@@ -111,6 +112,74 @@ void gemm_backward(BackwardContext& g) {
   if (g.input(3).valid() && g.needs_grad(3)) g.add_grad(3, dy);
 }
 
+// ---- bmm: batched matrix multiply (attention's Q.K^T and P.V) ------------------------------
+
+std::vector<OutputSpec> infer_bmm(const InferContext& ctx) {
+  const bool ta = flag(ctx, "trans_a");
+  const bool tb = flag(ctx, "trans_b");
+  for (size_t i = 0; i < 2; ++i)
+    ctx.expect_dtype(i, DType::F32);
+  const Shape& a = ctx.shape(0);
+  const Shape& b = ctx.shape(1);
+  if (a.size() < 3 || a.size() > 4 || a.size() != b.size())
+    ctx.fail(ctx.describe(0) + " and " + ctx.describe(1) +
+             " must have the same rank, 3 or 4: one or two batch dimensions, then a matrix");
+  const size_t r = a.size();
+  if (!std::equal(a.begin(), a.end() - 2, b.begin()))
+    ctx.fail("batch dimensions differ: " + ctx.describe(0) + ", " + ctx.describe(1) +
+             " (broadcast a batch dimension with an expand view)");
+  const int64_t m = ta ? a[r - 1] : a[r - 2];
+  const int64_t ka = ta ? a[r - 2] : a[r - 1];
+  const int64_t kb = tb ? b[r - 1] : b[r - 2];
+  const int64_t n = tb ? b[r - 2] : b[r - 1];
+  if (ka != kb)
+    ctx.fail("inner dimensions differ: " + ctx.describe(0) + " (trans_a=" + (ta ? "1" : "0") +
+             ") has K=" + std::to_string(ka) + ", " + ctx.describe(1) +
+             " (trans_b=" + (tb ? "1" : "0") + ") has K=" + std::to_string(kb));
+  OutputSpec y;
+  y.shape.assign(a.begin(), a.end() - 2);
+  y.shape.push_back(m);
+  y.shape.push_back(n);
+  return {y};
+}
+
+// One gemm per batch index, each summed as gemm's (isa/numerics/gemm.h bmm).
+void bmm_kernel(KernelContext& k) {
+  const bool ta = k.op.attrs.i("trans_a") != 0;
+  const bool tb = k.op.attrs.i("trans_b") != 0;
+  const Shape& y = k.out[0].shape;
+  const size_t r = y.size();
+  const auto m_size = static_cast<size_t>(y[r - 2]);
+  const auto n_size = static_cast<size_t>(y[r - 1]);
+  const auto k_size = static_cast<size_t>(ta ? k.in[0].shape[r - 2] : k.in[0].shape[r - 1]);
+  const auto batches = static_cast<size_t>(shape_numel(y)) / (m_size * n_size);
+  numerics::bmm(batches, m_size, n_size, k_size, k.in[0].f32, ta, k.in[1].f32, tb, k.out[0].f32,
+                k.pe);
+}
+
+// gemm's rule per batch index. An operand repeated over a batch dimension is an expand view,
+// whose own backward sums the per-batch gradients this produces.
+void bmm_backward(BackwardContext& g) {
+  const TensorId dy = g.grad_output(0);
+  if (!dy.valid()) return;
+  const int64_t ta = g.attrs().i("trans_a");
+  const int64_t tb = g.attrs().i("trans_b");
+  const TensorId a = g.input(0);
+  const TensorId b = g.input(1);
+  if (g.needs_grad(0)) {
+    const TensorId da =
+        ta == 0 ? g.emit1(OpType::Bmm, "grad_a", g.grad_category(0), {dy, b}, trans(0, 1 - tb))
+                : g.emit1(OpType::Bmm, "grad_a", g.grad_category(0), {b, dy}, trans(tb, 1));
+    g.add_grad(0, da);
+  }
+  if (g.needs_grad(1)) {
+    const TensorId db =
+        tb == 0 ? g.emit1(OpType::Bmm, "grad_b", g.grad_category(1), {a, dy}, trans(1 - ta, 0))
+                : g.emit1(OpType::Bmm, "grad_b", g.grad_category(1), {dy, a}, trans(1, ta));
+    g.add_grad(1, db);
+  }
+}
+
 // ---- lowering: attributes <-> instruction fields -----------------------------------------
 
 void encode_gemm(const ir::Op& op, Instruction& inst) {
@@ -124,6 +193,17 @@ void decode_gemm(const Instruction& inst, ir::Attrs& a) {
   a.set("trans_a", int64_t{inst.u(Field::TransA)});
   a.set("trans_b", int64_t{inst.u(Field::TransB)});
   a.set("act", field_enum_name(inst, Field::Act));
+}
+
+void encode_bmm(const ir::Op& op, Instruction& inst) {
+  FieldWriter w(op, inst);
+  w.flag(Field::TransA, "trans_a");
+  w.flag(Field::TransB, "trans_b");
+}
+
+void decode_bmm(const Instruction& inst, ir::Attrs& a) {
+  a.set("trans_a", int64_t{inst.u(Field::TransA)});
+  a.set("trans_b", int64_t{inst.u(Field::TransB)});
 }
 
 }  // namespace
@@ -155,6 +235,30 @@ void register_gemm_ops(OpRegistry& r) {
           false,
           encode_gemm,
           decode_gemm,
+          always});
+  add_op(r,
+         OpSchema{OpType::Bmm,
+                  FusionClass::Pe,
+                  {{"a"}, {"b"}},
+                  {"y"},
+                  {{"trans_a", AttrKind::Int, AttrValue(int64_t{0})},
+                   {"trans_b", AttrKind::Int, AttrValue(int64_t{0})}},
+                  infer_bmm,
+                  bmm_backward,
+                  bmm_kernel,
+                  "Batched matrix multiply: y[B..., M, N] = op(a) . op(b) for every index of the "
+                  "one or two leading batch dimensions B..., equal in a and b (an expand view "
+                  "repeats an operand), where op transposes the last two dimensions when "
+                  "trans_a / trans_b is set. Attention's scores are bmm(q, k, trans_b=1) and its "
+                  "output bmm(p, v); head splits and transposes are views, never copies. Each "
+                  "batch sums as gemm does; no bias or epilogue."},
+         {OpType::Bmm,
+          Opcode::Bmm,
+          {{"a", Slot::A}, {"b", Slot::B}},
+          {{"y", Slot::Y}},
+          false,
+          encode_bmm,
+          decode_bmm,
           always});
 }
 

@@ -1,9 +1,11 @@
 // reduce_sum: sums an f32 tensor over a set of axes, on the PPU. Autodiff uses it for bias
-// gradients (conv: axes [0,2,3]; gemm: axes [0]).
+// gradients (conv: axes [0,2,3]; gemm: axes [0]); ONNX ReduceMean other than global pooling is
+// reduce_sum then scale.
 
 #include <string>
 #include <vector>
 
+#include "compiler/autodiff/backward_context.h"
 #include "compiler/interp/kernel.h"
 #include "compiler/ops/lowering.h"
 #include "compiler/ops/registry.h"
@@ -93,6 +95,21 @@ void reduce_sum_kernel(KernelContext& k) {
   }
 }
 
+// dx = dy broadcast back over the summed axes: dy viewed with keepdims' shape, then an expand
+// view (stride 0 along those axes). No data moves; the consumer reads through the strides.
+void reduce_sum_backward(BackwardContext& b) {
+  TensorId dy = b.grad_output(0);
+  if (!dy.valid() || !b.needs_grad(0)) return;
+  const OpCategory category = b.grad_category(0);
+  const Shape x_shape = b.tensor(b.input(0)).shape;
+  Shape kept = x_shape;
+  for (int64_t axis : b.attrs().ints("axes"))
+    kept[static_cast<size_t>(axis)] = 1;
+  if (b.tensor(dy).shape != kept)
+    dy = b.emit1(OpType::Reshape, "grad_kept", category, {dy}, Attrs{{"shape", kept}});
+  b.add_grad(0, b.emit1(OpType::Expand, "grad", category, {dy}, Attrs{{"shape", x_shape}}));
+}
+
 // ---- lowering: attributes <-> instruction fields -----------------------------------------
 
 // Axis i of x is bit i of the mask (bit 0 = outermost); x has rank 1..4, so it fits.
@@ -131,11 +148,12 @@ void register_reduce_ops(OpRegistry& r) {
                   {{"axes", AttrKind::Ints, std::nullopt},
                    {"keepdims", AttrKind::Int, AttrValue(int64_t{0})}},
                   infer_reduce_sum,
-                  nullptr,
+                  reduce_sum_backward,
                   reduce_sum_kernel,
                   "Sum of x over `axes` (sorted, without repeats, each in [0, rank)). With "
                   "keepdims=1 the summed axes stay as size 1; summing every axis away gives "
-                  "shape [1]. Each output adds its inputs in row-major order. No backward rule."},
+                  "shape [1]. Each output adds its inputs in row-major order. dx is dy broadcast "
+                  "back over the summed axes (an expand view)."},
          {OpType::ReduceSum,
           Opcode::Reduce,
           {x},

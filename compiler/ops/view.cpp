@@ -1,5 +1,6 @@
 // Views: reshape, transpose, slice and expand make a new tensor over the input's data node and
-// change only its shape, strides and offset (PyTorch/NumPy view semantics). Nothing is computed, so
+// change only its shape, strides and offset (PyTorch/NumPy view semantics; a reshape of a
+// strided view follows Tensor.view's rule, view_strides in graph.h). Nothing is computed, so
 // they have no kernel; the interpreter and the lowering read the strides.
 
 #include <memory>
@@ -51,23 +52,27 @@ std::vector<OutputSpec> infer_reshape(const InferContext& ctx) {
              " elements) to shape=" + ints_text(shape) + " (" + std::to_string(known) +
              " elements)");
   }
-  if (!x.contiguous())
-    ctx.fail(ctx.describe(0) + " with strides " + ints_text(x.strides) +
-             " is not a dense (contiguous) view; reshape needs one (copy it first)");
+  const std::optional<Shape> strides = view_strides(x.shape, x.strides, out);
+  if (!strides)
+    ctx.fail(ctx.describe(0) + " with strides " + ints_text(x.strides) + " cannot be viewed as " +
+             "shape=" + ints_text(out) +
+             " (its elements are not evenly spaced there); copy it "
+             "first");
   OutputSpec v = view_of_input(x);
   v.shape = out;
-  v.strides = contiguous_strides(out);
+  v.strides = *strides;
   return {v};
 }
 
-// The gradient may arrive as a strided view (from a transpose's backward); reshape needs a
-// dense one, so such a gradient is first copied by scale(alpha=1), which the interpreter and
-// the PPU read through its strides.
+// The gradient may arrive as a strided view (from a transpose's backward) that x's shape
+// cannot view (view_strides); such a gradient is first copied dense by scale(alpha=1), which
+// the interpreter and the PPU read through its strides.
 void reshape_backward(BackwardContext& b) {
   TensorId dy = b.grad_output(0);
   if (!dy.valid() || !b.needs_grad(0)) return;
   const OpCategory category = b.grad_category(0);
-  if (!b.tensor(dy).contiguous())
+  const Tensor& dyt = b.tensor(dy);
+  if (!view_strides(dyt.shape, dyt.strides, b.tensor(b.input(0)).shape))
     dy = b.emit1(OpType::Scale, "grad_dense", category, {dy}, Attrs{{"alpha", 1.0}, {"beta", 0.0}});
   const Shape x_shape = b.tensor(b.input(0)).shape;
   b.add_grad(0, b.emit1(OpType::Reshape, "grad", category, {dy}, Attrs{{"shape", x_shape}}));

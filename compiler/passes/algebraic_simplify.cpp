@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -168,15 +169,16 @@ class Simplifier : public GraphRewriter {
     return add_of_concats(op, ctx, a, b);
   }
 
-  // add(concat(a1..ak), concat(b1..bk)) with the same parts along the same axis is
-  // concat(a1+b1, .., ak+bk), and a part added to zeros is the part itself. This is how the
-  // gradients of slices that split a tensor (ShuffleNet's chunk: each slice's gradient is its
-  // dy between zeros) sum to one concat of the dys, with no add and no zeros left.
+  // add(concat(a1..ak), concat(b1..bm)) along the same axis, where wherever one side has a
+  // part the other side is zeros over all of it or has a part of the same extent: the concat of
+  // the parts (added where both sides have one), with zero constants where both are zero. This
+  // is how the gradients of slices that split a tensor (ShuffleNet's chunk, GPT-2's q/k/v split
+  // of one projection: each slice's gradient is its dy between zeros) sum to one concat of the
+  // dys, with no add and no zeros left; the two sides' zero runs need not line up.
   Replacement add_of_concats(const Op& op, Context& ctx, TensorId a, TensorId b) {
     const Op* ca = producer(ctx, a, OpType::Concat);
     const Op* cb = producer(ctx, b, OpType::Concat);
-    if (ca == nullptr || cb == nullptr || ca->inputs.size() != cb->inputs.size())
-      return std::nullopt;
+    if (ca == nullptr || cb == nullptr) return std::nullopt;
     Graph& g = ctx.graph();
     const size_t rank = g.tensor(a).shape.size();
     auto axis_of = [&](const Op& c) {
@@ -184,27 +186,81 @@ class Simplifier : public GraphRewriter {
       return axis < 0 ? axis + static_cast<int64_t>(rank) : axis;
     };
     if (axis_of(*ca) != axis_of(*cb)) return std::nullopt;
-    const std::vector<TensorId> pa = ca->inputs, pb = cb->inputs;  // emit() may move the ops
-    bool zero_side = false;
-    for (size_t i = 0; i < pa.size(); ++i) {
-      if (g.tensor(pa[i]).shape != g.tensor(pb[i]).shape) return std::nullopt;
-      zero_side = zero_side || constant_fill(g, pa[i], 0.0f) || constant_fill(g, pb[i], 0.0f);
-    }
-    if (!zero_side) return std::nullopt;  // nothing saved: keep the one add
-    const int64_t axis = axis_of(*ca);
-    std::vector<TensorId> parts;
-    for (size_t i = 0; i < pa.size(); ++i) {
-      if (constant_fill(g, pb[i], 0.0f)) {
-        parts.push_back(pa[i]);
-      } else if (constant_fill(g, pa[i], 0.0f)) {
-        parts.push_back(pb[i]);
-      } else {
-        parts.push_back(ctx.emit(OpType::Add, g.unique_name(op.name + ".part" + std::to_string(i)),
-                                 op.category, {pa[i], pb[i]})[0]);
+    const auto axis = static_cast<size_t>(axis_of(*ca));
+    // Each side as runs along the axis: [start, end) and whether the part is zeros.
+    struct Run {
+      TensorId part;
+      int64_t start, end;
+      bool zero;
+    };
+    auto runs_of = [&](const Op& c) {
+      std::vector<Run> runs;
+      int64_t at = 0;
+      for (TensorId part : c.inputs) {
+        const int64_t size = g.tensor(part).shape[axis];
+        runs.push_back({part, at, at + size, constant_fill(g, part, 0.0f)});
+        at += size;
       }
+      return runs;
+    };
+    const std::vector<Run> ra = runs_of(*ca), rb = runs_of(*cb);  // emit() may move the ops
+    bool zero_side = false;
+    for (const std::vector<Run>* side : {&ra, &rb})
+      for (const Run& r : *side)
+        zero_side = zero_side || r.zero;
+    if (!zero_side) return std::nullopt;  // nothing saved: keep the one add
+    // Walk both sides; each step covers [at, next) with one output part.
+    struct Piece {
+      int64_t end;
+      std::optional<TensorId> from_a, from_b;  // the part taken whole from a side, if any
+    };
+    std::vector<Piece> pieces;
+    size_t i = 0, j = 0;
+    int64_t at = 0;
+    const int64_t total = ra.back().end;
+    while (at < total) {
+      while (ra[i].end <= at)
+        ++i;
+      while (rb[j].end <= at)
+        ++j;
+      const Run &x = ra[i], &y = rb[j];
+      if (x.zero && y.zero) {
+        pieces.push_back({std::min(x.end, y.end), std::nullopt, std::nullopt});
+      } else if (!x.zero && !y.zero) {
+        if (x.start != at || y.start != at || x.end != y.end) return std::nullopt;
+        pieces.push_back({x.end, x.part, y.part});
+      } else {
+        const Run& part = x.zero ? y : x;
+        const Run& zeros = x.zero ? x : y;
+        if (part.start != at || zeros.end < part.end) return std::nullopt;
+        pieces.push_back({part.end, x.zero ? std::nullopt : std::optional<TensorId>(x.part),
+                          y.zero ? std::nullopt : std::optional<TensorId>(y.part)});
+      }
+      at = pieces.back().end;
     }
+    std::vector<TensorId> parts;
+    int64_t from = 0;
+    for (size_t k = 0; k < pieces.size(); ++k) {
+      const Piece& piece = pieces[k];
+      if (piece.from_a && piece.from_b) {
+        parts.push_back(ctx.emit(OpType::Add, g.unique_name(op.name + ".part" + std::to_string(k)),
+                                 op.category, {*piece.from_a, *piece.from_b})[0]);
+      } else if (piece.from_a || piece.from_b) {
+        parts.push_back(piece.from_a ? *piece.from_a : *piece.from_b);
+      } else {
+        Shape shape = g.tensor(a).shape;
+        shape[axis] = piece.end - from;
+        auto zeros =
+            std::make_shared<const HostArray>(DType::F32, static_cast<size_t>(shape_numel(shape)));
+        parts.push_back(g.add_parameter(g.unique_name(op.name + ".zeros" + std::to_string(k)),
+                                        TensorRole::Scratch, DType::F32, shape, zeros, true));
+      }
+      from = piece.end;
+    }
+    if (parts.size() == 1) return std::nullopt;  // one side all zeros: add(x,0)'s business
     ++applied_["add(concat,concat)"];
-    return ctx.emit(OpType::Concat, op.name, op.category, parts, Attrs{{"axis", axis}});
+    return ctx.emit(OpType::Concat, op.name, op.category, parts,
+                    Attrs{{"axis", static_cast<int64_t>(axis)}});
   }
 
   Replacement mul(const Op& op, Context& ctx) {

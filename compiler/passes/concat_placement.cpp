@@ -43,9 +43,10 @@ class Placer {
   }
 
   // Whether the data node under `t` may move: a buffer of the step (not a parameter, constant
-  // or output) whose every tensor is t's full dense layout, written by a computing op or a
-  // concat.
-  bool movable(TensorId id) const {
+  // or output) whose every tensor is a full dense layout of it, written by a computing op or a
+  // concat, or a reshape view of such a layout that the destination `to` (when given) can view
+  // too (the attention head merge [N,T,H,dh] -> [N,T,D] moving into a slice of [N,T,3D]).
+  bool movable(TensorId id, const std::optional<Tensor>& to = std::nullopt) const {
     const Tensor& t = g_.tensor(id);
     const Data& d = g_.data(t.data);
     if (d.constant || d.init != nullptr || d.numel != t.numel() || is_step_output(t.data))
@@ -61,21 +62,25 @@ class Placer {
     }
     for (TensorId other : tensors_over(t.data)) {
       const Tensor& o = g_.tensor(other);
-      if (o.shape != t.shape || o.offset != 0 || !o.contiguous()) return false;
+      if (o.numel() != d.numel || o.offset != 0 || !o.contiguous()) return false;
       if (!o.producer.valid()) return false;
-      const Op& writer = g_.op(o.producer);
-      if (op_schema(writer.type).fusion == FusionClass::View && writer.type != OpType::Concat)
+      const OpType writer = g_.op(o.producer).type;
+      if (op_schema(writer).fusion == FusionClass::View && writer != OpType::Concat &&
+          writer != OpType::Reshape)
+        return false;
+      if (o.shape != t.shape && (!to || !view_strides(to->shape, to->strides, o.shape)))
         return false;
     }
     return true;
   }
 
-  // Every tensor over `from` becomes the view `to` (same shape) of to's data node.
+  // Every tensor over `from` becomes a view of to's data node: `to` itself for those of its
+  // shape, the view of `to` with their shape for the reshapes movable() admitted.
   void move(DataId from, const Tensor& to) {
     for (TensorId id : tensors_over(from)) {
       Tensor& t = g_.mutable_tensor(id);
       t.data = to.data;
-      t.strides = to.strides;
+      t.strides = t.shape == to.shape ? to.strides : *view_strides(to.shape, to.strides, t.shape);
       t.offset = to.offset;
     }
   }
@@ -113,7 +118,7 @@ class Placer {
       const TensorId x = g_.op(id).inputs[i];
       const Tensor slot = concat_slot(g_, g_.op(id), i);
       if (same_layout(g_.tensor(x), slot)) continue;
-      if (movable(x)) {
+      if (movable(x, slot)) {
         move(g_.tensor(x).data, slot);
         ++stats->placed;
         continue;

@@ -1,5 +1,6 @@
 #include "isa/encoding/semantics.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace s2::isa {
@@ -190,6 +191,34 @@ void check_shapes(Checker& c) {
       }
       c.expect_shape(Slot::Y, {m, n}, "M x N of a and b");
       check_epilogue(c, {m, n}, Slot::Y, n);
+      return;
+    }
+    case Opcode::Bmm: {
+      const auto a = c.dims(Slot::A), b = c.dims(Slot::B);
+      if (a.size() < 3 || a.size() != b.size()) {
+        c.fail("operands 'a' " + shape_text(a) + " and 'b' " + shape_text(b) +
+               " must have the same rank, 3 or 4: one or two batch dimensions, then a matrix");
+        return;
+      }
+      const size_t r = a.size();
+      const std::vector<uint32_t> batch(a.begin(), a.end() - 2);
+      if (!std::equal(batch.begin(), batch.end(), b.begin())) {
+        c.fail("batch dimensions differ: 'a' " + shape_text(a) + ", 'b' " + shape_text(b));
+        return;
+      }
+      const bool ta = inst.flag(Field::TransA), tb = inst.flag(Field::TransB);
+      const uint32_t m = ta ? a[r - 1] : a[r - 2], ka = ta ? a[r - 2] : a[r - 1];
+      const uint32_t kb = tb ? b[r - 1] : b[r - 2], n = tb ? b[r - 2] : b[r - 1];
+      if (ka != kb) {
+        c.fail("inner dimensions differ: 'a' " + shape_text(a) + (ta ? " (transposed)" : "") +
+               " gives K=" + std::to_string(ka) + ", 'b' " + shape_text(b) +
+               (tb ? " (transposed)" : "") + " gives K=" + std::to_string(kb));
+        return;
+      }
+      std::vector<uint32_t> y = batch;
+      y.push_back(m);
+      y.push_back(n);
+      c.expect_shape(Slot::Y, y, "batch dimensions, then M x N of a and b");
       return;
     }
     case Opcode::BnFwd: {

@@ -38,4 +38,10 @@ void gemm(size_t m, size_t n, size_t k, const float* a, bool trans_a, const floa
         y[i * n + j] = add(y[i * n + j], bias[j]);
 }
 
+void bmm(size_t batches, size_t m, size_t n, size_t k, const float* a, bool trans_a, const float* b,
+         bool trans_b, float* y, PeGemm& pe) {
+  for (size_t i = 0; i < batches; ++i)
+    gemm(m, n, k, a + i * m * k, trans_a, b + i * k * n, trans_b, nullptr, y + i * m * n, pe);
+}
+
 }  // namespace s2::numerics

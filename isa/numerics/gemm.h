@@ -13,4 +13,10 @@ namespace s2::numerics {
 void gemm(size_t m, size_t n, size_t k, const float* a, bool trans_a, const float* b, bool trans_b,
           const float* bias, float* y, PeGemm& pe);
 
+// bmm: `batches` independent gemms without bias, one after another; a, b and y dense, batch
+// after batch (a is batches x [M,K] or [K,M], b batches x [K,N] or [N,K], y batches x [M,N]).
+// Each batch sums exactly as gemm() does.
+void bmm(size_t batches, size_t m, size_t n, size_t k, const float* a, bool trans_a, const float* b,
+         bool trans_b, float* y, PeGemm& pe);
+
 }  // namespace s2::numerics

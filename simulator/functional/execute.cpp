@@ -68,6 +68,7 @@ const KernelRegistry& kernel_registry() {
     add(isa::Opcode::Conv2dBwdData, run_conv2d_bwd_data);
     add(isa::Opcode::Conv2dBwdWeight, run_conv2d_bwd_weight);
     add(isa::Opcode::Gemm, run_gemm);
+    add(isa::Opcode::Bmm, run_bmm);
     add(isa::Opcode::BnFwd, run_bn_fwd);
     add(isa::Opcode::BnBwd, run_bn_bwd);
     add(isa::Opcode::MaxPoolFwd, run_maxpool_fwd);

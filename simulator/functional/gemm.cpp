@@ -29,4 +29,20 @@ void run_gemm(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   if (ops.has(isa::Slot::Stats)) ops.write(isa::Slot::Stats, channel_stats(y, m, n, 1));
 }
 
+void run_bmm(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
+  Operands ops(inst, image);
+  const bool ta = inst.flag(isa::Field::TransA), tb = inst.flag(isa::Field::TransB);
+  const std::vector<uint32_t> a = ops.desc(isa::Slot::A).dims();
+  const std::vector<uint32_t> y = ops.desc(isa::Slot::Y).dims();
+  const size_t r = a.size();
+  const size_t m = y[r - 2], n = y[r - 1], k = ta ? a[r - 2] : a[r - 1];
+  size_t batches = 1;
+  for (size_t i = 0; i + 2 < r; ++i)
+    batches *= y[i];
+  const std::vector<float> av = ops.f32(isa::Slot::A), bv = ops.f32(isa::Slot::B);
+  std::vector<float> out(batches * m * n);
+  numerics::bmm(batches, m, n, k, av.data(), ta, bv.data(), tb, out.data(), dp.pe);
+  ops.write(isa::Slot::Y, out);
+}
+
 }  // namespace s2::sim::functional

@@ -11,4 +11,8 @@ namespace s2::sim::functional {
 
 void run_gemm(const isa::Instruction& inst, DramImage& image, Datapath& dp);
 
+// bmm: one gemm per batch index (isa/numerics/gemm.h bmm), operands read through their
+// strides (a zero batch stride repeats a matrix), no epilogue.
+void run_bmm(const isa::Instruction& inst, DramImage& image, Datapath& dp);
+
 }  // namespace s2::sim::functional

@@ -146,12 +146,29 @@ Box conv_box(const GemmView& view, const isa::Instruction& inst, Slot slot, uint
   }
 }
 
-Box gemm_box(const GemmView& view, Slot slot, const Range3& m, const Range3& n, const Range3& k) {
+// gemm: the rows and columns of a 2-D operand; bmm: the same matrix box after the batch index
+// of group g (one index per batch dimension, so the box covers one matrix).
+Box gemm_box(const GemmView& view, Slot slot, uint64_t g, const Range3& m, const Range3& n,
+             const Range3& k) {
   const bool ta = view.trans_a, tb = view.trans_b;
   Box b;
-  auto set2 = [&b](uint64_t r0, uint64_t r1, uint64_t c0, uint64_t c1) {
-    b.lo = {r0, c0, 0, 0};
-    b.hi = {r1, c1, 0, 0};
+  auto set2 = [&b, &view, g](uint64_t r0, uint64_t r1, uint64_t c0, uint64_t c1) {
+    switch (view.batch_rank) {
+      case 0:
+        b.lo = {r0, c0, 0, 0};
+        b.hi = {r1, c1, 0, 0};
+        break;
+      case 1:
+        b.lo = {g, r0, c0, 0};
+        b.hi = {g + 1, r1, c1, 0};
+        break;
+      default: {
+        const uint64_t b0 = g / view.batch_inner, b1 = g % view.batch_inner;
+        b.lo = {b0, b1, r0, c0};
+        b.hi = {b0 + 1, b1 + 1, r1, c1};
+        break;
+      }
+    }
   };
   const uint64_t m0 = m.lo[2], m1 = m.hi[2], n0 = n.lo[2], n1 = n.hi[2], k0 = k.lo[2], k1 = k.hi[2];
   switch (slot) {
@@ -193,6 +210,25 @@ GemmView gemm_view(const isa::Instruction& inst) {
       add(Slot::Gate, GemmRole::PerPixel);
       add(Slot::Y, GemmRole::Out);
       add(Slot::Stats, GemmRole::Stats);
+      return v;
+    }
+    case Opcode::Bmm: {
+      const auto& a = inst.get(Slot::A);
+      const auto& b = inst.get(Slot::B);
+      const unsigned r = a.rank;
+      const bool ta = inst.flag(Field::TransA), tb = inst.flag(Field::TransB);
+      v.trans_a = ta;
+      v.trans_b = tb;
+      v.batch_rank = r - 2;
+      v.batch_inner = r == 4 ? a.shape[1] : 1;
+      v.groups = r == 4 ? uint64_t{a.shape[0]} * a.shape[1] : a.shape[0];
+      v.m = {1, 1, ta ? a.shape[r - 1] : a.shape[r - 2]};
+      v.k = {1, 1, ta ? a.shape[r - 2] : a.shape[r - 1]};
+      v.n = {1, 1, tb ? b.shape[r - 2] : b.shape[r - 1]};
+      v.macs = v.groups * GemmView::size(v.m) * GemmView::size(v.n) * GemmView::size(v.k);
+      add(Slot::A, GemmRole::Streamed);
+      add(Slot::B, GemmRole::Stationary);
+      add(Slot::Y, GemmRole::Out);
       return v;
     }
     case Opcode::Conv2d:
@@ -256,7 +292,8 @@ Box operand_box(const GemmView& view, const isa::Instruction& inst, Slot slot, u
     b.hi = {2, base + n.hi[2], 0, 0};
     return b;
   }
-  if (inst.opcode() == Opcode::Gemm) return gemm_box(view, slot, m, n, k);
+  if (inst.opcode() == Opcode::Gemm || inst.opcode() == Opcode::Bmm)
+    return gemm_box(view, slot, g, m, n, k);
   return conv_box(view, inst, slot, g, m, n, k);
 }
 

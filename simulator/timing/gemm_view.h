@@ -12,6 +12,8 @@
 //                                                                one dx pixel (see below)
 //   conv2d_bwd_weight  (C/g, R, S) of dw      K/g channels     (N, P, Q) pixels of dy
 //   gemm               (1, 1, M)              N                (1, 1, K)
+//   bmm                (1, 1, M)              N                (1, 1, K), one group per batch
+//                                                                index (B0, or B0 x B1)
 //
 // conv2d_bwd_data is computed as a gather over dx pixels (no zero insertion): with stride s
 // and dilation d along an axis, the taps r that reach one dx row satisfy r*d = h + pad (mod s),
@@ -76,12 +78,15 @@ struct GemmView {
   unsigned elem_bytes = 4;                // every PE operand is f32
   std::vector<GemmOperand> operands;      // the present operands of the instruction
   ConvShape conv;                         // conv2d*: its parameters (unused for gemm)
-  bool trans_a = false, trans_b = false;  // gemm: its transpose flags
+  bool trans_a = false, trans_b = false;  // gemm, bmm: the transpose flags
+  unsigned batch_rank = 0;                // bmm: leading batch dimensions (1 or 2) ...
+  uint64_t batch_inner = 1;               // ... and the size of the second one (group g is
+                                          // batch index (g / batch_inner, g % batch_inner))
 
   static uint64_t size(const Dims3& d) { return d[0] * d[1] * d[2]; }
 };
 
-// The mapping of a PE instruction (conv2d, conv2d_bwd_data, conv2d_bwd_weight, gemm); an
+// The mapping of a PE instruction (conv2d, conv2d_bwd_data, conv2d_bwd_weight, gemm, bmm); an
 // internal error for any other opcode. The instruction must be well formed (semantics.h).
 GemmView gemm_view(const isa::Instruction& inst);
 

@@ -349,6 +349,17 @@ TEST_F(TorchSim, SoftmaxProbeOnnxMatchesPyTorch) {
   EXPECT_NE(last_out_.find("0 of 17 tensors further"), std::string::npos) << last_out_;
 }
 
+// A pre-norm transformer block over 8x8 patches of a 32x32 image (16 tokens, width 32, 4 heads)
+// with GPT-2's attention code: the fused q/k/v projection split into slice views, heads split by
+// view and transpose, q @ k^T and att @ v as bmm reading the views through their strides, the
+// scaled softmax, the head merge, a GELU MLP and a mean over the tokens. Every tensor within
+// 1e-4 of PyTorch's float32 step.
+TEST_F(TorchSim, AttentionProbeOnnxMatchesPyTorch) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  expect_matches_torch(export_onnx("attention_probe", 4), 4, "", "attention_probe");
+  EXPECT_NE(last_out_.find("0 of 37 tensors above tolerance"), std::string::npos) << last_out_;
+}
+
 // The exported torchvision classifiers not checked against PyTorch above compile and run
 // functionally with a clean check: regnet_x_400mf and resnext50_32x4d (grouped convolutions).
 TEST_F(TorchSim, ExportedClassifiersCompileAndSimulate) {

@@ -198,13 +198,12 @@ TEST_F(OnnxNorm, WhatTheLayerNormCannotTakeIsAnErrorNamingTheNode) {
   }
 }
 
-TEST_F(OnnxNorm, MatMulOfABatchOfMatricesIsAnError) {
+TEST_F(OnnxNorm, MatMulOfBatchesOfDifferentRanksIsAnError) {
   TestModel m = testing::around(3);
   m.initializer("w3", {2, 8, 8});
   testing::first_node(m, "MatMul", "/bmm", {"x", "w3"}, {"y"});
   EXPECT_EQ(error_of(m), at_file("node '/bmm' (MatMul): inputs are f32[2,3,8,8] and f32[2,8,8]; "
-                                 "only MatMul of a [..., K] (rank 2 to 4) by a 2-D [K, N] is "
-                                 "supported"));
+                                 "a batched MatMul needs two tensors of the same rank, 3 or 4"));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "compiler/interp/interpreter.h"
 #include "compiler/ops/registry.h"
+#include "gradcheck.h"
 #include "isa/common/errors.h"
 #include "op_test_util.h"
 
@@ -115,7 +116,23 @@ TEST(OpsReduce, StridedInput) {
   EXPECT_EQ(g.tensor(cols).shape, (Shape{1, 2}));
   EXPECT_EQ(it.value(cols).f32(), (std::vector<float>{6, 15}));
   EXPECT_EQ(op_schema(OpType::ReduceSum).fusion, FusionClass::Ppu);
-  EXPECT_EQ(op_schema(OpType::ReduceSum).backward, nullptr);
+}
+
+// dx is dy broadcast back over the summed axes (an expand view; no copy).
+TEST(OpsReduce, Gradients) {
+  for (int64_t keepdims : {0, 1})
+    for (const Ints& axes : {Ints{1}, Ints{0, 2}, Ints{0, 1, 2}}) {
+      testing::GradCheckSpec spec;
+      spec.type = OpType::ReduceSum;
+      spec.attrs = Attrs{{"axes", axes}, {"keepdims", keepdims}};
+      testing::GradInput x;
+      x.shape = {2, 3, 4};
+      spec.inputs = {x};
+      spec.seed = static_cast<uint32_t>(5 + keepdims) + 2 * static_cast<uint32_t>(axes.size());
+      const testing::GradCheckResult r = testing::grad_check(spec);
+      EXPECT_TRUE(r.ok) << "axes " << ints_text(axes) << " keepdims " << keepdims << ": "
+                        << r.report;
+    }
 }
 
 TEST(OpsReduce, ShapeErrors) {

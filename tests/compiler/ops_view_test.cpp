@@ -135,7 +135,10 @@ TEST(OpsView, ComputeOnViews) {
   EXPECT_EQ(it.value(x).f32(), (std::vector<float>{-1, 1, -2, 3, -3, 5, -4, 7, -5, 9, -6, 11}));
 }
 
-TEST(OpsView, ReshapeOfStridedViewIsRejected) {
+// A strided view reshapes when the new shape can view it (Tensor.view's rule): splitting the
+// columns of a slice of whole-row chunks is a view; flattening a transpose or a column slice is
+// not, and says to copy first.
+TEST(OpsView, ReshapeOfStridedViewIsAViewWhereItCanBe) {
   Graph g;
   const TensorId x = param(g, "x", {2, 3});
   const TensorId xt =
@@ -143,16 +146,44 @@ TEST(OpsView, ReshapeOfStridedViewIsRejected) {
   EXPECT_EQ(user_error([&] {
               g.add(OpType::Reshape, "flat", OpCategory::Forward, {xt}, Attrs{{"shape", Ints{6}}});
             }),
-            "shape inference: op 'flat' (reshape): input 'x' f32[3,2] with strides [1,3] is not "
-            "a dense (contiguous) view; reshape needs one (copy it first)");
+            "shape inference: op 'flat' (reshape): input 'x' f32[3,2] with strides [1,3] cannot "
+            "be viewed as shape=[6] (its elements are not evenly spaced there); copy it first");
   const TensorId cols =
       g.add(OpType::Slice, "cols", OpCategory::Forward, {x}, slice_attrs(1, 0, 2));
   EXPECT_EQ(
       user_error([&] {
         g.add(OpType::Reshape, "flat", OpCategory::Forward, {cols}, Attrs{{"shape", Ints{-1}}});
       }),
-      "shape inference: op 'flat' (reshape): input 'x' f32[2,2] with strides [3,1] is not "
-      "a dense (contiguous) view; reshape needs one (copy it first)");
+      "shape inference: op 'flat' (reshape): input 'x' f32[2,2] with strides [3,1] cannot be "
+      "viewed as shape=[4] (its elements are not evenly spaced there); copy it first");
+  // GPT-2's head split: q = x[:, :, 0:4] of [2, 3, 12], viewed as [2, 3, 2, 2].
+  const TensorId qkv = param(g, "qkv", {2, 3, 12});
+  const TensorId q = g.add(OpType::Slice, "q", OpCategory::Forward, {qkv}, slice_attrs(2, 4, 8));
+  const TensorId heads =
+      g.add(OpType::Reshape, "heads", OpCategory::Forward, {q}, Attrs{{"shape", Ints{2, 3, 2, 2}}});
+  EXPECT_EQ(g.tensor(heads).strides, (Shape{36, 12, 2, 1}));
+  EXPECT_EQ(g.tensor(heads).offset, 4);
+  EXPECT_EQ(g.tensor(heads).data, g.tensor(qkv).data);
+  Interpreter it(g);
+  it.run();
+  EXPECT_EQ(it.value(heads).f32(),
+            (std::vector<float>{4,  5,  6,  7,  16, 17, 18, 19, 28, 29, 30, 31,
+                                40, 41, 42, 43, 52, 53, 54, 55, 64, 65, 66, 67}));
+}
+
+TEST(OpsView, ViewStridesFollowTorchView) {
+  // Dense: contiguous strides, whatever the shape.
+  EXPECT_EQ(view_strides({2, 3, 4}, {12, 4, 1}, {6, 4}), (Shape{4, 1}));
+  // Merging dimensions across a gap is impossible; splitting inside a dense run is not.
+  EXPECT_EQ(view_strides({4, 8}, {24, 1}, {32}), std::nullopt);
+  EXPECT_EQ(view_strides({4, 8}, {24, 1}, {4, 2, 4}), (Shape{24, 4, 1}));
+  // A transpose merges nothing, but its size-1 dimensions come and go.
+  EXPECT_EQ(view_strides({3, 2}, {1, 3}, {3, 1, 2}), (Shape{1, 6, 3}));
+  EXPECT_EQ(view_strides({3, 2}, {1, 3}, {6}), std::nullopt);
+  // Attention's head merge of a [N,H,T,dh] output read as [N,T,H,dh]: needs a copy.
+  EXPECT_EQ(view_strides({2, 4, 3, 5}, {60, 5, 20, 1}, {2, 4, 15}), std::nullopt);
+  // Element counts must agree.
+  EXPECT_EQ(view_strides({2, 3}, {3, 1}, {7}), std::nullopt);
 }
 
 // A transpose that moves only a size-1 axis leaves the layout dense: reshape accepts it.

@@ -316,6 +316,38 @@ TEST(FunctionalGemm, SmallProductIsExact) {
   EXPECT_EQ(image.read_f32(y), (std::vector<float>{17.5f, -77, 39.5f, -47}));
 }
 
+// bmm over two batch dimensions for every transpose combination, K spanning three K-tiles.
+TEST(FunctionalBmm, EveryTransposeMatchesTheReference) {
+  const uint32_t m = 5, n = 7, k = 70;
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb) {
+      Program p(Opcode::Bmm);
+      p.set(Slot::A, ta ? p.tensor({2, 3, k, m}) : p.tensor({2, 3, m, k}))
+          .set(Slot::B, tb ? p.tensor({2, 3, n, k}) : p.tensor({2, 3, k, n}))
+          .set(Slot::Y, p.zeros({2, 3, m, n}));
+      p.field(Field::TransA, static_cast<uint32_t>(ta))
+          .field(Field::TransB, static_cast<uint32_t>(tb));
+      EXPECT_TRUE(p.matches_reference()) << "trans_a=" << ta << " trans_b=" << tb;
+    }
+}
+
+// Attention's layout: q and k are head splits of [N, T, H, dh] projections read as
+// [N, H, T, dh] through strides, the scores' batch 0 matrix of b repeated through a zero
+// batch stride; the same bits as the reference.
+TEST(FunctionalBmm, HeadSplitAndRepeatedOperandsMatchTheReference) {
+  const uint32_t n = 2, t = 6, h = 3, dh = 8;
+  Program p(Opcode::Bmm);
+  TensorDesc q = p.tensor({n, t, h, dh});
+  q.shape = {n, h, t, dh};
+  q.strides = {t * h * dh, dh, h * dh, 1};
+  TensorDesc k = p.tensor({n, t, h, dh});
+  k.shape = {n, h, t, dh};
+  k.strides = {0, dh, h * dh, 1};
+  p.set(Slot::A, q).set(Slot::B, k).set(Slot::Y, p.zeros({n, h, t, t}));
+  p.field(Field::TransB, 1);
+  EXPECT_TRUE(p.matches_reference());
+}
+
 // ---- PPU ------------------------------------------------------------------------------------
 
 TEST(FunctionalBatchNorm, ForwardWithRunningStatsAndReluMatchesTheReference) {

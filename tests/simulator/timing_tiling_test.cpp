@@ -206,6 +206,45 @@ TEST(TimingTiling, WeightsStayResidentWhenKIsOneBlock) {
   EXPECT_EQ(weight_loads, 32u * 32 * 4);
 }
 
+// Attention's scores: bmm(q, k, trans_b=1) over [N=2, H=4] batches of T=128 x dh=64 heads, q and
+// k read as head splits of [N, T, H, dh] projections. One group per batch index: the PE time is
+// that of 8 gemms of the same size, every score stored once, q and k each read whole.
+TEST(TimingTiling, BmmIsOneGemmPerBatchIndexOverStridedHeads) {
+  const uint32_t n = 2, t = 128, h = 4, dh = 64;
+  isa::Instruction bmm(Opcode::Bmm);
+  isa::TensorDesc q = f32(0x100000, {n, t, h, dh});
+  q.shape = {n, h, t, dh};
+  q.strides = {t * h * dh, dh, h * dh, 1};
+  isa::TensorDesc k = q;
+  k.addr = 0x4000000;
+  bmm.set_operand(Slot::A, q);
+  bmm.set_operand(Slot::B, k);
+  bmm.set_operand(Slot::Y, f32(0x8000000, {n, h, t, t}));
+  bmm.set_raw(isa::Field::TransB, 1);
+  const auto base = config("base");
+  const InstructionPlan plan = plan_instruction(bmm, base);
+  isa::Instruction one = test::gemm(t, t, dh);
+  one.set_operand(Slot::B, f32(0x4000000, {t, dh}));
+  one.set_raw(isa::Field::TransB, 1);
+  const InstructionPlan single = plan_instruction(one, base);
+  EXPECT_EQ(plan.macs, uint64_t{n} * h * t * t * dh);
+  EXPECT_EQ(plan.pe_cycles(), uint64_t{n} * h * single.pe_cycles());
+  std::set<uint64_t> y_addresses;
+  uint64_t y_bytes = 0, q_bytes = 0;
+  for (const Tile& tile : plan.tiles) {
+    for (unsigned b = 0; b < 4; ++b)
+      EXPECT_LE(tile.footprint[b], buffer_desc(base, static_cast<Buffer>(b)).size_bytes / 2);
+    for (const DramAccess& a : tile.stores) {
+      y_bytes += a.bytes;
+      EXPECT_TRUE(y_addresses.insert(a.address).second) << "y range stored twice";
+    }
+    for (const DramAccess& a : tile.loads)
+      if (a.address < 0x4000000) q_bytes += a.bytes;
+  }
+  EXPECT_EQ(y_bytes, uint64_t{n} * h * t * t * 4);
+  EXPECT_GE(q_bytes, uint64_t{n} * t * h * dh * 4);
+}
+
 // A depthwise 3x3 convolution (96 groups of one channel: K = 9, N = 1) on the 32x32 base array:
 // 3 groups side by side per tile (32 / 9), the output and the weights each moved once, and
 // about a third of the PE time of one group per tile. The output-stationary array cannot pack.

@@ -10,6 +10,9 @@ attention_probe: one pre-norm transformer block over image patches, its self-att
 as GPT-2 writes it (one Linear for q, k and v split three ways, heads split by view and
 transpose, q @ k^T scaled, softmax, @ v, heads merged back), a GELU MLP, a final layer norm,
 mean pooling over the tokens and a classifier.
+
+causal_attention_probe: the same block with a decoder's causal mask added to the scores (a
+[T, T] constant, 0 on and below the diagonal and -inf above, as GPT-2's `bias` buffer masks).
 """
 
 import math
@@ -38,9 +41,10 @@ class SoftmaxProbe(nn.Module):
 
 
 class AttentionProbe(nn.Module):
-    def __init__(self, channels=3, classes=10, width=32, heads=4, patch=4):
+    def __init__(self, channels=3, classes=10, width=32, heads=4, patch=4, causal=False):
         super().__init__()
         self.heads = heads
+        self.causal = causal
         self.patch = nn.Conv2d(channels, width, patch, stride=patch)
         self.ln_1 = nn.LayerNorm(width)
         self.c_attn = nn.Linear(width, 3 * width)
@@ -59,6 +63,8 @@ class AttentionProbe(nn.Module):
         k = k.view(n, t, self.heads, d // self.heads).transpose(1, 2)
         v = v.view(n, t, self.heads, d // self.heads).transpose(1, 2)
         att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(d // self.heads))
+        if self.causal:
+            att = att + torch.full((t, t), float("-inf")).triu(1)
         att = torch.softmax(att, dim=-1)
         y = (att @ v).transpose(1, 2).reshape(n, t, d)
         return self.c_proj(y)
@@ -71,4 +77,10 @@ class AttentionProbe(nn.Module):
 
 
 # name -> builder(channels, classes)
-PROBES = {"softmax_probe": SoftmaxProbe, "attention_probe": AttentionProbe}
+class CausalAttentionProbe(AttentionProbe):
+    def __init__(self, channels=3, classes=10):
+        super().__init__(channels, classes, causal=True)
+
+
+PROBES = {"softmax_probe": SoftmaxProbe, "attention_probe": AttentionProbe,
+          "causal_attention_probe": CausalAttentionProbe}

@@ -131,6 +131,12 @@ void NodeContext::set_int_output(size_t i, const IntConstant& value) {
   import_.add_computed_constant(node_.output(static_cast<int>(i)), std::move(t));
 }
 
+std::vector<int64_t> NodeContext::constant_dims(size_t i) const {
+  constant_floats(i);  // the same checks and errors
+  const onnx::TensorProto* t = import_.constant(node_.input(static_cast<int>(i)));
+  return {t->dims().begin(), t->dims().end()};
+}
+
 std::vector<float> NodeContext::constant_floats(size_t i) const {
   if (!has_input(i)) fail("input " + std::to_string(i) + " is missing");
   const std::string& value = node_.input(static_cast<int>(i));

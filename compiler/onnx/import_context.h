@@ -105,6 +105,8 @@ class NodeContext {
   std::optional<IntConstant> int_constant(size_t i) const;
   // Binds output i (when the node has it) to an INT64 constant: a folded shape computation.
   void set_int_output(size_t i, const IntConstant& value);
+  // The dimensions of a FLOAT input known at import time (constant_floats' values).
+  std::vector<int64_t> constant_dims(size_t i) const;
 
   // Fails on any attribute of the node not in `names`: an attribute the translator does
   // not read would be silently ignored otherwise.

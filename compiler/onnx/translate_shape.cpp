@@ -9,6 +9,7 @@
 // instruction computes them.
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -225,6 +226,36 @@ void translate_split(NodeContext& n) {
   }
 }
 
+// Trilu of a FLOAT constant, folded at import into a constant tensor of the IR: a decoder's
+// causal mask built as torch.full((T, T), -inf).triu(1), which simplify recognises as
+// softmax's causal=1. Only constants: the IR has no triangle op.
+void translate_trilu(NodeContext& n) {
+  n.allow_attributes({"upper"});
+  const bool upper = n.attr_int("upper", 1) != 0;
+  const std::vector<float> values = n.constant_floats(0);
+  const std::vector<int64_t> dims = n.constant_dims(0);
+  if (dims.size() < 2)
+    n.fail("input 0 has rank " + std::to_string(dims.size()) + "; Trilu needs 2 or more");
+  int64_t k = 0;
+  if (n.has_input(1)) {
+    const std::vector<int64_t> kv = need_int(n, 1, "k").values;
+    if (kv.size() != 1) n.fail("input 1 (k) must hold one value");
+    k = kv[0];
+  }
+  const int64_t rows = dims[dims.size() - 2], cols = dims.back();
+  std::vector<float> out = values;
+  for (size_t e = 0; e < out.size(); ++e) {
+    const auto at = static_cast<int64_t>(e);
+    const int64_t i = (at / cols) % rows, j = at % cols;
+    const bool kept = upper ? j - i >= k : j - i <= k;
+    if (!kept) out[e] = 0.0f;
+  }
+  ir::Graph& g = n.import().graph();
+  n.set_output(
+      0, g.add_parameter(g.unique_name(n.name()), ir::TensorRole::Scratch, ir::DType::F32, dims,
+                         std::make_shared<const ir::HostArray>(std::move(out)), true));
+}
+
 void translate_slice(NodeContext& n) {
   n.allow_attributes({});
   const std::vector<int64_t> starts = need_int(n, 1, "starts").values;
@@ -363,6 +394,7 @@ void add_shape_ops(OnnxOpRegistry& r) {
   r.add("Div", {translate_div, {}, {}});
   r.add("Slice", {translate_slice, {1, 2, 3, 4}, {}});
   r.add("Split", {translate_split, {1}, {}});
+  r.add("Trilu", {translate_trilu, {0, 1}, {}});
   r.add("Transpose", {translate_transpose, {}, {}});
   r.add("ReduceMean", {translate_reduce_mean, {1}, {}});
 }

@@ -32,7 +32,7 @@ void add_pool_ops(OnnxOpRegistry& r);  // MaxPool, AveragePool, GlobalAveragePoo
 void add_gemm_ops(OnnxOpRegistry& r);  // Gemm, MatMul
 // Relu, Add, Mul, Dropout, Identity, Constant, Flatten, Reshape, Concat, Pad
 void add_tensor_ops(OnnxOpRegistry& r);
-// Shape, Gather, Unsqueeze, Squeeze, Sub, Div (static shape computations), Slice, Split, Transpose,
+// Shape, Gather, Unsqueeze, Squeeze, Sub, Div, Trilu (folded at import), Slice, Split, Transpose,
 // ReduceMean
 void add_shape_ops(OnnxOpRegistry& r);
 // Normalization: LayerNormalization

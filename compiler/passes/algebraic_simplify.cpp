@@ -1,6 +1,7 @@
 #include "compiler/passes/algebraic_simplify.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <optional>
@@ -104,15 +105,98 @@ class Simplifier : public GraphRewriter {
         return mul(op, ctx);
       case OpType::Relu:
         return relu(op, ctx);
+      case OpType::Softmax:
+        return softmax(op, ctx);
       default:
         return std::nullopt;
     }
+  }
+
+  // Attention's scores as exported, softmax(add(scale(q.k^T, 1/sqrt(d)), mask)), become one
+  // softmax(q.k^T, mask) scale=1/sqrt(d): its z = scale * x + mask is what the scale and add
+  // ops computed, in the same order and roundings. A constant mask that is 0 on and below the
+  // diagonal and -inf above it is causal=1 with no mask; an all-zero one is no mask. Only a
+  // softmax with scale 1 (and, to take an add, no mask) absorbs, so nothing rounds differently.
+  Replacement softmax(const Op& op, Context& ctx) {
+    TensorId x = ctx.map(op.inputs[0]);
+    TensorId mask =
+        op.inputs.size() > 1 && op.inputs[1].valid() ? ctx.map(op.inputs[1]) : TensorId();
+    double scale = op.attrs.f("scale");
+    int64_t causal = op.attrs.i("causal");
+    bool changed = false;
+    if (static_cast<float>(scale) == 1.0f && !mask.valid()) {
+      if (const Op* add = producer(ctx, x, OpType::Add);
+          add != nullptr && stable(add->inputs[0], ctx) && stable(add->inputs[1], ctx)) {
+        const bool scaled_second = producer(ctx, add->inputs[1], OpType::Scale) != nullptr &&
+                                   producer(ctx, add->inputs[0], OpType::Scale) == nullptr;
+        x = add->inputs[scaled_second ? 1 : 0];
+        mask = add->inputs[scaled_second ? 0 : 1];
+        changed = true;
+      }
+    }
+    if (static_cast<float>(scale) == 1.0f) {
+      if (const Op* inner = producer(ctx, x, OpType::Scale);
+          inner != nullptr && static_cast<float>(inner->attrs.f("beta")) == 0.0f &&
+          stable(inner->inputs[0], ctx)) {
+        scale = inner->attrs.f("alpha");
+        x = inner->inputs[0];
+        changed = true;
+      }
+    }
+    if (mask.valid() && constant_fill(ctx.graph(), mask, 0.0f)) {
+      mask = TensorId();
+      changed = true;
+    } else if (mask.valid() && is_causal_mask(ctx.graph(), mask)) {
+      mask = TensorId();
+      causal = 1;
+      changed = true;
+    }
+    if (!changed) return std::nullopt;
+    ++applied_["softmax(scale(x)+mask)"];
+    return emit(op, ctx, Attrs{{"scale", scale}, {"causal", causal}}, {x, mask});
+  }
+
+  // A constant [..., L, L] mask that is 0 where column <= row and -inf where column > row.
+  static bool is_causal_mask(const Graph& g, TensorId id) {
+    const Tensor& t = g.tensor(id);
+    const Data& d = g.data(t.data);
+    const size_t rank = t.shape.size();
+    if (!d.constant || !d.init || t.dtype != DType::F32 || rank < 2) return false;
+    const std::vector<float>& v = d.init->f32();
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t k = 0; k < t.numel(); ++k) {
+      int64_t at = t.offset;
+      for (size_t a = 0; a < rank; ++a)
+        at += index[a] * t.strides[a];
+      const float want = index[rank - 1] > index[rank - 2] ? -INFINITY : 0.0f;
+      if (!(v[static_cast<size_t>(at)] == want)) return false;
+      for (size_t a = rank; a-- > 0;) {
+        if (++index[a] < t.shape[a]) break;
+        index[a] = 0;
+      }
+    }
+    return true;
+  }
+
+  // softmax_bwd(dy, y) scale=1 followed by scale(alpha, 0), the backward of the scores' scale:
+  // one softmax_bwd with scale=alpha, which rounds once where the chain rounded twice.
+  Replacement scale_of_softmax_bwd(const Op& op, Context& ctx, TensorId x, double alpha,
+                                   double beta) {
+    const Op* bwd = producer(ctx, x, OpType::SoftmaxBwd);
+    if (bwd == nullptr || static_cast<float>(beta) != 0.0f ||
+        static_cast<float>(bwd->attrs.f("scale")) != 1.0f || !stable(bwd->inputs[0], ctx) ||
+        !stable(bwd->inputs[1], ctx))
+      return std::nullopt;
+    ++applied_["scale(softmax_bwd)"];
+    return ctx.emit(OpType::SoftmaxBwd, op.name, op.category, {bwd->inputs[0], bwd->inputs[1]},
+                    Attrs{{"scale", alpha}});
   }
 
   Replacement scale(const Op& op, Context& ctx) {
     TensorId x = ctx.map(op.inputs[0]);
     double alpha = op.attrs.f("alpha");
     double beta = op.attrs.f("beta");
+    if (Replacement r = scale_of_softmax_bwd(op, ctx, x, alpha, beta)) return r;
     const Op* inner = producer(ctx, x, OpType::Scale);
     // The kernel rounds alpha and beta to f32; identity is judged the same way.
     auto identity = [&] {
@@ -296,6 +380,13 @@ class Simplifier : public GraphRewriter {
     if (!t.contiguous() || written_[ctx.old_graph().tensor(op.outputs[0]).data.index()])
       return false;
     const auto old = labels_.find(t.data.value);
+    return old == labels_.end() || !written_[old->second.index()];
+  }
+
+  // Whether a new-graph tensor's data is never updated in place, so reading it later in the
+  // program reads the same values.
+  bool stable(TensorId t, Context& ctx) const {
+    const auto old = labels_.find(ctx.graph().tensor(t).data.value);
     return old == labels_.end() || !written_[old->second.index()];
   }
 

@@ -12,11 +12,16 @@
 //   mul(x, ones), mul(ones, x)       -> x            (ones: a constant tensor of 1.0)
 //   mul(x, zeros), mul(zeros, x)     -> a new constant of zeros of x's shape
 //   relu(relu(x))                    -> relu(x)
+//   softmax(add(scale(x, a), m))     -> softmax(x, mask=m) scale=a (attention's scores; an
+//                                       all-zero mask is dropped, a constant causal one, 0 on
+//                                       and below the diagonal and -inf above, is causal=1)
+//   scale(softmax_bwd(dy, y), a)     -> softmax_bwd(dy, y) scale=a
 //
 // These hold in real arithmetic; in fp32 three differ in corner cases, as in any algebraic
-// simplifier: merging two scales rounds once where the chain rounded twice (the last bit may
-// change), 1*x+0 and x+0 turn -0 into +0 where the forwarded x keeps -0, and mul by zeros
-// turns NaN, infinities and negative x into +0. The others are exact.
+// simplifier: merging two scales (or a scale into softmax_bwd) rounds once where the chain
+// rounded twice (the last bit may change), 1*x+0 and x+0 turn -0 into +0 where the forwarded
+// x keeps -0, and mul by zeros turns NaN, infinities and negative x into +0. The others are
+// exact (softmax's z = scale * x + mask is the scale and add ops' arithmetic, in their order).
 //
 // Guards: an op's output is replaced by an existing tensor only when that tensor is a dense
 // (contiguous) view, since scale and add also serve as copies that densify a strided view

@@ -360,6 +360,16 @@ TEST_F(TorchSim, AttentionProbeOnnxMatchesPyTorch) {
   EXPECT_NE(last_out_.find("0 of 37 tensors above tolerance"), std::string::npos) << last_out_;
 }
 
+// The same block with a decoder's causal mask added to the scores (torch.full(-inf).triu(1),
+// folded at import, which simplify turns into softmax's causal=1; the scale 1/sqrt(dh) joins the
+// softmax too). Its weights have attention_probe's names, so the model is named.
+TEST_F(TorchSim, CausalAttentionProbeOnnxMatchesPyTorch) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  expect_matches_torch(export_onnx("causal_attention_probe", 4), 4,
+                       "--model causal_attention_probe", "causal_attention_probe");
+  EXPECT_NE(last_out_.find("0 of 37 tensors above tolerance"), std::string::npos) << last_out_;
+}
+
 // The exported torchvision classifiers not checked against PyTorch above compile and run
 // functionally with a clean check: regnet_x_400mf and resnext50_32x4d (grouped convolutions).
 TEST_F(TorchSim, ExportedClassifiersCompileAndSimulate) {

@@ -162,5 +162,28 @@ TEST_F(OnnxAttention, ReduceMeanOverOtherAxesIsASumAndAScale) {
   EXPECT_EQ(y[(1 * 8 + 4) * 8 + 6], sum * (1.0f / 3.0f));
 }
 
+// Trilu of a constant folds at import: x + triu(c, 1) adds c above the diagonal only.
+TEST_F(OnnxAttention, TriluOfAConstantFoldsAtImport) {
+  TestModel m = testing::around(3);
+  m.initializer("c", {8, 8});
+  m.int64_initializer("k", {1});
+  testing::first_node(m, "Add", "/mask", {"x", "upper"}, {"y"});
+  testing::first_node(m, "Trilu", "/triu", {"c", "k"}, {"upper"});
+  const ir::Graph g = imported(m);
+  ir::Interpreter it(g);
+  it.run();
+  const std::vector<float> x = it.value(g.find_tensor("x")).f32();
+  const std::vector<float> y = it.value(g.op(g.find_op("/mask")).outputs.at(0)).f32();
+  EXPECT_EQ(y[at(1, 2, 3, 3)], x[at(1, 2, 3, 3)]);  // the diagonal: 0 added
+  EXPECT_EQ(y[at(1, 2, 5, 3)], x[at(1, 2, 5, 3)]);  // below: 0 added
+  EXPECT_EQ(y[at(1, 2, 3, 5)], x[at(1, 2, 3, 5)] + testing::pattern_value(3 * 8 + 5));  // above
+  TestModel lower = testing::around(3);
+  testing::first_node(lower, "Trilu", "/tril", {"x"}, {"y"});
+  testing::attr_i(lower.graph().mutable_node()->at(0), "upper", 0);
+  EXPECT_EQ(error_of(lower), at_file("node '/tril' (Trilu): input 'x' must be a constant (an "
+                                     "initializer or a Constant node output); computed values are "
+                                     "not supported"));
+}
+
 }  // namespace
 }  // namespace s2::onnx_import

@@ -47,6 +47,8 @@ const char* file_kind_name(FileKind kind) {
       return "an IR text file";
     case FileKind::IsaDoc:
       return "the ISA reference";
+    case FileKind::Vcd:
+      return "a VCD waveform";
   }
   return "a file";
 }
@@ -65,6 +67,9 @@ std::optional<FileKind> existing_kind(const std::string& path) {
   if (first != std::string::npos && (head[first] == '{' || head[first] == '['))
     return FileKind::Json;
   if (is_ir_text(head)) return FileKind::IrText;
+  if (first != std::string::npos)
+    for (const char* keyword : {"$date", "$version", "$timescale", "$comment", "$scope"})
+      if (starts_with(head.substr(first), keyword)) return FileKind::Vcd;
   return std::nullopt;
 }
 

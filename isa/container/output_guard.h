@@ -18,6 +18,7 @@ enum class FileKind {
   Npy,         // NumPy arrays: "\x93NUMPY"
   IrText,      // the compiler's text form: "graph NAME" after any comment lines
   IsaDoc,      // s2c isa-doc's Markdown: "# S2Train ISA reference"
+  Vcd,         // RTL waveforms (s2sim --vcd): a VCD header keyword ("$date", "$version", ...)
 };
 
 const char* file_kind_name(FileKind kind);

@@ -43,7 +43,8 @@ void write_file(const std::string& path, const std::function<void(std::ostream&)
 // Every file the run will write, checked before any work: never the executable or the config,
 // never a file of another kind without --force (isa/container/output_guard.h).
 void guard_outputs(const isa::Executable& exe, const RunCommandOptions& options,
-                   const std::string& dump_dir, const std::vector<size_t>& dumped) {
+                   const RunOptions& run, const std::string& dump_dir,
+                   const std::vector<size_t>& dumped) {
   using isa::FileKind;
   const std::vector<std::string> inputs{options.executable, options.config};
   const std::pair<const std::string&, FileKind> named[] = {{options.report, FileKind::Json},
@@ -51,6 +52,9 @@ void guard_outputs(const isa::Executable& exe, const RunCommandOptions& options,
                                                            {options.memory_trace, FileKind::Csv}};
   for (const auto& [path, kind] : named)
     if (!path.empty()) isa::guard_output(path, kind, inputs, options.force);
+  if (!run.vcd_prefix.empty())
+    for (const std::string& path : top::vcd_paths(run.vcd_prefix, run.rtl))
+      isa::guard_output(path, FileKind::Vcd, inputs, options.force);
   if (dumped.empty()) return;
   const std::filesystem::path dir(dump_dir);
   isa::guard_output((dir / "manifest.json").string(), FileKind::Json, inputs, options.force);
@@ -193,7 +197,7 @@ int run_simulation(const RunCommandOptions& options, std::ostream& out) {
   run.progress = progress_bar();
   run.capture = dumped_tensors(exe, options);
   const std::string dir = options.dump_all.empty() ? options.dump_dir : options.dump_all;
-  guard_outputs(exe, options, dir, run.capture);
+  guard_outputs(exe, options, run, dir, run.capture);
   if (!run.capture.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);

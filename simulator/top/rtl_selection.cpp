@@ -31,4 +31,14 @@ RtlSelection parse_rtl_units(const std::string& list) {
   return s;
 }
 
+std::vector<std::string> vcd_paths(const std::string& prefix, const RtlSelection& selection) {
+  std::string base = prefix;
+  if (base.size() > 4 && base.compare(base.size() - 4, 4, ".vcd") == 0)
+    base.resize(base.size() - 4);
+  std::vector<std::string> paths;
+  if (selection.pe_array) paths.push_back(base + ".pe_array.vcd");
+  if (selection.ppu) paths.push_back(base + ".ppu.vcd");
+  return paths;
+}
+
 }  // namespace s2::sim::top

@@ -57,11 +57,10 @@ bool RtlUnitSet::serves(const RtlSelection& selection, const target::TargetDesc&
 }
 
 void RtlUnitSet::open_vcd(const std::string& prefix) const {
-  std::string base = prefix;
-  if (base.size() > 4 && base.compare(base.size() - 4, 4, ".vcd") == 0)
-    base.resize(base.size() - 4);
-  if (pe_array_) pe_array_->open_vcd(base + ".pe_array.vcd");
-  if (ppu_) ppu_->open_vcd(base + ".ppu.vcd");
+  const std::vector<std::string> paths = vcd_paths(prefix, {pe_array_ != nullptr, ppu_ != nullptr});
+  size_t at = 0;
+  if (pe_array_) pe_array_->open_vcd(paths.at(at++));
+  if (ppu_) ppu_->open_vcd(paths.at(at++));
 }
 
 }  // namespace s2::sim::top

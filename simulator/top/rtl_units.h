@@ -45,8 +45,7 @@ class RtlUnitSet {
   const RtlSelection& selection() const { return selection_; }
   // Whether these units serve `selection` on `target` (the same units, array size and clock).
   bool serves(const RtlSelection& selection, const target::TargetDesc& target) const;
-  // Starts VCD dumps of the selected units: `prefix`.pe_array.vcd and `prefix`.ppu.vcd (a
-  // trailing ".vcd" on prefix is dropped).
+  // Starts VCD dumps of the selected units: vcd_paths(prefix, selection).
   void open_vcd(const std::string& prefix) const;
 
  private:

@@ -115,6 +115,19 @@ TEST_F(RtlCli, VcdDumpsTheRtlUnitsWaveforms) {
   const std::string vcd = read_text(dir_ / "wave.ppu.vcd");
   EXPECT_NE(vcd.find("$enddefinitions"), std::string::npos);
   EXPECT_NE(vcd.find("#"), std::string::npos);
+  // A second run replaces its own waveform; a file of another kind where a waveform would go
+  // (here the report of the first run) is refused before anything runs, and kept.
+  ASSERT_EQ(run(kS2sim + " run " + path("x.bin") + " --rtl ppu --vcd " + path("wave.vcd")).status,
+            0);
+  ASSERT_EQ(run(kS2sim + " run " + path("x.bin") + " --report " + path("r.ppu.vcd")).status, 0);
+  const std::string report = read_text(dir_ / "r.ppu.vcd");
+  const Result refused = run(kS2sim + " run " + path("x.bin") + " --rtl ppu --vcd " + path("r"));
+  EXPECT_EQ(refused.status, 1) << refused.out;
+  EXPECT_NE(refused.out.find((dir_ / "r.ppu.vcd").string() +
+                             ": exists and is a JSON file, not a VCD waveform"),
+            std::string::npos)
+      << refused.out;
+  EXPECT_EQ(read_text(dir_ / "r.ppu.vcd"), report);
 }
 
 TEST_F(RtlCli, BadRtlUseIsAClearError) {

@@ -1,5 +1,6 @@
 #pragma once
-// Copy elision (pass `elide-copies`): a dense copy of a transposed output becomes the output.
+// Copy elision (pass `elide-copies`): a dense copy of a transposed output becomes the output,
+// and a PE output read only through a transposed view is written in that view's order.
 //
 // A reshape that cannot view a permuted tensor reads a dense copy of it: attention's head
 // merge `(att @ v).transpose(1, 2).reshape(n, t, d)` copies the [N, H, T, dh] product into
@@ -19,6 +20,14 @@
 // turned -0 into +0 and the elided one keeps -0. Not elided: a copy whose output is an output
 // of the step, a producer that updates an input in place, and a transposed tensor read by
 // anything else.
+//
+// The same idea without a copy: a buffer written by a PE op (conv2d, gemm, bmm) whose every
+// computing reader reads it through one transposed view x (ViT's patch embedding, conv2d's
+// [N,C,H,W] read as [N,H*W,C] tokens by layer norm and the residual add; ConvNeXt's
+// permute(0,2,3,1) after its depthwise conv) is laid out in x's order: the PE op writes through
+// permuted strides (a tile's channels stay contiguous runs), x becomes dense, and every view
+// over the buffer is derived again by its shape inference. Each reader then streams whole rows
+// where it read one element per DRAM burst.
 
 #include "compiler/passes/pass.h"
 

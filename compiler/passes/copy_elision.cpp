@@ -192,7 +192,6 @@ class Elider {
     if (!target) return false;
     const Tensor x = g_.tensor(*target);
     // x must be a permutation of the dense layout.
-    Shape sorted = x.strides;
     std::vector<size_t> order(x.shape.size());
     for (size_t k = 0; k < order.size(); ++k)
       order[k] = k;

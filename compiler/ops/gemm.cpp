@@ -30,6 +30,14 @@ bool flag(const InferContext& ctx, const std::string& name) {
   return v == 1;
 }
 
+// op(a)'s K (ka) must be op(b)'s (kb).
+void expect_inner(const InferContext& ctx, bool ta, bool tb, int64_t ka, int64_t kb) {
+  if (ka != kb)
+    ctx.fail("inner dimensions differ: " + ctx.describe(0) + " (trans_a=" + (ta ? "1" : "0") +
+             ") has K=" + std::to_string(ka) + ", " + ctx.describe(1) +
+             " (trans_b=" + (tb ? "1" : "0") + ") has K=" + std::to_string(kb));
+}
+
 std::vector<OutputSpec> infer_gemm(const InferContext& ctx) {
   const bool ta = flag(ctx, "trans_a");
   const bool tb = flag(ctx, "trans_b");
@@ -43,10 +51,7 @@ std::vector<OutputSpec> infer_gemm(const InferContext& ctx) {
   const int64_t ka = ta ? a[0] : a[1];
   const int64_t kb = tb ? b[1] : b[0];
   const int64_t n = tb ? b[0] : b[1];
-  if (ka != kb)
-    ctx.fail("inner dimensions differ: " + ctx.describe(0) + " (trans_a=" + (ta ? "1" : "0") +
-             ") has K=" + std::to_string(ka) + ", " + ctx.describe(1) +
-             " (trans_b=" + (tb ? "1" : "0") + ") has K=" + std::to_string(kb));
+  expect_inner(ctx, ta, tb, ka, kb);
   if (ctx.has_input(2)) {
     ctx.expect_dtype(2, DType::F32);
     ctx.expect_shape(2, {n});
@@ -80,6 +85,27 @@ Attrs trans(int64_t ta, int64_t tb) {
   return Attrs{{"trans_a", ta}, {"trans_b", tb}};
 }
 
+// The gradients of a and b of y = op(a) . op(b) (a gemm or, per batch index, a bmm: `type`),
+// each one product of the same type over the original operands; see gemm_backward.
+void product_grads(BackwardContext& g, OpType type, TensorId dy) {
+  const int64_t ta = g.attrs().i("trans_a");
+  const int64_t tb = g.attrs().i("trans_b");
+  const TensorId a = g.input(0);
+  const TensorId b = g.input(1);
+  if (g.needs_grad(0)) {
+    const TensorId da = ta == 0
+                            ? g.emit1(type, "grad_a", g.grad_category(0), {dy, b}, trans(0, 1 - tb))
+                            : g.emit1(type, "grad_a", g.grad_category(0), {b, dy}, trans(tb, 1));
+    g.add_grad(0, da);
+  }
+  if (g.needs_grad(1)) {
+    const TensorId db = tb == 0
+                            ? g.emit1(type, "grad_b", g.grad_category(1), {a, dy}, trans(1 - ta, 0))
+                            : g.emit1(type, "grad_b", g.grad_category(1), {dy, a}, trans(1, ta));
+    g.add_grad(1, db);
+  }
+}
+
 // With A = op(a) and B = op(b): dA = dy . B^T and dB = A^T . dy. The gradient of a itself is
 // dA, or dA^T = B . dy^T when trans_a; likewise for b. Each is one gemm over the original
 // operands with the flags below. The residual is added after the product: its gradient is
@@ -90,22 +116,7 @@ void gemm_backward(BackwardContext& g) {
   const std::string& act = g.attrs().s("act");
   epilogue::expect_differentiable(g, act != "none", "act=" + act);
   epilogue::expect_differentiable(g, g.input(4).valid(), "gate");
-  const int64_t ta = g.attrs().i("trans_a");
-  const int64_t tb = g.attrs().i("trans_b");
-  const TensorId a = g.input(0);
-  const TensorId b = g.input(1);
-  if (g.needs_grad(0)) {
-    const TensorId da =
-        ta == 0 ? g.emit1(OpType::Gemm, "grad_a", g.grad_category(0), {dy, b}, trans(0, 1 - tb))
-                : g.emit1(OpType::Gemm, "grad_a", g.grad_category(0), {b, dy}, trans(tb, 1));
-    g.add_grad(0, da);
-  }
-  if (g.needs_grad(1)) {
-    const TensorId db =
-        tb == 0 ? g.emit1(OpType::Gemm, "grad_b", g.grad_category(1), {a, dy}, trans(1 - ta, 0))
-                : g.emit1(OpType::Gemm, "grad_b", g.grad_category(1), {dy, a}, trans(1, ta));
-    g.add_grad(1, db);
-  }
+  product_grads(g, OpType::Gemm, dy);
   if (g.input(2).valid() && g.needs_grad(2))
     g.add_grad(2, g.emit1(OpType::ReduceSum, "grad_bias", g.grad_category(2), {dy},
                           Attrs{{"axes", std::vector<int64_t>{0}}}));
@@ -132,10 +143,7 @@ std::vector<OutputSpec> infer_bmm(const InferContext& ctx) {
   const int64_t ka = ta ? a[r - 2] : a[r - 1];
   const int64_t kb = tb ? b[r - 1] : b[r - 2];
   const int64_t n = tb ? b[r - 2] : b[r - 1];
-  if (ka != kb)
-    ctx.fail("inner dimensions differ: " + ctx.describe(0) + " (trans_a=" + (ta ? "1" : "0") +
-             ") has K=" + std::to_string(ka) + ", " + ctx.describe(1) +
-             " (trans_b=" + (tb ? "1" : "0") + ") has K=" + std::to_string(kb));
+  expect_inner(ctx, ta, tb, ka, kb);
   OutputSpec y;
   y.shape.assign(a.begin(), a.end() - 2);
   y.shape.push_back(m);
@@ -161,40 +169,12 @@ void bmm_kernel(KernelContext& k) {
 // whose own backward sums the per-batch gradients this produces.
 void bmm_backward(BackwardContext& g) {
   const TensorId dy = g.grad_output(0);
-  if (!dy.valid()) return;
-  const int64_t ta = g.attrs().i("trans_a");
-  const int64_t tb = g.attrs().i("trans_b");
-  const TensorId a = g.input(0);
-  const TensorId b = g.input(1);
-  if (g.needs_grad(0)) {
-    const TensorId da =
-        ta == 0 ? g.emit1(OpType::Bmm, "grad_a", g.grad_category(0), {dy, b}, trans(0, 1 - tb))
-                : g.emit1(OpType::Bmm, "grad_a", g.grad_category(0), {b, dy}, trans(tb, 1));
-    g.add_grad(0, da);
-  }
-  if (g.needs_grad(1)) {
-    const TensorId db =
-        tb == 0 ? g.emit1(OpType::Bmm, "grad_b", g.grad_category(1), {a, dy}, trans(1 - ta, 0))
-                : g.emit1(OpType::Bmm, "grad_b", g.grad_category(1), {dy, a}, trans(1, ta));
-    g.add_grad(1, db);
-  }
+  if (dy.valid()) product_grads(g, OpType::Bmm, dy);
 }
 
 // ---- lowering: attributes <-> instruction fields -----------------------------------------
 
-void encode_gemm(const ir::Op& op, Instruction& inst) {
-  FieldWriter w(op, inst);
-  w.flag(Field::TransA, "trans_a");
-  w.flag(Field::TransB, "trans_b");
-  w.act();
-}
-
-void decode_gemm(const Instruction& inst, ir::Attrs& a) {
-  a.set("trans_a", int64_t{inst.u(Field::TransA)});
-  a.set("trans_b", int64_t{inst.u(Field::TransB)});
-  a.set("act", field_enum_name(inst, Field::Act));
-}
-
+// bmm: the transpose flags; gemm: those and its epilogue's activation.
 void encode_bmm(const ir::Op& op, Instruction& inst) {
   FieldWriter w(op, inst);
   w.flag(Field::TransA, "trans_a");
@@ -204,6 +184,16 @@ void encode_bmm(const ir::Op& op, Instruction& inst) {
 void decode_bmm(const Instruction& inst, ir::Attrs& a) {
   a.set("trans_a", int64_t{inst.u(Field::TransA)});
   a.set("trans_b", int64_t{inst.u(Field::TransB)});
+}
+
+void encode_gemm(const ir::Op& op, Instruction& inst) {
+  encode_bmm(op, inst);
+  FieldWriter(op, inst).act();
+}
+
+void decode_gemm(const Instruction& inst, ir::Attrs& a) {
+  decode_bmm(inst, a);
+  a.set("act", field_enum_name(inst, Field::Act));
 }
 
 }  // namespace

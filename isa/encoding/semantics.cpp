@@ -1,6 +1,7 @@
 #include "isa/encoding/semantics.h"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 namespace s2::isa {
@@ -142,6 +143,23 @@ std::vector<uint32_t> conv_output(Checker& c, const std::vector<uint32_t>& x,
   return swept(c, x, w[0], window_of(c.inst(), w[2], w[3]));
 }
 
+// {M, N} of op(a) x op(b) over the last two dimensions of 'a' and 'b' (gemm, bmm), or nullopt
+// after reporting inner dimensions that differ.
+std::optional<std::vector<uint32_t>> product_shape(Checker& c) {
+  const auto a = c.dims(Slot::A), b = c.dims(Slot::B);
+  const size_t r = a.size();
+  const bool ta = c.inst().flag(Field::TransA), tb = c.inst().flag(Field::TransB);
+  const uint32_t m = ta ? a[r - 1] : a[r - 2], ka = ta ? a[r - 2] : a[r - 1];
+  const uint32_t kb = tb ? b[r - 1] : b[r - 2], n = tb ? b[r - 2] : b[r - 1];
+  if (ka != kb) {
+    c.fail("inner dimensions differ: 'a' " + shape_text(a) + (ta ? " (transposed)" : "") +
+           " gives K=" + std::to_string(ka) + ", 'b' " + shape_text(b) +
+           (tb ? " (transposed)" : "") + " gives K=" + std::to_string(kb));
+    return std::nullopt;
+  }
+  return std::vector<uint32_t>{m, n};
+}
+
 void check_shapes(Checker& c) {
   const Instruction& inst = c.inst();
   switch (inst.opcode()) {
@@ -179,18 +197,10 @@ void check_shapes(Checker& c) {
       return;
     }
     case Opcode::Gemm: {
-      const auto a = c.dims(Slot::A), b = c.dims(Slot::B);
-      const bool ta = inst.flag(Field::TransA), tb = inst.flag(Field::TransB);
-      const uint32_t m = ta ? a[1] : a[0], ka = ta ? a[0] : a[1];
-      const uint32_t kb = tb ? b[1] : b[0], n = tb ? b[0] : b[1];
-      if (ka != kb) {
-        c.fail("inner dimensions differ: 'a' " + shape_text(a) + (ta ? " (transposed)" : "") +
-               " gives K=" + std::to_string(ka) + ", 'b' " + shape_text(b) +
-               (tb ? " (transposed)" : "") + " gives K=" + std::to_string(kb));
-        return;
-      }
-      c.expect_shape(Slot::Y, {m, n}, "M x N of a and b");
-      check_epilogue(c, {m, n}, Slot::Y, n);
+      const auto mn = product_shape(c);
+      if (!mn) return;
+      c.expect_shape(Slot::Y, *mn, "M x N of a and b");
+      check_epilogue(c, *mn, Slot::Y, (*mn)[1]);
       return;
     }
     case Opcode::Bmm: {
@@ -200,24 +210,15 @@ void check_shapes(Checker& c) {
                " must have the same rank, 3 or 4: one or two batch dimensions, then a matrix");
         return;
       }
-      const size_t r = a.size();
       const std::vector<uint32_t> batch(a.begin(), a.end() - 2);
       if (!std::equal(batch.begin(), batch.end(), b.begin())) {
         c.fail("batch dimensions differ: 'a' " + shape_text(a) + ", 'b' " + shape_text(b));
         return;
       }
-      const bool ta = inst.flag(Field::TransA), tb = inst.flag(Field::TransB);
-      const uint32_t m = ta ? a[r - 1] : a[r - 2], ka = ta ? a[r - 2] : a[r - 1];
-      const uint32_t kb = tb ? b[r - 1] : b[r - 2], n = tb ? b[r - 2] : b[r - 1];
-      if (ka != kb) {
-        c.fail("inner dimensions differ: 'a' " + shape_text(a) + (ta ? " (transposed)" : "") +
-               " gives K=" + std::to_string(ka) + ", 'b' " + shape_text(b) +
-               (tb ? " (transposed)" : "") + " gives K=" + std::to_string(kb));
-        return;
-      }
+      const auto mn = product_shape(c);
+      if (!mn) return;
       std::vector<uint32_t> y = batch;
-      y.push_back(m);
-      y.push_back(n);
+      y.insert(y.end(), mn->begin(), mn->end());
       c.expect_shape(Slot::Y, y, "batch dimensions, then M x N of a and b");
       return;
     }

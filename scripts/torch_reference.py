@@ -68,6 +68,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 import torchvision
 
+import gpt_model
 from probe_models import PROBES
 
 REFERENCE_FORMAT = "s2train-reference-step 1"  # compiler/driver/reference.h
@@ -439,6 +440,13 @@ DECIDED_MODULES = (nn.ReLU, nn.ReLU6, nn.Dropout, nn.MaxPool2d, torchvision.ops.
 
 
 def build_model(name, o, aux_logits=False):
+    if name in gpt_model.PRESETS:
+        if "heads" not in o:
+            raise InputError("%s: the step is not of a language model" % name)
+        return gpt_model.GPT(o["layers"], o["heads"], o["width"], o["vocab"], o["positions"])
+    if "channels" not in o:
+        raise InputError("%s: the step is of a language model (token ids), not of an image "
+                         "model" % name)
     c, h, w, k = o["channels"], o["height"], o["width"], o["classes"]
     if name == "mlp":
         return Mlp(c * h * w, k)
@@ -573,6 +581,7 @@ MODEL_SIGNATURES = [
     ("mlp", ["fc1.weight"]),
     ("softmax_probe", ["gate.weight", "score.weight"]),
     ("attention_probe", ["c_attn.weight", "patch.weight"]),
+    ("gpt", ["transformer.wte.weight", "transformer.wpe.weight"]),
 ]
 
 
@@ -628,14 +637,20 @@ class SimDump:
         self.loss_terms = [(t["logits"], t["weight"]) for t in loss.get("terms", [])] or \
             [(loss["logits"], 1.0)]
         inputs = by_role.get("input", [])
-        if len(inputs) != 1 or len(self.tensors[inputs[0]]["shape"]) != 4:
-            raise InputError("expected one 4-d input tensor, found %s"
-                             % [(n, self.tensors[n]["shape"]) for n in inputs])
-        self.input = inputs[0]
-        n, c, h, w = self.tensors[self.input]["shape"]
-        # The logits' buffer may keep the shape of what was flattened ([N,K,1,1]).
-        classes = int(np.prod(self.tensors[loss["logits"]]["shape"])) // n
-        self.options = {"batch": n, "channels": c, "height": h, "width": w, "classes": classes}
+        shapes = [(n, self.tensors[n]["shape"], self.tensors[n]["dtype"]) for n in inputs]
+        if len(inputs) == 1 and shapes[0][2] == "i32" and len(shapes[0][1]) == 2:
+            self.input = inputs[0]
+            self.options = self.language_model_options()
+        elif len(inputs) == 1 and len(shapes[0][1]) == 4:
+            self.input = inputs[0]
+            n, c, h, w = self.tensors[self.input]["shape"]
+            # The logits' buffer may keep the shape of what was flattened ([N,K,1,1]).
+            classes = int(np.prod(self.tensors[loss["logits"]]["shape"])) // n
+            self.options = {"batch": n, "channels": c, "height": h, "width": w,
+                            "classes": classes}
+        else:
+            raise InputError("expected one 4-d input tensor (images) or one 2-d i32 input "
+                             "(token ids), found %s" % shapes)
         self.model = model or self.recognise_model()
         self.decisions = {}
         self.decision_tensor = {}
@@ -652,6 +667,25 @@ class SimDump:
 
     def recognise_model(self):
         return recognise_model(self.weights)
+
+    def language_model_options(self):
+        """A GPT's shape: from its weights' shapes, and the head count from the attention
+        scores [N, heads, T, T] of its first block."""
+        n, t = self.tensors[self.input]["shape"]
+        shape = {name: self.tensors[name]["shape"] for name in self.weights}
+        if "transformer.wte.weight" not in shape or "transformer.wpe.weight" not in shape:
+            raise InputError("a token-id input, but no transformer.wte / transformer.wpe "
+                             "weights: not a GPT")
+        scores = self.tensors.get("transformer.h.0.attn.scores")
+        if scores is None or len(scores["shape"]) != 4:
+            raise InputError("no tensor transformer.h.0.attn.scores [N, heads, T, T] tells the "
+                             "head count")
+        layers = len([w for w in self.weights if w.startswith("transformer.h.") and
+                      w.endswith(".ln_1.weight")])
+        vocab, width = shape["transformer.wte.weight"]
+        return {"batch": n, "seq_len": t, "layers": layers, "heads": scores["shape"][1],
+                "width": width, "vocab": vocab,
+                "positions": shape["transformer.wpe.weight"][0]}
 
     def describe(self):
         m = self.manifest
@@ -753,6 +787,8 @@ def step_loss(model, step, x, labels):
     cross-entropy of the module output that is its logits (captured by forward hooks, the
     module found from the logits' ONNX node name)."""
     terms = step.loss_terms
+    if "vocab" in step.options:
+        return gpt_model.lm_loss(model(x), labels)
     if len(terms) <= 1:
         return F.cross_entropy(model(x), labels)
     modules = dict(model.named_modules())
@@ -812,7 +848,10 @@ def run_torch(step, dtype, follow=True):
         decisions.expected = {}
     model.to(dtype)
     x, labels = step.batch()
-    x = torch.from_numpy(x.astype(np.float32)).to(dtype)
+    if x.dtype.kind in "iu":  # token ids
+        x = torch.from_numpy(x.astype(np.int64))
+    else:
+        x = torch.from_numpy(x.astype(np.float32)).to(dtype)
     labels = torch.from_numpy(labels.astype(np.int64))
     if follow:
         with FunctionalReLU(model, decisions):
@@ -916,9 +955,14 @@ def main():
         return 2
 
     o = step.options
-    print("%s: batch %d, %dx%dx%d, %d classes, %s; PyTorch %s, torchvision %s"
-          % (step.model, o["batch"], o["channels"], o["height"], o["width"], o["classes"],
-             step.describe(), torch.__version__, torchvision.__version__))
+    if "vocab" in o:
+        shape = "%d layers, %d heads, width %d, %d tokens, vocabulary %d" % (
+            o["layers"], o["heads"], o["width"], o["seq_len"], o["vocab"])
+    else:
+        shape = "%dx%dx%d, %d classes" % (o["channels"], o["height"], o["width"], o["classes"])
+    print("%s: batch %d, %s, %s; PyTorch %s, torchvision %s"
+          % (step.model, o["batch"], shape, step.describe(), torch.__version__,
+             torchvision.__version__))
     print_table(rows, args.top)
     if args.own_decisions:
         print("decisions: PyTorch's own (--own-decisions)")

@@ -27,11 +27,11 @@ FrontendResult run_frontend(const FrontendOptions& options) {
   const std::string seed = std::to_string(options.model_options.seed);
   result.batch_source =
       (options.input_npy.empty()
-           ? "input synthetic (uniform in [-1, 1) from --seed " + seed + "; give --input X.npy)"
+           ? "input synthetic (drawn from --seed " + seed + "; give --input X.npy)"
            : "input from " + options.input_npy) +
       ", " +
       (options.labels_npy.empty()
-           ? "labels synthetic (uniform classes from --seed " + seed + "; give --labels Y.npy)"
+           ? "labels synthetic (drawn from --seed " + seed + "; give --labels Y.npy)"
            : "labels from " + options.labels_npy);
   return result;
 }

@@ -71,6 +71,22 @@ struct ModelFlags {
     classes = cmd->add_option("--classes", model.classes, "number of classes (default 10)")
                   ->check(CLI::PositiveNumber);
     cmd->add_option("--seed", model.seed, "seed of the initial weights and the batch (default 1)");
+    auto& lm = model.lm;
+    lm_options = {cmd->add_option("--layers", lm.layers, "language models: transformer blocks")
+                      ->check(CLI::PositiveNumber),
+                  cmd->add_option("--heads", lm.heads, "language models: attention heads")
+                      ->check(CLI::PositiveNumber),
+                  cmd->add_option("--width", lm.width,
+                                  "language models: embedding width (a multiple of --heads)")
+                      ->check(CLI::PositiveNumber),
+                  cmd->add_option("--seq-len", lm.seq_len, "language models: tokens per sequence")
+                      ->check(CLI::PositiveNumber),
+                  cmd->add_option("--vocab", lm.vocab, "language models: vocabulary size")
+                      ->check(CLI::PositiveNumber),
+                  cmd->add_option("--positions", lm.positions,
+                                  "language models: rows of the position embedding (default the "
+                                  "preset's, at least --seq-len)")
+                      ->check(CLI::PositiveNumber)};
     aux = cmd->add_option("--aux-loss-weight", aux_loss_weight,
                           "ONNX models with auxiliary classifiers (GoogLeNet, Inception-v3 "
                           "exported with --aux-logits): the loss is the main output's plus this "
@@ -80,8 +96,29 @@ struct ModelFlags {
     add_sgd_flags(cmd, &sgd);
   }
 
-  void finish() {
+  std::vector<CLI::Option*> lm_options;
+
+  // `model_name`: the zoo model or ONNX file given. The image options mean nothing to a
+  // language model (the zoo refuses the shape options for an image model).
+  void finish(const std::string& model_name) {
     if (!image.empty()) s2::compiler::parse_image_size(image, &model);
+    const s2::zoo::Model* zoo_model = s2::zoo::model_registry().find(model_name);
+    if (zoo_model != nullptr && zoo_model->lm) {
+      for (const CLI::Option* o : {classes, channels})
+        if (*o)
+          throw s2::UserError(o->get_name() + ": model '" + model_name +
+                              "' is a language model; its classes are --vocab and its input is "
+                              "token ids (--seq-len)");
+      if (!image.empty())
+        throw s2::UserError("--image: model '" + model_name +
+                            "' is a language model; its input is token ids (--seq-len)");
+    }
+    if (zoo_model == nullptr)
+      for (const CLI::Option* o : lm_options)
+        if (*o)
+          throw s2::UserError(o->get_name() +
+                              ": applies to the zoo's language models (gpt, gpt2-small); an "
+                              "ONNX file fixes its own shape");
   }
 
   // For an ONNX model: the flags given, which its input and logits must agree with (an ONNX
@@ -133,12 +170,16 @@ int main(int argc, char** argv) {
   bool no_fuse = false, force = false;
   compile_cmd->add_option("-o,--output", output, "executable to write (.bin)");
   compile_cmd
-      ->add_option("--input", front.input_npy,
-                   "the input batch as .npy (f32, the model's input shape); default seeded")
+      ->add_option(
+          "--input", front.input_npy,
+          "the input batch as .npy, of the model's input shape: f32 images, or int32/int64 "
+          "token ids for a language model; default seeded")
       ->check(CLI::ExistingFile);
   compile_cmd
-      ->add_option("--labels", front.labels_npy,
-                   "the labels as .npy (int32 or int64, [batch]); default seeded")
+      ->add_option(
+          "--labels", front.labels_npy,
+          "the labels as .npy (int32 or int64, [batch], or [batch, seq-len] for a language "
+          "model, where -100 is ignored); default seeded")
       ->check(CLI::ExistingFile);
   add_backend_flags(compile_cmd, &back);
   compile_cmd->add_flag("--no-fuse", no_fuse, "do not fuse PPU epilogues into PE instructions");
@@ -220,7 +261,7 @@ int main(int argc, char** argv) {
   }
   return s2::run_tool("s2c", [&] {
     if (*compile_cmd) {
-      compile_flags.finish();
+      compile_flags.finish(front.model);
       front.model_options = compile_flags.model;
       front.sgd = compile_flags.sgd;
       front.onnx = compile_flags.onnx();
@@ -274,7 +315,7 @@ int main(int argc, char** argv) {
       }
     }
     if (*ref_cmd) {
-      ref_flags.finish();
+      ref_flags.finish(ref.model);
       ref.model_options = ref_flags.model;
       ref.model_options.dram_bytes =
           s2::target::load_target(s2::default_config()).dram.capacity_bytes;

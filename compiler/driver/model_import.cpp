@@ -12,14 +12,29 @@ bool ends_with(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// The classes of the loss: the logits' second dimension of its (first) softmax_ce.
-int64_t loss_classes(const ir::Graph& g) {
+// The (first) softmax_ce of the loss: its logits' second dimension is the class count.
+const ir::Op& loss_op(const ir::Graph& g) {
   for (size_t i = 0; i < g.num_ops(); ++i) {
     const ir::Op& op = g.op(ir::OpId(i));
-    if (op.type == ir::OpType::SoftmaxCe) return g.tensor(op.inputs.at(0)).shape.at(1);
+    if (op.type == ir::OpType::SoftmaxCe) return op;
   }
-  S2_CHECK(false, "graph '" + g.name() + "' has a loss but no softmax_ce");
-  return 0;
+  throw InternalError("graph '" + g.name() + "' has a loss but no softmax_ce");
+}
+
+// Checks token ids against every embedding table that looks them up: each id must name a row.
+void check_ids(const ir::Graph& g, ir::DataId data, const std::vector<int32_t>& ids,
+               const std::string& path) {
+  for (size_t i = 0; i < g.num_ops(); ++i) {
+    const ir::Op& op = g.op(ir::OpId(i));
+    if (op.type != ir::OpType::Embedding || g.tensor(op.inputs.at(1)).data != data) continue;
+    const int64_t rows = g.tensor(op.inputs.at(0)).shape.at(0);
+    for (size_t k = 0; k < ids.size(); ++k)
+      if (ids[k] < 0 || ids[k] >= rows)
+        throw UserError(path + ": token id " + std::to_string(ids[k]) + " at index " +
+                        std::to_string(k) + " is outside the " + std::to_string(rows) +
+                        " rows of '" + g.tensor(op.inputs.at(0)).name + "' [0, " +
+                        std::to_string(rows) + ")");
+  }
 }
 
 ir::Graph read_model(const FrontendOptions& o) {
@@ -43,12 +58,17 @@ void load_npy_into(ir::Graph& g, ir::TensorRole role, const std::string& path, c
     if (t.producer.valid() || g.data(t.data).role != role) continue;
     ir::HostArray values = io::read_npy_expect(path, t.dtype, t.shape);
     if (role == ir::TensorRole::Label && g.loss().valid()) {
-      const int64_t classes = loss_classes(g);
+      const ir::Op& loss = loss_op(g);
+      const int64_t classes = g.tensor(loss.inputs.at(0)).shape.at(1);
+      const int64_t ignore = loss.attrs.i("ignore_index");
       for (size_t k = 0; k < values.size(); ++k)
-        if (values.i32()[k] < 0 || values.i32()[k] >= classes)
+        if (values.i32()[k] != ignore && (values.i32()[k] < 0 || values.i32()[k] >= classes))
           throw UserError(path + ": label " + std::to_string(values.i32()[k]) + " at index " +
-                          std::to_string(k) + " is outside [0, " + std::to_string(classes) + ")");
+                          std::to_string(k) + " is outside [0, " + std::to_string(classes) +
+                          ") and is not the ignore_index " + std::to_string(ignore));
     }
+    if (role == ir::TensorRole::Input && t.dtype == ir::DType::I32)
+      check_ids(g, t.data, values.i32(), path);
     g.mutable_data(t.data).init = std::make_shared<const ir::HostArray>(std::move(values));
     return;
   }

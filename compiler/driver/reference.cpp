@@ -239,6 +239,12 @@ class ReferenceStep {
   Json model_options() const {
     const zoo::ModelOptions& m = o_.model_options;
     const ir::Shape& x = graph_.tensor(input_).shape;
+    if (const zoo::Model* lm = zoo::model_registry().find(o_.model); lm != nullptr && lm->lm) {
+      const zoo::LmShape s = zoo::lm_shape(o_.model, *lm->lm, m.lm);
+      return {{"batch", m.batch},         {"layers", s.layers},   {"heads", s.heads},
+              {"width", s.width},         {"seq_len", s.seq_len}, {"vocab", s.vocab},
+              {"positions", s.positions}, {"seed", m.seed}};
+    }
     if (zoo::model_registry().contains(o_.model) || x.size() != 4)
       return {{"batch", m.batch}, {"channels", m.channels}, {"height", m.height},
               {"width", m.width}, {"classes", m.classes},   {"seed", m.seed}};

@@ -1,5 +1,7 @@
 #include "compiler/lower/fields.h"
 
+#include <cstdint>
+
 #include "compiler/ops/registry.h"
 #include "isa/common/errors.h"
 
@@ -40,6 +42,14 @@ void FieldWriter::ints(const std::string& attr, std::initializer_list<isa::Field
   size_t i = 0;
   for (isa::Field f : fields)
     uint(f, attr, values[i++]);
+}
+
+void FieldWriter::i32(isa::Field field, const std::string& attr) {
+  const int64_t v = op_.attrs.i(attr);
+  if (v < INT32_MIN || v > INT32_MAX)
+    fail("attribute '" + attr + "' value " + std::to_string(v) + " does not fit the " +
+         field_label(inst_, field) + " (a signed 32-bit integer)");
+  inst_.set_raw(field, static_cast<uint32_t>(static_cast<int32_t>(v)));
 }
 
 void FieldWriter::flag(isa::Field field, const std::string& attr) {

@@ -24,6 +24,8 @@ class FieldWriter {
   void uint(isa::Field field, const std::string& attr, int64_t value);
   // An ints attribute, one entry per field, in order (stride -> stride_h, stride_w).
   void ints(const std::string& attr, std::initializer_list<isa::Field> fields);
+  // An int attribute into a signed 32-bit (Int) field.
+  void i32(isa::Field field, const std::string& attr);
   // An int attribute that must be 0 or 1.
   void flag(isa::Field field, const std::string& attr);
   // A float attribute, rounded to the f32 the PPU computes with.
@@ -46,6 +48,10 @@ std::vector<int64_t> field_ints(const isa::Instruction& inst,
                                 std::initializer_list<isa::Field> fields);
 // The name of an enumerated field's value ("relu", "mean", ...).
 std::string field_enum_name(const isa::Instruction& inst, isa::Field field);
+// A signed (Int) field.
+inline int64_t field_i64(const isa::Instruction& inst, isa::Field field) {
+  return inst.i(field);
+}
 // An f32 field widened to the double an attribute holds.
 double field_f64(const isa::Instruction& inst, isa::Field field);
 

@@ -7,12 +7,16 @@
 //   loss = log(sum) - (x[n][t] - max)
 // The rows' losses are added from 0.0f in order n = 0..N-1, then divided by N for "mean".
 // The gradient is (exp(x[n][c] - max) / sum - (c == t)), divided by N for "mean", then
-// multiplied by the incoming loss gradient when there is one.
+// multiplied by the incoming loss gradient when there is one. A row labelled ignore_index
+// (-100 unless set: a language model's padding) adds no loss and gets no gradient, and N
+// counts only the other rows (isa/numerics/softmax_ce.h).
 //
-// A label outside [0, C) is a fault of the input batch, found only when the numbers are
-// known: the kernel throws s2::UserError naming the op, the sample and the label.
+// A label outside [0, C) that is not ignore_index is a fault of the input batch, found only
+// when the numbers are known: the kernel throws s2::UserError naming the op, the sample and
+// the label.
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -36,6 +40,10 @@ void check_logits_labels(const InferContext& ctx) {
   const std::string& reduction = ctx.attrs().s("reduction");
   if (reduction != "mean" && reduction != "sum")
     ctx.fail("attribute 'reduction' must be \"mean\" or \"sum\", not \"" + reduction + "\"");
+  const int64_t ignore = ctx.attrs().i("ignore_index");
+  if (ignore < INT32_MIN || ignore > INT32_MAX)
+    ctx.fail("attribute 'ignore_index' " + std::to_string(ignore) +
+             " is outside the int32 range of the labels");
 }
 
 std::vector<OutputSpec> infer_softmax_ce(const InferContext& ctx) {
@@ -56,28 +64,28 @@ std::vector<OutputSpec> infer_softmax_ce_bwd(const InferContext& ctx) {
   return {dlogits};
 }
 
-// The label of row n, checked against the class count.
-size_t label_of(const KernelContext& k, size_t n, size_t classes) {
-  const int32_t t = k.in[1].i32[n];
-  if (t < 0 || static_cast<size_t>(t) >= classes)
-    throw UserError("op '" + k.op.name + "' (" + std::string(op_type_name(k.op.type)) +
-                    "): label " + std::to_string(t) + " of sample " + std::to_string(n) +
-                    " is outside the class range [0," + std::to_string(classes) + ")");
-  return static_cast<size_t>(t);
+int32_t ignore_index(const Op& op) {
+  return static_cast<int32_t>(op.attrs.i("ignore_index"));
 }
 
 // Labels checked against the class count, naming the op.
 void check_labels(const KernelContext& k, size_t rows, size_t classes) {
-  for (size_t n = 0; n < rows; ++n)
-    label_of(k, n, classes);
+  const int32_t ignore = ignore_index(k.op);
+  if (const auto bad = numerics::label_outside(k.in[1].i32, rows, classes, ignore))
+    throw UserError("op '" + k.op.name + "' (" + std::string(op_type_name(k.op.type)) +
+                    "): label " + std::to_string(k.in[1].i32[*bad]) + " of sample " +
+                    std::to_string(*bad) + " is outside the class range [0," +
+                    std::to_string(classes) + ") and is not the ignore_index " +
+                    std::to_string(ignore));
 }
 
 void softmax_ce_kernel(KernelContext& k) {
   const auto rows = static_cast<size_t>(k.in[0].shape[0]);
   const auto classes = static_cast<size_t>(k.in[0].shape[1]);
   check_labels(k, rows, classes);
-  k.out[0].f32[0] = numerics::softmax_ce_loss(k.in[0].f32, k.in[1].i32, rows, classes,
-                                              k.op.attrs.s("reduction") == "mean");
+  k.out[0].f32[0] =
+      numerics::softmax_ce_loss(k.in[0].f32, k.in[1].i32, rows, classes,
+                                k.op.attrs.s("reduction") == "mean", ignore_index(k.op));
 }
 
 void softmax_ce_backward(BackwardContext& b) {
@@ -86,7 +94,8 @@ void softmax_ce_backward(BackwardContext& b) {
   std::vector<TensorId> inputs{b.input(0), b.input(1)};
   if (b.grad_output(0).valid()) inputs.push_back(b.grad_output(0));
   b.add_grad(0, b.emit1(OpType::SoftmaxCeBwd, "bwd", b.grad_category(0), inputs,
-                        Attrs{{"reduction", b.attrs().s("reduction")}}));
+                        Attrs{{"reduction", b.attrs().s("reduction")},
+                              {"ignore_index", b.attrs().i("ignore_index")}}));
 }
 
 void softmax_ce_bwd_kernel(KernelContext& k) {
@@ -94,18 +103,21 @@ void softmax_ce_bwd_kernel(KernelContext& k) {
   const auto classes = static_cast<size_t>(k.in[0].shape[1]);
   check_labels(k, rows, classes);
   numerics::softmax_ce_grad(k.in[0].f32, k.in[1].i32, rows, classes,
-                            k.op.attrs.s("reduction") == "mean",
+                            k.op.attrs.s("reduction") == "mean", ignore_index(k.op),
                             k.in[2].present() ? k.in[2].f32 : nullptr, k.out[0].f32);
 }
 
 // ---- lowering: attributes <-> instruction fields -----------------------------------------
 
 void encode_loss(const ir::Op& op, Instruction& inst) {
-  FieldWriter(op, inst).enumerated(Field::Reduction, "reduction");
+  FieldWriter w(op, inst);
+  w.enumerated(Field::Reduction, "reduction");
+  w.i32(Field::IgnoreIndex, "ignore_index");
 }
 
 void decode_loss(const Instruction& inst, ir::Attrs& a) {
   a.set("reduction", field_enum_name(inst, Field::Reduction));
+  a.set("ignore_index", field_i64(inst, Field::IgnoreIndex));
 }
 
 }  // namespace
@@ -117,14 +129,17 @@ void register_loss_ops(OpRegistry& r) {
                   FusionClass::Ppu,
                   {{"logits"}, {"labels"}},
                   {"loss"},
-                  {{"reduction", AttrKind::String, AttrValue(std::string("mean"))}},
+                  {{"reduction", AttrKind::String, AttrValue(std::string("mean"))},
+                   {"ignore_index", AttrKind::Int, AttrValue(int64_t{-100})}},
                   infer_softmax_ce,
                   softmax_ce_backward,
                   softmax_ce_kernel,
                   "Cross-entropy of softmax(logits [N,C] f32) against class indices labels [N] "
                   "i32, summed or averaged over the batch (reduction \"sum\" or \"mean\") into "
                   "loss [1]; numerically stable (subtracts each row's max). A label outside "
-                  "[0,C) makes the interpreter throw a UserError naming the op and the label."},
+                  "[0,C) other than ignore_index (default -100; such a row adds no loss and the "
+                  "mean does not "
+                  "count it) makes the interpreter throw a UserError naming the op and the label."},
          {OpType::SoftmaxCe,
           Opcode::SoftmaxCe,
           {logits, labels},
@@ -138,7 +153,8 @@ void register_loss_ops(OpRegistry& r) {
                   FusionClass::Ppu,
                   {{"logits"}, {"labels"}, {"dloss", true}},
                   {"dlogits"},
-                  {{"reduction", AttrKind::String, AttrValue(std::string("mean"))}},
+                  {{"reduction", AttrKind::String, AttrValue(std::string("mean"))},
+                   {"ignore_index", AttrKind::Int, AttrValue(int64_t{-100})}},
                   infer_softmax_ce_bwd,
                   nullptr,
                   softmax_ce_bwd_kernel,

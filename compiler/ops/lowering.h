@@ -18,6 +18,7 @@ using lower::always;
 using lower::decode_nothing;
 using lower::field_enum_name;
 using lower::field_f64;
+using lower::field_i64;
 using lower::field_ints;
 using lower::FieldWriter;
 using lower::plane_of;

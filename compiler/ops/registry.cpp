@@ -124,6 +124,7 @@ const OpRegistry& op_registry() {
     register_gemm_ops(r);
     register_batch_norm_ops(r);
     register_layer_norm_ops(r);
+    register_embedding_ops(r);
     register_softmax_ops(r);
     register_eltwise_ops(r);
     register_activation_ops(r);

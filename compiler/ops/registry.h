@@ -124,6 +124,7 @@ void register_conv_ops(OpRegistry& r);
 void register_gemm_ops(OpRegistry& r);
 void register_batch_norm_ops(OpRegistry& r);
 void register_layer_norm_ops(OpRegistry& r);
+void register_embedding_ops(OpRegistry& r);
 void register_softmax_ops(OpRegistry& r);
 void register_eltwise_ops(OpRegistry& r);
 void register_activation_ops(OpRegistry& r);

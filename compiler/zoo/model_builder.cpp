@@ -40,6 +40,14 @@ ModelBuilder::ModelBuilder(const std::string& model, const ModelOptions& options
     : model_(model), options_(options), size_hint_(std::move(size_hint)), graph_(model) {}
 
 void ModelBuilder::fail(const std::string& problem) const {
+  if (options_.lm.layers > 0) {
+    const LmShape& s = options_.lm;
+    throw UserError("model '" + model_ + "' (batch " + std::to_string(options_.batch) + ", " +
+                    std::to_string(s.layers) + " layers, " + std::to_string(s.heads) +
+                    " heads, width " + std::to_string(s.width) + ", " + std::to_string(s.seq_len) +
+                    " tokens, vocabulary " + std::to_string(s.vocab) + "): " + problem + "; " +
+                    size_hint_);
+  }
   throw UserError("model '" + model_ + "' (batch " + std::to_string(options_.batch) + ", " +
                   std::to_string(options_.channels) + "x" +
                   hw_text(options_.height, options_.width) + " images, " +
@@ -70,6 +78,16 @@ TensorId ModelBuilder::weight(const std::string& name, const Shape& shape, float
       std::make_shared<ir::HostArray>(uniform_values(options_.seed, name, n, bound)));
 }
 
+TensorId ModelBuilder::normal_weight(const std::string& name, const Shape& shape, float std) {
+  const size_t n = static_cast<size_t>(ir::shape_numel(shape));
+  reserve(name, shape, n * sizeof(float), true);
+  std::vector<float> values = normal_values(options_.seed, name, n);
+  for (float& v : values)
+    v *= std;
+  return graph_.add_parameter(name, TensorRole::Weight, ir::DType::F32, shape,
+                              std::make_shared<ir::HostArray>(std::move(values)));
+}
+
 TensorId ModelBuilder::filled(const std::string& name, TensorRole role, int64_t size, float value) {
   reserve(name, {size}, static_cast<uint64_t>(size) * sizeof(float), role == TensorRole::Weight);
   return graph_.add_parameter(
@@ -91,6 +109,71 @@ TensorId ModelBuilder::labels() {
                               std::make_shared<ir::HostArray>(class_labels(
                                   options_.seed, "labels", static_cast<size_t>(options_.batch),
                                   static_cast<int32_t>(options_.classes))));
+}
+
+TensorId ModelBuilder::token_ids() {
+  const Shape shape{options_.batch, options_.lm.seq_len};
+  const auto n = static_cast<size_t>(ir::shape_numel(shape));
+  reserve("input_ids", shape, n * sizeof(int32_t), false);
+  return graph_.add_parameter(
+      "input_ids", TensorRole::Input, ir::DType::I32, shape,
+      std::make_shared<ir::HostArray>(
+          class_labels(options_.seed, "input_ids", n, static_cast<int32_t>(options_.lm.vocab))));
+}
+
+TensorId ModelBuilder::next_token_labels(TensorId ids) {
+  const Shape shape = this->shape(ids);
+  const ir::HostArray& from = *graph_.data(graph_.tensor(ids).data).init;
+  const auto t = static_cast<size_t>(shape[1]);
+  std::vector<int32_t> labels(from.size());
+  for (size_t k = 0; k < labels.size(); ++k)
+    labels[k] = k % t + 1 < t ? from.i32()[k + 1] : -100;
+  reserve("labels", shape, labels.size() * sizeof(int32_t), false);
+  return graph_.add_parameter("labels", TensorRole::Label, ir::DType::I32, shape,
+                              std::make_shared<ir::HostArray>(std::move(labels)));
+}
+
+TensorId ModelBuilder::positions(const std::string& name, int64_t n) {
+  std::vector<int32_t> values(static_cast<size_t>(n));
+  for (size_t k = 0; k < values.size(); ++k)
+    values[k] = static_cast<int32_t>(k);
+  return graph_.add_parameter(graph_.unique_name(name), TensorRole::Scratch, ir::DType::I32, {n},
+                              std::make_shared<ir::HostArray>(std::move(values)), true);
+}
+
+TensorId ModelBuilder::embedding(const std::string& path, TensorId ids, int64_t rows, int64_t dim,
+                                 float std) {
+  const TensorId w = normal_weight(path + ".weight", {rows, dim}, std);
+  return graph_.add(OpType::Embedding, op_name(path), OpCategory::Forward, {w, ids});
+}
+
+TensorId ModelBuilder::layer_norm(const std::string& path, TensorId x, double eps) {
+  const int64_t d = shape(x).back();
+  const TensorId gamma = filled(path + ".weight", TensorRole::Weight, d, 1.0f);
+  const TensorId beta = filled(path + ".bias", TensorRole::Weight, d, 0.0f);
+  return graph_.add_op(OpType::LayerNorm, op_name(path), OpCategory::Forward, {x, gamma, beta},
+                       Attrs{{"eps", eps}})[0];
+}
+
+TensorId ModelBuilder::reshape(const std::string& path, TensorId x, const Shape& shape) {
+  const ir::Tensor& t = graph_.tensor(x);
+  if (!ir::view_strides(t.shape, t.strides, shape))
+    x = graph_.add(OpType::Copy, op_name(path + ".dense"), OpCategory::Forward, {x});
+  return graph_.add(OpType::Reshape, op_name(path), OpCategory::Forward, {x},
+                    Attrs{{"shape", shape}});
+}
+
+TensorId ModelBuilder::conv1d(const std::string& path, TensorId x, int64_t out_features,
+                              float std) {
+  const Shape in = shape(x);
+  const int64_t features = in.back();
+  const TensorId w = normal_weight(path + ".weight", {features, out_features}, std);
+  const TensorId b = filled(path + ".bias", TensorRole::Weight, out_features, 0.0f);
+  const TensorId rows = reshape(path + ".rows", x, {ir::shape_numel(in) / features, features});
+  const TensorId y = graph_.add(OpType::Gemm, op_name(path), OpCategory::Forward, {rows, w, b});
+  Shape out = in;
+  out.back() = out_features;
+  return reshape(path + ".out", y, out);
 }
 
 void ModelBuilder::expect_window_fits(const std::string& path, TensorId x, int64_t kh, int64_t kw,

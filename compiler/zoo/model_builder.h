@@ -25,6 +25,25 @@ class ModelBuilder {
   // The batch: `input` [N,C,H,W] ~ N(0,1) and `labels` [N] i32 uniform in [0, classes).
   ir::TensorId input();
   ir::TensorId labels();
+  // A language model's batch: `input_ids` [N,T] i32 uniform in [0, vocab), and `labels`
+  // [N,T] i32, the next token of each position (ids shifted left by one) and -100, the loss's
+  // ignore_index, at the last position, whose next token the batch does not hold.
+  ir::TensorId token_ids();
+  ir::TensorId next_token_labels(ir::TensorId ids);
+  // A constant i32 [n] = 0, 1, ..., n-1 (the positions a position embedding looks up).
+  ir::TensorId positions(const std::string& name, int64_t n);
+
+  // nn.Embedding(rows, dim): <path>.weight [rows, dim] ~ N(0, std), looked up by ids.
+  ir::TensorId embedding(const std::string& path, ir::TensorId ids, int64_t rows, int64_t dim,
+                         float std);
+  // nn.LayerNorm(D) over the last dimension: <path>.weight ones, <path>.bias zeros.
+  ir::TensorId layer_norm(const std::string& path, ir::TensorId x, double eps);
+  // Hugging Face's Conv1D (GPT-2's linear layers) on the last dimension of x [..., in]:
+  // <path>.weight [in, out] ~ N(0, std) (stored input-major, unlike nn.Linear), <path>.bias
+  // [out] zeros; y [..., out]. The rows are a gemm over the flattened leading dimensions.
+  ir::TensorId conv1d(const std::string& path, ir::TensorId x, int64_t out_features, float std);
+  // A view op of x: reshape to `shape`, copied dense first when x's layout cannot be viewed so.
+  ir::TensorId reshape(const std::string& path, ir::TensorId x, const ir::Shape& shape);
 
   // nn.Conv2d(C, out_channels, kernel, stride, pad, bias, groups): parameters <path>.weight
   // [K,C/groups,k,k] and <path>.bias [K]. groups = C = K is a depthwise convolution.
@@ -62,7 +81,8 @@ class ModelBuilder {
   ir::TensorId stochastic_depth(const std::string& path, ir::TensorId x, double p);
   // torch.flatten(x, 1).
   ir::TensorId flatten(const std::string& path, ir::TensorId x);
-  // F.cross_entropy(logits, labels) as the op `loss`, set as the graph's loss.
+  // F.cross_entropy(logits, labels) as the op `loss`, set as the graph's loss (labels equal
+  // to -100 are ignored, as in PyTorch).
   void loss(ir::TensorId logits, ir::TensorId labels);
 
   // The finished forward graph.
@@ -73,6 +93,7 @@ class ModelBuilder {
  private:
   std::string op_name(const std::string& path) const { return graph_.unique_name(path); }
   ir::TensorId weight(const std::string& name, const ir::Shape& shape, float bound);
+  ir::TensorId normal_weight(const std::string& name, const ir::Shape& shape, float std);
   ir::TensorId filled(const std::string& name, ir::TensorRole role, int64_t size, float value);
   ir::TensorId adaptive_pool_matrix(const std::string& path, ir::TensorId x, int64_t oh,
                                     int64_t ow);

@@ -15,5 +15,6 @@ void build_vgg11(ModelBuilder& b);            // vgg.cpp
 void build_mobilenet_v2(ModelBuilder& b);     // mobilenet.cpp
 void build_efficientnet_b0(ModelBuilder& b);  // efficientnet.cpp
 void build_densenet121(ModelBuilder& b);      // densenet.cpp
+void build_gpt(ModelBuilder& b);              // gpt.cpp: gpt, gpt2-small
 
 }  // namespace s2::zoo

@@ -1,5 +1,6 @@
 #include "compiler/zoo/zoo.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "compiler/zoo/models.h"
@@ -36,7 +37,37 @@ void check_options(const std::string& model, const ModelOptions& o) {
                     "batch or smaller images");
 }
 
+bool any_lm_option(const LmShape& s) {
+  return s.layers != 0 || s.heads != 0 || s.width != 0 || s.seq_len != 0 || s.vocab != 0 ||
+         s.positions != 0;
+}
+
 }  // namespace
+
+LmShape lm_shape(const std::string& model, const LmShape& preset, const LmShape& given) {
+  auto pick = [](int64_t v, int64_t p) { return v != 0 ? v : p; };
+  LmShape s;
+  s.layers = pick(given.layers, preset.layers);
+  s.heads = pick(given.heads, preset.heads);
+  s.width = pick(given.width, preset.width);
+  s.positions = pick(given.positions, preset.positions);
+  // A shorter --seq-len keeps the preset's position table; a longer one grows it only when
+  // --positions is not given either.
+  s.seq_len = pick(given.seq_len, preset.seq_len);
+  if (given.positions == 0) s.positions = std::max(s.positions, s.seq_len);
+  s.vocab = pick(given.vocab, preset.vocab);
+  constexpr int64_t kMax = int64_t{1} << 20;
+  check_range(model, "layers", s.layers, 1, 1024);
+  check_range(model, "heads", s.heads, 1, 1024);
+  check_range(model, "width", s.width, 1, kMax);
+  check_range(model, "sequence length", s.seq_len, 1, kMax);
+  check_range(model, "vocabulary", s.vocab, 2, std::numeric_limits<int32_t>::max());
+  check_range(model, "positions", s.positions, s.seq_len, kMax);
+  if (s.width % s.heads != 0)
+    throw UserError("model '" + model + "': width " + std::to_string(s.width) +
+                    " is not a multiple of the " + std::to_string(s.heads) + " heads");
+  return s;
+}
 
 const ModelRegistry& model_registry() {
   // A new model is a new file (declared in models.h) and one line here.
@@ -62,6 +93,11 @@ const ModelRegistry& model_registry() {
     r.add("densenet121", {build_densenet121,
                           "densenet121 needs images of at least 29x29 (its four 2x downsamplings "
                           "before the last block), and at batch 1 one side of at least 61"});
+    // Language models: the size hint names the shape options instead of images.
+    const std::string lm_hint =
+        "set its shape with --layers, --heads, --width, --seq-len, --vocab, --positions";
+    r.add("gpt", {build_gpt, lm_hint, LmShape{2, 4, 64, 32, 128, 32}});
+    r.add("gpt2-small", {build_gpt, lm_hint, LmShape{12, 12, 768, 1024, 50257, 1024}});
     return r;
   }();
   return registry;
@@ -71,8 +107,18 @@ ir::Graph build_model(const std::string& name, const ModelOptions& options) {
   const Model* model = model_registry().find(name);
   if (model == nullptr)
     throw UserError(model_registry().unknown_message(name) + " (or an ONNX file ending in .onnx)");
-  check_options(name, options);
-  ModelBuilder builder(name, options, model->size_hint);
+  ModelOptions o = options;
+  if (model->lm) {
+    check_range(name, "batch", o.batch, 1, std::numeric_limits<int32_t>::max());
+    o.lm = lm_shape(name, *model->lm, options.lm);
+  } else {
+    if (any_lm_option(options.lm))
+      throw UserError("model '" + name +
+                      "' is an image model: --layers, --heads, --width, --seq-len, --vocab and "
+                      "--positions apply to the language models (gpt, gpt2-small)");
+    check_options(name, o);
+  }
+  ModelBuilder builder(name, o, model->size_hint);
   model->build(builder);
   return builder.finish();
 }

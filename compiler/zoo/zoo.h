@@ -25,6 +25,7 @@
 // (ops/dropout.h), so a step is reproducible and the PyTorch check follows the dumped masks.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,17 @@
 #include "isa/common/registry.h"
 
 namespace s2::zoo {
+
+// A language model's shape. A model's preset fixes each; s2c's --layers, --heads, --width,
+// --seq-len, --vocab and --positions override it (0 here: the preset's value).
+struct LmShape {
+  int64_t layers = 0;
+  int64_t heads = 0;
+  int64_t width = 0;      // the embedding and residual width D
+  int64_t seq_len = 0;    // tokens per sequence, at most `positions`
+  int64_t vocab = 0;      // rows of the token embedding (and logits per token)
+  int64_t positions = 0;  // rows of the position embedding
+};
 
 struct ModelOptions {
   int64_t batch = 4;
@@ -47,6 +59,8 @@ struct ModelOptions {
   // The copies of each weight the step keeps in DRAM throughout: 2 with SGD momentum (the
   // velocity), else 1. The check counts them, as the memory plan's persistent part will.
   uint64_t weight_copies = 1;
+  // Language models only (a Model with an lm preset); the image fields above are unused then.
+  LmShape lm;
 };
 
 // The forward graph of model `name`, with graph.loss() set. Throws UserError for an unknown
@@ -59,10 +73,17 @@ class ModelBuilder;  // model_builder.h
 struct Model {
   void (*build)(ModelBuilder&);
   std::string size_hint;  // ends size errors: which images the model takes
+  // A language model's preset shape; absent for the image models.
+  std::optional<LmShape> lm = std::nullopt;
 };
 using ModelRegistry = Registry<Model>;
 
 // Every model by name, in the order the zoo lists them (s2c --help).
 const ModelRegistry& model_registry();
+
+// A language model's shape: `preset` where `given` leaves 0 (a --seq-len beyond the preset's
+// positions grows the position table unless --positions is given), each value checked.
+// Throws UserError naming `model` and the value out of range.
+LmShape lm_shape(const std::string& model, const LmShape& preset, const LmShape& given);
 
 }  // namespace s2::zoo

@@ -347,6 +347,15 @@ class Assembler {
           fail(tok, std::string(fi.name) + ": " + kv.value + " does not fit in " +
                         std::to_string(fi.bits) + " bits");
         break;
+      case FieldKind::Int: {
+        const bool negative = !kv.value.empty() && kv.value[0] == '-';
+        const uint64_t m =
+            number(tok, negative ? kv.value.substr(1) : kv.value, std::string(fi.name));
+        if (m > (negative ? uint64_t{1} << 31 : (uint64_t{1} << 31) - 1))
+          fail(tok, std::string(fi.name) + ": " + kv.value + " does not fit in 32 signed bits");
+        v = negative ? static_cast<uint32_t>(-static_cast<int64_t>(m)) : static_cast<uint32_t>(m);
+        break;
+      }
       case FieldKind::Float: {
         const std::optional<float> f = parse_f32(kv.value);
         if (!f) fail(tok, std::string(fi.name) + ": '" + kv.value + "' is not an f32 value");

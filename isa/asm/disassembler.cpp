@@ -43,6 +43,8 @@ std::string field_text(const Instruction& inst, Field f) {
     case FieldKind::UInt:
     case FieldKind::Flag:
       return std::to_string(v);
+    case FieldKind::Int:
+      return std::to_string(static_cast<int32_t>(v));
     case FieldKind::Float:
       return format_f32(f32_from_bits(v));
     case FieldKind::Enum:

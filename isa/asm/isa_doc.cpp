@@ -69,6 +69,8 @@ std::string value_text(const FieldInfo& f, uint32_t v) {
     case FieldKind::UInt:
     case FieldKind::Flag:
       return std::to_string(v);
+    case FieldKind::Int:
+      return std::to_string(static_cast<int32_t>(v));
     case FieldKind::Float:
       return format_f32(f32_from_bits(v)) + " (" + code(hex(v)) + ")";
     case FieldKind::Enum:
@@ -93,6 +95,8 @@ std::string values_text(const FieldInfo& f) {
       const uint64_t max = (uint64_t{1} << f.bits) - 1;
       return std::to_string(f.min_value) + ".." + std::to_string(max);
     }
+    case FieldKind::Int:
+      return "-2147483648..2147483647";
     case FieldKind::Flag:
       return "0, 1";
     case FieldKind::Float:

@@ -52,6 +52,8 @@ class Instruction {
   void set_raw(Field field, uint32_t value);
 
   uint32_t u(Field field) const { return raw(field); }
+  // An Int field: its 32 bits as two's complement.
+  int32_t i(Field field) const { return static_cast<int32_t>(raw(field)); }
   bool flag(Field field) const { return raw(field) != 0; }
   float f32(Field field) const;
   void set_f32(Field field, float value);

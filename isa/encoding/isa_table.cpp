@@ -277,6 +277,8 @@ std::string_view field_kind_name(FieldKind kind) {
   switch (kind) {
     case FieldKind::UInt:
       return "uint";
+    case FieldKind::Int:
+      return "int";
     case FieldKind::Flag:
       return "flag";
     case FieldKind::Float:

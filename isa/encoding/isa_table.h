@@ -134,7 +134,7 @@ constexpr const UnitInfo& unit_info(Unit unit) {
   return kUnits[static_cast<std::size_t>(unit)];
 }
 
-enum class FieldKind : uint8_t { UInt, Flag, Float, Enum };
+enum class FieldKind : uint8_t { UInt, Int, Flag, Float, Enum };
 
 // How an instruction uses an operand.
 enum class Access : uint8_t { In, Out, InOut };

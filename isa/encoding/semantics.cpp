@@ -265,6 +265,21 @@ void check_shapes(Checker& c) {
         c.expect_shape(s, x, "shape of 'x'");
       return;
     }
+    case Opcode::Gather:
+    case Opcode::ScatterAdd: {
+      const bool fwd = inst.opcode() == Opcode::Gather;
+      const auto table = c.dims(fwd ? Slot::Table : Slot::Dw);
+      std::vector<uint32_t> rows = c.dims(Slot::Ids);
+      if (rows.size() > 3) {
+        c.fail("operand 'ids' has rank " + std::to_string(rows.size()) +
+               "; with the table's row appended the result must fit rank 4");
+        return;
+      }
+      rows.push_back(table.back());
+      c.expect_shape(fwd ? Slot::Y : Slot::Dy, rows,
+                     "the shape of 'ids' with the table's row length appended");
+      return;
+    }
     case Opcode::SoftmaxBwd:
       for (Slot s : {Slot::Dy, Slot::Dx})
         c.expect_shape(s, c.dims(Slot::Y), "shape of 'y'");

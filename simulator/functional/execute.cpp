@@ -9,6 +9,7 @@
 #include "simulator/functional/dma.h"
 #include "simulator/functional/dropout.h"
 #include "simulator/functional/eltwise.h"
+#include "simulator/functional/embedding.h"
 #include "simulator/functional/gemm.h"
 #include "simulator/functional/layer_norm.h"
 #include "simulator/functional/pool.h"
@@ -82,6 +83,8 @@ const KernelRegistry& kernel_registry() {
     add(isa::Opcode::DropoutMask, run_dropout_mask);
     add(isa::Opcode::LnFwd, run_ln_fwd);
     add(isa::Opcode::LnBwd, run_ln_bwd);
+    add(isa::Opcode::Gather, run_gather);
+    add(isa::Opcode::ScatterAdd, run_scatter_add);
     add(isa::Opcode::Softmax, run_softmax);
     add(isa::Opcode::SoftmaxBwd, run_softmax_bwd);
     return r;

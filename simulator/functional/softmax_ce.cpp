@@ -6,19 +6,8 @@
 #include "simulator/functional/operands.h"
 
 namespace s2::sim::functional {
-namespace {
 
 using isa::Slot;
-
-size_t label_of(const Operands& ops, const std::vector<int32_t>& labels, size_t n, size_t classes) {
-  const int32_t t = labels[n];
-  if (t < 0 || static_cast<size_t>(t) >= classes)
-    ops.fail("label " + std::to_string(t) + " of sample " + std::to_string(n) +
-             " is outside the class range [0," + std::to_string(classes) + ")");
-  return static_cast<size_t>(t);
-}
-
-}  // namespace
 
 void run_softmax_ce(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/) {
   Operands ops(inst, image);
@@ -30,16 +19,19 @@ void run_softmax_ce(const isa::Instruction& inst, DramImage& image, Datapath& /*
              std::to_string(rows) + " rows of logits");
   const std::vector<float> x = ops.f32(Slot::Logits);
   const std::vector<int32_t> labels = ops.i32(Slot::Labels);
-  for (size_t n = 0; n < rows; ++n)
-    label_of(ops, labels, n, classes);
+  const int32_t ignore = inst.i(isa::Field::IgnoreIndex);
+  if (const auto bad = numerics::label_outside(labels.data(), rows, classes, ignore))
+    ops.fail("label " + std::to_string(labels[*bad]) + " of sample " + std::to_string(*bad) +
+             " is outside the class range [0," + std::to_string(classes) +
+             ") and is not the ignore_index " + std::to_string(ignore));
   if (ops.has(Slot::Loss))
-    ops.write(Slot::Loss, std::vector<float>{numerics::softmax_ce_loss(x.data(), labels.data(),
-                                                                       rows, classes, mean)});
+    ops.write(Slot::Loss, std::vector<float>{numerics::softmax_ce_loss(
+                              x.data(), labels.data(), rows, classes, mean, ignore)});
   if (ops.has(Slot::DLogits)) {
     std::vector<float> dx(x.size());
     std::vector<float> dloss;
     if (ops.has(Slot::DLoss)) dloss = ops.f32(Slot::DLoss);
-    numerics::softmax_ce_grad(x.data(), labels.data(), rows, classes, mean,
+    numerics::softmax_ce_grad(x.data(), labels.data(), rows, classes, mean, ignore,
                               dloss.empty() ? nullptr : dloss.data(), dx.data());
     ops.write(Slot::DLogits, dx);
   }

@@ -145,6 +145,17 @@ std::vector<StreamPass> stream_passes(const isa::Instruction& inst) {
                elements_of(inst, Slot::Weight),
                op}};
     }
+    case Opcode::Gather: {
+      StreamPass pass{{Slot::Ids, Slot::Table}, {Slot::Y}, {}, {}, elements_of(inst, Slot::Y), op};
+      pass.table = Slot::Table;
+      return {pass};
+    }
+    case Opcode::ScatterAdd: {
+      StreamPass add{{Slot::Dy, Slot::Ids, Slot::Dw}, {Slot::Dw}, {}, {},
+                     elements_of(inst, Slot::Dy),     op};
+      add.table = Slot::Dw;
+      return {{{}, {Slot::Dw}, {}, {}, 0, std::nullopt}, add};
+    }
     case Opcode::Reduce:
       return {{{Slot::X}, {Slot::Y}, {}, {}, elements_of(inst, Slot::X), op}};
     case Opcode::DropoutMask:

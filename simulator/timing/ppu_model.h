@@ -26,6 +26,9 @@
 //   softmax_ce   read logits, labels, write dlogits (loss at the end), E = |logits|
 //   sgd          read weight, grad (velocity), write weight (velocity), E = |weight|
 //   reduce       read x, write y, E = |x| (the reduction consumes every input)
+//   gather       read ids and one table row per id, write y, E = |y|
+//   scatter_add  1. zero dw (stores only, no PPU cycles)
+//                2. read dy, ids and the dw row of each id, add, write the row back, E = |dy|
 //   copy, fill   DMA: read src / write dst through the output buffer, no PPU cycles
 //
 // In a tiled pass every tile is a pass of its own and pays the latency: the PPU accepts a new
@@ -59,6 +62,12 @@ struct StreamPass {
   // stores the slices of the channels its part touches. 0: not per-channel.
   uint64_t channels = 0;
   uint64_t channel_stride = 0;
+  // Embedding lookups: the operand `table` [V, D] (listed in loads, and in stores when
+  // written back) is touched one row per id, not whole: it streams as `work` elements, element
+  // k in row (k / D) mod V. Which rows the ids name is data the timing model does not see, so
+  // it takes consecutive rows: the bytes and the bursts of each row are exact, the DRAM page
+  // locality between rows is assumed.
+  std::optional<isa::Slot> table = std::nullopt;
 };
 
 // The passes of a PPU or DMA instruction, listing only the operands present; an internal

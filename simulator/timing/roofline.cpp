@@ -40,7 +40,11 @@ Roofline roofline(const isa::Instruction& inst, const target::TargetDesc& target
   for (const isa::OperandSig& sig : inst.info().operands) {
     const auto& desc = inst.operand(sig.slot);
     if (!desc) continue;
-    const uint64_t span = footprint_bytes(*desc);
+    uint64_t span = footprint_bytes(*desc);
+    // A gather reads only the table rows its ids name: at most one row per id.
+    if (sig.slot == isa::Slot::Table)
+      span = std::min(span, inst.get(isa::Slot::Ids).elements() * desc->shape[1] *
+                                isa::dtype_bytes(desc->dtype));
     if (sig.access != isa::Access::Out) r.bytes_read += span;
     if (sig.access != isa::Access::In) r.bytes_written += span;
   }

@@ -24,7 +24,8 @@ std::vector<Stream> streams_of(const isa::Instruction& inst, const StreamPass& p
     for (const Stream& st : out)
       if (st.slot == s) return;
     const isa::TensorDesc& d = inst.get(s);
-    out.push_back({s, d.elements(), isa::dtype_bytes(d.dtype)});
+    // An embedding table streams the rows the ids pick, `work` elements (ppu_model.h).
+    out.push_back({s, pass.table == s ? pass.work : d.elements(), isa::dtype_bytes(d.dtype)});
   };
   for (isa::Slot s : pass.loads)
     add(s);
@@ -93,6 +94,22 @@ std::vector<Box> channel_boxes(const isa::TensorDesc& d, const SmallOperands& sm
   };
   if (c0 <= c1) return {range(c0, c1 + 1)};
   return {range(c0, small.channels), range(0, c1 + 1)};
+}
+
+// The boxes of an embedding table [V, D] that the streamed elements [b, e) of its rows touch:
+// element k lies in row (k / D) mod V (consecutive rows; ppu_model.h), so the range wraps
+// around the table's V * D elements.
+std::vector<Box> table_row_boxes(const isa::TensorDesc& table, uint64_t b, uint64_t e) {
+  const uint64_t size = table.elements();
+  std::vector<Box> boxes;
+  if (size == 0) return boxes;
+  while (b < e) {
+    const uint64_t at = b % size, n = std::min(e - b, size - at);
+    for (const Box& box : flat_range_boxes(table, at, at + n))
+      boxes.push_back(box);
+    b += n;
+  }
+  return boxes;
 }
 
 }  // namespace
@@ -167,7 +184,8 @@ std::vector<Tile> tile_stream_instruction(const isa::Instruction& inst,
                        e = part_begin(s.elements, i + 1, parts);
         bytes += (e - b) * s.elem_bytes;
         const isa::TensorDesc& d = inst.get(s.slot);
-        for (const Box& box : flat_range_boxes(d, b, e)) {
+        for (const Box& box :
+             pass.table == s.slot ? table_row_boxes(d, b, e) : flat_range_boxes(d, b, e)) {
           if (std::find(pass.loads.begin(), pass.loads.end(), s.slot) != pass.loads.end())
             box_accesses(d, box, false, t.loads);
           if (std::find(pass.stores.begin(), pass.stores.end(), s.slot) != pass.stores.end())

@@ -463,6 +463,81 @@ TEST_F(Cli, CompileTakesTheBatchAndLabelsFromNpy) {
   EXPECT_NE(r.out.find("input.npy"), std::string::npos) << r.out;
 }
 
+// A .npy file of int64 values of `shape` (numpy's '<i8', as torch's token ids are saved).
+void write_npy_i64(const std::string& path, const std::vector<int64_t>& shape,
+                   const std::vector<int64_t>& values) {
+  std::string dims;  // as numpy writes it: "(8,)", "(2, 8)"
+  for (int64_t d : shape)
+    dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+  if (shape.size() == 1) dims += ",";
+  std::string header = "{'descr': '<i8', 'fortran_order': False, 'shape': (" + dims + "), }";
+  header.resize((header.size() + 10 + 1 + 63) / 64 * 64 - 10 - 1, ' ');  // 64-byte aligned
+  header += '\n';
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+  bytes += static_cast<char>(header.size() & 0xff);
+  bytes += static_cast<char>(header.size() >> 8);
+  bytes += header;
+  for (int64_t v : values)
+    for (int b = 0; b < 8; ++b)
+      bytes += static_cast<char>((static_cast<uint64_t>(v) >> (8 * b)) & 0xff);
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// A language model's batch: token ids (int32 as `s2c reference` writes them, or int64 as
+// PyTorch saves them) and next-token labels with -100 ignored; an id outside the vocabulary or
+// a label that is neither a token nor -100 is an error naming the file and the index.
+TEST_F(Cli, LanguageModelTakesTokenIdsAndLabelsFromNpy) {
+  Result r = run(kS2c + " reference gpt --batch 2 --seq-len 8 --out-dir " + quoted(path("ref")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string ids = path("ref/init/input_ids.npy"), labels = path("ref/init/labels.npy");
+  r = run(kS2c + " compile gpt --batch 2 --seq-len 8 --input " + quoted(ids) + " --labels " +
+          quoted(labels) + " -o " + quoted(path("gpt.bin")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("input from " + ids), std::string::npos) << r.out;
+  std::vector<int64_t> tokens(16, 5);
+  tokens[3] = 127;
+  write_npy_i64(path("ids64.npy"), {2, 8}, tokens);
+  std::vector<int64_t> next(16, -100);
+  next[0] = 127;
+  write_npy_i64(path("labels64.npy"), {2, 8}, next);
+  r = run(kS2c + " compile gpt --batch 2 --seq-len 8 --input " + quoted(path("ids64.npy")) +
+          " --labels " + quoted(path("labels64.npy")) + " -o " + quoted(path("gpt64.bin")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = run(kS2sim + " run " + quoted(path("gpt64.bin")) + " --functional --check");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("check              no findings"), std::string::npos) << r.out;
+  tokens[9] = 128;  // the vocabulary is 128
+  write_npy_i64(path("bad_ids.npy"), {2, 8}, tokens);
+  r = run(kS2c + " compile gpt --batch 2 --seq-len 8 --input " + quoted(path("bad_ids.npy")));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("bad_ids.npy: token id 128 at index 9 is outside the 128 rows of "
+                       "'transformer.wte.weight'"),
+            std::string::npos)
+      << r.out;
+  next[4] = -1;
+  write_npy_i64(path("bad_labels.npy"), {2, 8}, next);
+  r = run(kS2c + " compile gpt --batch 2 --seq-len 8 --labels " + quoted(path("bad_labels.npy")));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("bad_labels.npy: label -1 at index 4 is outside [0, 128) and is not the "
+                       "ignore_index -100"),
+            std::string::npos)
+      << r.out;
+  // Image options mean nothing to a language model, and its shape options nothing to an
+  // image model.
+  r = run(kS2c + " compile gpt --image 16");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("--image: model 'gpt' is a language model"), std::string::npos) << r.out;
+  r = run(kS2c + " compile gpt --classes 5");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("--classes: model 'gpt' is a language model"), std::string::npos) << r.out;
+  r = run(kS2c + " compile resnet18 --layers 2");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("is an image model"), std::string::npos) << r.out;
+  r = run(kS2c + " compile gpt --heads 5");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("width 64 is not a multiple of the 5 heads"), std::string::npos) << r.out;
+}
+
 // The data after a .npy header (both writers pad the header to 64 bytes).
 std::string npy_data(const std::string& path) {
   const std::string bytes = read_text(path);

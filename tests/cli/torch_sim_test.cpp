@@ -119,6 +119,25 @@ TEST_F(TorchSim, Lenet5MatchesPyTorch) {
 // 4 values per channel and two correct float32 steps differ by more than 1e-4, so that step is
 // judged against PyTorch's float64 step (see ReferenceStep.Resnet18Batch4IsAsAccurateAsPyTorch;
 // the simulator's numbers are the reference interpreter's, bit for bit).
+// gpt, the zoo's tiny GPT-2 (2 layers, 4 heads, width 64, 32 tokens, vocabulary 128) against
+// scripts/gpt_model.py: token and position embeddings (a 128-token batch over a 128-row table
+// repeats ids, so the scatter-add accumulates), causal attention, GELU MLPs, the LM head tied
+// to the token embedding and the next-token loss with each sequence's last position ignored.
+// Every tensor is within 1e-4 of PyTorch's float32 step (worst 7.0e-7), and as close to the
+// float64 step as PyTorch's own.
+TEST_F(TorchSim, GptMatchesPyTorch) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  ASSERT_NO_FATAL_FAILURE(compile_and_dump("gpt", 4));
+  const Result r = cross_check("--exact-factor 2");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_LT(worst_error(r.out), 1e-4) << r.out;
+  EXPECT_NE(r.out.find("gpt: batch 4, 2 layers, 4 heads, width 64, 32 tokens, vocabulary 128, "
+                       "simulator dump"),
+            std::string::npos)
+      << r.out;
+  s2::test::expect_as_accurate_as_torch(r.out, 2.0);
+}
+
 TEST_F(TorchSim, Resnet18MatchesPyTorch) {
   expect_matches_torch("resnet18", 8);
 }

@@ -78,10 +78,13 @@ TEST(LowerCoverage, EveryLoweringIsRecognisedFromItsInstruction) {
     op.name = "probe";
     op.type = type;
     // Defaults, and for the attributes without one a value every field can hold.
-    const std::map<std::string, ir::AttrValue> probe = {
-        {"kernel", std::vector<int64_t>{2, 2}},   {"stride", std::vector<int64_t>{2, 2}},
-        {"input_hw", std::vector<int64_t>{4, 4}}, {"kernel_hw", std::vector<int64_t>{1, 1}},
-        {"axes", std::vector<int64_t>{0}},        {"lr", 0.5}};
+    const std::map<std::string, ir::AttrValue> probe = {{"kernel", std::vector<int64_t>{2, 2}},
+                                                        {"stride", std::vector<int64_t>{2, 2}},
+                                                        {"input_hw", std::vector<int64_t>{4, 4}},
+                                                        {"kernel_hw", std::vector<int64_t>{1, 1}},
+                                                        {"axes", std::vector<int64_t>{0}},
+                                                        {"lr", 0.5},
+                                                        {"num_rows", int64_t{1}}};
     for (const ir::AttrSpec& spec : ir::op_schema(type).attrs) {
       if (spec.default_value) {
         op.attrs.set(spec.name, *spec.default_value);

@@ -82,7 +82,7 @@ TEST(OpsLoss, DefaultsAndSchema) {
   const TensorId logits = g.add_parameter("logits", TensorRole::Activation, DType::F32, {2, 3});
   const TensorId labels = g.add_parameter("labels", TensorRole::Label, DType::I32, {2});
   g.add(OpType::SoftmaxCe, "loss", OpCategory::Forward, {logits, labels});
-  EXPECT_EQ(g.op(g.find_op("loss")).attrs.text(), "reduction=\"mean\"");
+  EXPECT_EQ(g.op(g.find_op("loss")).attrs.text(), "ignore_index=-100 reduction=\"mean\"");
   EXPECT_EQ(op_schema(OpType::SoftmaxCe).fusion, FusionClass::Ppu);
   EXPECT_EQ(op_schema(OpType::SoftmaxCeBwd).fusion, FusionClass::Ppu);
   // All-zero logits: log(C) per row.
@@ -110,7 +110,8 @@ TEST(OpsLoss, BadLabelIsAUserErrorAtRunTime) {
   build(&b, kLogits, {2, 4, 0}, "mean");
   Interpreter it(b.g);
   EXPECT_EQ(user_error([&] { it.run(); }),
-            "op 'loss' (softmax_ce): label 4 of sample 1 is outside the class range [0,4)");
+            "op 'loss' (softmax_ce): label 4 of sample 1 is outside the class range [0,4) and is "
+            "not the ignore_index -100");
   LossGraph neg;
   build(&neg, kLogits, {0, 1, -1}, "mean");
   Interpreter it2(neg.g);
@@ -118,7 +119,8 @@ TEST(OpsLoss, BadLabelIsAUserErrorAtRunTime) {
   it2.run();
   it2.set_value(neg.labels, HostArray(std::vector<int32_t>{0, -1, 2}));
   EXPECT_EQ(user_error([&] { it2.run(); }),
-            "op 'loss' (softmax_ce): label -1 of sample 1 is outside the class range [0,4)");
+            "op 'loss' (softmax_ce): label -1 of sample 1 is outside the class range [0,4) and is "
+            "not the ignore_index -100");
 }
 
 TEST(OpsLoss, ShapeErrors) {
@@ -165,7 +167,7 @@ TEST(OpsLoss, BackwardOp) {
   EXPECT_EQ(bwd.type, OpType::SoftmaxCeBwd);
   EXPECT_EQ(bwd.category, OpCategory::ActivationGrad);
   EXPECT_EQ(bwd.inputs, (std::vector<TensorId>{b.logits, b.labels, TensorId()}));
-  EXPECT_EQ(bwd.attrs.text(), "reduction=\"sum\"");
+  EXPECT_EQ(bwd.attrs.text(), "ignore_index=-100 reduction=\"sum\"");
 
   const TensorId dl = b.g.add_parameter("dl", TensorRole::Gradient, DType::F32, {1},
                                         std::make_shared<HostArray>(std::vector<float>{-2.5f}));
@@ -208,6 +210,52 @@ TEST(OpsLoss, GradSum) {
   const testing::GradCheckResult r = testing::grad_check(ce_spec("sum"));
   EXPECT_TRUE(r.ok) << r.report;
   EXPECT_GE(r.error[0], 0.0);
+}
+
+// ignore_index: a row whose label is it adds no loss, gets a zero gradient, and the mean
+// divides by the other rows only (PyTorch's F.cross_entropy(..., ignore_index=-100)).
+TEST(OpsLoss, IgnoredRowsAddNothingAndAreNotCounted) {
+  LossGraph all, kept;
+  build(&all, kLogits, {2, -100, 3}, "mean");
+  // The same without row 1.
+  std::vector<float> two(kLogits.begin(), kLogits.begin() + 4);
+  two.insert(two.end(), kLogits.begin() + 8, kLogits.end());
+  build(&kept, two, {2, 3}, "mean");
+  Interpreter a(all.g), k(kept.g);
+  a.run();
+  k.run();
+  EXPECT_EQ(a.value(all.loss).f32()[0], k.value(kept.loss).f32()[0]);
+  const std::vector<float> da = a.value(all.dlogits).f32(), dk = k.value(kept.dlogits).f32();
+  for (size_t c = 0; c < 4; ++c) {
+    EXPECT_EQ(da[c], dk[c]);
+    EXPECT_EQ(da[4 + c], 0.0f);
+    EXPECT_EQ(da[8 + c], dk[4 + c]);
+  }
+  // Every row ignored: the mean is 0/0, NaN, as in PyTorch; the gradient is zero.
+  LossGraph none;
+  build(&none, kLogits, {-100, -100, -100}, "mean");
+  Interpreter n(none.g);
+  n.run();
+  EXPECT_TRUE(std::isnan(n.value(none.loss).f32()[0]));
+  const std::vector<float> zero = n.value(none.dlogits).f32();
+  for (float v : zero)
+    EXPECT_EQ(v, 0.0f);
+  // Another ignore_index: -100 is then an ordinary, bad, label.
+  LossGraph other;
+  build(&other, kLogits, {2, 7, -100}, "mean");
+  for (const char* op : {"loss", "dloss"})
+    other.g.mutable_op(other.g.find_op(op)).attrs.set("ignore_index", int64_t{7});
+  Interpreter o(other.g);
+  EXPECT_EQ(user_error([&] { o.run(); }),
+            "op 'loss' (softmax_ce): label -100 of sample 2 is outside the class range [0,4) and "
+            "is not the ignore_index 7");
+}
+
+TEST(OpsLoss, GradWithIgnoredRows) {
+  testing::GradCheckSpec spec = ce_spec("mean");
+  spec.inputs[1].ints = {3, -100, 4, -100};
+  const testing::GradCheckResult r = testing::grad_check(spec);
+  EXPECT_TRUE(r.ok) << r.report;
 }
 
 }  // namespace

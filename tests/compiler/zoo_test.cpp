@@ -32,6 +32,15 @@ ModelOptions options(int64_t batch, int64_t channels, int64_t hw, int64_t classe
   return o;
 }
 
+// A language model's options: the preset's shape but for these.
+ModelOptions lm_options(int64_t batch, int64_t layers, int64_t seq_len) {
+  ModelOptions o;
+  o.batch = batch;
+  o.lm.layers = layers;
+  o.lm.seq_len = seq_len;
+  return o;
+}
+
 std::map<std::string, int> op_counts(const Graph& g) {
   std::map<std::string, int> counts;
   for (size_t i = 0; i < g.num_ops(); ++i)
@@ -67,7 +76,8 @@ std::string user_error(const std::string& model, const ModelOptions& o) {
 TEST(Zoo, ListsEveryModel) {
   EXPECT_EQ(model_registry().names(),
             (std::vector<std::string>{"mlp", "lenet5", "resnet18", "resnet34", "resnet50", "vgg11",
-                                      "mobilenet_v2", "efficientnet_b0", "densenet121"}));
+                                      "mobilenet_v2", "efficientnet_b0", "densenet121", "gpt",
+                                      "gpt2-small"}));
 }
 
 // Each model builds at small sizes (the smallest it takes, where that is cheap), verifies, and
@@ -78,7 +88,8 @@ TEST(Zoo, EveryModelBuildsAtSmallSizesAndDifferentiates) {
       {"resnet18", options(2, 3, 1)},     {"resnet34", options(2, 1, 8)},
       {"resnet50", options(2, 3, 8)},     {"vgg11", options(1, 3, 224, 3)},
       {"mobilenet_v2", options(2, 3, 1)}, {"efficientnet_b0", options(1, 3, 33)},
-      {"densenet121", options(2, 3, 29)}};
+      {"densenet121", options(2, 3, 29)}, {"gpt", options(2, 3, 32)},
+      {"gpt2-small", lm_options(1, 1, 8)}};
   ASSERT_EQ(small.size(), model_registry().names().size());
   for (const auto& [name, o] : small) {
     SCOPED_TRACE(name);
@@ -580,6 +591,92 @@ TEST(Zoo, OptionsOutOfRange) {
   EXPECT_NE(user_error("mlp", o).find("image height -1"), std::string::npos);
   o = options(65536, 3, 65536);
   EXPECT_NE(user_error("mlp", o).find("more than 2^31-1 elements"), std::string::npos);
+}
+
+// gpt: GPT-2's blocks, by Hugging Face's state_dict names, the LM head tied to the token
+// embedding (no lm_head parameter), the loss over every token with the last one ignored.
+TEST(Zoo, GptIsGpt2sLayoutWithATiedHead) {
+  ModelOptions o = lm_options(2, 2, 8);
+  Graph g = build_model("gpt", o);
+  using Counts = std::map<std::string, int>;
+  // Per block: 4 Conv1D gemms, 2 bmm, 2 layer norms, 3 q/k/v slices; the merge of the heads
+  // is the one copy; 2 residual adds. Plus the embeddings, ln_f, the tied head.
+  EXPECT_EQ(op_counts(g), (Counts{{"embedding", 2},
+                                  {"expand", 1},
+                                  {"add", 5},
+                                  {"layer_norm", 5},
+                                  {"gemm", 9},
+                                  {"bmm", 4},
+                                  {"softmax", 2},
+                                  {"activation", 2},
+                                  {"slice", 6},
+                                  {"transpose", 8},
+                                  {"copy", 2},
+                                  {"reshape", 27},
+                                  {"softmax_ce", 1}}));
+  const auto weights = parameters(g, TensorRole::Weight);
+  std::set<std::string> names;
+  for (const auto& [name, shape] : weights)
+    names.insert(name);
+  for (const char* name :
+       {"transformer.wte.weight", "transformer.wpe.weight", "transformer.h.1.ln_1.weight",
+        "transformer.h.1.attn.c_attn.weight", "transformer.h.1.attn.c_attn.bias",
+        "transformer.h.1.attn.c_proj.weight", "transformer.h.1.mlp.c_fc.weight",
+        "transformer.h.1.mlp.c_proj.bias", "transformer.ln_f.bias"})
+    EXPECT_EQ(names.count(name), 1u) << name;
+  EXPECT_EQ(weights.size(), 2u + 2u * 12u + 2u);
+  // Conv1D stores [in, out].
+  EXPECT_EQ(g.tensor(g.find_tensor("transformer.h.0.attn.c_attn.weight")).shape,
+            (ir::Shape{64, 192}));
+  EXPECT_EQ(g.tensor(g.find_tensor("transformer.wpe.weight")).shape, (ir::Shape{32, 64}));
+  // The head reads the token embedding itself.
+  const ir::Op& head = g.op(g.find_op("lm_head"));
+  EXPECT_EQ(g.tensor(head.inputs[1]).name, "transformer.wte.weight");
+  EXPECT_EQ(head.attrs.i("trans_b"), 1);
+  // Labels: the next token, -100 at the last position of each sequence.
+  const auto& ids = g.data(g.tensor(g.find_tensor("input_ids")).data).init->i32();
+  const auto& labels = g.data(g.tensor(g.find_tensor("labels")).data).init->i32();
+  ASSERT_EQ(ids.size(), 16u);
+  ASSERT_EQ(labels.size(), 16u);
+  for (size_t k = 0; k < 16; ++k) {
+    EXPECT_GE(ids[k], 0);
+    EXPECT_LT(ids[k], 128);
+    EXPECT_EQ(labels[k], k % 8 == 7 ? -100 : ids[k + 1]) << k;
+  }
+  const ir::AutodiffStats stats = ir::build_training_step(g, ir::SgdOptions{});
+  EXPECT_EQ(stats.updates, weights.size());
+  EXPECT_TRUE(ir::verify_graph(g).empty());
+}
+
+TEST(Zoo, Gpt2SmallIsGpt2sShape) {
+  const Graph g = build_model("gpt2-small", lm_options(1, 1, 16));
+  EXPECT_EQ(g.tensor(g.find_tensor("transformer.wte.weight")).shape, (ir::Shape{50257, 768}));
+  EXPECT_EQ(g.tensor(g.find_tensor("transformer.wpe.weight")).shape, (ir::Shape{1024, 768}));
+  EXPECT_EQ(g.tensor(g.find_tensor("input_ids")).shape, (ir::Shape{1, 16}));
+  // 12 heads of 64.
+  const ir::Op& scores = g.op(g.find_op("transformer.h.0.attn.scores"));
+  EXPECT_EQ(g.tensor(scores.outputs[0]).shape, (ir::Shape{1, 12, 16, 16}));
+}
+
+TEST(Zoo, LanguageModelShapesAreChecked) {
+  ModelOptions o = lm_options(2, 1, 8);
+  o.lm.heads = 3;  // 64 wide
+  EXPECT_NE(user_error("gpt", o).find("width 64 is not a multiple of the 3 heads"),
+            std::string::npos);
+  o = lm_options(2, 1, 8);
+  o.lm.positions = 4;
+  EXPECT_NE(user_error("gpt", o).find("positions 4 is out of range: it must be in [8,"),
+            std::string::npos);
+  o = lm_options(2, 1, 8);
+  o.lm.vocab = 1;
+  EXPECT_NE(user_error("gpt", o).find("vocabulary 1 is out of range"), std::string::npos);
+  // A longer sequence grows the position table unless --positions fixes it.
+  o = lm_options(1, 1, 40);
+  const Graph longer = build_model("gpt", o);
+  EXPECT_EQ(longer.tensor(longer.find_tensor("transformer.wpe.weight")).shape, (ir::Shape{40, 64}));
+  EXPECT_EQ(user_error("resnet18", lm_options(2, 1, 0)),
+            "model 'resnet18' is an image model: --layers, --heads, --width, --seq-len, --vocab "
+            "and --positions apply to the language models (gpt, gpt2-small)");
 }
 
 }  // namespace

@@ -43,6 +43,8 @@ uint32_t random_field_value(Rng& rng, const FieldInfo& f) {
   switch (f.kind) {
     case FieldKind::UInt:
       return uniform(rng, f.min_value, (uint64_t{1} << f.bits) - 1);
+    case FieldKind::Int:
+      return uniform(rng, 0, 0xffffffffu);  // every bit pattern is a value
     case FieldKind::Flag:
       return uniform(rng, 0, 1);
     case FieldKind::Float:
@@ -169,7 +171,7 @@ TEST(IsaTable, FieldsFitTheirWidthAndDefaults) {
     if (f.kind == FieldKind::Flag) {
       EXPECT_EQ(f.bits, 1u);
     }
-    if (f.kind == FieldKind::Float) {
+    if (f.kind == FieldKind::Float || f.kind == FieldKind::Int) {
       EXPECT_EQ(f.bits, 32u);
     }
     if (f.kind == FieldKind::UInt) {

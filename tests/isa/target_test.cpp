@@ -431,7 +431,8 @@ TEST(TargetTest, PpuOpsNeedACostEach) {
   EXPECT_EQ(error,
             "t.yaml:14: ppu.ops.batchnorm: unknown key; known keys: epilogue, bn_fwd, bn_bwd, "
             "maxpool_fwd, maxpool_bwd, avgpool_fwd, avgpool_bwd, eltwise, softmax_ce, sgd, "
-            "reduce, dropout_mask, ln_fwd, ln_bwd, softmax, softmax_bwd, default");
+            "reduce, dropout_mask, ln_fwd, ln_bwd, softmax, softmax_bwd, gather, scatter_add, "
+            "default");
 }
 
 // ---- DRAM relations ----------------------------------------------------------------------

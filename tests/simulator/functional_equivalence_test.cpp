@@ -123,7 +123,7 @@ TEST_P(FunctionalEquivalence, EveryTensorMatchesTheStreamCheckerAndTheInterprete
 
 INSTANTIATE_TEST_SUITE_P(Zoo, FunctionalEquivalence,
                          ::testing::Values("mlp", "lenet5", "resnet18", "mobilenet_v2",
-                                           "efficientnet_b0", "densenet121"));
+                                           "efficientnet_b0", "densenet121", "gpt"));
 
 // From PyTorch's exporter: mobilenet_v2 (depthwise convolution packed on the array, ReLU6 in
 // the batch-norm epilogue, dropout's mask drawn by dropout_mask) and mobilenet_v3_small

@@ -692,6 +692,66 @@ TEST(FunctionalSoftmaxCe, UniformLogitsGiveLogOfTheClassCount) {
   }
 }
 
+// Rows labelled ignore_index add no loss and no gradient, and the mean counts the others:
+// the same bits as the reference, for the default -100 and for another value.
+TEST(FunctionalSoftmaxCe, IgnoredLabelsMatchTheReference) {
+  for (int32_t ignore : {-100, 3}) {
+    Program p(Opcode::SoftmaxCe);
+    const TensorDesc labels = p.zeros({4}, DType::I32);
+    p.set(Slot::Logits, p.tensor({4, 10})).set(Slot::Labels, labels);
+    p.set(Slot::Loss, p.zeros({1})).set(Slot::DLogits, p.zeros({4, 10}));
+    p.field(Field::IgnoreIndex, static_cast<uint32_t>(ignore));
+    DramImage image = DramImage::load(p.exe());
+    image.write_i32(labels, {ignore, 7, ignore, 0});
+    execute_instruction(p.inst(), image, model_datapath());
+    for (size_t c = 0; c < 10; ++c)
+      EXPECT_EQ(image.read_f32(p.inst().get(Slot::DLogits))[c], 0.0f);
+    EXPECT_TRUE(std::isfinite(image.read_f32(p.inst().get(Slot::Loss))[0]));
+  }
+}
+
+// ---- embedding ------------------------------------------------------------------------------
+
+// gather through ids of rank 1 and 2 and a table read through a transposed view, and
+// scatter_add with repeated ids: the same bits as the reference.
+TEST(FunctionalEmbedding, GatherAndScatterAddMatchTheReference) {
+  for (bool rank2 : {false, true}) {
+    Program p(Opcode::Gather);
+    const std::vector<uint32_t> ids_shape =
+        rank2 ? std::vector<uint32_t>{2, 3} : std::vector<uint32_t>{6};
+    std::vector<uint32_t> y_shape = ids_shape;
+    y_shape.push_back(5);
+    p.set(Slot::Table, p.transposed(7, 5)).set(Slot::Ids, p.tensor(ids_shape, DType::I32, 7));
+    p.set(Slot::Y, p.zeros(y_shape));
+    EXPECT_TRUE(p.matches_reference()) << "gather, rank2 " << rank2;
+    Program q(Opcode::ScatterAdd);
+    q.set(Slot::Dy, q.sliced(y_shape)).set(Slot::Ids, q.tensor(ids_shape, DType::I32, 3));
+    q.set(Slot::Dw, q.tensor({7, 5}));  // overwritten: zeroed first
+    EXPECT_TRUE(q.matches_reference()) << "scatter_add, rank2 " << rank2;
+  }
+}
+
+TEST(FunctionalEmbedding, RepeatedIdsAccumulateAndBadIdsAreErrors) {
+  Program p(Opcode::ScatterAdd);
+  const TensorDesc dy = p.zeros({3, 2}), ids = p.zeros({3}, DType::I32), dw = p.tensor({2, 2});
+  p.set(Slot::Dy, dy).set(Slot::Ids, ids).set(Slot::Dw, dw);
+  DramImage image = DramImage::load(p.exe());
+  image.write_f32(dy, {1, 2, 3, 4, 5, 6});
+  image.write_i32(ids, {1, 1, 1});
+  execute_instruction(p.inst(), image, model_datapath());
+  EXPECT_EQ(image.read_f32(dw), (std::vector<float>{0, 0, 9, 12}));
+  image.write_i32(ids, {0, 2, 1});
+  try {
+    execute_instruction(p.inst(), image, model_datapath());
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("id 2 at position 1 of 'ids' is outside the table's rows "
+                                         "[0,2)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(FunctionalSgd, MomentumWeightDecayAndPlainUpdatesMatchTheReference) {
   for (bool momentum : {true, false}) {
     Program p(Opcode::Sgd);

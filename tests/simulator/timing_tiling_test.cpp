@@ -194,6 +194,32 @@ TEST(TimingTiling, BatchNormOverThousandsOfChannelsSplitsItsPerChannelOperands) 
   EXPECT_LE(gamma_bytes, uint64_t{n} * c * 4 + plan.tiles.size() * 2 * 4);
 }
 
+// An embedding lookup reads one table row per id, not the table: gpt2-small's 50257 x 768
+// token table (154 MB) costs a 512-token batch 512 rows. Its backward writes the whole
+// gradient (zeroed) once, then reads and writes back one row per id.
+TEST(TimingTiling, EmbeddingsMoveOneTableRowPerId) {
+  const auto t = config("base");
+  const uint32_t v = 50257, d = 768, n = 512;
+  isa::Instruction gather(Opcode::Gather);
+  gather.set_operand(Slot::Table, f32(0, {v, d}));
+  isa::TensorDesc ids = f32(0x10000000, {2, n / 2});
+  ids.dtype = isa::DType::I32;
+  gather.set_operand(Slot::Ids, ids);
+  gather.set_operand(Slot::Y, f32(0x20000000, {2, n / 2, d}));
+  const InstructionPlan fwd = plan_instruction(gather, t);
+  EXPECT_EQ(fwd.load_bytes(), uint64_t{n} * 4 + uint64_t{n} * d * 4);
+  EXPECT_EQ(fwd.store_bytes(), uint64_t{n} * d * 4);
+  for (const Tile& tile : fwd.tiles)
+    EXPECT_LE(tile.footprint[static_cast<unsigned>(Buffer::Output)], t.sram.output.size_bytes / 2);
+  isa::Instruction scatter(Opcode::ScatterAdd);
+  scatter.set_operand(Slot::Dy, f32(0x20000000, {2, n / 2, d}));
+  scatter.set_operand(Slot::Ids, ids);
+  scatter.set_operand(Slot::Dw, f32(0, {v, d}));
+  const InstructionPlan bwd = plan_instruction(scatter, t);
+  EXPECT_EQ(bwd.load_bytes(), uint64_t{n} * 4 + 2 * uint64_t{n} * d * 4);
+  EXPECT_EQ(bwd.store_bytes(), uint64_t{v} * d * 4 + uint64_t{n} * d * 4);
+}
+
 TEST(TimingTiling, WeightsStayResidentWhenKIsOneBlock) {
   const auto t = config("base");
   // 4096 rows do not fit one tile; K = 32 does: weights load once.

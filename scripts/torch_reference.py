@@ -534,9 +534,15 @@ class ReferenceStep:
     def describe(self):
         return "reference interpreter step"
 
-    def sgd(self, name):
-        sgd = self.manifest["sgd"]
-        return sgd["lr"], sgd["momentum"], sgd["weight_decay"]
+    steps = 1
+
+    def update(self, name):
+        o = dict(self.manifest["optimizer"])
+        o["optimizer"] = o.pop("name")
+        return o
+
+    def state_names(self, name):
+        return {}  # the reference step writes no optimizer state
 
     def initial(self, name):
         return load(self.directory, "init", file_stem(name) + ".npy")
@@ -600,10 +606,9 @@ class SimDump:
 
     def __init__(self, directory, manifest, model=None):
         self.directory, self.manifest = directory, manifest
-        if manifest.get("steps") != 1:
-            raise InputError("the dump is of a %s-step run; the initial data is before the "
-                             "first step and the dumps after the last: run with --steps 1"
-                             % manifest.get("steps"))
+        self.steps = manifest.get("steps")
+        if not isinstance(self.steps, int) or self.steps < 1:
+            raise InputError("manifest.json: steps %r is not a positive count" % self.steps)
         self.tensors = {t["name"]: t for t in manifest["tensors"]}
         by_role = {}
         for t in manifest["tensors"]:
@@ -613,17 +618,24 @@ class SimDump:
         counters = {d.get("counter") for d in manifest["decisions"] if d["type"] == "dropout"}
         self.state = [n for n in by_role.get("state", []) if n not in counters]
         self.updates = {}
-        for u in manifest["sgd"]:
-            if u["weight"] is None or u["grad"] is None:
-                raise InputError("an sgd instruction whose weight or gradient names no tensor: %s"
-                                 % u)
-            if u["weight"] in self.updates:
-                raise InputError("weight '%s' is updated by two sgd instructions" % u["weight"])
-            self.updates[u["weight"]] = u
+        for kind in ("sgd", "adamw"):
+            for u in manifest.get(kind, []):
+                if u["weight"] is None or u["grad"] is None:
+                    raise InputError("an %s instruction whose weight or gradient names no "
+                                     "tensor: %s" % (kind, u))
+                if u["weight"] in self.updates:
+                    raise InputError("weight '%s' is updated by two instructions" % u["weight"])
+                self.updates[u["weight"]] = dict(u, optimizer=kind)
         missing = [w for w in self.weights if w not in self.updates]
         if missing:
-            raise InputError("weights no sgd instruction updates: %s" % missing)
+            raise InputError("weights no sgd or adamw instruction updates: %s" % missing)
         for u in self.updates.values():
+            if u["optimizer"] == "adamw":
+                for state in ("exp_avg", "exp_avg_sq", "step"):
+                    if u[state] is None or np.any(self.initial(u[state]) != 0):
+                        raise InputError("adamw state '%s' of '%s' does not start at zero: not "
+                                         "a first step" % (state, u["weight"]))
+                continue
             # PyTorch's first step starts each momentum buffer from the gradient: ours must
             # start from zero for the two to be the same step.
             if u["velocity"] is not None and np.any(self.initial(u["velocity"]) != 0):
@@ -632,6 +644,10 @@ class SimDump:
         loss = manifest.get("softmax_ce")
         if not loss or None in (loss["logits"], loss["labels"], loss["loss"]):
             raise InputError("the program has no softmax_ce loss with named tensors: %s" % loss)
+        if self.steps > 1 and manifest["decisions"]:
+            raise InputError("a %d-step run with forward decisions (ReLU, max-pool, dropout): the "
+                             "dump holds the last step's only, so PyTorch cannot follow the "
+                             "earlier steps; run with --steps 1" % self.steps)
         self.loss = loss
         # [(logits tensor, weight)]: one term, or the main and auxiliary classifiers' terms.
         self.loss_terms = [(t["logits"], t["weight"]) for t in loss.get("terms", [])] or \
@@ -692,9 +708,15 @@ class SimDump:
         return "simulator dump of %s (target %s, simulated on %s)" % (
             m.get("executable"), m.get("target"), m.get("config"))
 
-    def sgd(self, name):
+    def update(self, name):
+        return self.updates[name]
+
+    def state_names(self, name):
+        """Our optimizer-state tensors of weight `name`, by PyTorch's state key."""
         u = self.updates[name]
-        return u["lr"], u["momentum"], u["weight_decay"]
+        if u["optimizer"] != "adamw":
+            return {}
+        return {"exp_avg": u["exp_avg"], "exp_avg_sq": u["exp_avg_sq"]}
 
     def file_of(self, name, which):
         entry = self.tensors.get(name)
@@ -814,25 +836,47 @@ def step_loss(model, step, x, labels):
     return loss
 
 
-def torch_step(model, step, x, labels):
-    """One training step; returns the loss, the gradients and the updated state. Each parameter
-    gets its own SGD group with our hyper-parameters for it."""
-    params = dict(model.named_parameters())
-    groups = []
+def optimizers(params, step):
+    """PyTorch's SGD and AdamW over the parameters, each parameter its own group with our
+    hyper-parameters for it."""
+    sgd, adamw = [], []
     for name, p in params.items():
-        lr, momentum, weight_decay = step.sgd(name)
-        groups.append({"params": [p], "lr": lr, "momentum": momentum,
-                       "weight_decay": weight_decay})
-    optimizer = torch.optim.SGD(groups, lr=groups[0]["lr"] if groups else 0.0)
+        u = step.update(name)
+        if u["optimizer"] == "adamw":
+            adamw.append({"params": [p], "lr": u["lr"], "betas": (u["beta1"], u["beta2"]),
+                          "eps": u["eps"], "weight_decay": u["weight_decay"]})
+        else:
+            sgd.append({"params": [p], "lr": u["lr"], "momentum": u["momentum"],
+                        "weight_decay": u["weight_decay"]})
+    out = []
+    if sgd:
+        out.append(torch.optim.SGD(sgd, lr=sgd[0]["lr"]))
+    if adamw:
+        out.append(torch.optim.AdamW(adamw, lr=adamw[0]["lr"]))
+    return out
+
+
+def torch_step(model, step, x, labels):
+    """step.steps training steps on the same batch; returns the last loss and gradients, and
+    the updated weights, state and optimizer state (by our tensor names)."""
+    params = dict(model.named_parameters())
+    opts = optimizers(params, step)
     model.train()
-    optimizer.zero_grad()
-    loss = step_loss(model, step, x, labels)
-    loss.backward()
-    grads = {k: p.grad.detach().clone() if p.grad is not None else torch.zeros_like(p)
-             for k, p in params.items()}
-    optimizer.step()
+    for _ in range(step.steps):
+        for o in opts:
+            o.zero_grad()
+        loss = step_loss(model, step, x, labels)
+        loss.backward()
+        grads = {k: p.grad.detach().clone() if p.grad is not None else torch.zeros_like(p)
+                 for k, p in params.items()}
+        for o in opts:
+            o.step()
     state = model.state_dict()
     updated = {k: state[k].detach().clone() for k in step.weights + step.state}
+    for name, p in params.items():
+        for key, ours in step.state_names(name).items():
+            theirs = next(o.state[p] for o in opts if p in o.state)
+            updated[ours] = theirs[key].detach().clone()
     return loss.detach().reshape(1), grads, updated
 
 
@@ -861,7 +905,7 @@ def run_torch(step, dtype, follow=True):
     decisions.check_all_used()
     tensors = {("loss", "loss"): loss}
     tensors.update({("grad", k): grads[k] for k in step.weights})
-    tensors.update({("updated", k): updated[k] for k in step.weights + step.state})
+    tensors.update({("updated", k): v for k, v in updated.items()})
     return tensors, decisions
 
 

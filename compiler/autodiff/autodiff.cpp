@@ -12,7 +12,7 @@ namespace {
 
 class Autodiff {
  public:
-  Autodiff(Graph& g, const SgdOptions& options) : g_(g), options_(options) {}
+  Autodiff(Graph& g, const OptimizerOptions& options) : g_(g), options_(options) {}
 
   AutodiffStats run() {
     if (!g_.loss().valid())
@@ -139,6 +139,10 @@ class Autodiff {
       const TensorId grad = gradient(w);
       if (!grad.valid()) continue;  // a weight the loss does not depend on stays as it is
       const Tensor weight = g_.tensor(w);
+      if (options_.adamw()) {
+        add_adamw(w, grad, weight);
+        continue;
+      }
       std::vector<TensorId> inputs = {w, grad};
       if (options_.momentum != 0.0) {
         const std::string vname = g_.unique_name(weight.name + ".velocity");
@@ -158,8 +162,33 @@ class Autodiff {
     }
   }
 
+  // An optimizer-state buffer of `shape` named after the weight, zero at the start.
+  TensorId zero_state(const Tensor& weight, const char* suffix, DType dtype, const Shape& shape) {
+    return g_.add_parameter(
+        g_.unique_name(weight.name + suffix), TensorRole::OptimizerState, dtype, shape,
+        std::make_shared<HostArray>(dtype, static_cast<size_t>(shape_numel(shape))));
+  }
+
+  void add_adamw(TensorId w, TensorId grad, const Tensor& weight) {
+    const std::vector<TensorId> inputs = {
+        w, grad, zero_state(weight, ".exp_avg", DType::F32, weight.shape),
+        zero_state(weight, ".exp_avg_sq", DType::F32, weight.shape),
+        zero_state(weight, ".step", DType::I32, {1})};
+    Attrs attrs;
+    attrs.set("lr", options_.lr)
+        .set("beta1", options_.beta1)
+        .set("beta2", options_.beta2)
+        .set("eps", options_.eps)
+        .set("weight_decay", options_.weight_decay);
+    const std::vector<TensorId> outs =
+        g_.add_op(OpType::AdamW, g_.unique_name(weight.name + ".adamw"), OpCategory::WeightUpdate,
+                  inputs, attrs);
+    g_.mark_output(outs[0]);
+    ++stats_.updates;
+  }
+
   Graph& g_;
-  SgdOptions options_;
+  OptimizerOptions options_;
   std::vector<bool> needs_;
   std::vector<std::vector<TensorId>> grads_;
   AutodiffStats stats_;
@@ -167,7 +196,7 @@ class Autodiff {
 
 }  // namespace
 
-AutodiffStats build_training_step(Graph& graph, const SgdOptions& options) {
+AutodiffStats build_training_step(Graph& graph, const OptimizerOptions& options) {
   return Autodiff(graph, options).run();
 }
 

@@ -21,7 +21,7 @@ struct FrontendOptions {
   // ONNX: what the flags given ask of the file's input and output (0: the file's own); the
   // seed comes from model_options.
   onnx_import::OnnxImportOptions onnx;
-  ir::SgdOptions sgd;
+  ir::OptimizerOptions sgd;
   std::string input_npy;         // replaces the batch (role input) when not empty
   std::string labels_npy;        // replaces the labels (role label) when not empty
   std::string dump_after;        // a pass name (pass_registry.h), or empty

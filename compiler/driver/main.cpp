@@ -23,14 +23,49 @@
 
 namespace {
 
-void add_sgd_flags(CLI::App* cmd, s2::ir::SgdOptions* sgd) {
-  cmd->add_option("--lr", sgd->lr, "SGD learning rate (default 0.01)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--momentum", sgd->momentum, "SGD momentum (default 0.9)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--weight-decay", sgd->weight_decay, "SGD weight decay (default 5e-4)")
-      ->check(CLI::NonNegativeNumber);
-}
+// The optimizer's flags, shared by `compile`, `reference` and `opt`: --optimizer picks
+// PyTorch's SGD or AdamW, each with PyTorch's defaults but SGD's momentum 0.9 and weight
+// decay 5e-4; a flag of the other optimizer is an error.
+struct OptimizerFlags {
+  s2::ir::OptimizerOptions* o = nullptr;
+  CLI::Option *lr = nullptr, *momentum = nullptr, *weight_decay = nullptr;
+  std::vector<CLI::Option*> adamw_only;
+
+  void add_to(CLI::App* cmd, s2::ir::OptimizerOptions* options) {
+    o = options;
+    cmd->add_option("--optimizer", o->optimizer, "weight update: sgd (default) or adamw")
+        ->check(CLI::IsMember({"sgd", "adamw"}));
+    lr = cmd->add_option("--lr", o->lr, "learning rate (default 0.01 for sgd, 1e-3 for adamw)")
+             ->check(CLI::NonNegativeNumber);
+    momentum = cmd->add_option("--momentum", o->momentum, "SGD momentum (default 0.9)")
+                   ->check(CLI::NonNegativeNumber);
+    weight_decay = cmd->add_option("--weight-decay", o->weight_decay,
+                                   "weight decay (default 5e-4 for sgd; 0.01 for adamw, "
+                                   "decoupled)")
+                       ->check(CLI::NonNegativeNumber);
+    adamw_only = {cmd->add_option("--beta1", o->beta1, "AdamW first-moment decay (default 0.9)")
+                      ->check(CLI::Range(0.0, 1.0)),
+                  cmd->add_option("--beta2", o->beta2, "AdamW second-moment decay (default 0.999)")
+                      ->check(CLI::Range(0.0, 1.0)),
+                  cmd->add_option("--eps", o->eps, "AdamW epsilon (default 1e-8)")
+                      ->check(CLI::NonNegativeNumber)};
+  }
+
+  // The defaults of the chosen optimizer; a flag of the other one is an error.
+  void finish() const {
+    if (o->adamw()) {
+      if (*momentum)
+        throw s2::UserError("--momentum: applies to --optimizer sgd (AdamW has --beta1)");
+      if (!*lr) o->lr = 1e-3;
+      if (!*weight_decay) o->weight_decay = 0.01;
+      if (!(o->beta1 < 1.0 && o->beta2 < 1.0))
+        throw s2::UserError("--beta1 and --beta2 must be below 1");
+      return;
+    }
+    for (const CLI::Option* a : adamw_only)
+      if (*a) throw s2::UserError(a->get_name() + ": applies to --optimizer adamw");
+  }
+};
 
 // The back half's settings shared by `compile` and `opt`.
 void add_backend_flags(CLI::App* cmd, s2::compiler::BackendOptions* back) {
@@ -54,7 +89,8 @@ void add_backend_flags(CLI::App* cmd, s2::compiler::BackendOptions* back) {
 // The model options shared by `compile` and `reference`.
 struct ModelFlags {
   s2::zoo::ModelOptions model;
-  s2::ir::SgdOptions sgd;
+  s2::ir::OptimizerOptions sgd;
+  OptimizerFlags optimizer;
   std::string image;
   CLI::Option* batch = nullptr;
   CLI::Option* classes = nullptr;
@@ -93,7 +129,7 @@ struct ModelFlags {
                           "weight times each auxiliary output's (default 0.3 for two, 0.4 for "
                           "one)")
               ->check(CLI::NonNegativeNumber);
-    add_sgd_flags(cmd, &sgd);
+    optimizer.add_to(cmd, &sgd);
   }
 
   std::vector<CLI::Option*> lm_options;
@@ -101,6 +137,7 @@ struct ModelFlags {
   // `model_name`: the zoo model or ONNX file given. The image options mean nothing to a
   // language model (the zoo refuses the shape options for an image model).
   void finish(const std::string& model_name) {
+    optimizer.finish();
     if (!image.empty()) s2::compiler::parse_image_size(image, &model);
     const s2::zoo::Model* zoo_model = s2::zoo::model_registry().find(model_name);
     if (zoo_model != nullptr && zoo_model->lm) {
@@ -229,7 +266,8 @@ int main(int argc, char** argv) {
     pass_list += "\n  " + name + pass.value.doc;
   }
   opt_cmd->footer(pass_list + "\n\n" + app.get_footer());
-  add_sgd_flags(opt_cmd, &opt.sgd);
+  OptimizerFlags opt_optimizer;
+  opt_optimizer.add_to(opt_cmd, &opt.sgd);
   add_backend_flags(opt_cmd, &opt.back);
   opt_cmd->add_flag("--force", opt.force,
                     "replace existing output files of another kind (-o, --memory-report)");
@@ -301,7 +339,7 @@ int main(int argc, char** argv) {
       // A zoo model's parameters and batch must fit the target's DRAM: checked as they are
       // created, before each is allocated (an absurd --classes or --batch fails at once).
       front.model_options.dram_bytes = target.dram.capacity_bytes;
-      front.model_options.weight_copies = front.sgd.momentum != 0.0 ? 2 : 1;
+      front.model_options.weight_copies = front.sgd.weight_copies();
       const s2::compiler::FrontendResult result = s2::compiler::run_frontend(front);
       std::cout << s2::compiler::frontend_summary(result);
       back.fuse = !no_fuse;
@@ -319,12 +357,15 @@ int main(int argc, char** argv) {
       ref.model_options = ref_flags.model;
       ref.model_options.dram_bytes =
           s2::target::load_target(s2::default_config()).dram.capacity_bytes;
-      ref.model_options.weight_copies = ref_flags.sgd.momentum != 0.0 ? 2 : 1;
+      ref.model_options.weight_copies = ref_flags.sgd.weight_copies();
       ref.onnx = ref_flags.onnx();
       ref.sgd = ref_flags.sgd;
       s2::compiler::run_reference(ref);
     }
-    if (*opt_cmd) s2::compiler::run_opt(opt);
+    if (*opt_cmd) {
+      opt_optimizer.finish();
+      s2::compiler::run_opt(opt);
+    }
     if (*asm_cmd) s2::compiler::run_asm(asm_options);
     if (*doc_cmd) s2::compiler::run_isa_doc(doc_output, doc_force);
     return s2::kExitOk;

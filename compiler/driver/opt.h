@@ -19,10 +19,10 @@ namespace s2::compiler {
 struct OptOptions {
   std::string input;
   std::vector<std::string> passes;
-  std::string output;   // the result's text goes here; stdout when empty
-  ir::SgdOptions sgd;   // autodiff
-  BackendOptions back;  // fuse (the target's features), schedule, plan, lower (its name)
-  bool force = false;   // replace an output file of another kind (never the input or config)
+  std::string output;        // the result's text goes here; stdout when empty
+  ir::OptimizerOptions sgd;  // autodiff
+  BackendOptions back;       // fuse (the target's features), schedule, plan, lower (its name)
+  bool force = false;        // replace an output file of another kind (never the input or config)
 };
 
 // Throws UserError for a bad file, bad text, an unknown pass or a pass at the wrong stage.

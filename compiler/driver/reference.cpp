@@ -37,13 +37,18 @@ Json tensor_names(const ir::Graph& g, const std::vector<TensorId>& tensors) {
   return names;
 }
 
-void check_sgd(const ir::SgdOptions& sgd) {
-  const std::pair<const char*, double> values[] = {
-      {"learning rate", sgd.lr}, {"momentum", sgd.momentum}, {"weight decay", sgd.weight_decay}};
+void check_sgd(const ir::OptimizerOptions& o) {
+  const std::pair<const char*, double> values[] = {{"learning rate", o.lr},
+                                                   {"momentum", o.momentum},
+                                                   {"weight decay", o.weight_decay},
+                                                   {"eps", o.eps}};
   for (const auto& [what, v] : values)
     if (!std::isfinite(v) || v < 0.0)
       throw UserError(std::string("reference: the ") + what + " " + fmt::format("{}", v) +
                       " must be a finite number >= 0");
+  for (const double b : {o.beta1, o.beta2})
+    if (!(b >= 0.0 && b < 1.0))
+      throw UserError("reference: beta " + fmt::format("{}", b) + " must be in [0, 1)");
 }
 
 fs::path make_dir(const fs::path& dir) {
@@ -95,7 +100,8 @@ class ReferenceStep {
     ir::build_training_step(graph_, o.sgd);
     for (size_t i = 0; i < graph_.num_ops(); ++i) {
       const ir::Op& op = graph_.op(ir::OpId(i));
-      if (op.type == ir::OpType::Sgd) grad_of_[op.inputs.at(0).value] = op.inputs.at(1);
+      if (op.type == ir::OpType::Sgd || op.type == ir::OpType::AdamW)
+        grad_of_[op.inputs.at(0).value] = op.inputs.at(1);
     }
   }
 
@@ -204,10 +210,7 @@ class ReferenceStep {
     write_json_file(path.string(), {{"format", "s2train-reference-step 1"},
                                     {"model", o_.model},
                                     {"options", model_options()},
-                                    {"sgd",
-                                     {{"lr", o_.sgd.lr},
-                                      {"momentum", o_.sgd.momentum},
-                                      {"weight_decay", o_.sgd.weight_decay}}},
+                                    {"optimizer", optimizer()},
                                     {"input", graph_.tensor(input_).name},
                                     {"labels", graph_.tensor(labels_).name},
                                     {"weights", tensor_names(graph_, weights_)},
@@ -233,6 +236,16 @@ class ReferenceStep {
       terms.push_back({{"logits", graph_.tensor(op.inputs.at(0)).name}, {"weight", weight}});
     }
     return terms;
+  }
+
+  // The update's hyper-parameters, as given.
+  Json optimizer() const {
+    const ir::OptimizerOptions& o = o_.sgd;
+    if (o.adamw())
+      return {{"name", "adamw"},  {"lr", o.lr},   {"beta1", o.beta1},
+              {"beta2", o.beta2}, {"eps", o.eps}, {"weight_decay", o.weight_decay}};
+    return {
+        {"name", "sgd"}, {"lr", o.lr}, {"momentum", o.momentum}, {"weight_decay", o.weight_decay}};
   }
 
   // The step's sizes: the zoo's options, or for an ONNX model those of its input and logits.

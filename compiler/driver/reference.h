@@ -41,7 +41,7 @@ struct ReferenceOptions {
   std::string model;  // a zoo name, or an ONNX file (compiler/onnx)
   zoo::ModelOptions model_options;
   onnx_import::OnnxImportOptions onnx;  // an ONNX model: the flags given (FrontendOptions::onnx)
-  ir::SgdOptions sgd;
+  ir::OptimizerOptions sgd;
   std::string out_dir;
   // The accelerator configuration whose PE array's K-tile the interpreter accumulates with
   // (isa/numerics/pe_gemm.h); empty: the base configuration.

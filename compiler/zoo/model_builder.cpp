@@ -64,7 +64,7 @@ void ModelBuilder::reserve(const std::string& name, const Shape& shape, uint64_t
   const uint64_t need = reserved_ + largest_weight_;
   if (options_.dram_bytes == 0 || need <= options_.dram_bytes) return;
   fail("by '" + name + "' " + ir::ints_text(shape) + " its parameters" +
-       std::string(options_.weight_copies > 1 ? " with their momentum buffers" : "") +
+       std::string(options_.weight_copies > 1 ? " with their optimizer state" : "") +
        ", the batch and the largest weight's gradient need " + std::to_string(need) +
        " bytes, more than the target's " + std::to_string(options_.dram_bytes) +
        " bytes of DRAM (the limit); use fewer --classes, a smaller --batch or smaller --image");

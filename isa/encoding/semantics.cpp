@@ -329,6 +329,18 @@ void check_shapes(Checker& c) {
       if (inst.f32(Field::Momentum) != 0.0f && !c.has(Slot::Velocity))
         c.fail("momentum is not zero but operand 'velocity' is missing");
       return;
+    case Opcode::AdamW: {
+      for (Slot s : {Slot::Grad, Slot::ExpAvg, Slot::ExpAvgSq})
+        c.expect_same_elements(s, Slot::Weight);
+      c.expect_shape(Slot::Step, {1}, "one step count");
+      for (Field f : {Field::OneMinusBeta1, Field::OneMinusBeta2}) {
+        const float b = inst.f32(f);
+        if (!(b > 0.0f && b <= 1.0f))
+          c.fail("field '" + std::string(field_info(f).name) + "' is " + std::to_string(b) +
+                 ", outside (0, 1]");
+      }
+      return;
+    }
     case Opcode::DropoutMask: {
       const float ratio = inst.f32(Field::Ratio);
       if (!(ratio >= 0.0f && ratio < 1.0f))

@@ -1,5 +1,10 @@
 #include "simulator/functional/sgd.h"
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "isa/numerics/adamw.h"
 #include "isa/numerics/fp32.h"
 #include "simulator/functional/operands.h"
 
@@ -25,6 +30,33 @@ void run_sgd(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   dp.ppu.run(pass, weight.data(), grad.data(), v, nullptr, weight.data(), v);
   ops.write(Slot::Weight, weight);
   if (velocity) ops.write(Slot::Velocity, *velocity);
+}
+
+void run_adamw(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/) {
+  using isa::Field;
+  using isa::Slot;
+  Operands ops(inst, image);
+  numerics::AdamWParams p;
+  p.lr = numerics::load(inst.f32(Field::Lr));
+  p.one_minus_beta1 = numerics::load(inst.f32(Field::OneMinusBeta1));
+  p.one_minus_beta2 = numerics::load(inst.f32(Field::OneMinusBeta2));
+  p.eps = numerics::load(inst.f32(Field::AdamEps));
+  p.weight_decay = numerics::load(inst.f32(Field::WeightDecay));
+  std::vector<float> weight = ops.f32(Slot::Weight), m = ops.f32(Slot::ExpAvg),
+                     v = ops.f32(Slot::ExpAvgSq);
+  const std::vector<float> grad = ops.f32(Slot::Grad);
+  std::vector<int32_t> step = ops.i32(Slot::Step);
+  if (grad.size() != weight.size() || m.size() != weight.size() || v.size() != weight.size())
+    ops.fail("weight, grad, exp_avg and exp_avg_sq must have equal element counts");
+  if (step[0] == INT32_MAX) ops.fail("the step count " + std::to_string(step[0]) + " overflows");
+  step[0] += 1;
+  const numerics::AdamWScalars s = numerics::adamw_scalars(p, step[0]);
+  for (size_t i = 0; i < weight.size(); ++i)
+    numerics::adamw_step(p, s, weight[i], grad[i], m[i], v[i]);
+  ops.write(Slot::Weight, weight);
+  ops.write(Slot::ExpAvg, m);
+  ops.write(Slot::ExpAvgSq, v);
+  ops.write(Slot::Step, step);
 }
 
 }  // namespace s2::sim::functional

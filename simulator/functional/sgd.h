@@ -5,6 +5,10 @@
 //   if momentum != 0: velocity = momentum * velocity + g; g = velocity
 //   weight = weight - lr * g
 // A non-zero momentum without a velocity operand is a UserError.
+//
+// adamw on the PPU, in place: the step count [1] is incremented, the per-step scalars formed
+// from it (bias corrections in double, rounded once), then numerics::adamw_step per element
+// (isa/numerics/adamw.h), on the model's lanes (the PPU RTL has no AdamW).
 
 #include "isa/encoding/instruction.h"
 #include "simulator/functional/datapath.h"
@@ -13,5 +17,6 @@
 namespace s2::sim::functional {
 
 void run_sgd(const isa::Instruction& inst, DramImage& image, Datapath& dp);
+void run_adamw(const isa::Instruction& inst, DramImage& image, Datapath& dp);
 
 }  // namespace s2::sim::functional

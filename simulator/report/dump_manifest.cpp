@@ -80,6 +80,25 @@ Json sgd_updates(const isa::Executable& exe, const Operands& operands) {
   return out;
 }
 
+Json adamw_updates(const isa::Executable& exe, const Operands& operands) {
+  Json out = Json::array();
+  for (uint32_t i = 0; i < exe.instructions.size(); ++i) {
+    const isa::Instruction& inst = exe.instructions[i];
+    if (inst.opcode() != Opcode::AdamW) continue;
+    out.push_back({{"weight", operands.name(i, Slot::Weight, false)},
+                   {"grad", operands.name(i, Slot::Grad, false)},
+                   {"exp_avg", operands.name(i, Slot::ExpAvg, false)},
+                   {"exp_avg_sq", operands.name(i, Slot::ExpAvgSq, false)},
+                   {"step", operands.name(i, Slot::Step, false)},
+                   {"lr", inst.f32(Field::Lr)},
+                   {"beta1", 1.0 - static_cast<double>(inst.f32(Field::OneMinusBeta1))},
+                   {"beta2", 1.0 - static_cast<double>(inst.f32(Field::OneMinusBeta2))},
+                   {"eps", inst.f32(Field::AdamEps)},
+                   {"weight_decay", inst.f32(Field::WeightDecay)}});
+  }
+  return out;
+}
+
 // The forward pass's decisions, in program order.
 Json decisions(const isa::Executable& exe, const Operands& operands) {
   Json out = Json::array();
@@ -223,6 +242,7 @@ void write_dump_manifest(const std::string& dir, const isa::Executable& exe, con
                          {"loss", run.loss ? Json(*run.loss) : Json(nullptr)},
                          {"softmax_ce", loss(exe, operands)},
                          {"sgd", sgd_updates(exe, operands)},
+                         {"adamw", adamw_updates(exe, operands)},
                          {"decisions", decisions(exe, operands)},
                          {"tensors", tensors(exe, run)}};
   write_json_file((std::filesystem::path(dir) / "manifest.json").string(), manifest);

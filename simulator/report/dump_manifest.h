@@ -9,7 +9,9 @@
 // the file of its dumped value ("file", relative to DIR, null when not dumped) and the file of
 // its initial data ("initial", null when the executable has none); "sgd", one entry per sgd
 // instruction naming its weight, gradient and velocity tensors with its lr, momentum and
-// weight_decay; "softmax_ce", the logits, labels and loss tensors of the loss instruction;
+// weight_decay; "adamw", one entry per adamw instruction naming its weight, gradient, exp_avg,
+// exp_avg_sq and step tensors with its lr, beta1, beta2 (1 - the one_minus_beta fields, in double),
+// eps and weight_decay; "softmax_ce", the logits, labels and loss tensors of the loss instruction;
 // "decisions", the forward choices a reference must follow to reproduce the step bit-near:
 // {"op", "type": "relu", "tensor"} for every ReLU applied in the forward pass (the tensor is
 // its output, which the zoo names after the op, so the mask is tensor > 0) and

@@ -156,6 +156,13 @@ std::vector<StreamPass> stream_passes(const isa::Instruction& inst) {
       add.table = Slot::Dw;
       return {{{}, {Slot::Dw}, {}, {}, 0, std::nullopt}, add};
     }
+    case Opcode::AdamW:
+      return {{{Slot::Weight, Slot::Grad, Slot::ExpAvg, Slot::ExpAvgSq},
+               {Slot::Weight, Slot::ExpAvg, Slot::ExpAvgSq},
+               {Slot::Step},
+               {Slot::Step},
+               elements_of(inst, Slot::Weight),
+               op}};
     case Opcode::Reduce:
       return {{{Slot::X}, {Slot::Y}, {}, {}, elements_of(inst, Slot::X), op}};
     case Opcode::DropoutMask:

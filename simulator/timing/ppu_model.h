@@ -25,6 +25,8 @@
 //   eltwise      read a (b), write y, E = |y|
 //   softmax_ce   read logits, labels, write dlogits (loss at the end), E = |logits|
 //   sgd          read weight, grad (velocity), write weight (velocity), E = |weight|
+//   adamw        read weight, grad, exp_avg, exp_avg_sq, write weight, exp_avg, exp_avg_sq,
+//                E = |weight|; the step count read with the first tile, written with the last
 //   reduce       read x, write y, E = |x| (the reduction consumes every input)
 //   gather       read ids and one table row per id, write y, E = |y|
 //   scatter_add  1. zero dw (stores only, no PPU cycles)

@@ -538,6 +538,31 @@ TEST_F(Cli, LanguageModelTakesTokenIdsAndLabelsFromNpy) {
   EXPECT_NE(r.out.find("width 64 is not a multiple of the 5 heads"), std::string::npos) << r.out;
 }
 
+// --optimizer adamw takes PyTorch's AdamW defaults (lr 1e-3, weight decay 0.01) and its own
+// flags; each optimizer refuses the other's.
+TEST_F(Cli, OptimizerFlags) {
+  const std::string bin = path("a.bin");
+  Result r = run(kS2c + " compile mlp --batch 2 --image 4 --optimizer adamw -o " + quoted(bin));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("adamw=6"), std::string::npos) << r.out;  // 3 weights, 3 biases
+  r = run(kS2sim + " disasm " + quoted(bin));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("adamw weight="), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("lr=0.001 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("weight_decay=0.01"), std::string::npos) << r.out;
+  r = run(kS2c + " compile mlp --optimizer adamw --momentum 0.5");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("--momentum: applies to --optimizer sgd"), std::string::npos) << r.out;
+  r = run(kS2c + " compile mlp --beta2 0.99");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("--beta2: applies to --optimizer adamw"), std::string::npos) << r.out;
+  r = run(kS2c + " compile mlp --optimizer adamw --beta1 1");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("must be below 1"), std::string::npos) << r.out;
+  r = run(kS2c + " compile mlp --optimizer adam");
+  EXPECT_EQ(r.status, 1);
+}
+
 // The data after a .npy header (both writers pad the header to 64 bytes).
 std::string npy_data(const std::string& path) {
   const std::string bytes = read_text(path);

@@ -59,7 +59,7 @@ TEST(Graph, PrinterIsStable) {
 
 TEST(Graph, TrainingStepOrdersUpdatesAfterReaders) {
   Graph g = tiny_mlp();
-  const AutodiffStats stats = build_training_step(g, SgdOptions{0.1, 0.9, 0.0});
+  const AutodiffStats stats = build_training_step(g, OptimizerOptions{"sgd", 0.1, 0.9, 0.0});
   EXPECT_EQ(stats.updates, 2u);
   EXPECT_TRUE(verify_graph(g).empty());
   // Every reader of w (fc1 forward; nothing else reads w here) precedes w's update, and
@@ -116,7 +116,7 @@ TEST(Autodiff, ForkSumsGradients) {
   const TensorId r = g.add(OpType::Relu, "relu", OpCategory::Forward, {y});
   const TensorId z = g.add(OpType::Add, "twice", OpCategory::Forward, {r, y});
   g.set_loss(g.add(OpType::SoftmaxCe, "loss", OpCategory::Forward, {z, labels}));
-  const AutodiffStats stats = build_training_step(g, SgdOptions{0.1, 0.0, 0.0});
+  const AutodiffStats stats = build_training_step(g, OptimizerOptions{"sgd", 0.1, 0.0, 0.0});
   EXPECT_EQ(stats.accumulations, 1u);  // y gets one gradient through relu, one directly
   EXPECT_TRUE(verify_graph(g).empty());
   Interpreter it(g);
@@ -132,7 +132,7 @@ TEST(Autodiff, OpWithoutBackwardRuleFailsLoudly) {
   const TensorId s = g.add(OpType::ReluBwd, "cut", OpCategory::Forward, {x, x});
   g.set_loss(g.add(OpType::SoftmaxCe, "loss", OpCategory::Forward, {s, labels}));
   try {
-    build_training_step(g, SgdOptions{});
+    build_training_step(g, OptimizerOptions{});
     FAIL();
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("op 'cut' (relu_bwd) has no backward rule"),
@@ -144,7 +144,7 @@ TEST(Autodiff, OpWithoutBackwardRuleFailsLoudly) {
 TEST(Autodiff, NoLossIsAUserError) {
   Graph g("noloss");
   g.add_parameter("x", TensorRole::Weight, DType::F32, {2});
-  EXPECT_THROW(build_training_step(g, SgdOptions{}), UserError);
+  EXPECT_THROW(build_training_step(g, OptimizerOptions{}), UserError);
 }
 
 }  // namespace

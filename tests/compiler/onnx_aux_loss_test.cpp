@@ -112,7 +112,7 @@ TEST_F(OnnxAuxLoss, GradientsOfTheWeightedSumMatchFiniteDifferences) {
   const TestModel m = model(2);
   const ir::Graph forward = import(m, 0.7);
   ir::Graph step = import(m, 0.7);
-  ir::build_training_step(step, ir::SgdOptions{1.0, 0.0, 0.0});
+  ir::build_training_step(step, ir::OptimizerOptions{"sgd", 1.0, 0.0, 0.0});
   EXPECT_EQ(ir::verify_graph(step), std::vector<std::string>{});
   int seeded = 0;
   for (size_t i = 0; i < step.num_ops(); ++i) {

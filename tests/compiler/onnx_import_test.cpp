@@ -217,7 +217,7 @@ TEST_F(OnnxImport, TrainingBatchNormKeepsRunningStatisticsAsState) {
 
 TEST_F(OnnxImport, ImportedGraphBuildsATrainingStep) {
   ir::Graph g = import(batch_norm_net(17));
-  const ir::AutodiffStats stats = ir::build_training_step(g, ir::SgdOptions{});
+  const ir::AutodiffStats stats = ir::build_training_step(g, ir::OptimizerOptions{});
   EXPECT_EQ(stats.updates, 5u);  // conv.weight, bn.weight, bn.bias, fc.weight, fc.bias
   EXPECT_EQ(ir::verify_graph(g), std::vector<std::string>{});
   ir::Interpreter it(g);

@@ -125,7 +125,7 @@ Graph plain_mlp() {
 }
 
 Graph training_step(Graph g) {
-  build_training_step(g, SgdOptions{0.05, 0.9, 1e-3});
+  build_training_step(g, OptimizerOptions{"sgd", 0.05, 0.9, 1e-3});
   return g;
 }
 

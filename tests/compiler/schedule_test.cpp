@@ -29,7 +29,7 @@ ir::Graph training_step(const std::string& model, int64_t batch, int64_t hw) {
   o.height = o.width = hw;
   o.classes = 10;
   ir::Graph g = zoo::build_model(model, o);
-  ir::build_training_step(g, ir::SgdOptions{});
+  ir::build_training_step(g, ir::OptimizerOptions{});
   return g;
 }
 

@@ -181,9 +181,10 @@ TEST_F(ReferenceStep, WritesTheDocumentedFiles) {
   EXPECT_EQ(manifest["model"], "lenet5");
   EXPECT_EQ(manifest["options"]["batch"], 2);
   EXPECT_EQ(manifest["options"]["height"], 16);
-  EXPECT_EQ(manifest["sgd"]["lr"], 0.01);
-  EXPECT_EQ(manifest["sgd"]["momentum"], 0.9);
-  EXPECT_EQ(manifest["sgd"]["weight_decay"], 5e-4);
+  EXPECT_EQ(manifest["optimizer"]["name"], "sgd");
+  EXPECT_EQ(manifest["optimizer"]["lr"], 0.01);
+  EXPECT_EQ(manifest["optimizer"]["momentum"], 0.9);
+  EXPECT_EQ(manifest["optimizer"]["weight_decay"], 5e-4);
   const auto& weights = manifest["weights"];
   EXPECT_NE(std::find(weights.begin(), weights.end(), "fc3.bias"), weights.end()) << manifest;
   const nlohmann::json pool1 = {
@@ -218,7 +219,7 @@ TEST_F(ReferenceStep, RejectsBadOptions) {
               std::string::npos)
         << e.what();
   }
-  o.sgd = ir::SgdOptions{};
+  o.sgd = ir::OptimizerOptions{};
   o.model = "alexnet";
   EXPECT_THROW(run_reference(o), UserError);
   o.model = "mlp";

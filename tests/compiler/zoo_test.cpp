@@ -100,7 +100,7 @@ TEST(Zoo, EveryModelBuildsAtSmallSizesAndDifferentiates) {
     EXPECT_EQ(g.tensor(g.loss()).name, "loss");
     EXPECT_EQ(g.op(g.tensor(g.loss()).producer).type, ir::OpType::SoftmaxCe);
     if (name == "vgg11") continue;  // 133M weights: the step adds as much optimizer state
-    const ir::AutodiffStats stats = ir::build_training_step(g, ir::SgdOptions{});
+    const ir::AutodiffStats stats = ir::build_training_step(g, ir::OptimizerOptions{});
     EXPECT_EQ(stats.updates, parameters(g, TensorRole::Weight).size());
     EXPECT_TRUE(ir::verify_graph(g).empty());
   }
@@ -643,7 +643,7 @@ TEST(Zoo, GptIsGpt2sLayoutWithATiedHead) {
     EXPECT_LT(ids[k], 128);
     EXPECT_EQ(labels[k], k % 8 == 7 ? -100 : ids[k + 1]) << k;
   }
-  const ir::AutodiffStats stats = ir::build_training_step(g, ir::SgdOptions{});
+  const ir::AutodiffStats stats = ir::build_training_step(g, ir::OptimizerOptions{});
   EXPECT_EQ(stats.updates, weights.size());
   EXPECT_TRUE(ir::verify_graph(g).empty());
 }

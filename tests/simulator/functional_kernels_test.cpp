@@ -752,6 +752,23 @@ TEST(FunctionalEmbedding, RepeatedIdsAccumulateAndBadIdsAreErrors) {
   }
 }
 
+// adamw from a non-zero state (step 4, moments from earlier steps): the same bits as the
+// reference kernel, and the step count written back incremented.
+TEST(FunctionalAdamW, UpdateMatchesTheReferenceAndCountsTheStep) {
+  Program p(Opcode::AdamW);
+  const TensorDesc step = p.zeros({1}, DType::I32);
+  p.set(Slot::Weight, p.tensor({3, 7})).set(Slot::Grad, p.tensor({3, 7}));
+  p.set(Slot::ExpAvg, p.tensor({3, 7})).set(Slot::ExpAvgSq, p.zeros({3, 7}));
+  p.set(Slot::Step, step);
+  p.inst().set_f32(Field::Lr, 1e-3f);
+  p.inst().set_f32(Field::WeightDecay, 0.01f);
+  EXPECT_TRUE(p.matches_reference());
+  DramImage image = DramImage::load(p.exe());
+  image.write_i32(step, {3});
+  execute_instruction(p.inst(), image, model_datapath());
+  EXPECT_EQ(image.read_i32(step), (std::vector<int32_t>{4}));
+}
+
 TEST(FunctionalSgd, MomentumWeightDecayAndPlainUpdatesMatchTheReference) {
   for (bool momentum : {true, false}) {
     Program p(Opcode::Sgd);

@@ -1,0 +1,224 @@
+// The weight updates, in place on the PPU: sgd and adamw.
+//
+// sgd: PyTorch's torch.optim.SGD (dampening 0, no Nesterov). Per element, in f32 with every
+// operation rounded (no fused multiply-add):
+//   g = grad + weight_decay * weight        (when weight_decay != 0)
+//   v = momentum * v + g;  g = v            (when momentum != 0)
+//   weight = weight - lr * g
+// The velocity starts at zero, so the first step stores v = g, PyTorch's first-step buffer.
+//
+// adamw: PyTorch's torch.optim.AdamW (amsgrad off). Each weight has its moments m and v (zero at
+// the start) and a step count [1] i32 (zero at the start), incremented in place before the
+// update uses it, so the bias correction follows the step across `s2sim run --steps`. The
+// arithmetic is isa/numerics/adamw.h.
+
+#include <string>
+#include <vector>
+
+#include "compiler/interp/kernel.h"
+#include "compiler/ops/lowering.h"
+#include "compiler/ops/registry.h"
+#include "isa/numerics/adamw.h"
+#include "isa/numerics/lane_ops.h"
+
+namespace s2::ir {
+namespace {
+
+OutputSpec in_place(const InferContext& ctx, size_t i) {
+  const Tensor& t = ctx.input(i);
+  if (!t.contiguous()) ctx.fail(ctx.describe(i) + " is updated in place and must be a dense view");
+  OutputSpec o;
+  o.dtype = t.dtype;
+  o.shape = t.shape;
+  o.alias_input = static_cast<int>(i);
+  o.strides = t.strides;
+  o.offset = t.offset;
+  return o;
+}
+
+std::vector<OutputSpec> infer_sgd(const InferContext& ctx) {
+  const double lr = ctx.attrs().f("lr");
+  const double momentum = ctx.attrs().f("momentum");
+  const double weight_decay = ctx.attrs().f("weight_decay");
+  // Doubles print exactly through attr_value_text.
+  if (!(lr >= 0.0)) ctx.fail("lr " + attr_value_text(AttrValue(lr)) + " must be >= 0");
+  if (!(momentum >= 0.0))
+    ctx.fail("momentum " + attr_value_text(AttrValue(momentum)) + " must be >= 0");
+  if (!(weight_decay >= 0.0))
+    ctx.fail("weight_decay " + attr_value_text(AttrValue(weight_decay)) + " must be >= 0");
+  ctx.expect_dtype(0, DType::F32);
+  ctx.expect_dtype(1, DType::F32);
+  ctx.expect_shape(1, ctx.shape(0));
+  std::vector<OutputSpec> out{in_place(ctx, 0)};
+  if (ctx.has_input(2)) {
+    ctx.expect_dtype(2, DType::F32);
+    ctx.expect_shape(2, ctx.shape(0));
+    out.push_back(in_place(ctx, 2));
+  } else {
+    if (momentum != 0.0)
+      ctx.fail("momentum " + attr_value_text(AttrValue(momentum)) +
+               " needs the velocity input (optimizer state of the weight's shape)");
+    OutputSpec absent;
+    absent.absent = true;
+    out.push_back(absent);
+  }
+  return out;
+}
+
+void sgd_kernel(KernelContext& k) {
+  numerics::SgdParams p;
+  p.lr = numerics::load(static_cast<float>(k.op.attrs.f("lr")));
+  p.momentum = numerics::load(static_cast<float>(k.op.attrs.f("momentum")));
+  p.weight_decay = numerics::load(static_cast<float>(k.op.attrs.f("weight_decay")));
+  const size_t n = static_cast<size_t>(k.in[0].numel());
+  const float* grad = k.in[1].f32;
+  float* weight = k.out[0].f32;    // the memory of input 0
+  float* velocity = k.out[1].f32;  // the memory of input 2, or null
+  float unused = 0.0f;
+  for (size_t i = 0; i < n; ++i)
+    numerics::sgd_step(p, weight[i], grad[i], velocity != nullptr ? &velocity[i] : &unused);
+}
+
+void check_non_negative(const InferContext& ctx, const char* attr) {
+  const double v = ctx.attrs().f(attr);
+  if (!(v >= 0.0))
+    ctx.fail(std::string(attr) + " " + attr_value_text(AttrValue(v)) + " must be >= 0");
+}
+
+std::vector<OutputSpec> infer_adamw(const InferContext& ctx) {
+  for (const char* attr : {"lr", "eps", "weight_decay"})
+    check_non_negative(ctx, attr);
+  for (const char* attr : {"beta1", "beta2"}) {
+    const double b = ctx.attrs().f(attr);
+    if (!(b >= 0.0 && b < 1.0))
+      ctx.fail(std::string(attr) + " " + attr_value_text(AttrValue(b)) + " must be in [0, 1)");
+  }
+  ctx.expect_dtype(0, DType::F32);
+  for (size_t i = 1; i <= 3; ++i) {
+    ctx.expect_dtype(i, DType::F32);
+    ctx.expect_shape(i, ctx.shape(0));
+  }
+  ctx.expect_dtype(4, DType::I32);
+  ctx.expect_shape(4, {1});
+  return {in_place(ctx, 0), in_place(ctx, 2), in_place(ctx, 3), in_place(ctx, 4)};
+}
+
+numerics::AdamWParams adamw_params(const Attrs& a) {
+  numerics::AdamWParams p;
+  p.lr = numerics::load(static_cast<float>(a.f("lr")));
+  p.one_minus_beta1 = numerics::load(static_cast<float>(1.0 - a.f("beta1")));
+  p.one_minus_beta2 = numerics::load(static_cast<float>(1.0 - a.f("beta2")));
+  p.eps = numerics::load(static_cast<float>(a.f("eps")));
+  p.weight_decay = numerics::load(static_cast<float>(a.f("weight_decay")));
+  return p;
+}
+
+void adamw_kernel(KernelContext& k) {
+  const numerics::AdamWParams p = adamw_params(k.op.attrs);
+  int32_t& step = k.out[3].i32[0];  // the memory of input 4
+  step += 1;
+  const numerics::AdamWScalars s = numerics::adamw_scalars(p, step);
+  const size_t n = static_cast<size_t>(k.in[0].numel());
+  const float* grad = k.in[1].f32;
+  float* weight = k.out[0].f32;
+  float* m = k.out[1].f32;
+  float* v = k.out[2].f32;
+  for (size_t i = 0; i < n; ++i)
+    numerics::adamw_step(p, s, weight[i], grad[i], m[i], v[i]);
+}
+
+// ---- lowering: attributes <-> instruction fields -----------------------------------------
+
+void encode_sgd(const ir::Op& op, Instruction& inst) {
+  FieldWriter w(op, inst);
+  w.f32(Field::Lr, "lr");
+  w.f32(Field::Momentum, "momentum");
+  w.f32(Field::WeightDecay, "weight_decay");
+}
+
+void decode_sgd(const Instruction& inst, ir::Attrs& a) {
+  a.set("lr", field_f64(inst, Field::Lr));
+  a.set("momentum", field_f64(inst, Field::Momentum));
+  a.set("weight_decay", field_f64(inst, Field::WeightDecay));
+}
+
+void encode_adamw(const ir::Op& op, Instruction& inst) {
+  FieldWriter w(op, inst);
+  w.f32(Field::Lr, "lr");
+  inst.set_f32(Field::OneMinusBeta1, static_cast<float>(1.0 - op.attrs.f("beta1")));
+  inst.set_f32(Field::OneMinusBeta2, static_cast<float>(1.0 - op.attrs.f("beta2")));
+  w.f32(Field::AdamEps, "eps");
+  w.f32(Field::WeightDecay, "weight_decay");
+}
+
+void decode_adamw(const Instruction& inst, ir::Attrs& a) {
+  a.set("lr", field_f64(inst, Field::Lr));
+  a.set("beta1", 1.0 - field_f64(inst, Field::OneMinusBeta1));
+  a.set("beta2", 1.0 - field_f64(inst, Field::OneMinusBeta2));
+  a.set("eps", field_f64(inst, Field::AdamEps));
+  a.set("weight_decay", field_f64(inst, Field::WeightDecay));
+}
+
+}  // namespace
+
+void register_optimizer_ops(OpRegistry& r) {
+  add_op(r,
+         OpSchema{OpType::Sgd,
+                  FusionClass::Ppu,
+                  {{"weight"}, {"grad"}, {"velocity", true}},
+                  {"weight_out", "velocity_out"},
+                  {{"lr", AttrKind::Float, std::nullopt},
+                   {"momentum", AttrKind::Float, AttrValue(0.0)},
+                   {"weight_decay", AttrKind::Float, AttrValue(0.0)}},
+                  infer_sgd,
+                  nullptr,
+                  sgd_kernel,
+                  "PyTorch SGD step (dampening 0, no Nesterov), in place: g = grad + weight_decay "
+                  "* weight; with momentum, v = momentum * v + g and g = v; weight -= lr * g. "
+                  "weight_out and velocity_out alias weight and velocity; velocity (zero at the "
+                  "start) is required when momentum != 0 and left unchanged when momentum == 0. "
+                  "No backward rule."},
+         {OpType::Sgd,
+          Opcode::Sgd,
+          {{"weight", Slot::Weight}, {"grad", Slot::Grad}, {"velocity", Slot::Velocity}},
+          {{"weight_out", Slot::Weight}, {"velocity_out", Slot::Velocity}},
+          false,
+          encode_sgd,
+          decode_sgd,
+          always});
+  add_op(r,
+         OpSchema{OpType::AdamW,
+                  FusionClass::Ppu,
+                  {{"weight"}, {"grad"}, {"exp_avg"}, {"exp_avg_sq"}, {"step"}},
+                  {"weight_out", "exp_avg_out", "exp_avg_sq_out", "step_out"},
+                  {{"lr", AttrKind::Float, std::nullopt},
+                   {"beta1", AttrKind::Float, AttrValue(0.9)},
+                   {"beta2", AttrKind::Float, AttrValue(0.999)},
+                   {"eps", AttrKind::Float, AttrValue(1e-8)},
+                   {"weight_decay", AttrKind::Float, AttrValue(0.01)}},
+                  infer_adamw,
+                  nullptr,
+                  adamw_kernel,
+                  "PyTorch AdamW step, in place: step += 1 = t; weight *= 1 - lr * weight_decay; "
+                  "m = beta1 m + (1 - beta1) grad; v = beta2 v + (1 - beta2) grad^2; weight -= "
+                  "lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps). The outputs alias "
+                  "weight, exp_avg (m), exp_avg_sq (v) and step ([1] i32), all zero at the start "
+                  "but the weight. No backward rule."},
+         {OpType::AdamW,
+          Opcode::AdamW,
+          {{"weight", Slot::Weight},
+           {"grad", Slot::Grad},
+           {"exp_avg", Slot::ExpAvg},
+           {"exp_avg_sq", Slot::ExpAvgSq},
+           {"step", Slot::Step}},
+          {{"weight_out", Slot::Weight},
+           {"exp_avg_out", Slot::ExpAvg},
+           {"exp_avg_sq_out", Slot::ExpAvgSq},
+           {"step_out", Slot::Step}},
+          false,
+          encode_adamw,
+          decode_adamw,
+          always});
+}
+
+}  // namespace s2::ir

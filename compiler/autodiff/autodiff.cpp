@@ -137,28 +137,8 @@ class Autodiff {
       const TensorId w(i);
       if (!is_weight(w) || i >= grads_.size()) continue;
       const TensorId grad = gradient(w);
-      if (!grad.valid()) continue;  // a weight the loss does not depend on stays as it is
-      const Tensor weight = g_.tensor(w);
-      if (options_.adamw()) {
-        add_adamw(w, grad, weight);
-        continue;
-      }
-      std::vector<TensorId> inputs = {w, grad};
-      if (options_.momentum != 0.0) {
-        const std::string vname = g_.unique_name(weight.name + ".velocity");
-        inputs.push_back(g_.add_parameter(
-            vname, TensorRole::OptimizerState, DType::F32, weight.shape,
-            std::make_shared<HostArray>(DType::F32, static_cast<size_t>(weight.numel()))));
-      }
-      Attrs attrs;
-      attrs.set("lr", options_.lr)
-          .set("momentum", options_.momentum)
-          .set("weight_decay", options_.weight_decay);
-      const std::vector<TensorId> outs =
-          g_.add_op(OpType::Sgd, g_.unique_name(weight.name + ".sgd"), OpCategory::WeightUpdate,
-                    inputs, attrs);
-      g_.mark_output(outs[0]);
-      ++stats_.updates;
+      if (!grad.valid()) continue;        // a weight the loss does not depend on stays as it is
+      add_update(w, grad, g_.tensor(w));  // a copy: adding state reallocates the tensors
     }
   }
 
@@ -169,20 +149,25 @@ class Autodiff {
         std::make_shared<HostArray>(dtype, static_cast<size_t>(shape_numel(shape))));
   }
 
-  void add_adamw(TensorId w, TensorId grad, const Tensor& weight) {
-    const std::vector<TensorId> inputs = {
-        w, grad, zero_state(weight, ".exp_avg", DType::F32, weight.shape),
-        zero_state(weight, ".exp_avg_sq", DType::F32, weight.shape),
-        zero_state(weight, ".step", DType::I32, {1})};
+  // The weight's sgd or adamw, with its zeroed optimizer state.
+  void add_update(TensorId w, TensorId grad, Tensor weight) {
+    std::vector<TensorId> inputs = {w, grad};
     Attrs attrs;
-    attrs.set("lr", options_.lr)
-        .set("beta1", options_.beta1)
-        .set("beta2", options_.beta2)
-        .set("eps", options_.eps)
-        .set("weight_decay", options_.weight_decay);
+    attrs.set("lr", options_.lr).set("weight_decay", options_.weight_decay);
+    if (options_.adamw()) {
+      inputs.push_back(zero_state(weight, ".exp_avg", DType::F32, weight.shape));
+      inputs.push_back(zero_state(weight, ".exp_avg_sq", DType::F32, weight.shape));
+      inputs.push_back(zero_state(weight, ".step", DType::I32, {1}));
+      attrs.set("beta1", options_.beta1).set("beta2", options_.beta2).set("eps", options_.eps);
+    } else {
+      if (options_.momentum != 0.0)
+        inputs.push_back(zero_state(weight, ".velocity", DType::F32, weight.shape));
+      attrs.set("momentum", options_.momentum);
+    }
+    const OpType type = options_.adamw() ? OpType::AdamW : OpType::Sgd;
     const std::vector<TensorId> outs =
-        g_.add_op(OpType::AdamW, g_.unique_name(weight.name + ".adamw"), OpCategory::WeightUpdate,
-                  inputs, attrs);
+        g_.add_op(type, g_.unique_name(weight.name + "." + std::string(op_type_name(type))),
+                  OpCategory::WeightUpdate, inputs, attrs);
     g_.mark_output(outs[0]);
     ++stats_.updates;
   }

@@ -22,6 +22,10 @@ with several loss terms, the dump's weighted sum of each auxiliary classifier's)
 torch.optim.SGD(lr, momentum, weight_decay) -- and compares, per tensor,
 max|ours - torch| / max|torch| (the absolute error where torch's tensor is all zero) for the
 loss, every weight gradient, every updated weight and every updated running statistic.
+A step compiled with --optimizer adamw runs torch.optim.AdamW instead (and compares its two
+moments); one compiled with --clip-grad-norm X runs torch.nn.utils.clip_grad_norm_(X) between
+the backward and the update: the gradients compared are those before clipping, and a
+simulator dump's global norm is compared with the one clip_grad_norm_ returns.
 
 PyTorch follows our forward decisions (each ReLU's and ReLU6's mask, each max-pool's argmax,
 and each dropout's and stochastic depth's mask: they are drawn on the accelerator, so PyTorch
@@ -544,6 +548,12 @@ class ReferenceStep:
     def state_names(self, name):
         return {}  # the reference step writes no optimizer state
 
+    def clip_grad_norm(self):
+        """The max norm of gradient clipping, or None."""
+        return self.manifest["optimizer"].get("clip_grad_norm")
+
+    total_norm = None  # the reference step does not write the clipped norm
+
     def initial(self, name):
         return load(self.directory, "init", file_stem(name) + ".npy")
 
@@ -711,6 +721,17 @@ class SimDump:
     def update(self, name):
         return self.updates[name]
 
+    def clip_grad_norm(self):
+        """The max norm of gradient clipping, or None."""
+        clip = self.manifest.get("clip_grad_norm")
+        return None if clip is None else clip["max_norm"]
+
+    @property
+    def total_norm(self):
+        """Our tensor holding the global gradient norm, when the step clips."""
+        clip = self.manifest.get("clip_grad_norm")
+        return None if clip is None else clip["total_norm"]
+
     def state_names(self, name):
         """Our optimizer-state tensors of weight `name`, by PyTorch's state key."""
         u = self.updates[name]
@@ -753,7 +774,7 @@ class SimDump:
     def ours(self, kind, name):
         if kind == "loss":
             return self.file_of(self.loss["loss"], "file")
-        if kind == "updated":
+        if kind in ("updated", "norm"):
             return self.file_of(name, "file")
         grad = self.updates[name]["grad"]
         array = self.file_of(grad, "file")
@@ -857,10 +878,13 @@ def optimizers(params, step):
 
 
 def torch_step(model, step, x, labels):
-    """step.steps training steps on the same batch; returns the last loss and gradients, and
-    the updated weights, state and optimizer state (by our tensor names)."""
+    """step.steps training steps on the same batch; returns the last loss and gradients (before
+    clipping), the updated weights, state and optimizer state (by our tensor names) and, when
+    the step clips its gradients, the last step's global norm (None otherwise)."""
     params = dict(model.named_parameters())
     opts = optimizers(params, step)
+    max_norm = step.clip_grad_norm()
+    total_norm = None
     model.train()
     for _ in range(step.steps):
         for o in opts:
@@ -869,6 +893,8 @@ def torch_step(model, step, x, labels):
         loss.backward()
         grads = {k: p.grad.detach().clone() if p.grad is not None else torch.zeros_like(p)
                  for k, p in params.items()}
+        if max_norm is not None:
+            total_norm = torch.nn.utils.clip_grad_norm_(list(params.values()), max_norm)
         for o in opts:
             o.step()
     state = model.state_dict()
@@ -877,7 +903,8 @@ def torch_step(model, step, x, labels):
         for key, ours in step.state_names(name).items():
             theirs = next(o.state[p] for o in opts if p in o.state)
             updated[ours] = theirs[key].detach().clone()
-    return loss.detach().reshape(1), grads, updated
+    norm = None if total_norm is None else total_norm.detach().reshape(1)
+    return loss.detach().reshape(1), grads, updated, norm
 
 
 def run_torch(step, dtype, follow=True):
@@ -899,13 +926,15 @@ def run_torch(step, dtype, follow=True):
     labels = torch.from_numpy(labels.astype(np.int64))
     if follow:
         with FunctionalReLU(model, decisions):
-            loss, grads, updated = torch_step(model, step, x, labels)
+            loss, grads, updated, norm = torch_step(model, step, x, labels)
     else:
-        loss, grads, updated = torch_step(model, step, x, labels)
+        loss, grads, updated, norm = torch_step(model, step, x, labels)
     decisions.check_all_used()
     tensors = {("loss", "loss"): loss}
     tensors.update({("grad", k): grads[k] for k in step.weights})
     tensors.update({("updated", k): v for k, v in updated.items()})
+    if norm is not None and step.total_norm is not None:
+        tensors[("norm", step.total_norm)] = norm
     return tensors, decisions
 
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/ops/registry.h"
@@ -132,14 +134,43 @@ class Autodiff {
   }
 
   void add_updates() {
+    std::vector<std::pair<TensorId, TensorId>> updates;  // weight, gradient
     const size_t n = g_.num_tensors();
     for (size_t i = 0; i < n; ++i) {
       const TensorId w(i);
       if (!is_weight(w) || i >= grads_.size()) continue;
       const TensorId grad = gradient(w);
-      if (!grad.valid()) continue;        // a weight the loss does not depend on stays as it is
-      add_update(w, grad, g_.tensor(w));  // a copy: adding state reallocates the tensors
+      if (grad.valid()) updates.emplace_back(w, grad);  // no gradient: the weight stays as it is
     }
+    const TensorId scale = options_.clip_grad_norm > 0.0 ? clip_scale(updates) : TensorId();
+    for (const auto& [w, grad] : updates)
+      add_update(w, grad, scale, g_.tensor(w));  // a copy: adding state reallocates the tensors
+  }
+
+  // Gradient clipping: each gradient's sum of squares, gathered into one [K] tensor, then
+  // clip_scale. Returns the factor the updates take; the norm, clip_grad_norm.total_norm,
+  // becomes a graph output.
+  TensorId clip_scale(const std::vector<std::pair<TensorId, TensorId>>& updates) {
+    if (updates.empty()) return TensorId();
+    std::vector<TensorId> sums;
+    for (const auto& [w, grad] : updates) {
+      const size_t rank = g_.tensor(grad).shape.size();
+      std::vector<int64_t> axes(rank);
+      for (size_t d = 0; d < rank; ++d)
+        axes[d] = static_cast<int64_t>(d);
+      sums.push_back(g_.add(OpType::ReduceSumSq, g_.unique_name(g_.tensor(w).name + ".grad_sumsq"),
+                            OpCategory::WeightUpdate, {grad}, Attrs{{"axes", axes}}));
+    }
+    const TensorId all = sums.size() == 1
+                             ? sums[0]
+                             : g_.add(OpType::Concat, g_.unique_name("grad_sumsq"),
+                                      OpCategory::WeightUpdate, sums, Attrs{{"axis", int64_t{0}}});
+    const std::vector<TensorId> outs =
+        g_.add_op(OpType::ClipScale, g_.unique_name("clip_grad_norm"), OpCategory::WeightUpdate,
+                  {all}, Attrs{{"max_norm", options_.clip_grad_norm}});
+    g_.mark_output(outs[1]);
+    stats_.clipped = true;
+    return outs[0];
   }
 
   // An optimizer-state buffer of `shape` named after the weight, zero at the start.
@@ -149,8 +180,8 @@ class Autodiff {
         std::make_shared<HostArray>(dtype, static_cast<size_t>(shape_numel(shape))));
   }
 
-  // The weight's sgd or adamw, with its zeroed optimizer state.
-  void add_update(TensorId w, TensorId grad, Tensor weight) {
+  // The weight's sgd or adamw, with its zeroed optimizer state (and clipping's grad_scale).
+  void add_update(TensorId w, TensorId grad, TensorId scale, Tensor weight) {
     std::vector<TensorId> inputs = {w, grad};
     Attrs attrs;
     attrs.set("lr", options_.lr).set("weight_decay", options_.weight_decay);
@@ -163,6 +194,10 @@ class Autodiff {
       if (options_.momentum != 0.0)
         inputs.push_back(zero_state(weight, ".velocity", DType::F32, weight.shape));
       attrs.set("momentum", options_.momentum);
+    }
+    if (scale.valid()) {
+      inputs.resize(options_.adamw() ? 5 : 3);  // sgd without momentum: no velocity
+      inputs.push_back(scale);
     }
     const OpType type = options_.adamw() ? OpType::AdamW : OpType::Sgd;
     const std::vector<TensorId> outs =
@@ -180,6 +215,28 @@ class Autodiff {
 };
 
 }  // namespace
+
+Graph without_grad_clipping(const Graph& graph) {
+  Graph g = graph;
+  bool clipped = false;
+  for (size_t i = 0; i < g.num_ops(); ++i) {
+    Op& op = g.mutable_op(OpId(i));
+    if (op.type == OpType::ClipScale) clipped = true;
+    if (op.type != OpType::Sgd && op.type != OpType::AdamW) continue;
+    const size_t scale = op.type == OpType::Sgd ? 3 : 5;
+    if (op.inputs.size() > scale) op.inputs.resize(scale);
+    while (op.inputs.size() > 2 && !op.inputs.back().valid())
+      op.inputs.pop_back();
+  }
+  if (!clipped) return graph;
+  std::vector<TensorId> outputs;
+  for (TensorId t : g.outputs()) {
+    const OpId producer = g.tensor(t).producer;
+    if (!producer.valid() || g.op(producer).type != OpType::ClipScale) outputs.push_back(t);
+  }
+  g.set_outputs(std::move(outputs));
+  return g;
+}
 
 AutodiffStats build_training_step(Graph& graph, const OptimizerOptions& options) {
   return Autodiff(graph, options).run();

@@ -35,6 +35,9 @@ struct BackendResult {
   std::string concat_summary;  // pass place-concat
   std::string copies_summary;  // pass elide-copies
   memory::MemoryPlan plan;
+  // With gradient clipping: what it costs in peak memory, against the same step without it
+  // under the same schedule (empty without clipping).
+  std::string clipping_summary;
   double milliseconds = 0;
 };
 

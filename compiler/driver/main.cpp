@@ -28,7 +28,7 @@ namespace {
 // decay 5e-4; a flag of the other optimizer is an error.
 struct OptimizerFlags {
   s2::ir::OptimizerOptions* o = nullptr;
-  CLI::Option *lr = nullptr, *momentum = nullptr, *weight_decay = nullptr;
+  CLI::Option *lr = nullptr, *momentum = nullptr, *weight_decay = nullptr, *clip = nullptr;
   std::vector<CLI::Option*> adamw_only;
 
   void add_to(CLI::App* cmd, s2::ir::OptimizerOptions* options) {
@@ -49,10 +49,17 @@ struct OptimizerFlags {
                       ->check(CLI::Range(0.0, 1.0)),
                   cmd->add_option("--eps", o->eps, "AdamW epsilon (default 1e-8)")
                       ->check(CLI::NonNegativeNumber)};
+    clip = cmd->add_option("--clip-grad-norm", o->clip_grad_norm,
+                           "clip the gradients to this global L2 norm before any update, as "
+                           "torch.nn.utils.clip_grad_norm_ (default: no clipping)");
   }
 
   // The defaults of the chosen optimizer; a flag of the other one is an error.
   void finish() const {
+    // An f32 field holds it: finite and positive, as a float.
+    if (*clip && !(o->clip_grad_norm > 0.0 && o->clip_grad_norm <= 3.4e38))
+      throw s2::UserError("--clip-grad-norm " + clip->as<std::string>() +
+                          ": must be a positive finite number");
     if (o->adamw()) {
       if (*momentum)
         throw s2::UserError("--momentum: applies to --optimizer sgd (AdamW has --beta1)");

@@ -241,11 +241,14 @@ class ReferenceStep {
   // The update's hyper-parameters, as given.
   Json optimizer() const {
     const ir::OptimizerOptions& o = o_.sgd;
-    if (o.adamw())
-      return {{"name", "adamw"},  {"lr", o.lr},   {"beta1", o.beta1},
-              {"beta2", o.beta2}, {"eps", o.eps}, {"weight_decay", o.weight_decay}};
-    return {
-        {"name", "sgd"}, {"lr", o.lr}, {"momentum", o.momentum}, {"weight_decay", o.weight_decay}};
+    Json j = o.adamw() ? Json{{"name", "adamw"},  {"lr", o.lr},   {"beta1", o.beta1},
+                              {"beta2", o.beta2}, {"eps", o.eps}, {"weight_decay", o.weight_decay}}
+                       : Json{{"name", "sgd"},
+                              {"lr", o.lr},
+                              {"momentum", o.momentum},
+                              {"weight_decay", o.weight_decay}};
+    j["clip_grad_norm"] = o.clip_grad_norm > 0.0 ? Json(o.clip_grad_norm) : Json(nullptr);
+    return j;
   }
 
   // The step's sizes: the zoo's options, or for an ONNX model those of its input and logits.

@@ -1,4 +1,8 @@
-// The weight updates, in place on the PPU: sgd and adamw.
+// The weight updates, in place on the PPU: sgd and adamw, and gradient clipping's clip_scale.
+//
+// Both updates take an optional grad_scale [1]: with --clip-grad-norm, clip_scale's output.
+// The gradient is multiplied by it first (one rounding), as PyTorch's clip_grad_norm_ does in
+// place before the optimizer step.
 //
 // sgd: PyTorch's torch.optim.SGD (dampening 0, no Nesterov). Per element, in f32 with every
 // operation rounded (no fused multiply-add):
@@ -11,7 +15,12 @@
 // the start) and a step count [1] i32 (zero at the start), incremented in place before the
 // update uses it, so the bias correction follows the step across `s2sim run --steps`. The
 // arithmetic is isa/numerics/adamw.h.
+//
+// clip_scale: from every clipped gradient's sum of squares (reduce_sumsq outputs concatenated
+// into [K]), the global norm and the factor min(1, max_norm / (norm + 1e-6)); the arithmetic is
+// isa/numerics/clip.h.
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -19,6 +28,7 @@
 #include "compiler/ops/lowering.h"
 #include "compiler/ops/registry.h"
 #include "isa/numerics/adamw.h"
+#include "isa/numerics/clip.h"
 #include "isa/numerics/lane_ops.h"
 
 namespace s2::ir {
@@ -36,6 +46,22 @@ OutputSpec in_place(const InferContext& ctx, size_t i) {
   return o;
 }
 
+// The optional grad_scale input: an f32 [1].
+void check_grad_scale(const InferContext& ctx, size_t i) {
+  if (!ctx.has_input(i)) return;
+  ctx.expect_dtype(i, DType::F32);
+  ctx.expect_shape(i, {1});
+}
+
+// The gradient's element i as the update uses it: times grad_scale when given.
+struct ScaledGrad {
+  const float* grad;
+  const float* scale;  // null: unscaled
+  float operator[](size_t i) const {
+    return scale != nullptr ? numerics::mul(grad[i], *scale) : grad[i];
+  }
+};
+
 std::vector<OutputSpec> infer_sgd(const InferContext& ctx) {
   const double lr = ctx.attrs().f("lr");
   const double momentum = ctx.attrs().f("momentum");
@@ -49,6 +75,7 @@ std::vector<OutputSpec> infer_sgd(const InferContext& ctx) {
   ctx.expect_dtype(0, DType::F32);
   ctx.expect_dtype(1, DType::F32);
   ctx.expect_shape(1, ctx.shape(0));
+  check_grad_scale(ctx, 3);
   std::vector<OutputSpec> out{in_place(ctx, 0)};
   if (ctx.has_input(2)) {
     ctx.expect_dtype(2, DType::F32);
@@ -71,7 +98,7 @@ void sgd_kernel(KernelContext& k) {
   p.momentum = numerics::load(static_cast<float>(k.op.attrs.f("momentum")));
   p.weight_decay = numerics::load(static_cast<float>(k.op.attrs.f("weight_decay")));
   const size_t n = static_cast<size_t>(k.in[0].numel());
-  const float* grad = k.in[1].f32;
+  const ScaledGrad grad{k.in[1].f32, k.in[3].f32};
   float* weight = k.out[0].f32;    // the memory of input 0
   float* velocity = k.out[1].f32;  // the memory of input 2, or null
   float unused = 0.0f;
@@ -100,6 +127,7 @@ std::vector<OutputSpec> infer_adamw(const InferContext& ctx) {
   }
   ctx.expect_dtype(4, DType::I32);
   ctx.expect_shape(4, {1});
+  check_grad_scale(ctx, 5);
   return {in_place(ctx, 0), in_place(ctx, 2), in_place(ctx, 3), in_place(ctx, 4)};
 }
 
@@ -119,12 +147,32 @@ void adamw_kernel(KernelContext& k) {
   step += 1;
   const numerics::AdamWScalars s = numerics::adamw_scalars(p, step);
   const size_t n = static_cast<size_t>(k.in[0].numel());
-  const float* grad = k.in[1].f32;
+  const ScaledGrad grad{k.in[1].f32, k.in[5].f32};
   float* weight = k.out[0].f32;
   float* m = k.out[1].f32;
   float* v = k.out[2].f32;
   for (size_t i = 0; i < n; ++i)
     numerics::adamw_step(p, s, weight[i], grad[i], m[i], v[i]);
+}
+
+std::vector<OutputSpec> infer_clip_scale(const InferContext& ctx) {
+  const double max_norm = ctx.attrs().f("max_norm");
+  if (!(max_norm > 0.0 && std::isfinite(static_cast<float>(max_norm))))
+    ctx.fail("max_norm " + attr_value_text(AttrValue(max_norm)) + " must be finite and > 0");
+  ctx.expect_dtype(0, DType::F32);
+  if (ctx.shape(0).size() != 1)
+    ctx.fail(ctx.describe(0) + " must be rank 1 (one sum per gradient)");
+  OutputSpec scalar;
+  scalar.shape = {1};
+  return {scalar, scalar};
+}
+
+void clip_scale_kernel(KernelContext& k) {
+  const numerics::ClipResult r =
+      numerics::clip_scale(k.in[0].f32, static_cast<size_t>(k.in[0].numel()),
+                           static_cast<float>(k.op.attrs.f("max_norm")));
+  k.out[0].f32[0] = r.scale;
+  k.out[1].f32[0] = r.total_norm;
 }
 
 // ---- lowering: attributes <-> instruction fields -----------------------------------------
@@ -159,13 +207,21 @@ void decode_adamw(const Instruction& inst, ir::Attrs& a) {
   a.set("weight_decay", field_f64(inst, Field::WeightDecay));
 }
 
+void encode_clip_scale(const ir::Op& op, Instruction& inst) {
+  FieldWriter(op, inst).f32(Field::MaxNorm, "max_norm");
+}
+
+void decode_clip_scale(const Instruction& inst, ir::Attrs& a) {
+  a.set("max_norm", field_f64(inst, Field::MaxNorm));
+}
+
 }  // namespace
 
 void register_optimizer_ops(OpRegistry& r) {
   add_op(r,
          OpSchema{OpType::Sgd,
                   FusionClass::Ppu,
-                  {{"weight"}, {"grad"}, {"velocity", true}},
+                  {{"weight"}, {"grad"}, {"velocity", true}, {"grad_scale", true}},
                   {"weight_out", "velocity_out"},
                   {{"lr", AttrKind::Float, std::nullopt},
                    {"momentum", AttrKind::Float, AttrValue(0.0)},
@@ -177,47 +233,75 @@ void register_optimizer_ops(OpRegistry& r) {
                   "* weight; with momentum, v = momentum * v + g and g = v; weight -= lr * g. "
                   "weight_out and velocity_out alias weight and velocity; velocity (zero at the "
                   "start) is required when momentum != 0 and left unchanged when momentum == 0. "
+                  "grad_scale ([1], gradient clipping's factor) multiplies grad first when given. "
                   "No backward rule."},
          {OpType::Sgd,
           Opcode::Sgd,
-          {{"weight", Slot::Weight}, {"grad", Slot::Grad}, {"velocity", Slot::Velocity}},
+          {{"weight", Slot::Weight},
+           {"grad", Slot::Grad},
+           {"velocity", Slot::Velocity},
+           {"grad_scale", Slot::GradScale}},
           {{"weight_out", Slot::Weight}, {"velocity_out", Slot::Velocity}},
           false,
           encode_sgd,
           decode_sgd,
           always});
+  add_op(
+      r,
+      OpSchema{OpType::AdamW,
+               FusionClass::Ppu,
+               {{"weight"}, {"grad"}, {"exp_avg"}, {"exp_avg_sq"}, {"step"}, {"grad_scale", true}},
+               {"weight_out", "exp_avg_out", "exp_avg_sq_out", "step_out"},
+               {{"lr", AttrKind::Float, std::nullopt},
+                {"beta1", AttrKind::Float, AttrValue(0.9)},
+                {"beta2", AttrKind::Float, AttrValue(0.999)},
+                {"eps", AttrKind::Float, AttrValue(1e-8)},
+                {"weight_decay", AttrKind::Float, AttrValue(0.01)}},
+               infer_adamw,
+               nullptr,
+               adamw_kernel,
+               "PyTorch AdamW step, in place: step += 1 = t; weight *= 1 - lr * weight_decay; "
+               "m = beta1 m + (1 - beta1) grad; v = beta2 v + (1 - beta2) grad^2; weight -= "
+               "lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps). The outputs alias "
+               "weight, exp_avg (m), exp_avg_sq (v) and step ([1] i32), all zero at the start "
+               "but the weight. grad_scale ([1], gradient clipping's factor) multiplies grad "
+               "first when given. No backward rule."},
+      {OpType::AdamW,
+       Opcode::AdamW,
+       {{"weight", Slot::Weight},
+        {"grad", Slot::Grad},
+        {"exp_avg", Slot::ExpAvg},
+        {"exp_avg_sq", Slot::ExpAvgSq},
+        {"step", Slot::Step},
+        {"grad_scale", Slot::GradScale}},
+       {{"weight_out", Slot::Weight},
+        {"exp_avg_out", Slot::ExpAvg},
+        {"exp_avg_sq_out", Slot::ExpAvgSq},
+        {"step_out", Slot::Step}},
+       false,
+       encode_adamw,
+       decode_adamw,
+       always});
   add_op(r,
-         OpSchema{OpType::AdamW,
+         OpSchema{OpType::ClipScale,
                   FusionClass::Ppu,
-                  {{"weight"}, {"grad"}, {"exp_avg"}, {"exp_avg_sq"}, {"step"}},
-                  {"weight_out", "exp_avg_out", "exp_avg_sq_out", "step_out"},
-                  {{"lr", AttrKind::Float, std::nullopt},
-                   {"beta1", AttrKind::Float, AttrValue(0.9)},
-                   {"beta2", AttrKind::Float, AttrValue(0.999)},
-                   {"eps", AttrKind::Float, AttrValue(1e-8)},
-                   {"weight_decay", AttrKind::Float, AttrValue(0.01)}},
-                  infer_adamw,
+                  {{"sumsq"}},
+                  {"scale", "total_norm"},
+                  {{"max_norm", AttrKind::Float, std::nullopt}},
+                  infer_clip_scale,
                   nullptr,
-                  adamw_kernel,
-                  "PyTorch AdamW step, in place: step += 1 = t; weight *= 1 - lr * weight_decay; "
-                  "m = beta1 m + (1 - beta1) grad; v = beta2 v + (1 - beta2) grad^2; weight -= "
-                  "lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps). The outputs alias "
-                  "weight, exp_avg (m), exp_avg_sq (v) and step ([1] i32), all zero at the start "
-                  "but the weight. No backward rule."},
-         {OpType::AdamW,
-          Opcode::AdamW,
-          {{"weight", Slot::Weight},
-           {"grad", Slot::Grad},
-           {"exp_avg", Slot::ExpAvg},
-           {"exp_avg_sq", Slot::ExpAvgSq},
-           {"step", Slot::Step}},
-          {{"weight_out", Slot::Weight},
-           {"exp_avg_out", Slot::ExpAvg},
-           {"exp_avg_sq_out", Slot::ExpAvgSq},
-           {"step_out", Slot::Step}},
+                  clip_scale_kernel,
+                  "Gradient clipping by global norm (PyTorch's clip_grad_norm_, norm type 2) from "
+                  "each gradient's sum of squares sumsq [K]: total_norm = sqrt(sum of "
+                  "sqrt(sumsq_i)^2), scale = min(1, max_norm * (1 / (total_norm + 1e-6))), both "
+                  "[1]. The updates multiply their gradients by scale. No backward rule."},
+         {OpType::ClipScale,
+          Opcode::ClipScale,
+          {{"sumsq", Slot::SumSq}},
+          {{"scale", Slot::GradScale}, {"total_norm", Slot::TotalNorm}},
           false,
-          encode_adamw,
-          decode_adamw,
+          encode_clip_scale,
+          decode_clip_scale,
           always});
 }
 

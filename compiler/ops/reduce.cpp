@@ -1,6 +1,9 @@
 // reduce_sum: sums an f32 tensor over a set of axes, on the PPU. Autodiff uses it for bias
 // gradients (conv: axes [0,2,3]; gemm: axes [0]); ONNX ReduceMean other than global pooling is
 // reduce_sum then scale.
+//
+// reduce_sumsq: the same reduction of the squares (each square rounded, then added): gradient
+// clipping's per-gradient sum of squares (autodiff, --clip-grad-norm). No backward rule.
 
 #include <string>
 #include <vector>
@@ -44,9 +47,11 @@ std::vector<OutputSpec> infer_reduce_sum(const InferContext& ctx) {
   return {y};
 }
 
-// Accumulation order: each output element starts at 0.0f and adds its input elements in
-// increasing row-major order of the input (f32, rounded after every add).
-void reduce_sum_kernel(KernelContext& k) {
+// Accumulation order: each output element starts at 0.0f and adds its input elements (or their
+// squares) in increasing row-major order of the input (f32, rounded after every operation), as
+// the functional model's `reduce` does.
+template <bool kSquares>
+void reduce_kernel(KernelContext& k) {
   const Shape& shape = k.in[0].shape;
   const std::vector<int64_t>& axes = k.op.attrs.ints("axes");
   const size_t rank = shape.size();
@@ -64,9 +69,10 @@ void reduce_sum_kernel(KernelContext& k) {
   const float* x = k.in[0].f32;
   float* y = k.out[0].f32;  // zero-filled by the interpreter
   const size_t n = static_cast<size_t>(k.in[0].numel());
+  auto term = [](float v) { return kSquares ? v * v : v; };
   if (rank == 0) {
     for (size_t i = 0; i < n; ++i)
-      y[0] += x[i];
+      y[0] += term(x[i]);
     return;
   }
   // Walk the input in row-major order, keeping the output position in step. The innermost
@@ -80,11 +86,11 @@ void reduce_sum_kernel(KernelContext& k) {
     if (inner_stride == 0) {
       float acc = y[at];
       for (size_t j = 0; j < inner; ++j)
-        acc += run[j];
+        acc += term(run[j]);
       y[at] = acc;
     } else {
       for (size_t j = 0; j < inner; ++j)
-        y[at + j] += run[j];
+        y[at + j] += term(run[j]);
     }
     for (size_t d = rank - 1; d-- > 0;) {
       at += out_stride[d];
@@ -113,9 +119,10 @@ void reduce_sum_backward(BackwardContext& b) {
 // ---- lowering: attributes <-> instruction fields -----------------------------------------
 
 // Axis i of x is bit i of the mask (bit 0 = outermost); x has rank 1..4, so it fits.
-void encode_reduce_sum(const ir::Op& op, Instruction& inst) {
+template <isa::ReduceOp kOp>
+void encode_reduce(const ir::Op& op, Instruction& inst) {
   FieldWriter w(op, inst);
-  inst.set_raw(Field::Reduce, static_cast<uint32_t>(isa::ReduceOp::Sum));
+  inst.set_raw(Field::Reduce, static_cast<uint32_t>(kOp));
   int64_t mask = 0;
   for (int64_t axis : op.attrs.ints("axes")) {
     if (axis < 0 || axis >= 4) w.fail("axis " + std::to_string(axis) + " is past rank 4");
@@ -132,8 +139,9 @@ void decode_reduce_sum(const Instruction& inst, ir::Attrs& a) {
   a.set("keepdims", int64_t{0});  // the output's element count is the same either way
 }
 
-bool is_reduce_sum(const Instruction& inst) {
-  return inst.as<isa::ReduceOp>(Field::Reduce) == isa::ReduceOp::Sum;
+template <isa::ReduceOp kOp>
+bool is_reduce(const Instruction& inst) {
+  return inst.as<isa::ReduceOp>(Field::Reduce) == kOp;
 }
 
 }  // namespace
@@ -149,7 +157,7 @@ void register_reduce_ops(OpRegistry& r) {
                    {"keepdims", AttrKind::Int, AttrValue(int64_t{0})}},
                   infer_reduce_sum,
                   reduce_sum_backward,
-                  reduce_sum_kernel,
+                  reduce_kernel<false>,
                   "Sum of x over `axes` (sorted, without repeats, each in [0, rank)). With "
                   "keepdims=1 the summed axes stay as size 1; summing every axis away gives "
                   "shape [1]. Each output adds its inputs in row-major order. dx is dy broadcast "
@@ -159,9 +167,30 @@ void register_reduce_ops(OpRegistry& r) {
           {x},
           {y},
           false,
-          encode_reduce_sum,
+          encode_reduce<isa::ReduceOp::Sum>,
           decode_reduce_sum,
-          is_reduce_sum});
+          is_reduce<isa::ReduceOp::Sum>});
+  add_op(r,
+         OpSchema{OpType::ReduceSumSq,
+                  FusionClass::Ppu,
+                  {{"x"}},
+                  {"y"},
+                  {{"axes", AttrKind::Ints, std::nullopt},
+                   {"keepdims", AttrKind::Int, AttrValue(int64_t{0})}},
+                  infer_reduce_sum,
+                  nullptr,
+                  reduce_kernel<true>,
+                  "Sum of the squares of x over `axes`, shaped as reduce_sum's output; each "
+                  "square is rounded, then added in row-major order. Gradient clipping's "
+                  "per-gradient sum of squares. No backward rule."},
+         {OpType::ReduceSumSq,
+          Opcode::Reduce,
+          {x},
+          {y},
+          false,
+          encode_reduce<isa::ReduceOp::SumSq>,
+          decode_reduce_sum,
+          is_reduce<isa::ReduceOp::SumSq>});
 }
 
 }  // namespace s2::ir

@@ -1,6 +1,7 @@
 #include "isa/encoding/semantics.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <sstream>
 
@@ -328,17 +329,27 @@ void check_shapes(Checker& c) {
       c.expect_same_elements(Slot::Velocity, Slot::Weight);
       if (inst.f32(Field::Momentum) != 0.0f && !c.has(Slot::Velocity))
         c.fail("momentum is not zero but operand 'velocity' is missing");
+      c.expect_shape(Slot::GradScale, {1}, "a scalar");
       return;
     case Opcode::AdamW: {
       for (Slot s : {Slot::Grad, Slot::ExpAvg, Slot::ExpAvgSq})
         c.expect_same_elements(s, Slot::Weight);
       c.expect_shape(Slot::Step, {1}, "one step count");
+      c.expect_shape(Slot::GradScale, {1}, "a scalar");
       for (Field f : {Field::OneMinusBeta1, Field::OneMinusBeta2}) {
         const float b = inst.f32(f);
         if (!(b > 0.0f && b <= 1.0f))
           c.fail("field '" + std::string(field_info(f).name) + "' is " + std::to_string(b) +
                  ", outside (0, 1]");
       }
+      return;
+    }
+    case Opcode::ClipScale: {
+      c.expect_shape(Slot::GradScale, {1}, "a scalar");
+      c.expect_shape(Slot::TotalNorm, {1}, "a scalar");
+      const float max_norm = inst.f32(Field::MaxNorm);
+      if (!(max_norm > 0.0f && std::isfinite(max_norm)))
+        c.fail("field 'max_norm' is " + std::to_string(max_norm) + "; it must be finite and > 0");
       return;
     }
     case Opcode::DropoutMask: {

@@ -80,6 +80,7 @@ const KernelRegistry& kernel_registry() {
     add(isa::Opcode::SoftmaxCe, run_softmax_ce);
     add(isa::Opcode::Sgd, run_sgd);
     add(isa::Opcode::AdamW, run_adamw);
+    add(isa::Opcode::ClipScale, run_clip_scale);
     add(isa::Opcode::Reduce, run_reduce);
     add(isa::Opcode::DropoutMask, run_dropout_mask);
     add(isa::Opcode::LnFwd, run_ln_fwd);

@@ -5,10 +5,27 @@
 #include <vector>
 
 #include "isa/numerics/adamw.h"
+#include "isa/numerics/clip.h"
 #include "isa/numerics/fp32.h"
 #include "simulator/functional/operands.h"
 
 namespace s2::sim::functional {
+namespace {
+
+// The gradient as the update uses it: times grad_scale (gradient clipping's factor, [1]) when
+// the instruction has one, one rounding per element.
+std::vector<float> scaled_grad(const Operands& ops) {
+  std::vector<float> grad = ops.f32(isa::Slot::Grad);
+  if (auto scale = ops.opt_f32(isa::Slot::GradScale)) {
+    if (scale->size() != 1) ops.fail("grad_scale must have one element");
+    const float s = (*scale)[0];
+    for (float& g : grad)
+      g = numerics::mul(g, s);
+  }
+  return grad;
+}
+
+}  // namespace
 
 void run_sgd(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   using isa::Slot;
@@ -19,7 +36,7 @@ void run_sgd(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   pass.sgd.momentum = numerics::load(inst.f32(isa::Field::Momentum));
   pass.sgd.weight_decay = numerics::load(inst.f32(isa::Field::WeightDecay));
   std::vector<float> weight = ops.f32(Slot::Weight);
-  const std::vector<float> grad = ops.f32(Slot::Grad);
+  const std::vector<float> grad = scaled_grad(ops);
   auto velocity = ops.opt_f32(Slot::Velocity);
   if (pass.sgd.momentum != 0.0f && !velocity)
     ops.fail("momentum is not 0, but there is no velocity");
@@ -44,7 +61,7 @@ void run_adamw(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/)
   p.weight_decay = numerics::load(inst.f32(Field::WeightDecay));
   std::vector<float> weight = ops.f32(Slot::Weight), m = ops.f32(Slot::ExpAvg),
                      v = ops.f32(Slot::ExpAvgSq);
-  const std::vector<float> grad = ops.f32(Slot::Grad);
+  const std::vector<float> grad = scaled_grad(ops);
   std::vector<int32_t> step = ops.i32(Slot::Step);
   if (grad.size() != weight.size() || m.size() != weight.size() || v.size() != weight.size())
     ops.fail("weight, grad, exp_avg and exp_avg_sq must have equal element counts");
@@ -57,6 +74,16 @@ void run_adamw(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/)
   ops.write(Slot::ExpAvg, m);
   ops.write(Slot::ExpAvgSq, v);
   ops.write(Slot::Step, step);
+}
+
+void run_clip_scale(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/) {
+  using isa::Slot;
+  Operands ops(inst, image);
+  const std::vector<float> sumsq = ops.f32(Slot::SumSq);
+  const numerics::ClipResult r = numerics::clip_scale(
+      sumsq.data(), sumsq.size(), numerics::load(inst.f32(isa::Field::MaxNorm)));
+  ops.write(Slot::GradScale, std::vector<float>{r.scale});
+  ops.write(Slot::TotalNorm, std::vector<float>{r.total_norm});
 }
 
 }  // namespace s2::sim::functional

@@ -9,6 +9,12 @@
 // adamw on the PPU, in place: the step count [1] is incremented, the per-step scalars formed
 // from it (bias corrections in double, rounded once), then numerics::adamw_step per element
 // (isa/numerics/adamw.h), on the model's lanes (the PPU RTL has no AdamW).
+//
+// With a grad_scale operand (gradient clipping), both first multiply each gradient element by
+// it on the model's lanes; an RTL PPU then runs sgd on the scaled gradient.
+//
+// clip_scale: the global gradient norm and the clipping factor from the per-gradient sums of
+// squares (isa/numerics/clip.h), on the PPU's scalar unit.
 
 #include "isa/encoding/instruction.h"
 #include "simulator/functional/datapath.h"
@@ -18,5 +24,6 @@ namespace s2::sim::functional {
 
 void run_sgd(const isa::Instruction& inst, DramImage& image, Datapath& dp);
 void run_adamw(const isa::Instruction& inst, DramImage& image, Datapath& dp);
+void run_clip_scale(const isa::Instruction& inst, DramImage& image, Datapath& dp);
 
 }  // namespace s2::sim::functional

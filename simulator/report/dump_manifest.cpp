@@ -99,6 +99,19 @@ Json adamw_updates(const isa::Executable& exe, const Operands& operands) {
   return out;
 }
 
+// The clip_scale instruction of gradient clipping, or null.
+Json clip_grad_norm(const isa::Executable& exe, const Operands& operands) {
+  for (uint32_t i = 0; i < exe.instructions.size(); ++i) {
+    const isa::Instruction& inst = exe.instructions[i];
+    if (inst.opcode() != Opcode::ClipScale) continue;
+    return {{"max_norm", inst.f32(Field::MaxNorm)},
+            {"sumsq", operands.name(i, Slot::SumSq, false)},
+            {"scale", operands.name(i, Slot::GradScale, false)},
+            {"total_norm", operands.name(i, Slot::TotalNorm, false)}};
+  }
+  return nullptr;
+}
+
 // The forward pass's decisions, in program order.
 Json decisions(const isa::Executable& exe, const Operands& operands) {
   Json out = Json::array();
@@ -243,6 +256,7 @@ void write_dump_manifest(const std::string& dir, const isa::Executable& exe, con
                          {"softmax_ce", loss(exe, operands)},
                          {"sgd", sgd_updates(exe, operands)},
                          {"adamw", adamw_updates(exe, operands)},
+                         {"clip_grad_norm", clip_grad_norm(exe, operands)},
                          {"decisions", decisions(exe, operands)},
                          {"tensors", tensors(exe, run)}};
   write_json_file((std::filesystem::path(dir) / "manifest.json").string(), manifest);

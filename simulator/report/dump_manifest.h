@@ -11,8 +11,11 @@
 // instruction naming its weight, gradient and velocity tensors with its lr, momentum and
 // weight_decay; "adamw", one entry per adamw instruction naming its weight, gradient, exp_avg,
 // exp_avg_sq and step tensors with its lr, beta1, beta2 (1 - the one_minus_beta fields, in double),
-// eps and weight_decay; "softmax_ce", the logits, labels and loss tensors of the loss instruction;
-// "decisions", the forward choices a reference must follow to reproduce the step bit-near:
+// eps and weight_decay; "clip_grad_norm", null, or for a step with gradient clipping its
+// clip_scale instruction's max_norm and the names of its sumsq, scale and total_norm tensors
+// (every update multiplies its gradient by the scale first); "softmax_ce", the logits, labels and
+// loss tensors of the loss instruction; "decisions", the forward choices a reference must follow to
+// reproduce the step bit-near:
 // {"op", "type": "relu", "tensor"} for every ReLU applied in the forward pass (the tensor is
 // its output, which the zoo names after the op, so the mask is tensor > 0) and
 // {"op", "type": "max_pool2d", "tensor"} for every maxpool_fwd (the tensor is its idx operand,

@@ -140,7 +140,7 @@ std::vector<StreamPass> stream_passes(const isa::Instruction& inst) {
       const auto state = present({Slot::Weight, Slot::Velocity});
       return {{present({Slot::Weight, Slot::Grad, Slot::Velocity}),
                state,
-               {},
+               present({Slot::GradScale}),
                {},
                elements_of(inst, Slot::Weight),
                op}};
@@ -159,12 +159,19 @@ std::vector<StreamPass> stream_passes(const isa::Instruction& inst) {
     case Opcode::AdamW:
       return {{{Slot::Weight, Slot::Grad, Slot::ExpAvg, Slot::ExpAvgSq},
                {Slot::Weight, Slot::ExpAvg, Slot::ExpAvgSq},
-               {Slot::Step},
+               present({Slot::Step, Slot::GradScale}),
                {Slot::Step},
                elements_of(inst, Slot::Weight),
                op}};
     case Opcode::Reduce:
       return {{{Slot::X}, {Slot::Y}, {}, {}, elements_of(inst, Slot::X), op}};
+    case Opcode::ClipScale:
+      return {{{Slot::SumSq},
+               {},
+               {},
+               {Slot::GradScale, Slot::TotalNorm},
+               elements_of(inst, Slot::SumSq),
+               op}};
     case Opcode::DropoutMask:
       return {{{}, {Slot::Y}, {Slot::Counter}, {Slot::Counter}, elements_of(inst, Slot::Y), op}};
     case Opcode::Copy:

@@ -24,9 +24,12 @@
 //   avgpool_bwd  read dy, write dx, E = |dx|
 //   eltwise      read a (b), write y, E = |y|
 //   softmax_ce   read logits, labels, write dlogits (loss at the end), E = |logits|
-//   sgd          read weight, grad (velocity), write weight (velocity), E = |weight|
+//   sgd          read weight, grad (velocity), write weight (velocity), E = |weight|; grad_scale
+//                (gradient clipping) read with the first tile
 //   adamw        read weight, grad, exp_avg, exp_avg_sq, write weight, exp_avg, exp_avg_sq,
-//                E = |weight|; the step count read with the first tile, written with the last
+//                E = |weight|; the step count (and grad_scale) read with the first tile, the
+//                step written with the last
+//   clip_scale   read sumsq, write grad_scale and total_norm at the end, E = |sumsq|
 //   reduce       read x, write y, E = |x| (the reduction consumes every input)
 //   gather       read ids and one table row per id, write y, E = |y|
 //   scatter_add  1. zero dw (stores only, no PPU cycles)

@@ -561,6 +561,40 @@ TEST_F(Cli, OptimizerFlags) {
   EXPECT_NE(r.out.find("must be below 1"), std::string::npos) << r.out;
   r = run(kS2c + " compile mlp --optimizer adam");
   EXPECT_EQ(r.status, 1);
+  for (const char* bad : {"0", "-1", "nan", "1e39", "x"}) {
+    r = run(kS2c + " compile mlp --clip-grad-norm " + bad);
+    EXPECT_EQ(r.status, 1) << bad;
+    EXPECT_NE(r.out.find("--clip-grad-norm"), std::string::npos) << bad << ": " << r.out;
+  }
+}
+
+// --clip-grad-norm: one reduce sumsq per weight gradient, one clip_scale, and every update
+// reads its grad_scale; the summary prices the peak memory it costs.
+TEST_F(Cli, GradientClipping) {
+  const std::string bin = path("a.bin");
+  Result r = run(kS2c +
+                 " compile mlp --batch 2 --image 4 --clip-grad-norm 1.5 --schedule "
+                 "update-immediate -o " +
+                 quoted(bin));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("reduce_sumsq=6 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("clip_scale=1 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gradient clipping (max norm 1.5): live peak "), std::string::npos) << r.out;
+  r = run(kS2sim + " disasm " + quoted(bin));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("clip_scale sumsq="), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("max_norm=1.5"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("reduce=sumsq"), std::string::npos) << r.out;
+  size_t updates = 0;
+  for (size_t at = r.out.find("sgd weight="); at != std::string::npos;
+       at = r.out.find("sgd weight=", at + 1)) {
+    const size_t end = r.out.find('\n', at);
+    EXPECT_NE(r.out.substr(at, end - at).find("grad_scale="), std::string::npos);
+    ++updates;
+  }
+  EXPECT_EQ(updates, 6u);
+  r = run(kS2sim + " run " + quoted(bin) + " --functional --check");
+  EXPECT_EQ(r.status, 0) << r.out;
 }
 
 // The data after a .npy header (both writers pad the header to 64 bytes).

@@ -158,6 +158,32 @@ TEST_F(TorchSim, GptAdamWThreeStepsIsAsAccurateAsPyTorch) {
   s2::test::expect_as_accurate_as_torch(r.out, 2.0);
 }
 
+// gpt with gradient clipping by global norm (--clip-grad-norm 0.25, well below the step's norm,
+// so every gradient is scaled), with SGD for one step and AdamW for three: PyTorch runs
+// clip_grad_norm_ between backward and the step, and the global norm is compared too.
+TEST_F(TorchSim, GptWithGradientClippingMatchesPyTorch) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  for (const char* optimizer : {"sgd", "adamw"}) {
+    SCOPED_TRACE(optimizer);
+    const std::string bin = (dir_ / "gpt.bin").string();
+    Result r = run(kS2c + " compile gpt --clip-grad-norm 0.25 --optimizer " + optimizer + " -o " +
+                   shell_quoted(bin) + " --force");
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("gradient clipping (max norm 0.25): live peak"), std::string::npos)
+        << r.out;
+    const std::string steps = std::string(optimizer) == "adamw" ? "3" : "1";
+    fs::remove_all(dump_dir());
+    r = run(kS2sim + " run " + shell_quoted(bin) + " --functional --check --steps " + steps +
+            " --dump-all " + shell_quoted(dump_dir()));
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("check              no findings"), std::string::npos) << r.out;
+    r = cross_check("--exact-factor 2");
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("norm/clip_grad_norm.total_norm"), std::string::npos) << r.out;
+    s2::test::expect_as_accurate_as_torch(r.out, 2.0);
+  }
+}
+
 TEST_F(TorchSim, Resnet18MatchesPyTorch) {
   expect_matches_torch("resnet18", 8);
 }

@@ -84,6 +84,7 @@ TEST(LowerCoverage, EveryLoweringIsRecognisedFromItsInstruction) {
                                                         {"kernel_hw", std::vector<int64_t>{1, 1}},
                                                         {"axes", std::vector<int64_t>{0}},
                                                         {"lr", 0.5},
+                                                        {"max_norm", 1.0},
                                                         {"num_rows", int64_t{1}}};
     for (const ir::AttrSpec& spec : ir::op_schema(type).attrs) {
       if (spec.default_value) {

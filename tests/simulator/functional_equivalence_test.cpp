@@ -4,7 +4,7 @@
 // order by s2::sim::functional. Every tensor-table entry's final bytes must equal those the
 // compiler's stream checker leaves (the same instructions through the op registry's reference
 // kernels), and the loss, weights, optimizer and batch-norm state must equal the reference
-// interpreter's on the unfused graph.
+// interpreter's on the unfused graph. mlp and gpt also with gradient clipping (gpt with AdamW).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -31,9 +31,20 @@ struct Compiled {
 
 // `model`: a zoo model (batch 2, 16x16) or "onnx:NAME", the torchvision model NAME exported by
 // scripts/export_onnx.py (training mode, batch 2, 32x32) into the test's temporary directory.
+// "NAME_clipped": NAME with gradient clipping (max norm 0.25, below the steps' norms, so the
+// gradients are scaled), gpt with AdamW.
 Compiled compile(const std::string& model) {
   compiler::FrontendOptions front;
   front.model = model;
+  if (const size_t at = model.find("_clipped"); at != std::string::npos) {
+    front.model = model.substr(0, at);
+    front.sgd.clip_grad_norm = 0.25;
+    if (front.model == "gpt") {
+      front.sgd.optimizer = "adamw";
+      front.sgd.lr = 1e-3;
+      front.sgd.weight_decay = 0.01;
+    }
+  }
   front.model_options.batch = 2;
   // DenseNet's three 2x2 transitions need 29x29 at least.
   front.model_options.height = front.model_options.width = model == "densenet121" ? 32 : 16;
@@ -123,7 +134,8 @@ TEST_P(FunctionalEquivalence, EveryTensorMatchesTheStreamCheckerAndTheInterprete
 
 INSTANTIATE_TEST_SUITE_P(Zoo, FunctionalEquivalence,
                          ::testing::Values("mlp", "lenet5", "resnet18", "mobilenet_v2",
-                                           "efficientnet_b0", "densenet121", "gpt"));
+                                           "efficientnet_b0", "densenet121", "gpt",
+                                           "mlp_clipped", "gpt_clipped"));
 
 // From PyTorch's exporter: mobilenet_v2 (depthwise convolution packed on the array, ReLU6 in
 // the batch-norm epilogue, dropout's mask drawn by dropout_mask) and mobilenet_v3_small

@@ -88,6 +88,16 @@ class Program {
     return d;
   }
 
+  // A dense f32 tensor holding `values`.
+  TensorDesc values(const std::vector<uint32_t>& shape, const std::vector<float>& values) {
+    TensorDesc d = tensor(shape);
+    uint8_t* at = exe_.data.data() + exe_.tensors.back().data_offset;
+    for (float v : values)
+      for (unsigned b = 0; b < 4; ++b)
+        *at++ = static_cast<uint8_t>(f32_bits(v) >> (8 * b));
+    return d;
+  }
+
   isa::Instruction& inst() { return inst_; }
   Program& set(Slot slot, const TensorDesc& d) {
     inst_.set_operand(slot, d);
@@ -767,6 +777,41 @@ TEST(FunctionalAdamW, UpdateMatchesTheReferenceAndCountsTheStep) {
   image.write_i32(step, {3});
   execute_instruction(p.inst(), image, model_datapath());
   EXPECT_EQ(image.read_i32(step), (std::vector<int32_t>{4}));
+}
+
+// Gradient clipping: clip_scale's norm and scale, and both updates multiplying their gradient
+// by a grad_scale, bit for bit as the reference kernels.
+TEST(FunctionalClip, ScaleAndScaledUpdatesMatchTheReference) {
+  for (float max_norm : {1.0f, 100.0f}) {
+    Program p(Opcode::ClipScale);
+    const TensorDesc scale = p.zeros({1}), norm = p.zeros({1});
+    p.set(Slot::SumSq, p.values({3}, {0.91f, 16.0f, 1e-3f}));
+    p.set(Slot::GradScale, scale).set(Slot::TotalNorm, norm);
+    p.inst().set_f32(Field::MaxNorm, max_norm);
+    EXPECT_TRUE(p.matches_reference()) << max_norm;
+    DramImage image = p.run_ours();
+    const float total = image.read_f32(norm)[0];
+    EXPECT_NEAR(total, std::sqrt(0.91 + 16.0 + 1e-3), 1e-6);
+    EXPECT_EQ(image.read_f32(scale)[0], max_norm == 100.0f ? 1.0f : 1.0f / (total + 1e-6f));
+  }
+  Program sgd(Opcode::Sgd);
+  sgd.set(Slot::Weight, sgd.tensor({3, 7})).set(Slot::Grad, sgd.tensor({3, 7}));
+  sgd.set(Slot::Velocity, sgd.tensor({3, 7})).set(Slot::GradScale, sgd.values({1}, {0.37f}));
+  sgd.inst().set_f32(Field::Lr, 0.05f);
+  sgd.inst().set_f32(Field::Momentum, 0.9f);
+  EXPECT_TRUE(sgd.matches_reference());
+  // The scale changes the update: the same instruction without it writes other weights.
+  const TensorDesc weight = sgd.inst().operand(Slot::Weight).value();
+  const std::vector<float> scaled = sgd.result(weight);
+  sgd.inst().clear_operand(Slot::GradScale);
+  EXPECT_NE(sgd.result(weight), scaled);
+  Program adamw(Opcode::AdamW);
+  adamw.set(Slot::Weight, adamw.tensor({3, 7})).set(Slot::Grad, adamw.tensor({3, 7}));
+  adamw.set(Slot::ExpAvg, adamw.zeros({3, 7})).set(Slot::ExpAvgSq, adamw.zeros({3, 7}));
+  adamw.set(Slot::Step, adamw.zeros({1}, DType::I32));
+  adamw.set(Slot::GradScale, adamw.values({1}, {0.37f}));
+  adamw.inst().set_f32(Field::Lr, 1e-3f);
+  EXPECT_TRUE(adamw.matches_reference());
 }
 
 TEST(FunctionalSgd, MomentumWeightDecayAndPlainUpdatesMatchTheReference) {

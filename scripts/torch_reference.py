@@ -72,6 +72,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 import torchvision
 
+import bert_model
 import gpt_model
 from probe_models import PROBES
 
@@ -444,10 +445,11 @@ DECIDED_MODULES = (nn.ReLU, nn.ReLU6, nn.Dropout, nn.MaxPool2d, torchvision.ops.
 
 
 def build_model(name, o, aux_logits=False):
-    if name in gpt_model.PRESETS:
+    if name in gpt_model.PRESETS or name in bert_model.PRESETS:
         if "heads" not in o:
             raise InputError("%s: the step is not of a language model" % name)
-        return gpt_model.GPT(o["layers"], o["heads"], o["width"], o["vocab"], o["positions"])
+        family = gpt_model.GPT if name in gpt_model.PRESETS else bert_model.BERT
+        return family(o["layers"], o["heads"], o["width"], o["vocab"], o["positions"])
     if "channels" not in o:
         raise InputError("%s: the step is of a language model (token ids), not of an image "
                          "model" % name)
@@ -598,6 +600,16 @@ MODEL_SIGNATURES = [
     ("softmax_probe", ["gate.weight", "score.weight"]),
     ("attention_probe", ["c_attn.weight", "patch.weight"]),
     ("gpt", ["transformer.wte.weight", "transformer.wpe.weight"]),
+    ("bert", ["bert.embeddings.word_embeddings.weight", "cls.predictions.bias"]),
+]
+
+# A language model's embedding tables and the tensors that show its depth and head count:
+# (token table, position table, the suffix of each layer's one weight, first scores tensor).
+LANGUAGE_MODELS = [
+    ("transformer.wte.weight", "transformer.wpe.weight", ".ln_1.weight",
+     "transformer.h.0.attn.scores"),
+    ("bert.embeddings.word_embeddings.weight", "bert.embeddings.position_embeddings.weight",
+     ".attention.output.LayerNorm.weight", "bert.encoder.layer.0.attention.self.scores"),
 ]
 
 
@@ -695,23 +707,22 @@ class SimDump:
         return recognise_model(self.weights)
 
     def language_model_options(self):
-        """A GPT's shape: from its weights' shapes, and the head count from the attention
-        scores [N, heads, T, T] of its first block."""
+        """A GPT's or BERT's shape: from its weights' shapes, and the head count from the
+        attention scores [N, heads, T, T] of its first layer."""
         n, t = self.tensors[self.input]["shape"]
         shape = {name: self.tensors[name]["shape"] for name in self.weights}
-        if "transformer.wte.weight" not in shape or "transformer.wpe.weight" not in shape:
-            raise InputError("a token-id input, but no transformer.wte / transformer.wpe "
-                             "weights: not a GPT")
-        scores = self.tensors.get("transformer.h.0.attn.scores")
+        family = next((f for f in LANGUAGE_MODELS if f[0] in shape and f[1] in shape), None)
+        if family is None:
+            raise InputError("a token-id input, but neither GPT's nor BERT's embedding tables "
+                             "(%s)" % ", ".join("%s and %s" % f[:2] for f in LANGUAGE_MODELS))
+        tokens, positions, layer_weight, scores_name = family
+        scores = self.tensors.get(scores_name)
         if scores is None or len(scores["shape"]) != 4:
-            raise InputError("no tensor transformer.h.0.attn.scores [N, heads, T, T] tells the "
-                             "head count")
-        layers = len([w for w in self.weights if w.startswith("transformer.h.") and
-                      w.endswith(".ln_1.weight")])
-        vocab, width = shape["transformer.wte.weight"]
+            raise InputError("no tensor %s [N, heads, T, T] tells the head count" % scores_name)
+        layers = len([w for w in self.weights if w.endswith(layer_weight)])
+        vocab, width = shape[tokens]
         return {"batch": n, "seq_len": t, "layers": layers, "heads": scores["shape"][1],
-                "width": width, "vocab": vocab,
-                "positions": shape["transformer.wpe.weight"][0]}
+                "width": width, "vocab": vocab, "positions": shape[positions][0]}
 
     def describe(self):
         m = self.manifest

@@ -160,9 +160,10 @@ struct ModelFlags {
     if (zoo_model == nullptr)
       for (const CLI::Option* o : lm_options)
         if (*o)
-          throw s2::UserError(o->get_name() +
-                              ": applies to the zoo's language models (gpt, gpt2-small); an "
-                              "ONNX file fixes its own shape");
+          throw s2::UserError(
+              o->get_name() +
+              ": applies to the zoo's language models (gpt, gpt2-small, bert, bert-base); an "
+              "ONNX file fixes its own shape");
   }
 
   // For an ONNX model: the flags given, which its input and logits must agree with (an ONNX

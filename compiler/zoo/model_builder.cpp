@@ -133,6 +133,26 @@ TensorId ModelBuilder::next_token_labels(TensorId ids) {
                               std::make_shared<ir::HostArray>(std::move(labels)));
 }
 
+TensorId ModelBuilder::masked_lm_labels(TensorId ids) {
+  const Shape shape = this->shape(ids);
+  ir::Data& data = graph_.mutable_data(graph_.tensor(ids).data);
+  std::vector<int32_t> input = data.init->i32();
+  std::vector<int32_t> labels(input.size(), -100);
+  const std::vector<float> draw = uniform_values(options_.seed, "masked_lm", input.size(), 1.0f);
+  const auto mask_id = static_cast<int32_t>(options_.lm.vocab - 1);
+  bool any = false;
+  for (size_t k = 0; k < input.size(); ++k) {
+    if (std::abs(draw[k]) >= 0.15f && !(k + 1 == input.size() && !any)) continue;
+    labels[k] = input[k];
+    input[k] = mask_id;
+    any = true;
+  }
+  data.init = std::make_shared<ir::HostArray>(std::move(input));
+  reserve("labels", shape, labels.size() * sizeof(int32_t), false);
+  return graph_.add_parameter("labels", TensorRole::Label, ir::DType::I32, shape,
+                              std::make_shared<ir::HostArray>(std::move(labels)));
+}
+
 TensorId ModelBuilder::positions(const std::string& name, int64_t n) {
   std::vector<int32_t> values(static_cast<size_t>(n));
   for (size_t k = 0; k < values.size(); ++k)
@@ -163,17 +183,30 @@ TensorId ModelBuilder::reshape(const std::string& path, TensorId x, const Shape&
                     Attrs{{"shape", shape}});
 }
 
-TensorId ModelBuilder::conv1d(const std::string& path, TensorId x, int64_t out_features,
-                              float std) {
+TensorId ModelBuilder::row_gemm(const std::string& path, TensorId x, TensorId w, TensorId b,
+                                bool trans_b) {
   const Shape in = shape(x);
   const int64_t features = in.back();
-  const TensorId w = normal_weight(path + ".weight", {features, out_features}, std);
-  const TensorId b = filled(path + ".bias", TensorRole::Weight, out_features, 0.0f);
+  const int64_t out_features = shape(w)[trans_b ? 0 : 1];
   const TensorId rows = reshape(path + ".rows", x, {ir::shape_numel(in) / features, features});
-  const TensorId y = graph_.add(OpType::Gemm, op_name(path), OpCategory::Forward, {rows, w, b});
+  const TensorId y = graph_.add(OpType::Gemm, op_name(path), OpCategory::Forward, {rows, w, b},
+                                Attrs{{"trans_b", int64_t{trans_b ? 1 : 0}}});
   Shape out = in;
   out.back() = out_features;
   return reshape(path + ".out", y, out);
+}
+
+TensorId ModelBuilder::conv1d(const std::string& path, TensorId x, int64_t out_features,
+                              float std) {
+  const TensorId w = normal_weight(path + ".weight", {shape(x).back(), out_features}, std);
+  const TensorId b = filled(path + ".bias", TensorRole::Weight, out_features, 0.0f);
+  return row_gemm(path, x, w, b, false);
+}
+
+TensorId ModelBuilder::dense(const std::string& path, TensorId x, int64_t out_features, float std) {
+  const TensorId w = normal_weight(path + ".weight", {out_features, shape(x).back()}, std);
+  const TensorId b = filled(path + ".bias", TensorRole::Weight, out_features, 0.0f);
+  return row_gemm(path, x, w, b, true);
 }
 
 void ModelBuilder::expect_window_fits(const std::string& path, TensorId x, int64_t kh, int64_t kw,

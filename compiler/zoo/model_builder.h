@@ -30,6 +30,10 @@ class ModelBuilder {
   // ignore_index, at the last position, whose next token the batch does not hold.
   ir::TensorId token_ids();
   ir::TensorId next_token_labels(ir::TensorId ids);
+  // BERT's masked-LM batch from token_ids(): about 15% of the positions, drawn from the seed
+  // (at least one), are masked: `labels` [N,T] holds the original id there and -100 elsewhere,
+  // and the input id there becomes the [MASK] id, vocab - 1.
+  ir::TensorId masked_lm_labels(ir::TensorId ids);
   // A constant i32 [n] = 0, 1, ..., n-1 (the positions a position embedding looks up).
   ir::TensorId positions(const std::string& name, int64_t n);
 
@@ -42,6 +46,9 @@ class ModelBuilder {
   // <path>.weight [in, out] ~ N(0, std) (stored input-major, unlike nn.Linear), <path>.bias
   // [out] zeros; y [..., out]. The rows are a gemm over the flattened leading dimensions.
   ir::TensorId conv1d(const std::string& path, ir::TensorId x, int64_t out_features, float std);
+  // nn.Linear as Hugging Face's BERT initialises it, on the last dimension of x [..., in]:
+  // <path>.weight [out, in] ~ N(0, std), <path>.bias [out] zeros; y [..., out].
+  ir::TensorId dense(const std::string& path, ir::TensorId x, int64_t out_features, float std);
   // A view op of x: reshape to `shape`, copied dense first when x's layout cannot be viewed so.
   ir::TensorId reshape(const std::string& path, ir::TensorId x, const ir::Shape& shape);
 
@@ -85,6 +92,9 @@ class ModelBuilder {
   // to -100 are ignored, as in PyTorch).
   void loss(ir::TensorId logits, ir::TensorId labels);
 
+  // A parameter [size] of `role` with every element `value` (biases, batch-norm statistics).
+  ir::TensorId filled(const std::string& name, ir::TensorRole role, int64_t size, float value);
+
   // The finished forward graph.
   ir::Graph finish();
 
@@ -93,8 +103,11 @@ class ModelBuilder {
  private:
   std::string op_name(const std::string& path) const { return graph_.unique_name(path); }
   ir::TensorId weight(const std::string& name, const ir::Shape& shape, float bound);
+  // y [..., out] = x [..., in] times w ([in, out], or [out, in] with trans_b) plus b, as one
+  // gemm over the rows of x.
+  ir::TensorId row_gemm(const std::string& path, ir::TensorId x, ir::TensorId w, ir::TensorId b,
+                        bool trans_b);
   ir::TensorId normal_weight(const std::string& name, const ir::Shape& shape, float std);
-  ir::TensorId filled(const std::string& name, ir::TensorRole role, int64_t size, float value);
   ir::TensorId adaptive_pool_matrix(const std::string& path, ir::TensorId x, int64_t oh,
                                     int64_t ow);
   // Fails unless a k x k window with this stride and padding fits the feature map of x.

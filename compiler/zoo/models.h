@@ -16,5 +16,6 @@ void build_mobilenet_v2(ModelBuilder& b);     // mobilenet.cpp
 void build_efficientnet_b0(ModelBuilder& b);  // efficientnet.cpp
 void build_densenet121(ModelBuilder& b);      // densenet.cpp
 void build_gpt(ModelBuilder& b);              // gpt.cpp: gpt, gpt2-small
+void build_bert(ModelBuilder& b);             // bert.cpp: bert, bert-base
 
 }  // namespace s2::zoo

@@ -98,6 +98,8 @@ const ModelRegistry& model_registry() {
         "set its shape with --layers, --heads, --width, --seq-len, --vocab, --positions";
     r.add("gpt", {build_gpt, lm_hint, LmShape{2, 4, 64, 32, 128, 32}});
     r.add("gpt2-small", {build_gpt, lm_hint, LmShape{12, 12, 768, 1024, 50257, 1024}});
+    r.add("bert", {build_bert, lm_hint, LmShape{2, 4, 64, 32, 128, 32}});
+    r.add("bert-base", {build_bert, lm_hint, LmShape{12, 12, 768, 512, 30522, 512}});
     return r;
   }();
   return registry;
@@ -113,9 +115,10 @@ ir::Graph build_model(const std::string& name, const ModelOptions& options) {
     o.lm = lm_shape(name, *model->lm, options.lm);
   } else {
     if (any_lm_option(options.lm))
-      throw UserError("model '" + name +
-                      "' is an image model: --layers, --heads, --width, --seq-len, --vocab and "
-                      "--positions apply to the language models (gpt, gpt2-small)");
+      throw UserError(
+          "model '" + name +
+          "' is an image model: --layers, --heads, --width, --seq-len, --vocab and "
+          "--positions apply to the language models (gpt, gpt2-small, bert, bert-base)");
     check_options(name, o);
   }
   ModelBuilder builder(name, o, model->size_hint);

@@ -4,7 +4,8 @@
 // into a full training step.
 //
 // The topologies are torchvision's (resnet18/34/50, vgg11, mobilenet_v2, efficientnet_b0,
-// densenet121) or the classic ones (mlp, lenet5),
+// densenet121), the classic ones (mlp, lenet5) or Hugging Face's language models (gpt,
+// gpt2-small: GPT2LMHeadModel; bert, bert-base: BertForMaskedLM),
 // and every parameter carries the PyTorch state_dict key as its name (`conv1.weight`,
 // `layer2.0.downsample.1.running_var`, `classifier.6.bias`), so weights move between the two
 // by name (scripts/torch_reference.py). Ops are named by their module path (`layer1.0.conv1`;

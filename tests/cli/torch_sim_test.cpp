@@ -138,6 +138,22 @@ TEST_F(TorchSim, GptMatchesPyTorch) {
   s2::test::expect_as_accurate_as_torch(r.out, 2.0);
 }
 
+// The tiny BERT (post-norm encoder, masked-LM head tied to the word embedding, GELU in its erf
+// form): the loss over the masked positions, every gradient and updated weight.
+TEST_F(TorchSim, BertMatchesPyTorch) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  ASSERT_NO_FATAL_FAILURE(compile_and_dump("bert", 4));
+  const Result r = cross_check("--exact-factor 2");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("bert: batch 4, 2 layers, 4 heads, width 64, 32 tokens, vocabulary 128, "
+                       "simulator dump"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("grad/bert.embeddings.token_type_embeddings.weight"), std::string::npos)
+      << r.out;
+  s2::test::expect_as_accurate_as_torch(r.out, 2.0);
+}
+
 // gpt with AdamW over three steps of the same batch (s2sim run --steps 3): the step count in
 // each weight's optimizer state drives the bias correction, and PyTorch's AdamW runs the same
 // three steps; the moments are compared too. The attention's key bias has an analytically zero

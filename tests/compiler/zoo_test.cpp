@@ -77,19 +77,20 @@ TEST(Zoo, ListsEveryModel) {
   EXPECT_EQ(model_registry().names(),
             (std::vector<std::string>{"mlp", "lenet5", "resnet18", "resnet34", "resnet50", "vgg11",
                                       "mobilenet_v2", "efficientnet_b0", "densenet121", "gpt",
-                                      "gpt2-small"}));
+                                      "gpt2-small", "bert", "bert-base"}));
 }
 
 // Each model builds at small sizes (the smallest it takes, where that is cheap), verifies, and
 // becomes a training step.
 TEST(Zoo, EveryModelBuildsAtSmallSizesAndDifferentiates) {
   const std::map<std::string, ModelOptions> small = {
-      {"mlp", options(2, 1, 1, 2)},       {"lenet5", options(2, 1, 16)},
-      {"resnet18", options(2, 3, 1)},     {"resnet34", options(2, 1, 8)},
-      {"resnet50", options(2, 3, 8)},     {"vgg11", options(1, 3, 224, 3)},
-      {"mobilenet_v2", options(2, 3, 1)}, {"efficientnet_b0", options(1, 3, 33)},
-      {"densenet121", options(2, 3, 29)}, {"gpt", options(2, 3, 32)},
-      {"gpt2-small", lm_options(1, 1, 8)}};
+      {"mlp", options(2, 1, 1, 2)},        {"lenet5", options(2, 1, 16)},
+      {"resnet18", options(2, 3, 1)},      {"resnet34", options(2, 1, 8)},
+      {"resnet50", options(2, 3, 8)},      {"vgg11", options(1, 3, 224, 3)},
+      {"mobilenet_v2", options(2, 3, 1)},  {"efficientnet_b0", options(1, 3, 33)},
+      {"densenet121", options(2, 3, 29)},  {"gpt", options(2, 3, 32)},
+      {"gpt2-small", lm_options(1, 1, 8)}, {"bert", lm_options(2, 1, 8)},
+      {"bert-base", lm_options(1, 1, 8)}};
   ASSERT_EQ(small.size(), model_registry().names().size());
   for (const auto& [name, o] : small) {
     SCOPED_TRACE(name);
@@ -658,6 +659,80 @@ TEST(Zoo, Gpt2SmallIsGpt2sShape) {
   EXPECT_EQ(g.tensor(scores.outputs[0]).shape, (ir::Shape{1, 12, 16, 16}));
 }
 
+TEST(Zoo, BertIsBertsLayoutWithATiedDecoder) {
+  Graph g = build_model("bert", lm_options(2, 2, 8));
+  using Counts = std::map<std::string, int>;
+  // Per layer: 6 dense gemms, 2 bmm, 2 post-norm layer norms, 2 residual adds, GELU; the merge
+  // of the heads is the one copy. Plus three embeddings summed and normalised, the head's
+  // transform and the tied decoder.
+  EXPECT_EQ(op_counts(g), (Counts{{"embedding", 3},
+                                  {"expand", 2},
+                                  {"add", 6},
+                                  {"layer_norm", 6},
+                                  {"gemm", 14},
+                                  {"bmm", 4},
+                                  {"softmax", 2},
+                                  {"activation", 3},
+                                  {"transpose", 8},
+                                  {"copy", 2},
+                                  {"reshape", 38},
+                                  {"softmax_ce", 1}}));
+  const auto weights = parameters(g, TensorRole::Weight);
+  std::set<std::string> names;
+  for (const auto& [name, shape] : weights)
+    names.insert(name);
+  for (const char* name :
+       {"bert.embeddings.word_embeddings.weight", "bert.embeddings.position_embeddings.weight",
+        "bert.embeddings.token_type_embeddings.weight", "bert.embeddings.LayerNorm.bias",
+        "bert.encoder.layer.1.attention.self.query.weight",
+        "bert.encoder.layer.1.attention.self.value.bias",
+        "bert.encoder.layer.1.attention.output.dense.weight",
+        "bert.encoder.layer.1.attention.output.LayerNorm.weight",
+        "bert.encoder.layer.1.intermediate.dense.weight", "bert.encoder.layer.1.output.dense.bias",
+        "bert.encoder.layer.1.output.LayerNorm.bias", "cls.predictions.transform.dense.weight",
+        "cls.predictions.transform.LayerNorm.weight", "cls.predictions.bias"})
+    EXPECT_EQ(names.count(name), 1u) << name;
+  EXPECT_EQ(weights.size(), 5u + 2u * 16u + 5u);
+  // nn.Linear stores [out, in].
+  EXPECT_EQ(g.tensor(g.find_tensor("bert.encoder.layer.0.intermediate.dense.weight")).shape,
+            (ir::Shape{256, 64}));
+  EXPECT_EQ(g.tensor(g.find_tensor("bert.embeddings.token_type_embeddings.weight")).shape,
+            (ir::Shape{2, 64}));
+  // No causal mask; the decoder reads the word embedding itself, with its own bias.
+  EXPECT_EQ(g.op(g.find_op("bert.encoder.layer.0.attention.self.softmax")).attrs.i("causal"), 0);
+  const ir::Op& decoder = g.op(g.find_op("cls.predictions.decoder"));
+  EXPECT_EQ(g.tensor(decoder.inputs[1]).name, "bert.embeddings.word_embeddings.weight");
+  EXPECT_EQ(g.tensor(decoder.inputs[2]).name, "cls.predictions.bias");
+  EXPECT_EQ(decoder.attrs.i("trans_b"), 1);
+  // Masked-LM labels: the original id where the input holds [MASK] (vocab - 1), else -100.
+  const auto& ids = g.data(g.tensor(g.find_tensor("input_ids")).data).init->i32();
+  const auto& labels = g.data(g.tensor(g.find_tensor("labels")).data).init->i32();
+  ASSERT_EQ(ids.size(), 16u);
+  size_t masked = 0;
+  for (size_t k = 0; k < 16; ++k) {
+    if (labels[k] == -100) continue;
+    ++masked;
+    EXPECT_EQ(ids[k], 127) << k;
+    EXPECT_GE(labels[k], 0);
+    EXPECT_LT(labels[k], 128);
+  }
+  EXPECT_GE(masked, 1u);
+  EXPECT_LE(masked, 8u);
+  const ir::AutodiffStats stats = ir::build_training_step(g, ir::OptimizerOptions{});
+  EXPECT_EQ(stats.updates, weights.size());
+  EXPECT_TRUE(ir::verify_graph(g).empty());
+}
+
+TEST(Zoo, BertBaseIsBertBasesShape) {
+  const Graph g = build_model("bert-base", lm_options(1, 1, 16));
+  EXPECT_EQ(g.tensor(g.find_tensor("bert.embeddings.word_embeddings.weight")).shape,
+            (ir::Shape{30522, 768}));
+  EXPECT_EQ(g.tensor(g.find_tensor("bert.embeddings.position_embeddings.weight")).shape,
+            (ir::Shape{512, 768}));
+  const ir::Op& scores = g.op(g.find_op("bert.encoder.layer.0.attention.self.scores"));
+  EXPECT_EQ(g.tensor(scores.outputs[0]).shape, (ir::Shape{1, 12, 16, 16}));
+}
+
 TEST(Zoo, LanguageModelShapesAreChecked) {
   ModelOptions o = lm_options(2, 1, 8);
   o.lm.heads = 3;  // 64 wide
@@ -676,7 +751,7 @@ TEST(Zoo, LanguageModelShapesAreChecked) {
   EXPECT_EQ(longer.tensor(longer.find_tensor("transformer.wpe.weight")).shape, (ir::Shape{40, 64}));
   EXPECT_EQ(user_error("resnet18", lm_options(2, 1, 0)),
             "model 'resnet18' is an image model: --layers, --heads, --width, --seq-len, --vocab "
-            "and --positions apply to the language models (gpt, gpt2-small)");
+            "and --positions apply to the language models (gpt, gpt2-small, bert, bert-base)");
 }
 
 }  // namespace

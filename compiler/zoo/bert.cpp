@@ -1,0 +1,124 @@
+// bert and bert-base: a BERT encoder trained on the masked-LM objective, with Hugging Face's
+// BertForMaskedLM state_dict names (scripts/bert_model.py defines the same module in plain
+// PyTorch):
+//
+//   bert.embeddings: word_embeddings [vocab, D], position_embeddings [P, D],
+//                    token_type_embeddings [2, D] (every token is of type 0), summed, then
+//                    LayerNorm
+//   bert.encoder.layer.<i>: attention.self.{query, key, value} (D -> D each), self-attention
+//                    over `heads` heads without a mask, attention.output.dense (D -> D),
+//                    residual add, attention.output.LayerNorm (post-norm);
+//                    intermediate.dense (D -> 4D), GELU (erf form), output.dense (4D -> D),
+//                    residual add, output.LayerNorm
+//   cls.predictions: transform.dense (D -> D), GELU, transform.LayerNorm, then the decoder,
+//                    tied to bert.embeddings.word_embeddings, plus cls.predictions.bias [vocab]
+//
+// The loss is the cross-entropy over the masked positions (ModelBuilder::masked_lm_labels: the
+// others are -100, ignored). Linear layers are nn.Linear (weight [out, in]); layer norms use
+// eps 1e-12. Initialisation is BERT's: weights and embeddings N(0, 0.02), biases 0, layer norms
+// 1 and 0. No dropout (BERT's hidden and attention dropout are 0 here), no pooler and no
+// next-sentence head.
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/zoo/models.h"
+
+namespace s2::zoo {
+namespace {
+
+using ir::Attrs;
+using ir::OpCategory;
+using ir::OpType;
+using ir::TensorId;
+using Ints = std::vector<int64_t>;
+
+constexpr float kStd = 0.02f;
+constexpr double kLnEps = 1e-12;
+
+// A constant i32 [n] of zeros: every token's type id.
+TensorId token_types(ModelBuilder& b, int64_t n) {
+  return b.graph().add_parameter(
+      b.graph().unique_name("token_type_ids"), ir::TensorRole::Scratch, ir::DType::I32, {n},
+      std::make_shared<ir::HostArray>(std::vector<int32_t>(static_cast<size_t>(n), 0)), true);
+}
+
+// An embedding of one id per position [T, D], broadcast over the batch to [N, T, D].
+TensorId per_position(ModelBuilder& b, const std::string& path, TensorId ids, int64_t rows) {
+  const int64_t n = b.options().batch, t = b.options().lm.seq_len, d = b.options().lm.width;
+  const TensorId e = b.embedding(path, ids, rows, d, kStd);
+  return b.graph().add(OpType::Expand, b.graph().unique_name(path + ".expand"), OpCategory::Forward,
+                       {b.reshape(path + ".batch", e, {1, t, d})}, Attrs{{"shape", Ints{n, t, d}}});
+}
+
+// Multi-head self-attention of layer `path` on x [N, T, D], up to the output dense layer.
+TensorId self_attention(ModelBuilder& b, const std::string& path, TensorId x) {
+  const LmShape& s = b.options().lm;
+  const int64_t n = b.options().batch, t = s.seq_len, d = s.width, h = s.heads, hd = d / h;
+  ir::Graph& g = b.graph();
+  // q, k, v [N, T, D] split into heads and transposed to [N, H, T, hd]: views.
+  auto heads = [&](const char* name) {
+    const TensorId y = b.dense(path + ".self." + name, x, d, kStd);
+    const TensorId split = b.reshape(path + ".self." + name + ".heads", y, {n, t, h, hd});
+    return g.add(OpType::Transpose, g.unique_name(path + ".self." + name + ".transpose"),
+                 OpCategory::Forward, {split}, Attrs{{"perm", Ints{0, 2, 1, 3}}});
+  };
+  const TensorId q = heads("query"), k = heads("key"), v = heads("value");
+  const TensorId scores = g.add(OpType::Bmm, g.unique_name(path + ".self.scores"),
+                                OpCategory::Forward, {q, k}, Attrs{{"trans_b", int64_t{1}}});
+  const TensorId p =
+      g.add(OpType::Softmax, g.unique_name(path + ".self.softmax"), OpCategory::Forward, {scores},
+            Attrs{{"scale", 1.0 / std::sqrt(static_cast<double>(hd))}});
+  const TensorId o =
+      g.add(OpType::Bmm, g.unique_name(path + ".self.context"), OpCategory::Forward, {p, v});
+  const TensorId merged = g.add(OpType::Transpose, g.unique_name(path + ".self.merge"),
+                                OpCategory::Forward, {o}, Attrs{{"perm", Ints{0, 2, 1, 3}}});
+  const TensorId rows = b.reshape(path + ".self.merge.rows", merged, {n, t, d});
+  return b.dense(path + ".output.dense", rows, d, kStd);
+}
+
+}  // namespace
+
+void build_bert(ModelBuilder& b) {
+  const LmShape& s = b.options().lm;
+  const int64_t n = b.options().batch, t = s.seq_len, d = s.width;
+  ir::Graph& g = b.graph();
+  const TensorId ids = b.token_ids();
+  const TensorId labels = b.masked_lm_labels(ids);
+  const std::string emb = "bert.embeddings";
+  const TensorId words = b.embedding(emb + ".word_embeddings", ids, s.vocab, d, kStd);
+  const TensorId word_table = g.op(g.tensor(words).producer).inputs[0];
+  const TensorId positions =
+      per_position(b, emb + ".position_embeddings", b.positions("position_ids", t), s.positions);
+  const TensorId types = per_position(b, emb + ".token_type_embeddings", token_types(b, t), 2);
+  TensorId h =
+      b.layer_norm(emb + ".LayerNorm",
+                   b.add(emb + ".sum_2", b.add(emb + ".sum", words, positions), types), kLnEps);
+  for (int64_t i = 0; i < s.layers; ++i) {
+    const std::string layer = "bert.encoder.layer." + std::to_string(i);
+    const TensorId attended = self_attention(b, layer + ".attention", h);
+    h = b.layer_norm(layer + ".attention.output.LayerNorm",
+                     b.add(layer + ".attention.output.residual", attended, h), kLnEps);
+    const TensorId up =
+        b.activation(layer + ".intermediate.act",
+                     b.dense(layer + ".intermediate.dense", h, 4 * d, kStd), "gelu");
+    const TensorId down = b.dense(layer + ".output.dense", up, d, kStd);
+    h = b.layer_norm(layer + ".output.LayerNorm", b.add(layer + ".output.residual", down, h),
+                     kLnEps);
+  }
+  const std::string head = "cls.predictions";
+  const TensorId transformed = b.layer_norm(
+      head + ".transform.LayerNorm",
+      b.activation(head + ".transform.act", b.dense(head + ".transform.dense", h, d, kStd), "gelu"),
+      kLnEps);
+  // The decoder shares the word embedding: logits [N*T, vocab] = h E^T + bias.
+  const TensorId bias = b.filled(head + ".bias", ir::TensorRole::Weight, s.vocab, 0.0f);
+  const TensorId rows = b.reshape(head + ".rows", transformed, {n * t, d});
+  const TensorId logits = g.add(OpType::Gemm, g.unique_name(head + ".decoder"), OpCategory::Forward,
+                                {rows, word_table, bias}, Attrs{{"trans_b", int64_t{1}}});
+  b.loss(logits, b.reshape("labels.flat", labels, {n * t}));
+}
+
+}  // namespace s2::zoo

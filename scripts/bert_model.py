@@ -1,0 +1,167 @@
+"""A BERT encoder with its masked-LM head in plain PyTorch, with the state_dict names and
+layouts of Hugging Face's BertForMaskedLM (bert.embeddings.{word, position, token_type}_embeddings
+and LayerNorm, bert.encoder.layer.<i>.{attention.self.{query, key, value},
+attention.output.{dense, LayerNorm}, intermediate.dense, output.{dense, LayerNorm}},
+cls.predictions.{transform.dense, transform.LayerNorm, bias}; the decoder tied to the word
+embedding).
+
+It is the zoo's `bert` and `bert-base` (compiler/zoo/bert.cpp) written for PyTorch:
+scripts/torch_reference.py builds it to check a simulated step. Post-norm layers, GELU in its
+erf form, layer norms with eps 1e-12, every token of type 0, no attention mask (no padding), no
+dropout, no pooler.
+
+    model = BERT(layers=2, heads=4, width=64, vocab=128, positions=32)
+    logits = model(ids)                       # ids [N, T] int64 -> [N, T, vocab]
+    loss = lm_loss(logits, labels)            # labels [N, T], -100 ignored
+"""
+
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from gpt_model import lm_loss  # noqa: F401  (the same loss: cross-entropy, -100 ignored)
+
+# name -> (layers, heads, width, seq_len, vocab, positions), as compiler/zoo/zoo.cpp registers
+PRESETS = {
+    "bert": (2, 4, 64, 32, 128, 32),
+    "bert-base": (12, 12, 768, 512, 30522, 512),
+}
+
+EPS = 1e-12
+
+
+class Embeddings(nn.Module):
+    def __init__(self, width, vocab, positions):
+        super().__init__()
+        self.word_embeddings = nn.Embedding(vocab, width)
+        self.position_embeddings = nn.Embedding(positions, width)
+        self.token_type_embeddings = nn.Embedding(2, width)
+        self.LayerNorm = nn.LayerNorm(width, eps=EPS)
+
+    def forward(self, ids):
+        t = ids.shape[1]
+        pos = torch.arange(t, device=ids.device)
+        types = torch.zeros(t, dtype=torch.long, device=ids.device)
+        h = self.word_embeddings(ids) + self.position_embeddings(pos)
+        return self.LayerNorm(h + self.token_type_embeddings(types))
+
+
+class SelfAttention(nn.Module):
+    def __init__(self, width, heads):
+        super().__init__()
+        self.heads = heads
+        self.query = nn.Linear(width, width)
+        self.key = nn.Linear(width, width)
+        self.value = nn.Linear(width, width)
+
+    def forward(self, x):
+        n, t, d = x.shape
+        hd = d // self.heads
+
+        def split(y):
+            return y.view(n, t, self.heads, hd).transpose(1, 2)
+
+        q, k, v = split(self.query(x)), split(self.key(x)), split(self.value(x))
+        att = torch.softmax((q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hd)), dim=-1)
+        return (att @ v).transpose(1, 2).reshape(n, t, d)
+
+
+class DenseNorm(nn.Module):
+    """BertSelfOutput and BertOutput: dense, residual add, LayerNorm."""
+
+    def __init__(self, width_in, width):
+        super().__init__()
+        self.dense = nn.Linear(width_in, width)
+        self.LayerNorm = nn.LayerNorm(width, eps=EPS)
+
+    def forward(self, x, residual):
+        return self.LayerNorm(self.dense(x) + residual)
+
+
+class Attention(nn.Module):
+    def __init__(self, width, heads):
+        super().__init__()
+        self.self = SelfAttention(width, heads)
+        self.output = DenseNorm(width, width)
+
+    def forward(self, x):
+        return self.output(self.self(x), x)
+
+
+class Intermediate(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.dense = nn.Linear(width, 4 * width)
+
+    def forward(self, x):
+        return F.gelu(self.dense(x))
+
+
+class Layer(nn.Module):
+    def __init__(self, width, heads):
+        super().__init__()
+        self.attention = Attention(width, heads)
+        self.intermediate = Intermediate(width)
+        self.output = DenseNorm(4 * width, width)
+
+    def forward(self, x):
+        a = self.attention(x)
+        return self.output(self.intermediate(a), a)
+
+
+class Encoder(nn.Module):
+    def __init__(self, layers, heads, width):
+        super().__init__()
+        self.layer = nn.ModuleList(Layer(width, heads) for _ in range(layers))
+
+
+class Bert(nn.Module):
+    def __init__(self, layers, heads, width, vocab, positions):
+        super().__init__()
+        self.embeddings = Embeddings(width, vocab, positions)
+        self.encoder = Encoder(layers, heads, width)
+
+
+class Transform(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.dense = nn.Linear(width, width)
+        self.LayerNorm = nn.LayerNorm(width, eps=EPS)
+
+    def forward(self, x):
+        return self.LayerNorm(F.gelu(self.dense(x)))
+
+
+class Predictions(nn.Module):
+    def __init__(self, width, vocab):
+        super().__init__()
+        self.transform = Transform(width)
+        self.bias = nn.Parameter(torch.zeros(vocab))
+
+
+class Cls(nn.Module):
+    def __init__(self, width, vocab):
+        super().__init__()
+        self.predictions = Predictions(width, vocab)
+
+
+class BERT(nn.Module):
+    def __init__(self, layers, heads, width, vocab, positions):
+        super().__init__()
+        self.bert = Bert(layers, heads, width, vocab, positions)
+        self.cls = Cls(width, vocab)
+        for m in self.modules():
+            if isinstance(m, (nn.Linear, nn.Embedding)):
+                nn.init.normal_(m.weight, 0.0, 0.02)
+            if isinstance(m, nn.Linear):
+                nn.init.zeros_(m.bias)
+
+    def forward(self, ids):
+        h = self.bert.embeddings(ids)
+        for layer in self.bert.encoder.layer:
+            h = layer(h)
+        h = self.cls.predictions.transform(h)
+        # The decoder, tied to the word embedding, plus its own bias.
+        return h @ self.bert.embeddings.word_embeddings.weight.t() + self.cls.predictions.bias

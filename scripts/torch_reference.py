@@ -13,8 +13,10 @@ The directory is one of:
   results and forward decisions as .npy files and a manifest, format "s2train-reference-step 1"
   (compiler/driver/reference.h).
 
-This script rebuilds the same model in PyTorch (torchvision's resnet18/34/50 and vgg11, and our
-own mlp and lenet5 modules, all with the same state_dict names; for a step compiled from an
+This script rebuilds the same model in PyTorch (torchvision's resnet18/34/50, vgg11 and, for
+the zoo's vit and vit_b_16, VisionTransformer; scripts/gpt_model.py's GPT and
+scripts/bert_model.py's BERT for the language models; our own mlp and lenet5 modules; all with
+the same state_dict names; for a step compiled from an
 ONNX export of scripts/export_onnx.py, any torchvision classification model, named with
 --model unless recognised), loads the same weights,
 running statistics and batch, runs one training step -- model.train(), F.cross_entropy (or,
@@ -430,6 +432,8 @@ def follow_decisions(model, decisions):
         elif isinstance(module, nn.ReLU6):
             replacement = DecidedReLU6(path, decisions)
         elif isinstance(module, nn.Dropout):
+            if module.p == 0.0:
+                continue  # the identity (torchvision's ViT has p = 0 dropouts); we have none
             replacement = DecidedDropout(path, module.p, decisions)
         elif isinstance(module, torchvision.ops.StochasticDepth):
             replacement = DecidedStochasticDepth(path, module, decisions)
@@ -454,6 +458,19 @@ def build_model(name, o, aux_logits=False):
         raise InputError("%s: the step is of a language model (token ids), not of an image "
                          "model" % name)
     c, h, w, k = o["channels"], o["height"], o["width"], o["classes"]
+    if name in VIT_PRESETS:
+        if "layers" not in o:
+            raise InputError("%s: the step does not say the transformer's shape" % name)
+        if h != w:
+            raise InputError("%s: torchvision's VisionTransformer takes square images, not %dx%d"
+                             % (name, h, w))
+        model = torchvision.models.VisionTransformer(
+            image_size=h, patch_size=o["patch"], num_layers=o["layers"], num_heads=o["heads"],
+            hidden_dim=o["hidden"], mlp_dim=4 * o["hidden"], num_classes=k)
+        if c != 3:
+            model.conv_proj = nn.Conv2d(c, o["hidden"], kernel_size=o["patch"],
+                                        stride=o["patch"])
+        return model
     if name == "mlp":
         return Mlp(c * h * w, k)
     if name == "lenet5":
@@ -483,8 +500,13 @@ def build_model(name, o, aux_logits=False):
                              "has no auxiliary classifier" % name)
         return torchvision.models.get_model(name, weights=None, num_classes=k, **extra)
     raise InputError("unknown model '%s' (this script knows mlp, lenet5, resnet18, resnet34, "
-                     "resnet50, vgg11, torchvision's classification models and the probes of "
+                     "resnet50, vgg11, vit, gpt, bert, torchvision's classification models and "
+                     "the probes of "
                      "scripts/probe_models.py: %s)" % (name, ", ".join(sorted(PROBES))))
+
+
+# The zoo's vision transformers (compiler/zoo/vit.cpp): torchvision's VisionTransformer.
+VIT_PRESETS = ("vit", "vit_b_16")
 
 
 # As scripts/export_onnx.py builds them: without the auxiliary heads unless it exported them
@@ -601,6 +623,7 @@ MODEL_SIGNATURES = [
     ("attention_probe", ["c_attn.weight", "patch.weight"]),
     ("gpt", ["transformer.wte.weight", "transformer.wpe.weight"]),
     ("bert", ["bert.embeddings.word_embeddings.weight", "cls.predictions.bias"]),
+    ("vit", ["class_token", "conv_proj.weight", "encoder.pos_embedding"]),
 ]
 
 # A language model's embedding tables and the tensors that show its depth and head count:
@@ -686,6 +709,8 @@ class SimDump:
             classes = int(np.prod(self.tensors[loss["logits"]]["shape"])) // n
             self.options = {"batch": n, "channels": c, "height": h, "width": w,
                             "classes": classes}
+            if "class_token" in self.tensors and "conv_proj.weight" in self.tensors:
+                self.options.update(self.vit_options())
         else:
             raise InputError("expected one 4-d input tensor (images) or one 2-d i32 input "
                              "(token ids), found %s" % shapes)
@@ -705,6 +730,18 @@ class SimDump:
 
     def recognise_model(self):
         return recognise_model(self.weights)
+
+    def vit_options(self):
+        """A vision transformer's shape: from its weights' shapes, and the head count from the
+        attention scores [N, heads, T, T] of its first layer."""
+        hidden, _, patch, _ = self.tensors["conv_proj.weight"]["shape"]
+        name = "encoder.layers.encoder_layer_0.self_attention.scores"
+        scores = self.tensors.get(name)
+        if scores is None or len(scores["shape"]) != 4:
+            raise InputError("no tensor %s [N, heads, T, T] tells the head count" % name)
+        layers = len([w for w in self.weights if w.startswith("encoder.layers.") and
+                      w.endswith(".ln_1.weight")])
+        return {"layers": layers, "heads": scores["shape"][1], "hidden": hidden, "patch": patch}
 
     def language_model_options(self):
         """A GPT's or BERT's shape: from its weights' shapes, and the head count from the

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 #include <sstream>
+#include <utility>
 
 #include "compiler/driver/backend.h"
 #include "compiler/driver/commands.h"
@@ -115,12 +116,15 @@ struct ModelFlags {
                   ->check(CLI::PositiveNumber);
     cmd->add_option("--seed", model.seed, "seed of the initial weights and the batch (default 1)");
     auto& lm = model.lm;
-    lm_options = {cmd->add_option("--layers", lm.layers, "language models: transformer blocks")
+    lm_options = {cmd->add_option("--layers", lm.layers,
+                                  "language models and vision transformers: transformer blocks")
                       ->check(CLI::PositiveNumber),
-                  cmd->add_option("--heads", lm.heads, "language models: attention heads")
+                  cmd->add_option("--heads", lm.heads,
+                                  "language models and vision transformers: attention heads")
                       ->check(CLI::PositiveNumber),
                   cmd->add_option("--width", lm.width,
-                                  "language models: embedding width (a multiple of --heads)")
+                                  "language models and vision transformers: embedding width (a "
+                                  "multiple of --heads)")
                       ->check(CLI::PositiveNumber),
                   cmd->add_option("--seq-len", lm.seq_len, "language models: tokens per sequence")
                       ->check(CLI::PositiveNumber),
@@ -130,6 +134,10 @@ struct ModelFlags {
                                   "language models: rows of the position embedding (default the "
                                   "preset's, at least --seq-len)")
                       ->check(CLI::PositiveNumber)};
+    patch = cmd->add_option("--patch", model.vit.patch,
+                            "vision transformers: side of the square patches (the image's side "
+                            "must be a multiple)")
+                ->check(CLI::PositiveNumber);
     aux = cmd->add_option("--aux-loss-weight", aux_loss_weight,
                           "ONNX models with auxiliary classifiers (GoogLeNet, Inception-v3 "
                           "exported with --aux-logits): the loss is the main output's plus this "
@@ -140,6 +148,7 @@ struct ModelFlags {
   }
 
   std::vector<CLI::Option*> lm_options;
+  CLI::Option* patch = nullptr;
 
   // `model_name`: the zoo model or ONNX file given. The image options mean nothing to a
   // language model (the zoo refuses the shape options for an image model).
@@ -157,6 +166,17 @@ struct ModelFlags {
         throw s2::UserError("--image: model '" + model_name +
                             "' is a language model; its input is token ids (--seq-len)");
     }
+    if (zoo_model != nullptr && zoo_model->vit) {
+      // --layers, --heads and --width shape a vision transformer's encoder.
+      auto& lm = model.lm;
+      model.vit.layers = std::exchange(lm.layers, 0);
+      model.vit.heads = std::exchange(lm.heads, 0);
+      model.vit.width = std::exchange(lm.width, 0);
+    }
+    if (zoo_model == nullptr && *patch)
+      throw s2::UserError(
+          "--patch: applies to the zoo's vision transformers (vit, vit_b_16); an "
+          "ONNX file fixes its own shape");
     if (zoo_model == nullptr)
       for (const CLI::Option* o : lm_options)
         if (*o)

@@ -261,6 +261,13 @@ class ReferenceStep {
               {"width", s.width},         {"seq_len", s.seq_len}, {"vocab", s.vocab},
               {"positions", s.positions}, {"seed", m.seed}};
     }
+    if (const zoo::Model* vit = zoo::model_registry().find(o_.model); vit != nullptr && vit->vit) {
+      const zoo::VitShape s = zoo::vit_shape(o_.model, *vit->vit, m.vit, m.height, m.width);
+      return {{"batch", m.batch}, {"channels", m.channels}, {"height", m.height},
+              {"width", m.width}, {"classes", m.classes},   {"layers", s.layers},
+              {"heads", s.heads}, {"hidden", s.width},      {"patch", s.patch},
+              {"seed", m.seed}};
+    }
     if (zoo::model_registry().contains(o_.model) || x.size() != 4)
       return {{"batch", m.batch}, {"channels", m.channels}, {"height", m.height},
               {"width", m.width}, {"classes", m.classes},   {"seed", m.seed}};

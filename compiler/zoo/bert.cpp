@@ -56,27 +56,14 @@ TensorId per_position(ModelBuilder& b, const std::string& path, TensorId ids, in
 // Multi-head self-attention of layer `path` on x [N, T, D], up to the output dense layer.
 TensorId self_attention(ModelBuilder& b, const std::string& path, TensorId x) {
   const LmShape& s = b.options().lm;
-  const int64_t n = b.options().batch, t = s.seq_len, d = s.width, h = s.heads, hd = d / h;
-  ir::Graph& g = b.graph();
-  // q, k, v [N, T, D] split into heads and transposed to [N, H, T, hd]: views.
-  auto heads = [&](const char* name) {
-    const TensorId y = b.dense(path + ".self." + name, x, d, kStd);
-    const TensorId split = b.reshape(path + ".self." + name + ".heads", y, {n, t, h, hd});
-    return g.add(OpType::Transpose, g.unique_name(path + ".self." + name + ".transpose"),
-                 OpCategory::Forward, {split}, Attrs{{"perm", Ints{0, 2, 1, 3}}});
+  auto projection = [&](const char* name) {
+    const std::string dense = path + ".self." + name;
+    return std::pair{dense, b.dense(dense, x, s.width, kStd)};
   };
-  const TensorId q = heads("query"), k = heads("key"), v = heads("value");
-  const TensorId scores = g.add(OpType::Bmm, g.unique_name(path + ".self.scores"),
-                                OpCategory::Forward, {q, k}, Attrs{{"trans_b", int64_t{1}}});
-  const TensorId p =
-      g.add(OpType::Softmax, g.unique_name(path + ".self.softmax"), OpCategory::Forward, {scores},
-            Attrs{{"scale", 1.0 / std::sqrt(static_cast<double>(hd))}});
-  const TensorId o =
-      g.add(OpType::Bmm, g.unique_name(path + ".self.context"), OpCategory::Forward, {p, v});
-  const TensorId merged = g.add(OpType::Transpose, g.unique_name(path + ".self.merge"),
-                                OpCategory::Forward, {o}, Attrs{{"perm", Ints{0, 2, 1, 3}}});
-  const TensorId rows = b.reshape(path + ".self.merge.rows", merged, {n, t, d});
-  return b.dense(path + ".output.dense", rows, d, kStd);
+  const TensorId rows =
+      b.attention(path + ".self", {projection("query"), projection("key"), projection("value")},
+                  s.heads, false);
+  return b.dense(path + ".output.dense", rows, s.width, kStd);
 }
 
 }  // namespace

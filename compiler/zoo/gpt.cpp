@@ -41,29 +41,9 @@ constexpr double kLnEps = 1e-5;
 // Causal multi-head self-attention of block `path` on x [N, T, D].
 TensorId attention(ModelBuilder& b, const std::string& path, TensorId x) {
   const LmShape& s = b.options().lm;
-  const int64_t n = b.options().batch, t = s.seq_len, d = s.width, h = s.heads, hd = d / h;
-  ir::Graph& g = b.graph();
+  const int64_t d = s.width;
   const TensorId qkv = b.conv1d(path + ".c_attn", x, 3 * d, kStd);
-  // q, k, v: [N, T, D] slices of qkv, split into heads and transposed to [N, H, T, hd].
-  auto head_view = [&](const char* name, int64_t part) {
-    const TensorId slice =
-        g.add(OpType::Slice, g.unique_name(path + "." + name), OpCategory::Forward, {qkv},
-              Attrs{{"axis", int64_t{2}}, {"start", part * d}, {"end", (part + 1) * d}});
-    const TensorId split = b.reshape(path + "." + name + ".heads", slice, {n, t, h, hd});
-    return g.add(OpType::Transpose, g.unique_name(path + "." + name + ".transpose"),
-                 OpCategory::Forward, {split}, Attrs{{"perm", Ints{0, 2, 1, 3}}});
-  };
-  const TensorId q = head_view("q", 0), k = head_view("k", 1), v = head_view("v", 2);
-  const TensorId scores = g.add(OpType::Bmm, g.unique_name(path + ".scores"), OpCategory::Forward,
-                                {q, k}, Attrs{{"trans_b", int64_t{1}}});
-  const TensorId p =
-      g.add(OpType::Softmax, g.unique_name(path + ".softmax"), OpCategory::Forward, {scores},
-            Attrs{{"scale", 1.0 / std::sqrt(static_cast<double>(hd))}, {"causal", int64_t{1}}});
-  const TensorId o =
-      g.add(OpType::Bmm, g.unique_name(path + ".context"), OpCategory::Forward, {p, v});
-  const TensorId merged = g.add(OpType::Transpose, g.unique_name(path + ".merge"),
-                                OpCategory::Forward, {o}, Attrs{{"perm", Ints{0, 2, 1, 3}}});
-  const TensorId rows = b.reshape(path + ".merge.rows", merged, {n, t, d});
+  const TensorId rows = b.attention(path, b.split_qkv(path, qkv), s.heads, true);
   const float proj_std = kStd / std::sqrt(2.0f * static_cast<float>(s.layers));
   return b.conv1d(path + ".c_proj", rows, d, proj_std);
 }

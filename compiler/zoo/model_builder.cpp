@@ -196,6 +196,44 @@ TensorId ModelBuilder::row_gemm(const std::string& path, TensorId x, TensorId w,
   return reshape(path + ".out", y, out);
 }
 
+std::vector<std::pair<std::string, TensorId>> ModelBuilder::split_qkv(const std::string& path,
+                                                                      TensorId qkv) {
+  const int64_t d = shape(qkv).back() / 3;
+  std::vector<std::pair<std::string, TensorId>> parts;
+  for (int64_t k = 0; k < 3; ++k) {
+    const std::string name = path + "." + std::string(1, "qkv"[k]);
+    parts.emplace_back(
+        name, graph_.add(OpType::Slice, op_name(name), OpCategory::Forward, {qkv},
+                         Attrs{{"axis", int64_t{2}}, {"start", k * d}, {"end", (k + 1) * d}}));
+  }
+  return parts;
+}
+
+TensorId ModelBuilder::attention(const std::string& path,
+                                 const std::vector<std::pair<std::string, TensorId>>& qkv,
+                                 int64_t heads, bool causal) {
+  S2_CHECK(qkv.size() == 3, "zoo attention '" + path + "': give q, k and v");
+  const Shape x = shape(qkv[0].second);
+  const int64_t n = x[0], t = x[1], d = x[2], hd = d / heads;
+  std::vector<TensorId> split;
+  for (const auto& [name, y] : qkv) {
+    const TensorId h = reshape(name + ".heads", y, {n, t, heads, hd});
+    split.push_back(graph_.add(OpType::Transpose, op_name(name + ".transpose"), OpCategory::Forward,
+                               {h}, Attrs{{"perm", Ints{0, 2, 1, 3}}}));
+  }
+  const TensorId scores = graph_.add(OpType::Bmm, op_name(path + ".scores"), OpCategory::Forward,
+                                     {split[0], split[1]}, Attrs{{"trans_b", int64_t{1}}});
+  Attrs softmax{{"scale", 1.0 / std::sqrt(static_cast<double>(hd))}};
+  if (causal) softmax.set("causal", int64_t{1});
+  const TensorId p = graph_.add(OpType::Softmax, op_name(path + ".softmax"), OpCategory::Forward,
+                                {scores}, softmax);
+  const TensorId o =
+      graph_.add(OpType::Bmm, op_name(path + ".context"), OpCategory::Forward, {p, split[2]});
+  const TensorId merged = graph_.add(OpType::Transpose, op_name(path + ".merge"),
+                                     OpCategory::Forward, {o}, Attrs{{"perm", Ints{0, 2, 1, 3}}});
+  return reshape(path + ".merge.rows", merged, {n, t, d});
+}
+
 TensorId ModelBuilder::conv1d(const std::string& path, TensorId x, int64_t out_features,
                               float std) {
   const TensorId w = normal_weight(path + ".weight", {shape(x).back(), out_features}, std);

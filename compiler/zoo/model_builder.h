@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compiler/ir/graph.h"
@@ -49,6 +50,19 @@ class ModelBuilder {
   // nn.Linear as Hugging Face's BERT initialises it, on the last dimension of x [..., in]:
   // <path>.weight [out, in] ~ N(0, std), <path>.bias [out] zeros; y [..., out].
   ir::TensorId dense(const std::string& path, ir::TensorId x, int64_t out_features, float std);
+  // Multi-head scaled dot-product attention of q, k, v [N, T, D] (views of one projection, or
+  // three): each split into `heads` heads as an [N, H, T, D/H] view (ops <name>.heads and
+  // <name>.transpose, `name` the first of each pair), scores = q k^T (<path>.scores, k read
+  // with trans_b), softmax scaled by 1/sqrt(D/H) with the causal mask when asked
+  // (<path>.softmax), context = P v (<path>.context), the heads merged back to [N, T, D]
+  // (<path>.merge, <path>.merge.rows: the one copy, which pass elide-copies removes).
+  // q, k, v: the three [N, T, D] slices (ops <path>.q, .k, .v) of a fused [N, T, 3D]
+  // projection, named for attention().
+  std::vector<std::pair<std::string, ir::TensorId>> split_qkv(const std::string& path,
+                                                              ir::TensorId qkv);
+  ir::TensorId attention(const std::string& path,
+                         const std::vector<std::pair<std::string, ir::TensorId>>& qkv,
+                         int64_t heads, bool causal);
   // A view op of x: reshape to `shape`, copied dense first when x's layout cannot be viewed so.
   ir::TensorId reshape(const std::string& path, ir::TensorId x, const ir::Shape& shape);
 
@@ -58,6 +72,13 @@ class ModelBuilder {
                       int64_t stride, int64_t pad, bool bias, int64_t groups = 1);
   // nn.BatchNorm2d in training mode: <path>.weight, .bias, .running_mean, .running_var.
   ir::TensorId batch_norm(const std::string& path, ir::TensorId x);
+  // y [..., out] = x [..., in] times w ([in, out], or [out, in] with trans_b) plus b, as one
+  // gemm over the rows of x.
+  ir::TensorId row_gemm(const std::string& path, ir::TensorId x, ir::TensorId w, ir::TensorId b,
+                        bool trans_b);
+  // Parameters: U(-bound, bound) and N(0, std) weights, of role Weight.
+  ir::TensorId weight(const std::string& name, const ir::Shape& shape, float bound);
+  ir::TensorId normal_weight(const std::string& name, const ir::Shape& shape, float std);
   // nn.Linear(in, out_features) on [N,in]: <path>.weight [out,in] and <path>.bias [out].
   ir::TensorId linear(const std::string& path, ir::TensorId x, int64_t out_features);
   ir::TensorId relu(const std::string& path, ir::TensorId x);
@@ -102,12 +123,6 @@ class ModelBuilder {
 
  private:
   std::string op_name(const std::string& path) const { return graph_.unique_name(path); }
-  ir::TensorId weight(const std::string& name, const ir::Shape& shape, float bound);
-  // y [..., out] = x [..., in] times w ([in, out], or [out, in] with trans_b) plus b, as one
-  // gemm over the rows of x.
-  ir::TensorId row_gemm(const std::string& path, ir::TensorId x, ir::TensorId w, ir::TensorId b,
-                        bool trans_b);
-  ir::TensorId normal_weight(const std::string& name, const ir::Shape& shape, float std);
   ir::TensorId adaptive_pool_matrix(const std::string& path, ir::TensorId x, int64_t oh,
                                     int64_t ow);
   // Fails unless a k x k window with this stride and padding fits the feature map of x.

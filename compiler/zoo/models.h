@@ -17,5 +17,6 @@ void build_efficientnet_b0(ModelBuilder& b);  // efficientnet.cpp
 void build_densenet121(ModelBuilder& b);      // densenet.cpp
 void build_gpt(ModelBuilder& b);              // gpt.cpp: gpt, gpt2-small
 void build_bert(ModelBuilder& b);             // bert.cpp: bert, bert-base
+void build_vit(ModelBuilder& b);              // vit.cpp: vit, vit_b_16
 
 }  // namespace s2::zoo

@@ -42,10 +42,24 @@ bool any_lm_option(const LmShape& s) {
          s.positions != 0;
 }
 
+// The value given, or the preset's where none is (0).
+int64_t pick(int64_t given, int64_t preset) {
+  return given != 0 ? given : preset;
+}
+
+// A transformer's encoder: layers, heads and a width the heads divide.
+void check_encoder(const std::string& model, int64_t layers, int64_t heads, int64_t width) {
+  check_range(model, "layers", layers, 1, 1024);
+  check_range(model, "heads", heads, 1, 1024);
+  check_range(model, "width", width, 1, int64_t{1} << 20);
+  if (width % heads != 0)
+    throw UserError("model '" + model + "': width " + std::to_string(width) +
+                    " is not a multiple of the " + std::to_string(heads) + " heads");
+}
+
 }  // namespace
 
 LmShape lm_shape(const std::string& model, const LmShape& preset, const LmShape& given) {
-  auto pick = [](int64_t v, int64_t p) { return v != 0 ? v : p; };
   LmShape s;
   s.layers = pick(given.layers, preset.layers);
   s.heads = pick(given.heads, preset.heads);
@@ -57,15 +71,27 @@ LmShape lm_shape(const std::string& model, const LmShape& preset, const LmShape&
   if (given.positions == 0) s.positions = std::max(s.positions, s.seq_len);
   s.vocab = pick(given.vocab, preset.vocab);
   constexpr int64_t kMax = int64_t{1} << 20;
-  check_range(model, "layers", s.layers, 1, 1024);
-  check_range(model, "heads", s.heads, 1, 1024);
-  check_range(model, "width", s.width, 1, kMax);
   check_range(model, "sequence length", s.seq_len, 1, kMax);
   check_range(model, "vocabulary", s.vocab, 2, std::numeric_limits<int32_t>::max());
   check_range(model, "positions", s.positions, s.seq_len, kMax);
-  if (s.width % s.heads != 0)
-    throw UserError("model '" + model + "': width " + std::to_string(s.width) +
-                    " is not a multiple of the " + std::to_string(s.heads) + " heads");
+  check_encoder(model, s.layers, s.heads, s.width);
+  return s;
+}
+
+VitShape vit_shape(const std::string& model, const VitShape& preset, const VitShape& given,
+                   int64_t height, int64_t width) {
+  VitShape s;
+  s.layers = pick(given.layers, preset.layers);
+  s.heads = pick(given.heads, preset.heads);
+  s.width = pick(given.width, preset.width);
+  s.patch = pick(given.patch, preset.patch);
+  check_range(model, "patch", s.patch, 1, 1024);
+  check_encoder(model, s.layers, s.heads, s.width);
+  // torchvision's VisionTransformer takes square images cut into whole patches.
+  if (height != width || height % s.patch != 0)
+    throw UserError("model '" + model + "' takes square images whose side is a multiple of the " +
+                    std::to_string(s.patch) + "-pixel patch (--patch), not " +
+                    std::to_string(height) + "x" + std::to_string(width));
   return s;
 }
 
@@ -100,6 +126,12 @@ const ModelRegistry& model_registry() {
     r.add("gpt2-small", {build_gpt, lm_hint, LmShape{12, 12, 768, 1024, 50257, 1024}});
     r.add("bert", {build_bert, lm_hint, LmShape{2, 4, 64, 32, 128, 32}});
     r.add("bert-base", {build_bert, lm_hint, LmShape{12, 12, 768, 512, 30522, 512}});
+    // Vision transformers take images and the transformer's shape.
+    const std::string vit_hint =
+        "takes square images whose side is a multiple of its patch; set its shape with --layers, "
+        "--heads, --width, --patch";
+    r.add("vit", {build_vit, "vit " + vit_hint, std::nullopt, VitShape{2, 4, 64, 8}});
+    r.add("vit_b_16", {build_vit, "vit_b_16 " + vit_hint, std::nullopt, VitShape{12, 12, 768, 16}});
     return r;
   }();
   return registry;
@@ -113,7 +145,19 @@ ir::Graph build_model(const std::string& name, const ModelOptions& options) {
   if (model->lm) {
     check_range(name, "batch", o.batch, 1, std::numeric_limits<int32_t>::max());
     o.lm = lm_shape(name, *model->lm, options.lm);
+  } else if (model->vit) {
+    check_options(name, o);
+    if (any_lm_option(options.lm))
+      throw UserError("model '" + name +
+                      "' is a vision transformer: --seq-len, --vocab and --positions apply to "
+                      "the language models (gpt, gpt2-small, bert, bert-base)");
+    o.vit = vit_shape(name, *model->vit, options.vit, o.height, o.width);
   } else {
+    if (options.vit.patch != 0 || options.vit.layers != 0 || options.vit.heads != 0 ||
+        options.vit.width != 0)
+      throw UserError("model '" + name +
+                      "' is not a vision transformer: --patch applies to vit "
+                      "and vit_b_16");
     if (any_lm_option(options.lm))
       throw UserError(
           "model '" + name +

@@ -5,7 +5,8 @@
 //
 // The topologies are torchvision's (resnet18/34/50, vgg11, mobilenet_v2, efficientnet_b0,
 // densenet121), the classic ones (mlp, lenet5) or Hugging Face's language models (gpt,
-// gpt2-small: GPT2LMHeadModel; bert, bert-base: BertForMaskedLM),
+// gpt2-small: GPT2LMHeadModel; bert, bert-base: BertForMaskedLM) and torchvision's vision
+// transformer (vit, vit_b_16),
 // and every parameter carries the PyTorch state_dict key as its name (`conv1.weight`,
 // `layer2.0.downsample.1.running_var`, `classifier.6.bias`), so weights move between the two
 // by name (scripts/torch_reference.py). Ops are named by their module path (`layer1.0.conv1`;
@@ -46,6 +47,16 @@ struct LmShape {
   int64_t positions = 0;  // rows of the position embedding
 };
 
+// A vision transformer's shape (torchvision's VisionTransformer). The preset fixes each; s2c's
+// --layers, --heads, --width and --patch override it (0 here: the preset's value). The MLP is
+// 4 x width wide, as in vit_b_16.
+struct VitShape {
+  int64_t layers = 0;
+  int64_t heads = 0;
+  int64_t width = 0;  // the hidden width D
+  int64_t patch = 0;  // the side of the square patches; the image's sides must be multiples
+};
+
 struct ModelOptions {
   int64_t batch = 4;
   int64_t channels = 3;
@@ -62,6 +73,8 @@ struct ModelOptions {
   uint64_t weight_copies = 1;
   // Language models only (a Model with an lm preset); the image fields above are unused then.
   LmShape lm;
+  // Vision transformers only (a Model with a vit preset), beside the image fields.
+  VitShape vit;
 };
 
 // The forward graph of model `name`, with graph.loss() set. Throws UserError for an unknown
@@ -76,6 +89,8 @@ struct Model {
   std::string size_hint;  // ends size errors: which images the model takes
   // A language model's preset shape; absent for the image models.
   std::optional<LmShape> lm = std::nullopt;
+  // A vision transformer's preset shape; absent for the others.
+  std::optional<VitShape> vit = std::nullopt;
 };
 using ModelRegistry = Registry<Model>;
 
@@ -86,5 +101,10 @@ const ModelRegistry& model_registry();
 // positions grows the position table unless --positions is given), each value checked.
 // Throws UserError naming `model` and the value out of range.
 LmShape lm_shape(const std::string& model, const LmShape& preset, const LmShape& given);
+
+// A vision transformer's shape: `preset` where `given` leaves 0, checked against the images
+// (square, sides multiples of the patch). Throws UserError naming `model` and the value.
+VitShape vit_shape(const std::string& model, const VitShape& preset, const VitShape& given,
+                   int64_t height, int64_t width);
 
 }  // namespace s2::zoo

@@ -568,6 +568,27 @@ TEST_F(Cli, OptimizerFlags) {
   }
 }
 
+// A vision transformer takes the image options and the transformer's shape; the language
+// models' sequence options and --patch elsewhere are refused.
+TEST_F(Cli, VisionTransformerFlags) {
+  Result r = run(kS2c +
+                 " compile vit --batch 2 --image 16 --layers 1 --heads 2 --width 32 "
+                 "--patch 4 --classes 5 -o " +
+                 quoted(path("vit.bin")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = run(kS2sim + " run " + quoted(path("vit.bin")) + " --functional --check");
+  EXPECT_EQ(r.status, 0) << r.out;
+  r = run(kS2c + " compile vit --seq-len 8");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("is a vision transformer: --seq-len"), std::string::npos) << r.out;
+  r = run(kS2c + " compile vit --image 20");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("not 20x20"), std::string::npos) << r.out;
+  r = run(kS2c + " compile resnet18 --patch 4");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("--patch applies to vit and vit_b_16"), std::string::npos) << r.out;
+}
+
 // --clip-grad-norm: one reduce sumsq per weight gradient, one clip_scale, and every update
 // reads its grad_scale; the summary prices the peak memory it costs.
 TEST_F(Cli, GradientClipping) {

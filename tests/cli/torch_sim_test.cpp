@@ -154,6 +154,29 @@ TEST_F(TorchSim, BertMatchesPyTorch) {
   s2::test::expect_as_accurate_as_torch(r.out, 2.0);
 }
 
+// The tiny ViT (torchvision's VisionTransformer: 32x32 images in 8x8 patches, 2 layers, 4
+// heads, width 64) with SGD, and with AdamW and gradient clipping over three steps.
+TEST_F(TorchSim, VitMatchesPyTorch) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  ASSERT_NO_FATAL_FAILURE(compile_and_dump("vit", 4));
+  Result r = cross_check("--exact-factor 2");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_LT(worst_error(r.out), 1e-4) << r.out;
+  EXPECT_NE(r.out.find("vit: batch 4, 3x32x32, 10 classes"), std::string::npos) << r.out;
+  s2::test::expect_as_accurate_as_torch(r.out, 2.0);
+  const std::string bin = (dir_ / "vit_adamw.bin").string();
+  r = run(kS2c + " compile vit --optimizer adamw --clip-grad-norm 0.5 -o " + shell_quoted(bin));
+  ASSERT_EQ(r.status, 0) << r.out;
+  fs::remove_all(dump_dir());
+  r = run(kS2sim + " run " + shell_quoted(bin) + " --functional --check --steps 3 --dump-all " +
+          shell_quoted(dump_dir()));
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = cross_check("--exact-factor 2");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("norm/clip_grad_norm.total_norm"), std::string::npos) << r.out;
+  s2::test::expect_as_accurate_as_torch(r.out, 2.0);
+}
+
 // gpt with AdamW over three steps of the same batch (s2sim run --steps 3): the step count in
 // each weight's optimizer state drives the bias correction, and PyTorch's AdamW runs the same
 // three steps; the moments are compared too. The attention's key bias has an analytically zero

@@ -77,7 +77,7 @@ TEST(Zoo, ListsEveryModel) {
   EXPECT_EQ(model_registry().names(),
             (std::vector<std::string>{"mlp", "lenet5", "resnet18", "resnet34", "resnet50", "vgg11",
                                       "mobilenet_v2", "efficientnet_b0", "densenet121", "gpt",
-                                      "gpt2-small", "bert", "bert-base"}));
+                                      "gpt2-small", "bert", "bert-base", "vit", "vit_b_16"}));
 }
 
 // Each model builds at small sizes (the smallest it takes, where that is cheap), verifies, and
@@ -90,7 +90,8 @@ TEST(Zoo, EveryModelBuildsAtSmallSizesAndDifferentiates) {
       {"mobilenet_v2", options(2, 3, 1)},  {"efficientnet_b0", options(1, 3, 33)},
       {"densenet121", options(2, 3, 29)},  {"gpt", options(2, 3, 32)},
       {"gpt2-small", lm_options(1, 1, 8)}, {"bert", lm_options(2, 1, 8)},
-      {"bert-base", lm_options(1, 1, 8)}};
+      {"bert-base", lm_options(1, 1, 8)},  {"vit", options(2, 3, 16)},
+      {"vit_b_16", options(1, 3, 32)}};
   ASSERT_EQ(small.size(), model_registry().names().size());
   for (const auto& [name, o] : small) {
     SCOPED_TRACE(name);
@@ -731,6 +732,70 @@ TEST(Zoo, BertBaseIsBertBasesShape) {
             (ir::Shape{512, 768}));
   const ir::Op& scores = g.op(g.find_op("bert.encoder.layer.0.attention.self.scores"));
   EXPECT_EQ(g.tensor(scores.outputs[0]).shape, (ir::Shape{1, 12, 16, 16}));
+}
+
+TEST(Zoo, VitIsTorchvisionsVisionTransformer) {
+  ModelOptions o = options(2, 3, 32);
+  Graph g = build_model("vit", o);
+  const auto weights = parameters(g, TensorRole::Weight);
+  std::map<std::string, ir::Shape> shapes(weights.begin(), weights.end());
+  // torchvision's state_dict: 4 + 12 per layer + 4.
+  EXPECT_EQ(weights.size(), 4u + 2u * 12u + 4u);
+  EXPECT_EQ(shapes["conv_proj.weight"], (ir::Shape{64, 3, 8, 8}));
+  EXPECT_EQ(shapes["class_token"], (ir::Shape{1, 1, 64}));
+  EXPECT_EQ(shapes["encoder.pos_embedding"], (ir::Shape{1, 17, 64}));  // 4x4 patches + class
+  EXPECT_EQ(shapes["encoder.layers.encoder_layer_1.self_attention.in_proj_weight"],
+            (ir::Shape{192, 64}));
+  EXPECT_EQ(shapes["encoder.layers.encoder_layer_1.self_attention.out_proj.bias"], (ir::Shape{64}));
+  EXPECT_EQ(shapes["encoder.layers.encoder_layer_1.mlp.0.weight"], (ir::Shape{256, 64}));
+  EXPECT_EQ(shapes["encoder.layers.encoder_layer_1.mlp.3.weight"], (ir::Shape{64, 256}));
+  EXPECT_EQ(shapes["encoder.ln.weight"], (ir::Shape{64}));
+  EXPECT_EQ(shapes["heads.head.weight"], (ir::Shape{10, 64}));
+  // The patch embedding is a stride-8 8x8 conv; the attention has no causal mask.
+  const ir::Op& conv = g.op(g.find_op("conv_proj"));
+  EXPECT_EQ(conv.attrs.ints("stride"), (std::vector<int64_t>{8, 8}));
+  const ir::Op& scores = g.op(g.find_op("encoder.layers.encoder_layer_0.self_attention.scores"));
+  EXPECT_EQ(g.tensor(scores.outputs[0]).shape, (ir::Shape{2, 4, 17, 17}));
+  EXPECT_EQ(
+      g.op(g.find_op("encoder.layers.encoder_layer_0.self_attention.softmax")).attrs.i("causal"),
+      0);
+  const ir::AutodiffStats stats = ir::build_training_step(g, ir::OptimizerOptions{});
+  EXPECT_EQ(stats.updates, weights.size());
+  EXPECT_TRUE(ir::verify_graph(g).empty());
+  // vit_b_16 at 224x224: 14x14 patches of 768.
+  const Graph base = build_model("vit_b_16", options(1, 3, 224, 1000));
+  EXPECT_EQ(base.tensor(base.find_tensor("encoder.pos_embedding")).shape, (ir::Shape{1, 197, 768}));
+  EXPECT_EQ(base.tensor(base.find_tensor("encoder.layers.encoder_layer_11.mlp.0.weight")).shape,
+            (ir::Shape{3072, 768}));
+}
+
+TEST(Zoo, VitShapesAreChecked) {
+  ModelOptions o = options(2, 3, 36);
+  EXPECT_NE(user_error("vit", o).find("takes square images whose side is a multiple of the "
+                                      "8-pixel patch (--patch), not 36x36"),
+            std::string::npos);
+  o = options(2, 3, 32);
+  o.width = 16;
+  EXPECT_NE(user_error("vit", o).find("not 32x16"), std::string::npos);
+  o = options(2, 3, 32);
+  o.vit.patch = 4;
+  o.vit.heads = 3;
+  EXPECT_NE(user_error("vit", o).find("width 64 is not a multiple of the 3 heads"),
+            std::string::npos);
+  o = options(2, 3, 32);
+  o.lm.seq_len = 8;
+  EXPECT_NE(user_error("vit", o).find("is a vision transformer: --seq-len, --vocab and "
+                                      "--positions apply to the language models"),
+            std::string::npos);
+  o = options(2, 3, 32);
+  o.vit.patch = 4;
+  EXPECT_NE(user_error("resnet18", o).find("is not a vision transformer: --patch applies to vit"),
+            std::string::npos);
+  // --patch 4 on 32x32 images: 64 patches.
+  o = options(2, 3, 32);
+  o.vit.patch = 4;
+  const Graph g = build_model("vit", o);
+  EXPECT_EQ(g.tensor(g.find_tensor("encoder.pos_embedding")).shape, (ir::Shape{1, 65, 64}));
 }
 
 TEST(Zoo, LanguageModelShapesAreChecked) {

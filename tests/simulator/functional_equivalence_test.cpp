@@ -134,7 +134,7 @@ TEST_P(FunctionalEquivalence, EveryTensorMatchesTheStreamCheckerAndTheInterprete
 
 INSTANTIATE_TEST_SUITE_P(Zoo, FunctionalEquivalence,
                          ::testing::Values("mlp", "lenet5", "resnet18", "mobilenet_v2",
-                                           "efficientnet_b0", "densenet121", "gpt", "bert",
+                                           "efficientnet_b0", "densenet121", "gpt", "bert", "vit",
                                            "mlp_clipped", "gpt_clipped"));
 
 // From PyTorch's exporter: mobilenet_v2 (depthwise convolution packed on the array, ReLU6 in

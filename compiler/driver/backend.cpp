@@ -46,6 +46,18 @@ std::string clipping_summary(const Program& program, const BackendOptions& optio
       max_norm, mib(with), mib(without), mib(with) - mib(without));
 }
 
+// s2sim refuses an executable whose plan exceeds its configuration's DRAM: say so now, with
+// the plan's parts, instead of writing one.
+void check_dram_capacity(const memory::MemoryPlan& plan, const target::TargetDesc& target) {
+  if (plan.dram_size <= target.dram.capacity_bytes) return;
+  throw UserError(fmt::format(
+      "memory plan: the step needs {} bytes of DRAM ({:.1f} MiB: arena {:.1f} MiB, persistent "
+      "{:.1f} MiB), more than the {} bytes of configuration '{}'; use a smaller batch (or "
+      "sequence), another --schedule or --planner, or a configuration with more DRAM",
+      plan.dram_size, mib(plan.dram_size), mib(plan.arena_size), mib(plan.persistent_bytes),
+      target.dram.capacity_bytes, target.name));
+}
+
 }  // namespace
 
 BackendResult run_backend(const ir::Graph& training_step, const BackendOptions& options) {
@@ -71,6 +83,7 @@ BackendResult run_backend(const ir::Graph& training_step, const BackendOptions& 
       result.fusion_summary = record.summary;
       result.ops_after_fusion = record.ops;
     }
+    if (pass.name == "plan") check_dram_capacity(program.plan, context.target());
   }
   result.plan = program.plan;
   result.clipping_summary = clipping_summary(program, options);

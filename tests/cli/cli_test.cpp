@@ -589,6 +589,21 @@ TEST_F(Cli, VisionTransformerFlags) {
   EXPECT_NE(r.out.find("--patch applies to vit and vit_b_16"), std::string::npos) << r.out;
 }
 
+// A step whose memory plan exceeds the configuration's DRAM (which s2sim would refuse) is a
+// compile error naming the sizes, and nothing is written.
+TEST_F(Cli, PlanLargerThanTheConfigurationsDramIsRefused) {
+  const std::string small = std::string(S2_SOURCE_DIR) + "/configs/s2train_small.yaml";
+  Result r = run(kS2c + " compile gpt --batch 64 --seq-len 512 --config " + quoted(small) + " -o " +
+                 quoted(path("big.bin")));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("memory plan: the step needs 1310801984 bytes of DRAM (1250.1 MiB: arena "
+                       "1248.8 MiB, persistent 1.3 MiB), more than the 1073741824 bytes of "
+                       "configuration 's2train_small'"),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(path("big.bin")));
+}
+
 // --clip-grad-norm: one reduce sumsq per weight gradient, one clip_scale, and every update
 // reads its grad_scale; the summary prices the peak memory it costs.
 TEST_F(Cli, GradientClipping) {

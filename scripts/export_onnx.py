@@ -6,9 +6,18 @@ to ONNX for `s2c` (compiler/onnx/).
         --batch 4 --image 32 --classes 10 --mode train --opset 17
     /usr/bin/python3 scripts/export_onnx.py --list
     /usr/bin/python3 scripts/export_onnx.py softmax_probe -o probe.onnx --image 8
+    /usr/bin/python3 scripts/export_onnx.py gpt -o gpt.onnx --batch 4 --seq-len 32
+    /usr/bin/python3 scripts/export_onnx.py vit -o vit.onnx --batch 2 --image 32
 
 --list names torchvision's classifiers; the probes (PROBES in scripts/probe_models.py) are
 small plain-PyTorch models for ops those do not use.
+
+Transformers: `gpt` and `gpt2-small` are scripts/gpt_model.py's GPT-2 (the zoo's presets of the
+same names; --layers, --heads, --width, --seq-len, --vocab override the preset), exported with
+one input `input_ids`, int64 [batch, seq-len], and the logits [batch, seq-len, vocab] as the
+output. `vit` is torchvision's VisionTransformer at the zoo's tiny shape (2 layers, 4 heads,
+width 64, patch 8; --layers, --heads, --width, --patch override it), the class vit_b_16 is an
+instance of.
 
 The model is built with weights=None (random initialization, nothing is downloaded) and
 exported with static shapes: the importer rejects symbolic dimensions, because the
@@ -34,7 +43,11 @@ import torch
 import torch.nn.functional as F
 import torchvision
 
+import gpt_model
 from probe_models import PROBES
+
+# The zoo's tiny ViT (compiler/zoo/zoo.cpp): layers, heads, width, patch.
+VIT_TINY = (2, 4, 64, 8)
 
 
 def classification_models():
@@ -57,9 +70,25 @@ AUX_LOGITS = {"googlenet": ["logits", "aux_logits2", "aux_logits1"],
               "inception_v3": ["logits", "aux_logits"]}
 
 
-def build(name, classes, aux_logits=False, channels=3):
+def build(name, classes, aux_logits=False, channels=3, args=None):
     if name in PROBES:
         return PROBES[name](channels, classes)
+    if name in gpt_model.PRESETS:
+        layers, heads, width, seq_len, vocab, positions = gpt_model.PRESETS[name]
+        return gpt_model.GPT(args.layers or layers, args.heads or heads, args.width or width,
+                             args.vocab or vocab, max(positions, args.seq_len or seq_len))
+    if name == "vit":
+        layers, heads, width, patch = VIT_TINY
+        width = args.width or width
+        if channels != 3:
+            sys.exit("export_onnx.py: torchvision's VisionTransformer takes 3 channels")
+        try:
+            return torchvision.models.VisionTransformer(
+                image_size=args.image, patch_size=args.patch or patch,
+                num_layers=args.layers or layers, num_heads=args.heads or heads,
+                hidden_dim=width, mlp_dim=4 * width, num_classes=classes)
+        except AssertionError as e:
+            sys.exit(f"export_onnx.py: vit: {e}")
     try:
         extra = {"aux_logits": aux_logits} if name in AUX_LOGITS else {}
         return torchvision.models.get_model(name, weights=None, num_classes=classes, **extra)
@@ -113,6 +142,9 @@ def parse_args(argv):
                    help="googlenet, inception_v3 in train mode: keep the auxiliary classifiers "
                         "as further outputs (s2c weights their losses: --aux-loss-weight)")
     p.add_argument("--list", action="store_true", help="list the model names and exit")
+    shape = p.add_argument_group("transformer shape (gpt, gpt2-small, vit; default: the preset's)")
+    for flag in ("layers", "heads", "width", "patch", "seq-len", "vocab"):
+        shape.add_argument("--" + flag, type=int, default=0)
     args = p.parse_args(argv)
     if not args.list and (args.model is None or args.output is None):
         p.error("MODEL and -o OUTPUT are required (or --list)")
@@ -124,7 +156,26 @@ def parse_args(argv):
     for flag in ("batch", "image", "channels", "classes"):
         if getattr(args, flag) < 1:
             p.error(f"--{flag} must be at least 1")
+    for flag in ("layers", "heads", "width", "patch", "seq_len", "vocab"):
+        if getattr(args, flag) < 0:
+            p.error("--%s must be at least 1" % flag.replace("_", "-"))
+        if getattr(args, flag) and not transformer(args.model):
+            p.error("--%s applies to gpt, gpt2-small and vit only" % flag.replace("_", "-"))
+    if args.model in gpt_model.PRESETS and args.mode != "train":
+        p.error("%s: only --mode train is supported" % args.model)
     return args
+
+
+def transformer(name):
+    return name in gpt_model.PRESETS or name == "vit"
+
+
+def example_input(name, args):
+    """The traced input: token ids for a language model, an image batch otherwise."""
+    if name in gpt_model.PRESETS:
+        _, _, _, seq_len, vocab, _ = gpt_model.PRESETS[name]
+        return torch.randint(0, args.vocab or vocab, (args.batch, args.seq_len or seq_len))
+    return torch.randn(args.batch, args.channels, args.image, args.image)
 
 
 def main(argv):
@@ -132,22 +183,25 @@ def main(argv):
     if args.list:
         print("\n".join(classification_models()))
         return 0
-    if args.model not in classification_models() and args.model not in PROBES:
+    if (args.model not in classification_models() and args.model not in PROBES and
+            not transformer(args.model)):
         sys.exit(f"export_onnx.py: unknown model '{args.model}'; see --list")
 
     # The exporter warns, once per batch norm, that it drops the num_batches_tracked
     # increment; the importer does not model that counter, so the warning is only noise.
     warnings.filterwarnings("ignore", message="ONNX Preprocess - Removing mutation")
     torch.manual_seed(args.seed)
-    model = exportable(build(args.model, args.classes, args.aux_logits, args.channels), args.batch)
+    model = exportable(build(args.model, args.classes, args.aux_logits, args.channels, args),
+                       args.batch)
     training = args.mode == "train"
     model.train(training)
-    x = torch.randn(args.batch, args.channels, args.image, args.image)
+    x = example_input(args.model, args)
+    language = args.model in gpt_model.PRESETS
     try:
         torch.onnx.export(
             model, x, args.output,
             opset_version=args.opset,
-            input_names=["input"],
+            input_names=["input_ids" if language else "input"],
             output_names=AUX_LOGITS[args.model] if args.aux_logits else ["logits"],
             training=torch.onnx.TrainingMode.TRAINING if training else torch.onnx.TrainingMode.EVAL,
             do_constant_folding=not training,
@@ -159,6 +213,10 @@ def main(argv):
         first_line = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         sys.exit(f"export_onnx.py: cannot export {args.model} for {args.channels}x{args.image}x"
                  f"{args.image} images in {args.mode} mode: {first_line}")
+    if language:
+        print(f"wrote {args.output}: {args.model}, batch {args.batch}, ids {list(x.shape)}, "
+              f"vocabulary {model.transformer.wte.weight.shape[0]}, opset {args.opset}")
+        return 0
     print(f"wrote {args.output}: {args.model}, batch {args.batch}, "
           f"{args.channels}x{args.image}x{args.image}, {args.classes} classes, "
           f"{args.mode} mode, opset {args.opset}"

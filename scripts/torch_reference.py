@@ -735,13 +735,33 @@ class SimDump:
         """A vision transformer's shape: from its weights' shapes, and the head count from the
         attention scores [N, heads, T, T] of its first layer."""
         hidden, _, patch, _ = self.tensors["conv_proj.weight"]["shape"]
-        name = "encoder.layers.encoder_layer_0.self_attention.scores"
-        scores = self.tensors.get(name)
-        if scores is None or len(scores["shape"]) != 4:
-            raise InputError("no tensor %s [N, heads, T, T] tells the head count" % name)
+        n, _, height, width = self.tensors[self.input]["shape"]
+        t = (height // patch) * (width // patch) + 1
+        heads = self.head_count("encoder.layers.encoder_layer_0.self_attention.scores", n, t)
         layers = len([w for w in self.weights if w.startswith("encoder.layers.") and
                       w.endswith(".ln_1.weight")])
-        return {"layers": layers, "heads": scores["shape"][1], "hidden": hidden, "patch": patch}
+        return {"layers": layers, "heads": heads, "hidden": hidden, "patch": patch}
+
+    def head_count(self, scores_name, n, t):
+        """The head count: the second dimension of the attention scores [N, heads, T, T], the
+        zoo's tensor `scores_name`, or in a step compiled from ONNX (whose names are the
+        exporter's) the one such shape every [N, *, T, T] tensor has. Torch's own
+        MultiheadAttention keeps [N*heads, T, T]."""
+        scores = self.tensors.get(scores_name)
+        if scores is not None and len(scores["shape"]) == 4:
+            return scores["shape"][1]
+        found = set()
+        for entry in self.tensors.values():
+            shape = entry["shape"]
+            if len(shape) == 4 and shape[0] == n and shape[2] == t and shape[3] == t:
+                found.add(shape[1])
+            if len(shape) == 3 and shape[1] == t and shape[2] == t and shape[0] % n == 0:
+                found.add(shape[0] // n)
+        if len(found) != 1:
+            raise InputError("no tensor %s [N, heads, T, T] tells the head count%s" % (
+                scores_name, "" if not found else " (the scores-shaped tensors disagree: %s)"
+                % sorted(found)))
+        return found.pop()
 
     def language_model_options(self):
         """A GPT's or BERT's shape: from its weights' shapes, and the head count from the
@@ -753,12 +773,10 @@ class SimDump:
             raise InputError("a token-id input, but neither GPT's nor BERT's embedding tables "
                              "(%s)" % ", ".join("%s and %s" % f[:2] for f in LANGUAGE_MODELS))
         tokens, positions, layer_weight, scores_name = family
-        scores = self.tensors.get(scores_name)
-        if scores is None or len(scores["shape"]) != 4:
-            raise InputError("no tensor %s [N, heads, T, T] tells the head count" % scores_name)
+        heads = self.head_count(scores_name, n, t)
         layers = len([w for w in self.weights if w.endswith(layer_weight)])
         vocab, width = shape[tokens]
-        return {"batch": n, "seq_len": t, "layers": layers, "heads": scores["shape"][1],
+        return {"batch": n, "seq_len": t, "layers": layers, "heads": heads,
                 "width": width, "vocab": vocab, "positions": shape[positions][0]}
 
     def describe(self):

@@ -54,6 +54,13 @@ Shape contiguous_strides(const Shape& shape) {
   return strides;
 }
 
+bool same_strides(const Shape& shape, const Shape& a, const Shape& b) {
+  if (a.size() != shape.size() || b.size() != shape.size()) return false;
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (shape[i] != 1 && a[i] != b[i]) return false;
+  return true;
+}
+
 std::optional<Shape> view_strides(const Shape& old_shape, const Shape& old_strides,
                                   const Shape& shape) {
   if (shape_numel(old_shape) != shape_numel(shape) || old_shape.size() != old_strides.size())

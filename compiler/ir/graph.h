@@ -80,6 +80,10 @@ Shape contiguous_strides(const Shape& shape);
 // contiguous_strides(shape).
 std::optional<Shape> view_strides(const Shape& old_shape, const Shape& old_strides,
                                   const Shape& shape);
+// True when strides a and b of `shape` address the same elements: equal on every dimension of
+// extent above 1 (the stride of an extent-1 dimension is never multiplied by a nonzero index,
+// so a batch of 1 placed inside a wider buffer may carry the buffer's stride there).
+bool same_strides(const Shape& shape, const Shape& a, const Shape& b);
 int64_t shape_numel(const Shape& shape);
 std::string shape_text(DType dtype, const Shape& shape);
 // "[1,2,3]".

@@ -148,7 +148,7 @@ class Verifier {
             fail(what + ": output '%" + t.name + "' must share the data of input " +
                  std::to_string(s.alias_input));
           const Shape strides = s.strides.empty() ? contiguous_strides(s.shape) : s.strides;
-          if (t.strides != strides || t.offset != s.offset)
+          if (!same_strides(t.shape, t.strides, strides) || t.offset != s.offset)
             fail(what + ": view '%" + t.name +
                  "' has strides or offset other than shape "
                  "inference gives");

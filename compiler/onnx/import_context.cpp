@@ -111,7 +111,8 @@ std::optional<IntConstant> NodeContext::int_constant(size_t i) const {
   const std::string& value = node_.input(static_cast<int>(i));
   const onnx::TensorProto* t = import_.constant(value);
   if (!t ||
-      (t->data_type() != onnx::TensorProto::INT64 && t->data_type() != onnx::TensorProto::INT32))
+      (t->data_type() != onnx::TensorProto::INT64 && t->data_type() != onnx::TensorProto::INT32 &&
+       t->data_type() != onnx::TensorProto::BOOL))
     return std::nullopt;
   IntConstant c;
   c.dims.assign(t->dims().begin(), t->dims().end());

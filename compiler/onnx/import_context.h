@@ -100,8 +100,8 @@ class NodeContext {
   std::vector<int64_t> constant_ints(size_t i) const;
   // A FLOAT input known at import time (Clip's bounds, Dropout's ratio).
   std::vector<float> constant_floats(size_t i) const;
-  // Input i when it is an INT64 or INT32 constant (a shape, or a value computed from shapes),
-  // else nullopt.
+  // Input i when it is an INT64, INT32 or BOOL (0 and 1) constant (a shape, a value computed
+  // from shapes, or a mask), else nullopt.
   std::optional<IntConstant> int_constant(size_t i) const;
   // Binds output i (when the node has it) to an INT64 constant: a folded shape computation.
   void set_int_output(size_t i, const IntConstant& value);

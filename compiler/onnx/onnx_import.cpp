@@ -3,6 +3,7 @@
 
 #include "compiler/onnx/onnx_import.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -40,15 +41,24 @@ bool is_initializer(const onnx::GraphProto& g, const std::string& name) {
 
 constexpr int64_t kMaxInputElements = int64_t{1} << 31;
 
+bool is_token_input(const onnx::ValueInfoProto& in) {
+  const int32_t t = in.type().tensor_type().elem_type();
+  return t == onnx::TensorProto::INT64 || t == onnx::TensorProto::INT32;
+}
+
 // The static shape of the input; a symbolic batch dimension takes options.batch.
 ir::Shape input_shape(const ImportContext& ctx, const onnx::ValueInfoProto& in,
                       const OnnxImportOptions& options) {
   const std::string what = "input '" + in.name() + "'";
   if (!in.type().has_tensor_type()) ctx.fail(what + " is not a tensor");
   const onnx::TypeProto::Tensor& type = in.type().tensor_type();
-  if (type.elem_type() != onnx::TensorProto::FLOAT)
-    ctx.fail(what + " has element type " + elem_type_name(type.elem_type()) + "; it must be FLOAT");
+  const bool tokens = is_token_input(in);
+  if (type.elem_type() != onnx::TensorProto::FLOAT && !tokens)
+    ctx.fail(what + " has element type " + elem_type_name(type.elem_type()) +
+             "; it must be FLOAT (an image or feature batch) or INT64/INT32 (token ids)");
   if (!type.has_shape()) ctx.fail(what + " has no shape; export the model with static shapes");
+  if (tokens && (options.channels > 0 || options.height > 0 || options.width > 0))
+    ctx.fail(what + " holds token ids; --channels and --image do not apply");
   const int64_t requested[4] = {options.batch, options.channels, options.height, options.width};
   ir::Shape shape;
   for (int d = 0; d < type.shape().dim_size(); ++d) {
@@ -72,6 +82,9 @@ ir::Shape input_shape(const ImportContext& ctx, const onnx::ValueInfoProto& in,
     ctx.fail(what + " dimension " + std::to_string(d) + " is " + kind +
              "; export the model with static shapes" + (d == 0 ? " or give a batch size" : ""));
   }
+  if (tokens && shape.size() != 2)
+    ctx.fail(what + " is " + ir::shape_text(DType::I32, shape) +
+             "; token ids must be a batch of sequences [N,T]");
   if (shape.size() < 2)
     ctx.fail(what + " is " + ir::shape_text(DType::F32, shape) +
              "; it must be a batch [N,C,H,W] or [N,F]");
@@ -126,6 +139,15 @@ ir::TensorId import_input(ImportContext& ctx, const OnnxImportOptions& options) 
     ctx.fail("the graph has " + std::to_string(inputs.size()) + " inputs (" + names_text(names) +
              "); the importer takes one, the image batch");
   const ir::Shape shape = input_shape(ctx, *inputs[0], options);
+  if (is_token_input(*inputs[0])) {
+    // The ids are drawn once the vocabulary is known (draw_token_ids).
+    const ir::TensorId t =
+        ctx.graph().add_parameter(names[0], TensorRole::Input, DType::I32, shape,
+                                  std::make_shared<const ir::HostArray>(std::vector<int32_t>(
+                                      static_cast<size_t>(ir::shape_numel(shape)), 0)));
+    ctx.bind(names[0], t);
+    return t;
+  }
   const ir::TensorId t = ctx.graph().add_parameter(names[0], TensorRole::Input, DType::F32, shape,
                                                    random_batch(shape, options.seed));
   ctx.bind(names[0], t);
@@ -304,6 +326,69 @@ void add_loss(ir::Graph& graph, const std::vector<ir::TensorId>& logits,
   graph.mark_output(total);
 }
 
+// Token ids in [0, vocabulary), reproducible from the seed, where the vocabulary is the
+// smallest table an embedding reads them from; ids no embedding reads are an error.
+void draw_token_ids(ImportContext& ctx, ir::TensorId ids, uint64_t seed) {
+  ir::Graph& g = ctx.graph();
+  int64_t vocab = 0;
+  for (size_t i = 0; i < g.num_ops(); ++i) {
+    const ir::Op& op = g.op(ir::OpId(i));
+    if (op.type == ir::OpType::Embedding && op.inputs[1] == ids) {
+      const int64_t rows = g.tensor(op.inputs[0]).shape[0];
+      vocab = vocab == 0 ? rows : std::min(vocab, rows);
+    }
+  }
+  if (vocab == 0)
+    ctx.fail("input '" + g.tensor(ids).name +
+             "' holds token ids but no embedding (Gather from a weight table) reads them");
+  std::mt19937_64 rng(~seed);
+  std::vector<int32_t> values(static_cast<size_t>(g.tensor(ids).numel()));
+  for (int32_t& v : values)
+    v = static_cast<int32_t>(rng() % static_cast<uint64_t>(vocab));
+  g.mutable_data(g.tensor(ids).data).init =
+      std::make_shared<const ir::HostArray>(std::move(values));
+}
+
+// A language model's loss, as the zoo's gpt builds it: the logits [N,T,vocab] as rows
+// [N*T,vocab] against next-token labels (each sequence's ids shifted by one, -100, ignored,
+// at its last position), the mean over the labelled tokens.
+void add_lm_loss(ImportContext& ctx, ir::TensorId ids) {
+  ir::Graph& g = ctx.graph();
+  const auto& outputs = ctx.onnx_graph().output();
+  if (outputs.size() != 1)
+    ctx.fail("the graph has " + std::to_string(outputs.size()) +
+             " outputs; a language model (token ids in) has one, the logits [N,T,vocab]");
+  const std::string what = "output '" + outputs[0].name() + "'";
+  const ir::TensorId logits = ctx.lookup(outputs[0].name());
+  if (!logits.valid()) ctx.fail(what + " is not computed by any node");
+  const ir::Shape id_shape = g.tensor(ids).shape;
+  const ir::Shape shape = g.tensor(logits).shape;
+  if (g.tensor(logits).dtype != DType::F32 || shape.size() != 3 || shape[0] != id_shape[0] ||
+      shape[1] != id_shape[1])
+    ctx.fail(what + " is " + ir::shape_text(g.tensor(logits).dtype, shape) +
+             "; a language model's logits must be [N,T,vocab] for token ids " +
+             ir::shape_text(DType::I32, id_shape));
+  const std::vector<int32_t>& from = g.data(g.tensor(ids).data).init->i32();
+  const auto t = static_cast<size_t>(id_shape[1]);
+  std::vector<int32_t> labels(from.size());
+  for (size_t k = 0; k < labels.size(); ++k)
+    labels[k] = k % t + 1 < t ? from[k + 1] : -100;
+  const ir::TensorId label_t =
+      g.add_parameter(g.unique_name("labels"), TensorRole::Label, DType::I32, id_shape,
+                      std::make_shared<const ir::HostArray>(std::move(labels)));
+  const int64_t rows = id_shape[0] * id_shape[1];
+  const ir::TensorId flat_logits =
+      g.add(ir::OpType::Reshape, g.unique_name("lm_head.rows"), ir::OpCategory::Forward, {logits},
+            ir::Attrs{{"shape", ir::Shape{rows, shape[2]}}});
+  const ir::TensorId flat_labels =
+      g.add(ir::OpType::Reshape, g.unique_name("labels.flat"), ir::OpCategory::Forward, {label_t},
+            ir::Attrs{{"shape", ir::Shape{rows}}});
+  const ir::TensorId loss = g.add(ir::OpType::SoftmaxCe, g.unique_name("loss"),
+                                  ir::OpCategory::Forward, {flat_logits, flat_labels});
+  g.set_loss(loss);
+  g.mark_output(loss);
+}
+
 std::string graph_name(const std::string& path) {
   const std::string stem = std::filesystem::path(path).stem().string();
   return stem.empty() ? "onnx" : stem;
@@ -318,6 +403,16 @@ ir::Graph import_onnx(const std::string& path, const OnnxImportOptions& options)
   const ir::TensorId input = import_input(ctx, options);
   import_initializers(ctx);
   translate_nodes(ctx);
+  if (graph.tensor(input).dtype == DType::I32) {
+    if (options.num_classes > 0 || options.aux_loss_weight >= 0.0)
+      ctx.fail(
+          "the input holds token ids (a language model); --classes and --aux-loss-weight "
+          "do not apply");
+    draw_token_ids(ctx, input, options.seed);
+    add_lm_loss(ctx, input);
+    ir::verify_or_throw(graph, "ONNX import of '" + path + "'");
+    return graph;
+  }
   std::vector<std::string> output_names;
   for (const onnx::ValueInfoProto& out : ctx.onnx_graph().output())
     output_names.push_back(out.name());

@@ -119,9 +119,20 @@ std::vector<int64_t> int_values(const onnx::TensorProto& t, const std::string& w
     }
     return values;
   }
+  if (t.data_type() == onnx::TensorProto::BOOL) {
+    if (!t.has_raw_data()) {
+      check_count(static_cast<size_t>(t.int32_data_size()), count, 1, t, where,
+                  "int32_data values");
+      std::vector<int64_t> values;
+      for (int32_t v : t.int32_data())
+        values.push_back(v != 0 ? 1 : 0);
+      return values;
+    }
+    const std::vector<uint8_t> bytes = raw_words<uint8_t>(t, count, where);
+    return std::vector<int64_t>(bytes.begin(), bytes.end());
+  }
   fail(where, "has element type " + elem_type_name(t.data_type()) +
-                  "; a constant shape must be "
-                  "INT64 or INT32");
+                  "; a constant shape or mask must be INT64, INT32 or BOOL");
 }
 
 }  // namespace s2::onnx_import

@@ -22,7 +22,7 @@ std::vector<int64_t> tensor_dims(const onnx::TensorProto& t, const std::string& 
 // payload whose size does not match the dims.
 std::vector<float> float_values(const onnx::TensorProto& t, const std::string& where);
 
-// The elements of an INT64 or INT32 tensor; UserError as above.
+// The elements of an INT64, INT32 or BOOL (as 0 and 1) tensor; UserError as above.
 std::vector<int64_t> int_values(const onnx::TensorProto& t, const std::string& where);
 
 }  // namespace s2::onnx_import

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/onnx/tensor_data.h"
 #include "compiler/onnx/translators.h"
 
 namespace s2::onnx_import {
@@ -65,8 +66,71 @@ void translate_shape(NodeContext& n) {
   n.set_int_output(0, out);
 }
 
+// Gather from a tensor: rows of a weight table [rows, width] along axis 0 are an embedding
+// lookup, of the token ids (GPT-2's wte) or of constant ids (wpe's positions); otherwise a
+// constant index is a slice view (and a reshape dropping the axis for a scalar index: ViT's
+// x[:, 0]).
+void gather_from_tensor(NodeContext& n) {
+  const ir::Tensor& data = n.input_tensor(0);
+  const auto rank = static_cast<int64_t>(data.shape.size());
+  const int64_t axis = normal_axis(n, n.attr_int("axis", 0), rank, "axis");
+  ir::Graph& g = n.import().graph();
+  const bool table = !data.producer.valid() && rank == 2 && axis == 0 &&
+                     g.data(data.data).role == isa::TensorRole::Weight;
+  if (std::optional<IntConstant> c = n.int_constant(1); c && table) {
+    // Constant rows of a weight table (GPT-2's wpe(arange(T))): an embedding lookup of
+    // constant ids, as the zoo builds position embeddings.
+    std::vector<int32_t> ids;
+    for (int64_t v : c->values)
+      ids.push_back(static_cast<int32_t>(normal_axis(n, v, data.shape[0], "index")));
+    const ir::TensorId id_t =
+        g.add_parameter(g.unique_name(n.name() + "/ids"), isa::TensorRole::Scratch, ir::DType::I32,
+                        c->dims.empty() ? ir::Shape{1} : c->dims,
+                        std::make_shared<ir::HostArray>(std::move(ids)), true);
+    ir::TensorId y = n.add(OpType::Embedding, {n.input(0), id_t}, {});
+    if (c->dims.empty()) y = reshape_of(n, y, {data.shape[1]}, "/row");
+    n.set_output(0, y);
+    return;
+  }
+  if (std::optional<IntConstant> c = n.int_constant(1)) {
+    if (c->dims.size() > 1 || c->values.empty())
+      n.fail("indices " + ir::ints_text(c->dims) +
+             " of a tensor gather must be a scalar or a non-empty vector");
+    const int64_t extent = data.shape[static_cast<size_t>(axis)];
+    const int64_t first = normal_axis(n, c->values[0], extent, "index");
+    for (size_t i = 1; i < c->values.size(); ++i)
+      if (normal_axis(n, c->values[i], extent, "index") != first + static_cast<int64_t>(i))
+        n.fail("indices " + ir::ints_text(c->values) +
+               " are not consecutive; only a slice of a tensor is supported");
+    const auto count_of = static_cast<int64_t>(c->values.size());
+    ir::TensorId t = n.input(0);
+    if (count_of != extent || !c->dims.empty())
+      t = g.add(OpType::Slice, g.unique_name(n.name() + (c->dims.empty() ? "/slice" : "")),
+                ir::OpCategory::Forward, {t},
+                Attrs{{"axis", axis}, {"start", first}, {"end", first + count_of}});
+    if (c->dims.empty()) {
+      ir::Shape shape = data.shape;
+      shape.erase(shape.begin() + axis);
+      t = reshape_of(n, t, shape, "");
+    }
+    n.set_output(0, t);
+    return;
+  }
+  const ir::Tensor& ids = n.input_tensor(1);
+  if (axis != 0 || rank != 2 || data.dtype != ir::DType::F32 || ids.dtype != ir::DType::I32)
+    n.fail("gathers " + ir::shape_text(ids.dtype, ids.shape) + " computed indices from " +
+           ir::shape_text(data.dtype, data.shape) + " along axis " + std::to_string(axis) +
+           "; only an embedding lookup (token ids into an f32 table [rows, width] along axis 0) "
+           "is supported");
+  n.set_output(0, n.add(OpType::Embedding, {n.input(0), n.input(1)}, {}));
+}
+
 void translate_gather(NodeContext& n) {
   n.allow_attributes({"axis"});
+  if (!n.int_constant(0)) {
+    gather_from_tensor(n);
+    return;
+  }
   const IntConstant data = need_int(n, 0, "data");
   const IntConstant indices = need_int(n, 1, "indices");
   if (data.dims.size() != 1)
@@ -156,6 +220,9 @@ void fold_arithmetic(NodeContext& n, const IntConstant& a, const IntConstant& b,
       case '*':
         out.values.push_back(x * y);
         break;
+      case '=':
+        out.values.push_back(x == y ? 1 : 0);
+        break;
       default:
         if (y == 0) n.fail("divides by zero");
         out.values.push_back(x / y);  // ONNX integer Div truncates
@@ -177,6 +244,102 @@ void translate_sub(NodeContext& n) {
 
 void translate_div(NodeContext& n) {
   if (!scale_by_float_constant(n, '/')) translate_integer_only(n, '/');
+}
+
+// Equal, ConstantOfShape and Where of integer constants fold: PyTorch exports
+// `t.expand(n, -1, -1)` (ViT's class token) as a Where that replaces each -1 of the target
+// shape by 1 before the Expand. The folded Equal holds 0 or 1 as INT64.
+void translate_equal(NodeContext& n) {
+  translate_integer_only(n, '=');
+}
+
+void translate_constant_of_shape(NodeContext& n) {
+  n.allow_attributes({"value"});
+  const IntConstant shape = need_int(n, 0, "shape");
+  if (shape.dims.size() != 1)
+    n.fail("input 0 (shape) has rank " + std::to_string(shape.dims.size()) + "; it must be 1");
+  for (int64_t d : shape.values)
+    if (d < 0) n.fail("shape " + ir::ints_text(shape.values) + " has a negative dimension");
+  const onnx::TensorProto* value = n.attr_tensor("value");
+  const std::string where = n.import().path() + ": node '" + n.name() + "' (ConstantOfShape)";
+  if (value && value->data_type() == onnx::TensorProto::FLOAT) {
+    const std::vector<float> v = float_values(*value, where + ": attribute 'value'");
+    if (v.size() != 1) n.fail_attr("value", "must hold one value");
+    onnx::TensorProto t;
+    t.set_data_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : shape.values)
+      t.add_dims(d);
+    for (int64_t i = 0; i < count(shape.values); ++i)
+      t.add_float_data(v[0]);
+    n.import().add_computed_constant(n.node().output(0), std::move(t));
+    return;
+  }
+  // No value attribute: a float zero, which only an integer-folding consumer could not read;
+  // PyTorch always writes the value.
+  if (!value)
+    n.fail_attr("value", "is missing; only an explicit INT64 or FLOAT value is supported");
+  const std::vector<int64_t> v = int_values(*value, where + ": attribute 'value'");
+  if (v.size() != 1) n.fail_attr("value", "must hold one value");
+  n.set_int_output(
+      0, IntConstant{shape.values,
+                     std::vector<int64_t>(static_cast<size_t>(count(shape.values)), v[0])});
+}
+
+}  // namespace
+
+// Where of integer constants (condition, X, Y), folded: false when X or Y is not one.
+bool fold_integer_where(NodeContext& n) {
+  const std::optional<IntConstant> cx = n.int_constant(1), cy = n.int_constant(2);
+  if (!cx || !cy) return false;
+  n.allow_attributes({});
+  const IntConstant c = need_int(n, 0, "condition");
+  const IntConstant& x = *cx;
+  const IntConstant& y = *cy;
+  ir::Shape dims;
+  for (const IntConstant* t : {&c, &x, &y})
+    if (count(t->dims) != 1) {
+      if (!dims.empty() && t->dims != dims)
+        n.fail("constants " + ir::ints_text(dims) + " and " + ir::ints_text(t->dims) +
+               " do not broadcast (only equal shapes or a single value are folded)");
+      dims = t->dims;
+    }
+  if (dims.empty()) dims = c.dims;
+  IntConstant out{dims, {}};
+  auto at = [](const IntConstant& t, int64_t i) {
+    return t.values[count(t.dims) == 1 ? 0 : static_cast<size_t>(i)];
+  };
+  for (int64_t i = 0; i < count(dims); ++i)
+    out.values.push_back(at(c, i) != 0 ? at(x, i) : at(y, i));
+  n.set_int_output(0, out);
+  return true;
+}
+
+namespace {
+
+// Not and Cast of integer or boolean constants (the causal mask GPT-2 builds as
+// ~ones(T, T).tril()), folded; a cast to BOOL maps nonzero to 1. Casts of computed tensors are
+// not supported: the IR's tensors are f32 or i32 by construction.
+void translate_not(NodeContext& n) {
+  n.allow_attributes({});
+  IntConstant c = need_int(n, 0, "X");
+  for (int64_t& v : c.values)
+    v = v != 0 ? 0 : 1;
+  n.set_int_output(0, c);
+}
+
+void translate_cast(NodeContext& n) {
+  n.allow_attributes({"to", "saturate"});
+  const int64_t to = n.attr_int("to", 0);
+  IntConstant c = need_int(n, 0, "input");
+  if (to == onnx::TensorProto::BOOL) {
+    for (int64_t& v : c.values)
+      v = v != 0 ? 1 : 0;
+  } else if (to != onnx::TensorProto::INT64 && to != onnx::TensorProto::INT32) {
+    n.fail_attr("to", "= " + elem_type_name(static_cast<int32_t>(to)) +
+                          " is not supported; only casts of integer constants to INT64, INT32 "
+                          "or BOOL fold");
+  }
+  n.set_int_output(0, c);
 }
 
 // Slice of a tensor: one IR slice view per axis. Of a rank-1 constant: folded.
@@ -228,10 +391,25 @@ void translate_split(NodeContext& n) {
 
 // Trilu of a FLOAT constant, folded at import into a constant tensor of the IR: a decoder's
 // causal mask built as torch.full((T, T), -inf).triu(1), which simplify recognises as
-// softmax's causal=1. Only constants: the IR has no triangle op.
+// softmax's causal=1. Trilu of an integer or BOOL constant folds into an integer constant.
+// Only constants: the IR has no triangle op.
 void translate_trilu(NodeContext& n) {
   n.allow_attributes({"upper"});
   const bool upper = n.attr_int("upper", 1) != 0;
+  if (std::optional<IntConstant> c = n.int_constant(0)) {
+    // A boolean or integer triangle (torch.ones(T, T, dtype=bool).tril()): folded the same way.
+    if (c->dims.size() < 2)
+      n.fail("input 0 has rank " + std::to_string(c->dims.size()) + "; Trilu needs 2 or more");
+    const int64_t k = n.has_input(1) ? need_int(n, 1, "k").values.at(0) : 0;
+    const int64_t rows = c->dims[c->dims.size() - 2], cols = c->dims.back();
+    for (size_t e = 0; e < c->values.size(); ++e) {
+      const auto at = static_cast<int64_t>(e);
+      const int64_t i = (at / cols) % rows, j = at % cols;
+      if (!(upper ? j - i >= k : j - i <= k)) c->values[e] = 0;
+    }
+    n.set_int_output(0, *c);
+    return;
+  }
   const std::vector<float> values = n.constant_floats(0);
   const std::vector<int64_t> dims = n.constant_dims(0);
   if (dims.size() < 2)
@@ -392,6 +570,10 @@ void add_shape_ops(OnnxOpRegistry& r) {
   r.add("Squeeze", {translate_squeeze, {1}, {}});
   r.add("Sub", {translate_sub, {}, {}});
   r.add("Div", {translate_div, {}, {}});
+  r.add("Equal", {translate_equal, {}, {}});
+  r.add("ConstantOfShape", {translate_constant_of_shape, {0}, {}});
+  r.add("Not", {translate_not, {}, {}});
+  r.add("Cast", {translate_cast, {}, {}});
   r.add("Slice", {translate_slice, {1, 2, 3, 4}, {}});
   r.add("Split", {translate_split, {1}, {}});
   r.add("Trilu", {translate_trilu, {0, 1}, {}});

@@ -1,7 +1,9 @@
 // Element-wise ops and ops that only move or name values: Relu, Add and Mul (broadcasting),
-// Dropout, Identity, Constant, Flatten, Reshape, Concat and Pad.
+// Expand, Where (a mask), Dropout, Identity, Constant, Flatten, Reshape, Concat and Pad.
 
 #include <algorithm>
+#include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -64,6 +66,70 @@ std::optional<double> float_scalar(NodeContext& n, size_t i) {
   const std::vector<float> v = n.constant_floats(i);
   if (v.size() != 1) return std::nullopt;
   return decimal_value(v[0]);
+}
+
+// Expand: ONNX's bidirectional broadcast of input 0 against a static target shape (a 1 in
+// the target keeps the input's dimension), as the IR's expand view.
+void translate_expand(NodeContext& n) {
+  n.allow_attributes({});
+  const std::optional<IntConstant> target = n.int_constant(1);
+  if (!target) n.fail("input 1 (shape) must be an integer constant or a static shape computation");
+  const ir::Shape in = n.input_tensor(0).shape;
+  const ir::Shape& want = target->values;
+  ir::Shape out(std::max(in.size(), want.size()), 1);
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int64_t di = i < in.size() ? in[in.size() - 1 - i] : 1;
+    const int64_t dw = i < want.size() ? want[want.size() - 1 - i] : 1;
+    if (di != dw && di != 1 && dw != 1)
+      n.fail("input " + ir::shape_text(n.input_tensor(0).dtype, in) + " does not broadcast to " +
+             ir::ints_text(want) + " (axis " + std::to_string(out.size() - 1 - i) + ")");
+    out[out.size() - 1 - i] = std::max(di, dw);
+  }
+  n.set_output(0, broadcast_to(n, n.input(0), out, "input"));
+}
+
+// Where(condition, X, Y) with a constant condition choosing between a tensor and a FLOAT
+// constant of one value at or below -1e30 (masked_fill(~causal, -inf), or finfo.min as
+// Hugging Face writes it): that is the tensor plus an additive mask, 0 where the tensor is
+// chosen and -inf elsewhere. The two agree exactly wherever the result is used by a softmax
+// (exp of either is 0); simplify recognises a causal one as softmax's causal=1. Integer
+// constants fold.
+void translate_where(NodeContext& n) {
+  if (fold_integer_where(n)) return;
+  n.allow_attributes({});
+  const std::optional<IntConstant> c = n.int_constant(0);
+  if (!c) n.fail("input 0 (condition) must be a constant; a computed condition is not supported");
+  const std::optional<double> fx = float_scalar(n, 1), fy = float_scalar(n, 2);
+  if (fx.has_value() == fy.has_value())
+    n.fail(
+        "exactly one of X and Y must be a FLOAT constant of one value (a mask fill) and the "
+        "other a tensor");
+  const size_t fill = fx ? 1 : 2;
+  if (!(*(fx ? fx : fy) <= -1e30))
+    n.fail("fills with " + std::to_string(*(fx ? fx : fy)) +
+           "; only a mask filling with -inf (or at most -1e30) is supported, as the additive "
+           "mask of a softmax");
+  std::vector<float> mask(c->values.size());
+  for (size_t i = 0; i < mask.size(); ++i)
+    mask[i] = (c->values[i] != 0) == (fill == 1) ? -std::numeric_limits<float>::infinity() : 0.0f;
+  ir::Graph& g = n.import().graph();
+  const ir::Shape dims = c->dims.empty() ? ir::Shape{1} : c->dims;
+  const ir::TensorId m =
+      g.add_parameter(g.unique_name(n.name() + "/mask"), ir::TensorRole::Scratch, ir::DType::F32,
+                      dims, std::make_shared<const ir::HostArray>(std::move(mask)), true);
+  const ir::TensorId x = n.input(fill == 1 ? 2 : 1);
+  const ir::Shape sx = g.tensor(x).shape;
+  ir::Shape out(std::max(sx.size(), dims.size()), 1);
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int64_t da = i < sx.size() ? sx[sx.size() - 1 - i] : 1;
+    const int64_t db = i < dims.size() ? dims[dims.size() - 1 - i] : 1;
+    if (da != db && db != 1 && da != 1)
+      n.fail("the condition " + ir::ints_text(dims) + " does not broadcast to the tensor " +
+             ir::shape_text(g.tensor(x).dtype, sx));
+    out[out.size() - 1 - i] = std::max(da, db);
+  }
+  n.set_output(
+      0, n.add(OpType::Add, {broadcast_to(n, x, out, "a"), broadcast_to(n, m, out, "b")}, {}));
 }
 
 void translate_add(NodeContext& n) {
@@ -166,10 +232,40 @@ void translate_flatten(NodeContext& n) {
       0, n.add(OpType::Reshape, {n.input(0)}, Attrs{{"shape", std::vector<int64_t>{outer, -1}}}));
 }
 
+// Reshape of an integer constant (a static shape reshaped, as `expand(n, -1, -1)` exports):
+// folded, the same values with the new dims (0 copies a dimension, one -1 is inferred).
+void fold_integer_reshape(NodeContext& n, const IntConstant& c, std::vector<int64_t> shape) {
+  int64_t known = 1;
+  size_t inferred = shape.size();
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 0 && i < c.dims.size()) shape[i] = c.dims[i];
+    if (shape[i] == -1 && inferred == shape.size()) {
+      inferred = i;
+      continue;
+    }
+    if (shape[i] < 1)
+      n.fail("shape " + ir::ints_text(shape) + " is not a valid target for an integer constant");
+    known *= shape[i];
+  }
+  const auto size = static_cast<int64_t>(c.values.size());
+  if (inferred != shape.size() && known > 0 && size % known == 0) shape[inferred] = size / known;
+  int64_t total = 1;
+  for (int64_t d : shape)
+    total *= d;
+  if (total != size)
+    n.fail("reshapes an integer constant of " + std::to_string(size) + " values to " +
+           ir::ints_text(shape));
+  n.set_int_output(0, IntConstant{shape, c.values});
+}
+
 void translate_reshape(NodeContext& n) {
   n.allow_attributes({"allowzero"});
-  const ir::Tensor& x = n.input_tensor(0);
   std::vector<int64_t> shape = n.constant_ints(1);
+  if (const std::optional<IntConstant> c = n.int_constant(0)) {
+    fold_integer_reshape(n, *c, shape);
+    return;
+  }
+  const ir::Tensor& x = n.input_tensor(0);
   const bool allow_zero = n.attr_int("allowzero", 0) != 0;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] != 0) continue;
@@ -304,6 +400,8 @@ void add_tensor_ops(OnnxOpRegistry& r) {
   r.add("Relu", {translate_relu, {}, {}});
   r.add("Add", {translate_add, {}, {}});
   r.add("Mul", {translate_mul, {}, {}});
+  r.add("Expand", {translate_expand, {1}, {}});
+  r.add("Where", {translate_where, {0}, {}});
   r.add("Dropout", {translate_dropout, {1, 2}, {}});
   r.add("Identity", {translate_identity, {}, {}});
   r.add("Constant", {translate_constant, {}, {}});

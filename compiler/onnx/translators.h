@@ -30,10 +30,10 @@ const OnnxOpRegistry& onnx_op_registry();
 void add_conv_ops(OnnxOpRegistry& r);  // Conv, BatchNormalization
 void add_pool_ops(OnnxOpRegistry& r);  // MaxPool, AveragePool, GlobalAveragePool
 void add_gemm_ops(OnnxOpRegistry& r);  // Gemm, MatMul
-// Relu, Add, Mul, Dropout, Identity, Constant, Flatten, Reshape, Concat, Pad
+// Relu, Add, Mul, Expand, Where, Dropout, Identity, Constant, Flatten, Reshape, Concat, Pad
 void add_tensor_ops(OnnxOpRegistry& r);
-// Shape, Gather, Unsqueeze, Squeeze, Sub, Div, Trilu (folded at import), Slice, Split, Transpose,
-// ReduceMean
+// Shape, Gather, Unsqueeze, Squeeze, Sub, Div, Equal, ConstantOfShape, Not, Cast, Trilu (folded
+// at import), Slice, Split, Transpose, ReduceMean
 void add_shape_ops(OnnxOpRegistry& r);
 // Normalization: LayerNormalization
 void add_norm_ops(OnnxOpRegistry& r);
@@ -49,6 +49,8 @@ ir::TensorId reshape_of(NodeContext& n, ir::TensorId t, const ir::Shape& shape,
 // not one (then the node is a tensor op).
 bool fold_integer_arithmetic(NodeContext& n, char op);
 bool fold_integer_concat(NodeContext& n);
+// Where(condition, X, Y) of integer constants, folded: false when X or Y is not one.
+bool fold_integer_where(NodeContext& n);
 // Add, Sub, Mul or Div (op '+', '-', '*', '/') of a tensor and a FLOAT constant holding one
 // value (attention's 1/sqrt(d)) as the IR's scale, y = alpha * x + beta: false when neither or
 // both inputs are such a constant. A constant divided by a tensor is an error; x / c is x times

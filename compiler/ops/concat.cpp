@@ -139,7 +139,7 @@ Tensor concat_slot(const Graph& graph, const Op& op, size_t i) {
 
 bool same_layout(const Tensor& t, const Tensor& slot) {
   if (t.data != slot.data || t.shape != slot.shape) return false;
-  return t.offset == slot.offset && t.strides == slot.strides;
+  return t.offset == slot.offset && same_strides(t.shape, t.strides, slot.strides);
 }
 
 bool concat_is_placed(const Graph& graph, const Op& op) {

@@ -6,11 +6,13 @@
 // and updated weights and running statistics.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "../common/run_command.h"
 #include "../common/torch_script.h"
@@ -60,13 +62,14 @@ class TorchSim : public testing::Test {
     EXPECT_NE(r.out.find("check              no findings"), std::string::npos) << r.out;
   }
 
-  // Exports torchvision's `model` for training at `batch`, 32x32 (scripts/export_onnx.py).
+  // Exports torchvision's `model` for training at `batch`, 32x32 (scripts/export_onnx.py); a
+  // language model (gpt) at its preset's sequence length.
   std::string export_onnx(const std::string& model, int batch) const {
     const std::string onnx = (dir_ / (model + ".onnx")).string();
     const Result r =
         run(kPython + " " + shell_quoted(std::string(S2_SOURCE_DIR) + "/scripts/export_onnx.py") +
-            " " + model + " --batch " + std::to_string(batch) + " --image 32 --mode train -o " +
-            shell_quoted(onnx));
+            " " + model + " --batch " + std::to_string(batch) +
+            (model == "gpt" ? "" : " --image 32") + " --mode train -o " + shell_quoted(onnx));
     EXPECT_EQ(r.status, 0) << r.out;
     return onnx;
   }
@@ -103,6 +106,20 @@ class TorchSim : public testing::Test {
     if (summary != std::string::npos) std::cout << shown << ": " << r.out.substr(summary);
   }
 
+  // The tiny GPT-2 at batch 4 (the zoo's `gpt` or its ONNX export): every tensor within 1e-4
+  // of PyTorch's float32 step and as close to the float64 step as PyTorch's own.
+  void expect_tiny_gpt_matches_torch(const std::string& model) {
+    ASSERT_NO_FATAL_FAILURE(compile_and_dump(model, 4));
+    const Result r = cross_check("--exact-factor 2");
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_LT(worst_error(r.out), 1e-4) << r.out;
+    EXPECT_NE(r.out.find("gpt: batch 4, 2 layers, 4 heads, width 64, 32 tokens, vocabulary 128, "
+                         "simulator dump"),
+              std::string::npos)
+        << r.out;
+    s2::test::expect_as_accurate_as_torch(r.out, 2.0);
+  }
+
   fs::path dir_;
   std::string last_out_;  // the script's output in expect_matches_torch
 };
@@ -127,15 +144,7 @@ TEST_F(TorchSim, Lenet5MatchesPyTorch) {
 // float64 step as PyTorch's own.
 TEST_F(TorchSim, GptMatchesPyTorch) {
   if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
-  ASSERT_NO_FATAL_FAILURE(compile_and_dump("gpt", 4));
-  const Result r = cross_check("--exact-factor 2");
-  EXPECT_EQ(r.status, 0) << r.out;
-  EXPECT_LT(worst_error(r.out), 1e-4) << r.out;
-  EXPECT_NE(r.out.find("gpt: batch 4, 2 layers, 4 heads, width 64, 32 tokens, vocabulary 128, "
-                       "simulator dump"),
-            std::string::npos)
-      << r.out;
-  s2::test::expect_as_accurate_as_torch(r.out, 2.0);
+  expect_tiny_gpt_matches_torch("gpt");
 }
 
 // The tiny BERT (post-norm encoder, masked-LM head tied to the word embedding, GELU in its erf
@@ -472,6 +481,65 @@ TEST_F(TorchSim, CausalAttentionProbeOnnxMatchesPyTorch) {
   expect_matches_torch(export_onnx("causal_attention_probe", 4), 4,
                        "--model causal_attention_probe", "causal_attention_probe");
   EXPECT_NE(last_out_.find("0 of 37 tensors above tolerance"), std::string::npos) << last_out_;
+}
+
+// scripts/gpt_model.py's tiny GPT-2 exported to ONNX (int64 token ids in, [N,T,vocab] logits
+// out): the importer makes the token and position Gathers embeddings, GPT-2's causal
+// masked_fill an additive mask that simplify turns into softmax's causal=1, and the same
+// next-token loss as the zoo's gpt. After simplify its ops and shapes are the zoo's
+// (OnnxLanguageModel tests the pieces; GptOnnxCompilesToTheZoosOps the whole). PyTorch's
+// initialization (N(0, 1) embeddings, tied to the head) gives a loss near 45.6, not ln 128.
+TEST_F(TorchSim, GptOnnxMatchesPyTorch) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  expect_tiny_gpt_matches_torch(export_onnx("gpt", 4));
+}
+
+// "op f32[shape] ..." for each op of a --dump-after text (docs/compiler.md): its type and its
+// outputs' types, sorted, so two programs compare as multisets of ops with their shapes.
+std::vector<std::string> ops_with_shapes(const std::string& text) {
+  std::vector<std::string> ops;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const size_t eq = line.find(" = ");
+    if (line.rfind("  %", 0) != 0 || eq == std::string::npos) continue;
+    const size_t paren = line.find('(', eq);
+    if (paren == std::string::npos) continue;
+    std::string entry = line.substr(eq + 3, paren - eq - 3);
+    const std::string outputs = line.substr(0, eq);
+    for (size_t at = outputs.find(": "); at != std::string::npos; at = outputs.find(": ", at + 2))
+      entry += " " + outputs.substr(at + 2, outputs.find(']', at) + 1 - (at + 2));
+    ops.push_back(entry);
+  }
+  std::sort(ops.begin(), ops.end());
+  return ops;
+}
+
+// The ONNX GPT-2 and the zoo's gpt are the same program once simplify has canonicalised the
+// exporter's views (transpose pairs, reshape chains, the mask and scale it writes out): the
+// same ops with the same output shapes.
+TEST_F(TorchSim, GptOnnxCompilesToTheZoosOps) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  const std::string onnx = export_onnx("gpt", 4);
+  Result r;
+  std::vector<std::string> programs;
+  for (const std::string& model : {std::string("gpt --batch 4"), shell_quoted(onnx)}) {
+    const std::string text = (dir_ / "simplified.txt").string();
+    r = run(kS2c + " compile " + model + " --dump-after simplify --force --dump-file " +
+            shell_quoted(text) + " -o " + shell_quoted((dir_ / "x.bin").string()));
+    ASSERT_EQ(r.status, 0) << r.out;
+    programs.push_back(read_text(text));
+  }
+  const std::vector<std::string> zoo = ops_with_shapes(programs[0]);
+  EXPECT_GT(zoo.size(), 150u);
+  EXPECT_EQ(ops_with_shapes(programs[1]), zoo);
+}
+
+// torchvision's VisionTransformer (the class of vit_b_16) at the zoo's tiny shape, exported:
+// nn.MultiheadAttention's sequence-first layout, the class token's expand(n, -1, -1) and
+// x[:, 0] all import; every tensor within 1e-4 of PyTorch's float32 step.
+TEST_F(TorchSim, VitOnnxMatchesPyTorch) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  expect_matches_torch(export_onnx("vit", 4), 4, "", "vit");
 }
 
 // The exported torchvision classifiers not checked against PyTorch above compile and run

@@ -119,8 +119,15 @@ TEST_F(OnnxImportError, ImageSizeAndChannelsMustMatchTheFile) {
 
 TEST_F(OnnxImportError, InputElementType) {
   TestModel m;
-  m.input("x", {2, 6}, onnx::TensorProto::INT64);
-  EXPECT_EQ(error_of(m), at_file("input 'x' has element type INT64; it must be FLOAT"));
+  m.input("x", {2, 6}, onnx::TensorProto::UINT8);
+  EXPECT_EQ(error_of(m), at_file("input 'x' has element type UINT8; it must be FLOAT (an image or "
+                                 "feature batch) or INT64/INT32 (token ids)"));
+  // Integer ids that no embedding reads are not a language model's input.
+  TestModel ids;
+  ids.input("x", {2, 6}, onnx::TensorProto::INT64);
+  EXPECT_EQ(error_of(ids),
+            at_file("input 'x' holds token ids but no embedding (Gather from a weight table) "
+                    "reads them"));
 }
 
 TEST_F(OnnxImportError, TwoInputs) {

@@ -171,6 +171,15 @@ TEST(OpsView, ReshapeOfStridedViewIsAViewWhereItCanBe) {
                                 40, 41, 42, 43, 52, 53, 54, 55, 64, 65, 66, 67}));
 }
 
+// Strides address the same elements when they agree on every dimension of extent above 1: a
+// batch of 1 placed in a wider buffer keeps the buffer's stride on its batch axis.
+TEST(OpsView, SameStridesIgnoreExtentOneDimensions) {
+  EXPECT_TRUE(same_strides({1, 1, 768}, {151296, 768, 1}, {768, 768, 1}));
+  EXPECT_FALSE(same_strides({2, 1, 768}, {151296, 768, 1}, {768, 768, 1}));
+  EXPECT_FALSE(same_strides({1, 2, 768}, {151296, 768, 1}, {151296, 1536, 1}));
+  EXPECT_FALSE(same_strides({1, 768}, {768, 1}, {1}));
+}
+
 TEST(OpsView, ViewStridesFollowTorchView) {
   // Dense: contiguous strides, whatever the shape.
   EXPECT_EQ(view_strides({2, 3, 4}, {12, 4, 1}, {6, 4}), (Shape{4, 1}));

@@ -4,6 +4,9 @@
 #   * resnet18 (batch 4, 3x32x32, 10 classes) compile time
 #   * resnet50 (batch 32, 224x224) compile time with the search planner at its default budget
 #   * efficientnet_b0 (ONNX export, batch 32, 224x224) compile time (target: under 2 s)
+#   * gpt2-small (batch 8, sequence 512) and vit_b_16 (batch 32, 224x224) compile time, and
+#     gpt2-small at sequence 1024 (target: under 3 s), which the base configuration's 8 GiB
+#     refuses without fused attention: the time to that refusal, and what it needs
 #   * resnet18 arena per strategy: no reuse, gradient reuse, immediate update, search
 #   scripts/bench-compile.sh [RUNS]
 set -euo pipefail
@@ -34,6 +37,13 @@ if /usr/bin/python3 -c 'import torch, torchvision, onnx' 2> /dev/null; then
   echo "efficientnet_b0 (ONNX) b32 224x224 -o: median $(median_time "$s2c" compile "$out/eb0.onnx" -o "$out/eb0.bin") s over $runs runs"
 else
   echo "efficientnet_b0: skipped (/usr/bin/python3 cannot import torch, torchvision and onnx)"
+fi
+echo "gpt2-small b8 s512 -o: median $(median_time "$s2c" compile gpt2-small --batch 8 --seq-len 512 -o "$out/g512.bin") s over $runs runs"
+echo "vit_b_16 b32 224x224 -o: median $(median_time "$s2c" compile vit_b_16 --batch 32 --image 224 -o "$out/vit.bin") s over $runs runs"
+if "$s2c" compile gpt2-small --batch 8 --seq-len 1024 -o "$out/g1024.bin" > "$out/g1024.log" 2>&1; then
+  echo "gpt2-small b8 s1024 -o: median $(median_time "$s2c" compile gpt2-small --batch 8 --seq-len 1024 -o "$out/g1024.bin") s over $runs runs"
+else
+  echo "gpt2-small b8 s1024: refused, $(grep -o 'needs [0-9]* bytes of DRAM ([0-9.]* MiB' "$out/g1024.log" | sed 's/.*(//') MiB > the configuration's DRAM"
 fi
 echo
 echo "resnet18 b4 32x32 memory plan (arena / lower bound in MiB):"

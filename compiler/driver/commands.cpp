@@ -18,7 +18,7 @@ void run_asm(const AsmOptions& options) {
   const std::string text(bytes.begin(), bytes.end());
   const isa::Executable exe = isa::assemble(text, options.input);
   isa::guard_output(options.output, isa::FileKind::Executable, {options.input}, options.force);
-  isa::write_file(options.output, isa::serialize(exe));
+  isa::write_executable(options.output, exe);
 }
 
 void run_isa_doc(const std::string& output, bool force) {

@@ -376,7 +376,7 @@ int main(int argc, char** argv) {
       const s2::compiler::BackendResult compiled = s2::compiler::run_backend(result.graph, back);
       std::cout << s2::compiler::backend_summary(compiled);
       if (!output.empty()) {
-        s2::isa::write_file(output, s2::isa::serialize(compiled.executable));
+        s2::isa::write_executable(output, compiled.executable);
         std::cout << "wrote " << output << "\n";
       }
     }

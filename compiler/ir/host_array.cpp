@@ -4,18 +4,32 @@
 
 namespace s2::ir {
 
-HostArray::HostArray(isa::DType dtype, size_t elements) {
+HostArray::HostArray(isa::DType dtype, size_t elements) : lazy_(elements) {
   switch (dtype) {
     case isa::DType::F32:
-      storage_ = std::vector<float>(elements, 0.0f);
+      storage_ = std::vector<float>();
       break;
     case isa::DType::I32:
-      storage_ = std::vector<int32_t>(elements, 0);
+      storage_ = std::vector<int32_t>();
       break;
     case isa::DType::U8:
-      storage_ = std::vector<uint8_t>(elements, 0);
+      storage_ = std::vector<uint8_t>();
       break;
   }
+}
+
+void HostArray::materialize() const {
+  if (lazy_ == 0) return;
+  std::visit([this](auto& v) { v.resize(lazy_); }, storage_);
+  lazy_ = 0;
+}
+
+bool HostArray::operator==(const HostArray& other) const {
+  if (lazy_zeros() && other.lazy_zeros())
+    return storage_.index() == other.storage_.index() && lazy_ == other.lazy_;
+  materialize();
+  other.materialize();
+  return storage_ == other.storage_;
 }
 
 isa::DType HostArray::dtype() const {
@@ -30,6 +44,7 @@ isa::DType HostArray::dtype() const {
 }
 
 size_t HostArray::size() const {
+  if (lazy_zeros()) return lazy_;
   return std::visit([](const auto& v) { return v.size(); }, storage_);
 }
 
@@ -43,21 +58,27 @@ auto& typed(Variant& storage, const char* want) {
 }  // namespace
 
 std::vector<float>& HostArray::f32() {
+  materialize();
   return typed<std::vector<float>>(storage_, "f32");
 }
 const std::vector<float>& HostArray::f32() const {
+  materialize();
   return typed<std::vector<float>>(storage_, "f32");
 }
 std::vector<int32_t>& HostArray::i32() {
+  materialize();
   return typed<std::vector<int32_t>>(storage_, "i32");
 }
 const std::vector<int32_t>& HostArray::i32() const {
+  materialize();
   return typed<std::vector<int32_t>>(storage_, "i32");
 }
 std::vector<uint8_t>& HostArray::u8() {
+  materialize();
   return typed<std::vector<uint8_t>>(storage_, "u8");
 }
 const std::vector<uint8_t>& HostArray::u8() const {
+  materialize();
   return typed<std::vector<uint8_t>>(storage_, "u8");
 }
 

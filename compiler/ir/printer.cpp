@@ -35,6 +35,7 @@ class OpLines : public GraphVisitor<std::string> {
 
 // The contents of a constant: "fill(0)" or "[1,2.5,-0]".
 std::string init_text(const HostArray& init) {
+  if (init.lazy_zeros()) return "fill(0)";
   auto integer = [](auto v) { return std::to_string(v); };
   switch (init.dtype()) {
     case DType::F32:

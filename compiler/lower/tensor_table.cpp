@@ -53,6 +53,7 @@ uint64_t append_init(const ir::Data& data, std::vector<uint8_t>& section) {
            "lowering: initial data of '" + data.name + "' does not match its node");
   const auto offset = static_cast<uint64_t>(section.size());
   section.resize(section.size() + init.size() * isa::dtype_bytes(data.dtype));
+  if (init.lazy_zeros()) return offset;  // resize wrote the zeros
   uint8_t* out = section.data() + offset;
   switch (data.dtype) {
     case isa::DType::F32:

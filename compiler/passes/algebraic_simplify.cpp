@@ -39,7 +39,7 @@ bool constant_fill(const Graph& g, TensorId id, float value) {
   const Tensor& t = g.tensor(id);
   const Data& d = g.data(t.data);
   if (!d.constant || t.dtype != DType::F32) return false;
-  if (!d.init) return value == 0.0f;
+  if (!d.init || d.init->lazy_zeros()) return value == 0.0f;
   const std::vector<float>& v = d.init->f32();
   std::vector<int64_t> index(t.shape.size(), 0);
   for (int64_t k = 0; k < t.numel(); ++k) {

@@ -68,10 +68,18 @@ std::vector<uint8_t> debug_section(const Executable& exe) {
   return std::move(w.bytes());
 }
 
-}  // namespace
+// The file in pieces: every byte before the data section, the data section itself (borrowed
+// from the Executable, often hundreds of MiB), and every byte after it. Written in order they
+// are the file, so the data section is never copied into a buffer of its own.
+struct Layout {
+  std::vector<uint8_t> head;
+  const uint8_t* data = nullptr;
+  size_t data_size = 0;
+  std::vector<uint8_t> tail;
+};
 
-std::vector<uint8_t> serialize(const Executable& exe) {
-  // A section's bytes: built here, or (the data section, often hundreds of MiB) borrowed.
+Layout layout(const Executable& exe) {
+  // A section's bytes: built here, or (the data section) borrowed.
   struct Section {
     SectionKind kind;
     std::vector<uint8_t> owned;
@@ -120,15 +128,53 @@ std::vector<uint8_t> serialize(const Executable& exe) {
   }
   const uint32_t header_crc = crc32(w.bytes().data(), w.size());
   store_u32(w.bytes().data() + 20, header_crc);
-  w.bytes().reserve(offset);
+  Layout out;
+  ByteWriter* part = &w;
+  ByteWriter after;
+  size_t at = w.size();  // the file offset `part` ends at
   for (const Section& s : sections) {
-    w.pad_to(kSectionAlignment);
-    w.raw(s.data, s.size);
+    const size_t pad = (kSectionAlignment - at % kSectionAlignment) % kSectionAlignment;
+    for (size_t i = 0; i < pad; ++i)
+      part->u8(0);
+    at += pad;
+    if (s.kind == SectionKind::Data) {
+      out.data = s.data;
+      out.data_size = s.size;
+      part = &after;
+    } else {
+      part->raw(s.data, s.size);
+    }
+    at += s.size;
   }
-  return std::move(w.bytes());
+  out.head = std::move(w.bytes());
+  out.tail = std::move(after.bytes());
+  return out;
+}
+
+}  // namespace
+
+std::vector<uint8_t> serialize(const Executable& exe) {
+  const Layout l = layout(exe);
+  std::vector<uint8_t> bytes;
+  bytes.reserve(l.head.size() + l.data_size + l.tail.size());
+  bytes.insert(bytes.end(), l.head.begin(), l.head.end());
+  bytes.insert(bytes.end(), l.data, l.data + l.data_size);
+  bytes.insert(bytes.end(), l.tail.begin(), l.tail.end());
+  return bytes;
+}
+
+void write_executable(const std::string& path, const Executable& exe) {
+  const Layout l = layout(exe);
+  write_file_parts(
+      path,
+      {{l.head.data(), l.head.size()}, {l.data, l.data_size}, {l.tail.data(), l.tail.size()}});
 }
 
 void write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
+  write_file_parts(path, {{bytes.data(), bytes.size()}});
+}
+
+void write_file_parts(const std::string& path, const std::vector<ByteSpan>& parts) {
   // A fresh temporary name beside the output (O_EXCL: never an existing file, such as an
   // unrelated out.bin.tmp), created with the usual permissions (0666 less the umask).
   std::string tmp;
@@ -139,16 +185,18 @@ void write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
     if (fd < 0 && (errno != EEXIST || attempt >= 1000))
       throw UserError(path + ": cannot write: " + std::strerror(errno));
   }
-  size_t done = 0;
   int err = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      err = errno;
-      break;
+  for (const ByteSpan& part : parts) {
+    size_t done = 0;
+    while (err == 0 && done < part.size) {
+      const ssize_t n = ::write(fd, part.data + done, part.size - done);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        err = errno;
+        break;
+      }
+      done += static_cast<size_t>(n);
     }
-    done += static_cast<size_t>(n);
   }
   if (::close(fd) != 0 && err == 0) err = errno;
   if (err == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) err = errno;

@@ -12,10 +12,21 @@ namespace s2::isa {
 
 std::vector<uint8_t> serialize(const Executable& exe);
 
+// Writes serialize(exe) to `path` as write_file does, without assembling it in memory first:
+// the data section goes to the file straight from exe.data.
+void write_executable(const std::string& path, const Executable& exe);
+
+struct ByteSpan {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+};
+
 // Writes `bytes` to `path` through a fresh temporary file beside it (a name no file has),
 // renamed into place only when complete: a failed or killed write leaves the previous file
 // intact. Every output file of the tools is written here; check it with guard_output
 // (output_guard.h) first. Throws UserError naming the path.
 void write_file(const std::string& path, const std::vector<uint8_t>& bytes);
+// The same for a file given in consecutive parts.
+void write_file_parts(const std::string& path, const std::vector<ByteSpan>& parts);
 
 }  // namespace s2::isa

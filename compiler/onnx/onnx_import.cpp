@@ -389,6 +389,33 @@ void add_lm_loss(ImportContext& ctx, ir::TensorId ids) {
   g.mark_output(loss);
 }
 
+// softmax(bmm(scale(q, a), k)) as nn.MultiheadAttention exports it (q / sqrt(d) before the
+// product) becomes softmax(bmm(q, k)) with scale = a, the form the zoo builds: one PPU pass
+// over q (and its gradient's) fewer per attention. When a is a power of two (every head
+// width that is one) both forms round identically; otherwise only the order of two roundings
+// differs. The scale left without a reader is removed with the dead code.
+void absorb_score_scales(ir::Graph& g) {
+  const std::vector<std::vector<ir::OpId>> readers = g.consumers();
+  for (size_t i = 0; i < g.num_ops(); ++i) {
+    const ir::Op& softmax = g.op(ir::OpId(i));
+    if (softmax.type != ir::OpType::Softmax || softmax.attrs.f("scale") != 1.0 ||
+        (softmax.inputs.size() > 1 && softmax.inputs[1].valid()))
+      continue;
+    const ir::TensorId scores = softmax.inputs[0];
+    const ir::OpId bmm = g.tensor(scores).producer;
+    if (!bmm.valid() || g.op(bmm).type != ir::OpType::Bmm || readers[scores.index()].size() != 1)
+      continue;
+    const ir::TensorId q = g.op(bmm).inputs[0];
+    const ir::OpId scale = g.tensor(q).producer;
+    if (!scale.valid() || g.op(scale).type != ir::OpType::Scale ||
+        g.op(scale).attrs.f("beta") != 0.0 || readers[q.index()].size() != 1)
+      continue;
+    const double alpha = g.op(scale).attrs.f("alpha");
+    g.mutable_op(bmm).inputs[0] = g.op(scale).inputs[0];
+    g.mutable_op(ir::OpId(i)).attrs.set("scale", alpha);
+  }
+}
+
 std::string graph_name(const std::string& path) {
   const std::string stem = std::filesystem::path(path).stem().string();
   return stem.empty() ? "onnx" : stem;
@@ -403,6 +430,7 @@ ir::Graph import_onnx(const std::string& path, const OnnxImportOptions& options)
   const ir::TensorId input = import_input(ctx, options);
   import_initializers(ctx);
   translate_nodes(ctx);
+  absorb_score_scales(graph);
   if (graph.tensor(input).dtype == DType::I32) {
     if (options.num_classes > 0 || options.aux_loss_weight >= 0.0)
       ctx.fail(

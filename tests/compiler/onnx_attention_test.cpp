@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -163,6 +165,45 @@ TEST_F(OnnxAttention, ReduceMeanOverOtherAxesIsASumAndAScale) {
 }
 
 // Trilu of a constant folds at import: x + triu(c, 1) adds c above the diagonal only.
+// q scaled before q @ k^T (nn.MultiheadAttention's export) becomes the softmax's scale: the
+// bmm reads q itself, and no scale op remains on the path to the softmax.
+TEST_F(OnnxAttention, ScaleBeforeTheScoresJoinsTheSoftmax) {
+  TestModel m = testing::around(3);
+  testing::attr_i(testing::first_node(m, "Softmax", "/attn/Softmax", {"s"}, {"y"}), "axis", -1);
+  testing::first_node(m, "MatMul", "/attn/MatMul", {"xs", "xt"}, {"s"});
+  testing::attr_ints(testing::first_node(m, "Transpose", "/attn/Transpose", {"x"}, {"xt"}), "perm",
+                     {0, 1, 3, 2});
+  testing::first_node(m, "Mul", "/attn/Mul", {"x", "c"}, {"xs"});
+  onnx::AttributeProto* value =
+      testing::first_node(m, "Constant", "/attn/Constant", {}, {"c"}).add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+  value->mutable_t()->add_float_data(0.125f);
+  const ir::Graph g = imported(m);
+  const ir::Op& softmax = g.op(g.find_op("/attn/Softmax"));
+  EXPECT_EQ(softmax.attrs.f("scale"), 0.125);
+  const ir::Op& bmm = g.op(g.tensor(softmax.inputs[0]).producer);
+  EXPECT_EQ(bmm.type, ir::OpType::Bmm);
+  EXPECT_EQ(bmm.inputs[0], g.find_tensor("x"));
+  ir::Interpreter it(g);
+  it.run();
+  const std::vector<float> x = it.value(g.find_tensor("x")).f32();
+  const std::vector<float> y = it.value(softmax.outputs.at(0)).f32();
+  // Row (1, 2, 3): softmax over j of 0.125 * sum_k x[i,k] x[j,k], in double.
+  std::vector<double> z(8);
+  double top = -1e300, sum = 0.0;
+  for (size_t j = 0; j < 8; ++j) {
+    for (size_t k = 0; k < 8; ++k)
+      z[j] += 0.125 * double{x[at(1, 2, 3, k)]} * double{x[at(1, 2, j, k)]};
+    top = std::max(top, z[j]);
+  }
+  for (double v : z)
+    sum += std::exp(v - top);
+  for (size_t j = 0; j < 8; ++j)
+    EXPECT_NEAR(y[at(1, 2, 3, j)], std::exp(z[j] - top) / sum, 1e-6) << j;
+}
+
 TEST_F(OnnxAttention, TriluOfAConstantFoldsAtImport) {
   TestModel m = testing::around(3);
   m.initializer("c", {8, 8});

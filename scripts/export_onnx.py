@@ -159,8 +159,14 @@ def parse_args(argv):
     for flag in ("layers", "heads", "width", "patch", "seq_len", "vocab"):
         if getattr(args, flag) < 0:
             p.error("--%s must be at least 1" % flag.replace("_", "-"))
-        if getattr(args, flag) and not transformer(args.model):
-            p.error("--%s applies to gpt, gpt2-small and vit only" % flag.replace("_", "-"))
+        applies = {"patch": args.model == "vit",
+                   "seq_len": args.model in gpt_model.PRESETS,
+                   "vocab": args.model in gpt_model.PRESETS}.get(flag, transformer(args.model))
+        if getattr(args, flag) and not applies:
+            p.error("--%s does not apply to %s (%s)" % (
+                flag.replace("_", "-"), args.model,
+                {"patch": "vit only", "seq_len": "gpt and gpt2-small only",
+                 "vocab": "gpt and gpt2-small only"}.get(flag, "gpt, gpt2-small and vit only")))
     if args.model in gpt_model.PRESETS and args.mode != "train":
         p.error("%s: only --mode train is supported" % args.model)
     return args

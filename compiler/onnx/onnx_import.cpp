@@ -143,8 +143,8 @@ ir::TensorId import_input(ImportContext& ctx, const OnnxImportOptions& options) 
     // The ids are drawn once the vocabulary is known (draw_token_ids).
     const ir::TensorId t =
         ctx.graph().add_parameter(names[0], TensorRole::Input, DType::I32, shape,
-                                  std::make_shared<const ir::HostArray>(std::vector<int32_t>(
-                                      static_cast<size_t>(ir::shape_numel(shape)), 0)));
+                                  std::make_shared<const ir::HostArray>(
+                                      DType::I32, static_cast<size_t>(ir::shape_numel(shape))));
     ctx.bind(names[0], t);
     return t;
   }
@@ -438,13 +438,12 @@ ir::Graph import_onnx(const std::string& path, const OnnxImportOptions& options)
           "do not apply");
     draw_token_ids(ctx, input, options.seed);
     add_lm_loss(ctx, input);
-    ir::verify_or_throw(graph, "ONNX import of '" + path + "'");
-    return graph;
+  } else {
+    std::vector<std::string> output_names;
+    for (const onnx::ValueInfoProto& out : ctx.onnx_graph().output())
+      output_names.push_back(out.name());
+    add_loss(graph, find_logits(ctx, graph.tensor(input).shape[0], options), output_names, options);
   }
-  std::vector<std::string> output_names;
-  for (const onnx::ValueInfoProto& out : ctx.onnx_graph().output())
-    output_names.push_back(out.name());
-  add_loss(graph, find_logits(ctx, graph.tensor(input).shape[0], options), output_names, options);
   ir::verify_or_throw(graph, "ONNX import of '" + path + "'");
   return graph;
 }

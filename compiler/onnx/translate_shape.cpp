@@ -393,27 +393,12 @@ void translate_split(NodeContext& n) {
 // causal mask built as torch.full((T, T), -inf).triu(1), which simplify recognises as
 // softmax's causal=1. Trilu of an integer or BOOL constant folds into an integer constant.
 // Only constants: the IR has no triangle op.
-void translate_trilu(NodeContext& n) {
-  n.allow_attributes({"upper"});
-  const bool upper = n.attr_int("upper", 1) != 0;
-  if (std::optional<IntConstant> c = n.int_constant(0)) {
-    // A boolean or integer triangle (torch.ones(T, T, dtype=bool).tril()): folded the same way.
-    if (c->dims.size() < 2)
-      n.fail("input 0 has rank " + std::to_string(c->dims.size()) + "; Trilu needs 2 or more");
-    const int64_t k = n.has_input(1) ? need_int(n, 1, "k").values.at(0) : 0;
-    const int64_t rows = c->dims[c->dims.size() - 2], cols = c->dims.back();
-    for (size_t e = 0; e < c->values.size(); ++e) {
-      const auto at = static_cast<int64_t>(e);
-      const int64_t i = (at / cols) % rows, j = at % cols;
-      if (!(upper ? j - i >= k : j - i <= k)) c->values[e] = 0;
-    }
-    n.set_int_output(0, *c);
-    return;
-  }
-  const std::vector<float> values = n.constant_floats(0);
-  const std::vector<int64_t> dims = n.constant_dims(0);
+// Zeroes the elements of `values` (dims `dims`, rank >= 2) outside Trilu's triangle.
+template <typename T>
+void keep_triangle(NodeContext& n, const std::vector<int64_t>& dims, std::vector<T>* values) {
   if (dims.size() < 2)
     n.fail("input 0 has rank " + std::to_string(dims.size()) + "; Trilu needs 2 or more");
+  const bool upper = n.attr_int("upper", 1) != 0;
   int64_t k = 0;
   if (n.has_input(1)) {
     const std::vector<int64_t> kv = need_int(n, 1, "k").values;
@@ -421,17 +406,28 @@ void translate_trilu(NodeContext& n) {
     k = kv[0];
   }
   const int64_t rows = dims[dims.size() - 2], cols = dims.back();
-  std::vector<float> out = values;
-  for (size_t e = 0; e < out.size(); ++e) {
+  for (size_t e = 0; e < values->size(); ++e) {
     const auto at = static_cast<int64_t>(e);
     const int64_t i = (at / cols) % rows, j = at % cols;
-    const bool kept = upper ? j - i >= k : j - i <= k;
-    if (!kept) out[e] = 0.0f;
+    if (!(upper ? j - i >= k : j - i <= k)) (*values)[e] = T{0};
   }
+}
+
+void translate_trilu(NodeContext& n) {
+  n.allow_attributes({"upper"});
+  if (std::optional<IntConstant> c = n.int_constant(0)) {
+    // A boolean or integer triangle (torch.ones(T, T, dtype=bool).tril()).
+    keep_triangle(n, c->dims, &c->values);
+    n.set_int_output(0, *c);
+    return;
+  }
+  std::vector<float> values = n.constant_floats(0);
+  const std::vector<int64_t> dims = n.constant_dims(0);
+  keep_triangle(n, dims, &values);
   ir::Graph& g = n.import().graph();
   n.set_output(
       0, g.add_parameter(g.unique_name(n.name()), ir::TensorRole::Scratch, ir::DType::F32, dims,
-                         std::make_shared<const ir::HostArray>(std::move(out)), true));
+                         std::make_shared<const ir::HostArray>(std::move(values)), true));
 }
 
 void translate_slice(NodeContext& n) {

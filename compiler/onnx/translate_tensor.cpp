@@ -40,22 +40,40 @@ ir::TensorId broadcast_to(NodeContext& n, ir::TensorId t, const ir::Shape& out, 
                {t}, Attrs{{"shape", out}});
 }
 
-void translate_broadcasting(NodeContext& n, OpType type) {
-  n.allow_attributes({});
-  const ir::TensorId a = n.input(0), b = n.input(1);
-  const ir::Shape sa = n.input_tensor(0).shape, sb = n.input_tensor(1).shape;
-  ir::Shape out(std::max(sa.size(), sb.size()), 1);
+// NumPy's broadcast of shapes a and b (aligned at the right, each axis equal or 1 on one
+// side), or nullopt with *conflict saying where they disagree: "axis 2: 3 vs 8".
+std::optional<ir::Shape> broadcast_shape(const ir::Shape& a, const ir::Shape& b,
+                                         std::string* conflict) {
+  ir::Shape out(std::max(a.size(), b.size()), 1);
   for (size_t i = 0; i < out.size(); ++i) {
-    const int64_t da = i < sa.size() ? sa[sa.size() - 1 - i] : 1;
-    const int64_t db = i < sb.size() ? sb[sb.size() - 1 - i] : 1;
-    if (da != db && da != 1 && db != 1)
-      n.fail("inputs " + ir::shape_text(n.input_tensor(0).dtype, sa) + " and " +
-             ir::shape_text(n.input_tensor(1).dtype, sb) + " do not broadcast (axis " +
-             std::to_string(out.size() - 1 - i) + ": " + std::to_string(da) + " vs " +
-             std::to_string(db) + ")");
+    const int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
+    const int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
+    if (da != db && da != 1 && db != 1) {
+      *conflict = "axis " + std::to_string(out.size() - 1 - i) + ": " + std::to_string(da) +
+                  " vs " + std::to_string(db);
+      return std::nullopt;
+    }
     out[out.size() - 1 - i] = std::max(da, db);
   }
-  n.set_output(0, n.add(type, {broadcast_to(n, a, out, "a"), broadcast_to(n, b, out, "b")}, {}));
+  return out;
+}
+
+// `type` of a and b broadcast to their common shape.
+void add_broadcasting(NodeContext& n, OpType type, ir::TensorId a, ir::TensorId b) {
+  const ir::Graph& g = n.import().graph();
+  const ir::Tensor& ta = g.tensor(a);
+  const ir::Tensor& tb = g.tensor(b);
+  std::string conflict;
+  const std::optional<ir::Shape> out = broadcast_shape(ta.shape, tb.shape, &conflict);
+  if (!out)
+    n.fail("inputs " + ir::shape_text(ta.dtype, ta.shape) + " and " +
+           ir::shape_text(tb.dtype, tb.shape) + " do not broadcast (" + conflict + ")");
+  n.set_output(0, n.add(type, {broadcast_to(n, a, *out, "a"), broadcast_to(n, b, *out, "b")}, {}));
+}
+
+void translate_broadcasting(NodeContext& n, OpType type) {
+  n.allow_attributes({});
+  add_broadcasting(n, type, n.input(0), n.input(1));
 }
 
 // The single value of a FLOAT constant (a Constant node's output, not an initializer, which
@@ -75,17 +93,12 @@ void translate_expand(NodeContext& n) {
   const std::optional<IntConstant> target = n.int_constant(1);
   if (!target) n.fail("input 1 (shape) must be an integer constant or a static shape computation");
   const ir::Shape in = n.input_tensor(0).shape;
-  const ir::Shape& want = target->values;
-  ir::Shape out(std::max(in.size(), want.size()), 1);
-  for (size_t i = 0; i < out.size(); ++i) {
-    const int64_t di = i < in.size() ? in[in.size() - 1 - i] : 1;
-    const int64_t dw = i < want.size() ? want[want.size() - 1 - i] : 1;
-    if (di != dw && di != 1 && dw != 1)
-      n.fail("input " + ir::shape_text(n.input_tensor(0).dtype, in) + " does not broadcast to " +
-             ir::ints_text(want) + " (axis " + std::to_string(out.size() - 1 - i) + ")");
-    out[out.size() - 1 - i] = std::max(di, dw);
-  }
-  n.set_output(0, broadcast_to(n, n.input(0), out, "input"));
+  std::string conflict;
+  const std::optional<ir::Shape> out = broadcast_shape(in, target->values, &conflict);
+  if (!out)
+    n.fail("input " + ir::shape_text(n.input_tensor(0).dtype, in) + " does not broadcast to " +
+           ir::ints_text(target->values) + " (" + conflict + ")");
+  n.set_output(0, broadcast_to(n, n.input(0), *out, "input"));
 }
 
 // Where(condition, X, Y) with a constant condition choosing between a tensor and a FLOAT
@@ -117,19 +130,7 @@ void translate_where(NodeContext& n) {
   const ir::TensorId m =
       g.add_parameter(g.unique_name(n.name() + "/mask"), ir::TensorRole::Scratch, ir::DType::F32,
                       dims, std::make_shared<const ir::HostArray>(std::move(mask)), true);
-  const ir::TensorId x = n.input(fill == 1 ? 2 : 1);
-  const ir::Shape sx = g.tensor(x).shape;
-  ir::Shape out(std::max(sx.size(), dims.size()), 1);
-  for (size_t i = 0; i < out.size(); ++i) {
-    const int64_t da = i < sx.size() ? sx[sx.size() - 1 - i] : 1;
-    const int64_t db = i < dims.size() ? dims[dims.size() - 1 - i] : 1;
-    if (da != db && db != 1 && da != 1)
-      n.fail("the condition " + ir::ints_text(dims) + " does not broadcast to the tensor " +
-             ir::shape_text(g.tensor(x).dtype, sx));
-    out[out.size() - 1 - i] = std::max(da, db);
-  }
-  n.set_output(
-      0, n.add(OpType::Add, {broadcast_to(n, x, out, "a"), broadcast_to(n, m, out, "b")}, {}));
+  add_broadcasting(n, OpType::Add, n.input(fill == 1 ? 2 : 1), m);
 }
 
 void translate_add(NodeContext& n) {

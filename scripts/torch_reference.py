@@ -746,17 +746,24 @@ class SimDump:
         """The head count: the second dimension of the attention scores [N, heads, T, T], the
         zoo's tensor `scores_name`, or in a step compiled from ONNX (whose names are the
         exporter's) the one such shape every [N, *, T, T] tensor has. Torch's own
-        MultiheadAttention keeps [N*heads, T, T]."""
+        MultiheadAttention keeps [N*heads, T, T]. A step compiled with --fuse-attention has no
+        scores: its fused attentions' row log-sum-exps (*.lse) are [N, heads, T] or
+        [N*heads, T]."""
         scores = self.tensors.get(scores_name)
         if scores is not None and len(scores["shape"]) == 4:
             return scores["shape"][1]
         found = set()
-        for entry in self.tensors.values():
+        for name, entry in self.tensors.items():
             shape = entry["shape"]
             if len(shape) == 4 and shape[0] == n and shape[2] == t and shape[3] == t:
                 found.add(shape[1])
             if len(shape) == 3 and shape[1] == t and shape[2] == t and shape[0] % n == 0:
                 found.add(shape[0] // n)
+            if name.endswith(".lse"):
+                if len(shape) == 3 and shape[0] == n and shape[2] == t:
+                    found.add(shape[1])
+                if len(shape) == 2 and shape[1] == t and shape[0] % n == 0:
+                    found.add(shape[0] // n)
         if len(found) != 1:
             raise InputError("no tensor %s [N, heads, T, T] tells the head count%s" % (
                 scores_name, "" if not found else " (the scores-shaped tensors disagree: %s)"

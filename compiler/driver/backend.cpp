@@ -13,6 +13,7 @@
 #include "compiler/schedule/lifetimes.h"
 #include "compiler/schedule/schedule.h"
 #include "isa/common/errors.h"
+#include "simulator/timing/plan.h"
 
 namespace s2::compiler {
 namespace {
@@ -46,6 +47,14 @@ std::string clipping_summary(const Program& program, const BackendOptions& optio
       max_norm, mib(with), mib(without), mib(with) - mib(without));
 }
 
+// Bytes the timing model's tiles load from and store to DRAM over the whole step.
+uint64_t planned_traffic(const isa::Executable& exe, const target::TargetDesc& target) {
+  uint64_t bytes = 0;
+  for (const sim::timing::InstructionPlan& plan : sim::timing::plan_program(exe, target))
+    bytes += plan.load_bytes() + plan.store_bytes();
+  return bytes;
+}
+
 // s2sim refuses an executable whose plan exceeds its configuration's DRAM: say so now, with
 // the plan's parts, instead of writing one.
 void check_dram_capacity(const memory::MemoryPlan& plan, const target::TargetDesc& target) {
@@ -77,6 +86,7 @@ BackendResult run_backend(const ir::Graph& training_step, const BackendOptions& 
   for (const auto& pass : pass_registry()) {
     if (pass.value.half != PassHalf::Back) continue;
     const PassRecord record = run_pass(pass.name, program, context);
+    if (pass.name == "fuse-attention") result.attention_summary = record.summary;
     if (pass.name == "place-concat") result.concat_summary = record.summary;
     if (pass.name == "elide-copies") result.copies_summary = record.summary;
     if (pass.name == "fuse") {
@@ -87,6 +97,30 @@ BackendResult run_backend(const ir::Graph& training_step, const BackendOptions& 
   }
   result.plan = program.plan;
   result.clipping_summary = clipping_summary(program, options);
+  if (options.fuse_attention) {
+    // The same step without fused attention, compiled the same way, for comparison.
+    BackendOptions plain = options;
+    plain.fuse_attention = false;
+    plain.target = &context.target();
+    plain.dump_after.clear();
+    plain.memory_report.clear();
+    const target::TargetDesc& target = context.target();
+    const uint64_t fused = planned_traffic(program.executable, target);
+    std::string without;
+    try {
+      const BackendResult unfused = run_backend(training_step, plain);
+      const uint64_t bytes = planned_traffic(unfused.executable, target);
+      without = fmt::format("{:.1f} MiB without it ({:.2f}x), DRAM {:.1f} MiB without it",
+                            mib(bytes), static_cast<double>(bytes) / static_cast<double>(fused),
+                            mib(unfused.plan.dram_size));
+    } catch (const UserError& e) {
+      without = std::string("without it the step does not compile: ") + e.what();
+    }
+    result.attention_traffic = fmt::format(
+        "DRAM traffic planned by the timing model of '{}': {:.1f} MiB with fused "
+        "attention, {}; DRAM {:.1f} MiB with it",
+        target.name, mib(fused), without, mib(program.plan.dram_size));
+  }
   result.executable = std::move(program.executable);
   const std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start;
   result.milliseconds = ms.count();
@@ -96,6 +130,8 @@ BackendResult run_backend(const ir::Graph& training_step, const BackendOptions& 
 std::string backend_summary(const BackendResult& r) {
   std::string s = fmt::format("fusion: {} ops -> {} ops; {}\n", r.ops_before_fusion,
                               r.ops_after_fusion, r.fusion_summary);
+  if (!r.attention_summary.empty()) s += "attention: " + r.attention_summary + "\n";
+  if (!r.attention_traffic.empty()) s += "attention: " + r.attention_traffic + "\n";
   if (r.concat_summary != "no concat") s += "concat: " + r.concat_summary + "\n";
   if (!r.copies_summary.empty() && r.copies_summary != ir::kNoCopyElided)
     s += "copies: " + r.copies_summary + "\n";

@@ -20,6 +20,7 @@ struct BackendOptions {
   // use otherwise.
   const target::TargetDesc* target = nullptr;
   bool fuse = true;
+  bool fuse_attention = false;  // pass fuse-attention (passes/attention_fusion.h)
   std::string schedule = "memory-aware";
   memory::PlanOptions plan;
   std::string memory_report;     // write the plan as JSON here when not empty
@@ -32,6 +33,10 @@ struct BackendResult {
   size_t ops_before_fusion = 0;
   size_t ops_after_fusion = 0;
   std::string fusion_summary;
+  std::string attention_summary;  // pass fuse-attention
+  // With --fuse-attention: the DRAM traffic and memory the timing model plans for the step,
+  // against the same step compiled without it (empty otherwise).
+  std::string attention_traffic;
   std::string concat_summary;  // pass place-concat
   std::string copies_summary;  // pass elide-copies
   memory::MemoryPlan plan;

@@ -248,6 +248,10 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   add_backend_flags(compile_cmd, &back);
   compile_cmd->add_flag("--no-fuse", no_fuse, "do not fuse PPU epilogues into PE instructions");
+  compile_cmd->add_flag("--fuse-attention", back.fuse_attention,
+                        "compute each attention and its backward as FlashAttention-style fused "
+                        "PE instructions (attn_fwd, attn_bwd): the scores stay on chip "
+                        "(docs/attention.md)");
   compile_cmd->add_flag("--force", force,
                         "replace existing output files of another kind (-o, --memory-report, "
                         "--dump-file); the inputs are never overwritten");

@@ -35,6 +35,9 @@ void run_opt(const OptOptions& options) {
   PassContext context;
   context.front.sgd = options.sgd;
   context.back = options.back;
+  // Naming a pass runs it: fuse-attention, off in `s2c compile` unless --fuse-attention.
+  for (const std::string& pass : options.passes)
+    if (pass == "fuse-attention") context.back.fuse_attention = true;
   for (const std::string& pass : options.passes)
     run_pass(pass, program, context);
 

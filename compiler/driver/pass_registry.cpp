@@ -9,6 +9,7 @@
 #include "compiler/memory/memory_report.h"
 #include "compiler/memory/planner.h"
 #include "compiler/passes/algebraic_simplify.h"
+#include "compiler/passes/attention_fusion.h"
 #include "compiler/passes/concat_placement.h"
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/copy_elision.h"
@@ -66,6 +67,13 @@ std::string run_simplify(Program& p, PassContext&) {
   return dead.changed ? r.summary + "; then " + dead.summary : r.summary;
 }
 
+std::string run_fuse_attention(Program& p, PassContext& c) {
+  if (!c.back.fuse_attention) return "off (give --fuse-attention)";
+  ir::PassResult r = ir::fuse_attention(p.graph, c.target());
+  if (r.changed) p.graph = std::move(r.graph);
+  return r.summary;
+}
+
 std::string run_fuse(Program& p, PassContext& c) {
   if (!c.back.fuse) return "fusion off (--no-fuse)";
   ir::PassResult r = ir::fuse_epilogues(p.graph, ir::fusion_options(c.target()));
@@ -115,6 +123,10 @@ Registry<PassInfo> make_registry() {
                  run_graph_pass<ir::constant_folding>});
   r.add("simplify", {front, Stage::Graph, Stage::Graph,
                      "algebraic simplification, then dead-code elimination", run_simplify});
+  r.add("fuse-attention",
+        {back, Stage::Graph, Stage::Graph,
+         "attention and its backward as FlashAttention-style PE ops (--fuse-attention)",
+         run_fuse_attention});
   r.add("fuse", {back, Stage::Graph, Stage::Graph, "PPU epilogues into PE ops", run_fuse});
   r.add("place-concat",
         {back, Stage::Graph, Stage::Graph,

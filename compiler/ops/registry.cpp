@@ -126,6 +126,7 @@ const OpRegistry& op_registry() {
     register_layer_norm_ops(r);
     register_embedding_ops(r);
     register_softmax_ops(r);
+    register_attention_ops(r);
     register_eltwise_ops(r);
     register_activation_ops(r);
     register_dropout_ops(r);

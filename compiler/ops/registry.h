@@ -126,6 +126,7 @@ void register_batch_norm_ops(OpRegistry& r);
 void register_layer_norm_ops(OpRegistry& r);
 void register_embedding_ops(OpRegistry& r);
 void register_softmax_ops(OpRegistry& r);
+void register_attention_ops(OpRegistry& r);
 void register_eltwise_ops(OpRegistry& r);
 void register_activation_ops(OpRegistry& r);
 void register_dropout_ops(OpRegistry& r);

@@ -63,6 +63,23 @@ class Elider {
     return users[0];
   }
 
+  // Whether `view` reads t, and every other reader of t is a computing op reading t itself
+  // (through t's descriptor, which follows t's new layout), not a view over it and not an
+  // in-place writer: fused attention's backward reads the forward output y beside the head
+  // merge's transpose.
+  bool only_direct_readers_besides(TensorId t, OpId view) const {
+    bool seen = false;
+    for (OpId u : consumers_[t.index()]) {
+      if (u == view) {
+        seen = true;
+        continue;
+      }
+      const Op& op = g_.op(u);
+      if (op_schema(op.type).fusion == FusionClass::View || g_.writes_in_place(op)) return false;
+    }
+    return seen;
+  }
+
   bool try_elide(OpId copy_id) {
     const Op& copy = g_.op(copy_id);
     if (!is_copy(copy) || !copy.inputs.at(0).valid()) return false;
@@ -73,7 +90,8 @@ class Elider {
     const Op& transpose = g_.op(xt.producer);
     const TensorId y = transpose.inputs.at(0);
     const Tensor& yt = g_.tensor(y);
-    if (!yt.producer.valid() || sole_consumer(y) != xt.producer || is_step_output(y)) return false;
+    if (!yt.producer.valid() || !only_direct_readers_besides(y, xt.producer) || is_step_output(y))
+      return false;
     const Op& producer = g_.op(yt.producer);
     const FusionClass fusion = op_schema(producer.type).fusion;
     if (fusion == FusionClass::View || producer.type == OpType::Concat) return false;

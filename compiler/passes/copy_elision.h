@@ -9,7 +9,9 @@
 // a descriptor's strides, so the op that produced the permuted tensor can write it in the
 // copy's layout directly. For each
 //
-//   y = P(...)            P a computing op, y a fresh dense output read only by the transpose
+//   y = P(...)            P a computing op, y a fresh dense output read by the transpose (and
+//                         otherwise only by computing ops reading y itself: fused attention's
+//                         backward reads the forward's y)
 //   x = transpose(y)      read only by the copy
 //   o = copy(x)           or scale(x) alpha=1 beta=0
 //
@@ -18,8 +20,8 @@
 // x then has o's shape, strides and offset, every reader of o reads x instead, and the copy is
 // gone (with y's old buffer). The values are the same bits, except that the scale(1, 0) copy
 // turned -0 into +0 and the elided one keeps -0. Not elided: a copy whose output is an output
-// of the step, a producer that updates an input in place, and a transposed tensor read by
-// anything else.
+// of the step, a producer that updates an input in place, a transposed tensor read by
+// anything else, and a y read through another view.
 //
 // The same idea without a copy: a buffer written by a PE op (conv2d, gemm, bmm) whose every
 // computing reader reads it through one transposed view x (ViT's patch embedding, conv2d's

@@ -257,6 +257,42 @@ void check_shapes(Checker& c) {
         c.expect_shape(s, rows, "one per row: the shape of 'x' without its last dimension");
       return;
     }
+    case Opcode::AttnFwd:
+    case Opcode::AttnBwd: {
+      const auto q = c.dims(Slot::Q), k = c.dims(Slot::K), v = c.dims(Slot::V);
+      if (q.size() < 3 || q.size() != k.size() || q.size() != v.size()) {
+        c.fail("operands 'q' " + shape_text(q) + ", 'k' " + shape_text(k) + " and 'v' " +
+               shape_text(v) +
+               " must have the same rank, 3 or 4: one or two batch dimensions, "
+               "then rows and a head dimension");
+        return;
+      }
+      const size_t r = q.size();
+      const std::vector<uint32_t> batch(q.begin(), q.end() - 2);
+      if (!std::equal(batch.begin(), batch.end(), k.begin()) ||
+          !std::equal(batch.begin(), batch.end(), v.begin())) {
+        c.fail("batch dimensions differ: 'q' " + shape_text(q) + ", 'k' " + shape_text(k) +
+               ", 'v' " + shape_text(v));
+        return;
+      }
+      if (k[r - 1] != q[r - 1] || v[r - 2] != k[r - 2]) {
+        c.fail("'k' " + shape_text(k) + " must have the head dimension of 'q' " + shape_text(q) +
+               " and the rows of 'v' " + shape_text(v));
+        return;
+      }
+      std::vector<uint32_t> scores = batch, y = batch, rows = batch;
+      scores.insert(scores.end(), {q[r - 2], k[r - 2]});
+      y.insert(y.end(), {q[r - 2], v[r - 1]});
+      rows.push_back(q[r - 2]);
+      c.expect_shape(Slot::Mask, scores, "batch dimensions, then query rows x key rows");
+      c.expect_shape(Slot::Y, y, "batch dimensions, then query rows x the head dimension of 'v'");
+      c.expect_shape(Slot::Dy, y, "shape of 'y'");
+      c.expect_shape(Slot::Lse, rows, "one per query row: batch dimensions, then query rows");
+      c.expect_shape(Slot::DQ, q, "shape of 'q'");
+      c.expect_shape(Slot::DK, k, "shape of 'k'");
+      c.expect_shape(Slot::DV, v, "shape of 'v'");
+      return;
+    }
     case Opcode::Softmax: {
       const auto x = c.dims(Slot::X);
       if (inst.flag(Field::Causal) && x.size() < 2)

@@ -4,6 +4,7 @@
 
 #include "isa/common/errors.h"
 #include "isa/encoding/semantics.h"
+#include "simulator/functional/attention.h"
 #include "simulator/functional/batch_norm.h"
 #include "simulator/functional/conv.h"
 #include "simulator/functional/dma.h"
@@ -70,6 +71,8 @@ const KernelRegistry& kernel_registry() {
     add(isa::Opcode::Conv2dBwdWeight, run_conv2d_bwd_weight);
     add(isa::Opcode::Gemm, run_gemm);
     add(isa::Opcode::Bmm, run_bmm);
+    add(isa::Opcode::AttnFwd, run_attn_fwd);
+    add(isa::Opcode::AttnBwd, run_attn_bwd);
     add(isa::Opcode::BnFwd, run_bn_fwd);
     add(isa::Opcode::BnBwd, run_bn_bwd);
     add(isa::Opcode::MaxPoolFwd, run_maxpool_fwd);

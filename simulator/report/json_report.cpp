@@ -37,6 +37,7 @@ void write_json_report(const RunResult& r, std::ostream& os) {
          {"tiles", i.tiles},
          {"macs", i.macs},
          {"bytes", i.bytes},
+         {"dram_bytes", i.dram_bytes},
          {"roofline_cycles", i.roofline_cycles},
          {"pe_utilization", i.unit == isa::Unit::Pe && i.cycles() > 0 && r.pe_count > 0
                                 ? static_cast<double>(i.macs) / (static_cast<double>(r.pe_count) *

@@ -25,7 +25,8 @@ struct InstructionRecord {
   uint64_t compute_cycles = 0;  // PE plus PPU cycles of its tiles
   uint64_t tiles = 0;
   uint64_t macs = 0;
-  uint64_t bytes = 0;  // roofline bytes
+  uint64_t bytes = 0;       // roofline bytes
+  uint64_t dram_bytes = 0;  // what its tiles load and store (the timing plan)
   uint64_t roofline_cycles = 0;
 
   uint64_t cycles() const { return end_cycle - start_cycle; }

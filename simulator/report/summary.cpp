@@ -77,6 +77,31 @@ std::string summary_text(const RunResult& r) {
               1, "%")
      << "), row hits " << r.dram.row_hits << ", misses " << r.dram.row_misses << ", conflicts "
      << r.dram.row_conflicts << "\n";
+  // Attention's share, fused (attn_fwd, attn_bwd) or not (bmm, softmax, softmax_bwd): the
+  // figure to compare between a step compiled with --fuse-attention and one without.
+  uint64_t fused = 0, unfused = 0;
+  size_t fused_count = 0, unfused_count = 0;
+  for (const InstructionRecord& rec : r.instructions) {
+    if (rec.mnemonic == "attn_fwd" || rec.mnemonic == "attn_bwd") {
+      fused += rec.dram_bytes;
+      ++fused_count;
+    } else if (rec.mnemonic == "bmm" || rec.mnemonic == "softmax" ||
+               rec.mnemonic == "softmax_bwd") {
+      unfused += rec.dram_bytes;
+      ++unfused_count;
+    }
+  }
+  if (fused_count + unfused_count > 0)
+    os << "  attention          " << mib(fused + unfused) << " of DRAM traffic: "
+       << (fused_count > 0 ? std::to_string(fused_count) + " fused attn_fwd/attn_bwd " + mib(fused)
+                           : std::string())
+       << (fused_count > 0 && unfused_count > 0 ? ", " : "")
+       << (unfused_count > 0
+               ? std::to_string(unfused_count) + " bmm/softmax/softmax_bwd " + mib(unfused)
+               : std::string())
+       << (fused_count == 0 ? " (unfused; s2c compile --fuse-attention keeps the scores on chip)"
+                            : "")
+       << "\n";
   os << "  DMA                " << r.dram_events.size() << " transfers on " << r.dma_engines
      << " engines, " << r.dma_wait_cycles << " cycles waiting for a free engine\n";
   // The planned peak is the program-order maximum (the arena's lower bound plus the persistent

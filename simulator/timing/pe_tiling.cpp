@@ -47,16 +47,6 @@ std::array<uint64_t, 4> footprint(uint64_t m, uint64_t n, uint64_t k, const Need
           m * n * kF32Bytes * (1 + e.per_pixel) + n * kF32Bytes * e.per_column};
 }
 
-// Sizes to try along an axis of `size` indices for an array edge `edge`.
-std::set<uint64_t> candidate_sizes(uint64_t size, uint64_t edge) {
-  std::set<uint64_t> out{size};
-  for (uint64_t s = edge; s < size; s *= 2)
-    out.insert(s);
-  for (uint64_t s = edge; s > 0; s /= 2)
-    out.insert(std::min(s, size));
-  return out;
-}
-
 struct Blocking {
   Dims3 m, n, k;
   double time = 0;
@@ -93,11 +83,11 @@ Blocking choose(const GemmView& v, const isa::Instruction& inst, const target::T
   const uint64_t per_pixel_bytes = kF32Bytes * (1 + needs.per_pixel);
   bool found = false;
   Blocking best;
-  for (uint64_t nb : candidate_sizes(nsize, target.pe_array.cols)) {
+  for (uint64_t nb : block_size_candidates(nsize, target.pe_array.cols)) {
     const uint64_t column_bytes = nb * kF32Bytes * needs.per_column;
     if (column_bytes >= half[3]) continue;
     std::set<uint64_t> seen_k;
-    for (uint64_t kt : candidate_sizes(ksize, target.pe_array.rows)) {
+    for (uint64_t kt : block_size_candidates(ksize, target.pe_array.rows)) {
       const Dims3 kd = aligned(v.k, kt);
       const uint64_t kb = GemmView::size(kd);
       if (!seen_k.insert(kb).second) continue;
@@ -133,7 +123,7 @@ Blocking choose(const GemmView& v, const isa::Instruction& inst, const target::T
   const uint64_t column_bytes = pack * nsize * kF32Bytes * needs.per_column;
   if (column_bytes >= half[3] || pack * ksize * pack * nsize * kF32Bytes > half[1]) return best;
   const uint64_t packs = ceil_div(v.groups, pack), last = v.groups - (packs - 1) * pack;
-  for (uint64_t mt : candidate_sizes(msize, target.pe_array.cols)) {
+  for (uint64_t mt : block_size_candidates(msize, target.pe_array.cols)) {
     mt = std::min({mt, half[0] / (pack * ksize * kF32Bytes), half[2] / (pack * nsize * kF32Bytes),
                    (half[3] - column_bytes) / (pack * nsize * per_pixel_bytes)});
     if (mt == 0) continue;
@@ -176,6 +166,15 @@ uint64_t extent(const Range3& r) {
 }
 
 }  // namespace
+
+std::set<uint64_t> block_size_candidates(uint64_t size, uint64_t edge) {
+  std::set<uint64_t> out{size};
+  for (uint64_t s = edge; s < size; s *= 2)
+    out.insert(s);
+  for (uint64_t s = edge; s > 0; s /= 2)
+    out.insert(std::min(s, size));
+  return out;
+}
 
 std::vector<Tile> tile_pe_instruction(const isa::Instruction& inst,
                                       const target::TargetDesc& target, const PeArrayModel& model) {

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "isa/common/errors.h"
+#include "simulator/timing/attention_tiling.h"
 
 namespace s2::sim::timing {
 
@@ -42,7 +43,9 @@ InstructionPlan plan_instruction(const isa::Instruction& inst, const target::Tar
   plan.unit = inst.info().unit;
   switch (plan.unit) {
     case isa::Unit::Pe:
-      plan.tiles = tile_pe_instruction(inst, target, model);
+      plan.tiles = inst.opcode() == isa::Opcode::AttnFwd || inst.opcode() == isa::Opcode::AttnBwd
+                       ? tile_attention(inst, target, model)
+                       : tile_pe_instruction(inst, target, model);
       break;
     case isa::Unit::Ppu:
     case isa::Unit::Dma:

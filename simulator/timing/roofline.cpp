@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "simulator/timing/attention_tiling.h"
 #include "simulator/timing/gemm_view.h"
 
 namespace s2::sim::timing {
@@ -36,7 +37,10 @@ double dram_bytes_per_cycle(const target::TargetDesc& target) {
 
 Roofline roofline(const isa::Instruction& inst, const target::TargetDesc& target) {
   Roofline r;
-  if (inst.info().unit == isa::Unit::Pe) r.macs = gemm_view(inst).macs;
+  if (inst.opcode() == isa::Opcode::AttnFwd || inst.opcode() == isa::Opcode::AttnBwd)
+    r.macs = attention_macs(inst);
+  else if (inst.info().unit == isa::Unit::Pe)
+    r.macs = gemm_view(inst).macs;
   for (const isa::OperandSig& sig : inst.info().operands) {
     const auto& desc = inst.operand(sig.slot);
     if (!desc) continue;

@@ -40,6 +40,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "isa/encoding/instruction.h"
@@ -59,11 +60,19 @@ struct Tile {
   std::vector<DramAccess> stores;
   uint64_t pe_cycles = 0;
   uint64_t ppu_cycles = 0;
-  PassShape shape;                      // M_b x N_b x K_b of a PE tile; zero otherwise
+  PassShape shape;  // M_b x N_b x K_b of a PE tile; zero otherwise
+  // Fused attention (attention_tiling.h): every product the tile runs on the array, pe_cycles
+  // their sum; ppu_cycles is then the PPU's softmax work, not an epilogue. Empty otherwise.
+  std::vector<PassShape> products;
   uint64_t elements = 0;                // PPU/DMA tile: work elements (E of its pass part)
   std::optional<target::PpuOp> ppu_op;  // PPU tile: the cost entry of its pass (none: DMA)
   std::array<uint64_t, 4> footprint{};  // bytes used in each Buffer
 };
+
+// Block sizes the sequencer tries along an axis of `size` indices for an array edge `edge`:
+// the powers of two from the edge below the size, the size itself, and the powers of two below
+// the edge.
+std::set<uint64_t> block_size_candidates(uint64_t size, uint64_t edge);
 
 // Tiles of a PE instruction (conv2d, conv2d_bwd_data, conv2d_bwd_weight, gemm).
 std::vector<Tile> tile_pe_instruction(const isa::Instruction& inst,

@@ -63,17 +63,31 @@ uint64_t RtlTileClock::compute(isa::Unit unit, uint32_t index, const std::string
                                const timing::Tile& tile) {
   const std::string where =
       "instruction " + std::to_string(index) + " (" + op + "), tile " + std::to_string(tile_index);
-  if (unit == isa::Unit::Pe) return pe_tile(where, tile) + epilogue(where, inst, tile);
+  if (unit == isa::Unit::Pe && !tile.products.empty()) {  // fused attention
+    uint64_t cycles = 0;
+    for (const timing::PassShape& p : tile.products)
+      cycles += pe_product(where, p, model_->tile_cycles(p));
+    rtl::TimingCosim& u = log_.timing_epilogue;
+    if (tile.ppu_cycles > 0 && units_.epilogue_ppu != nullptr) {
+      ++u.model_timed_tiles;
+      u.model_timed_cycles += tile.ppu_cycles;
+      u.model_timed_ops.insert(std::string(inst.info().mnemonic) + " softmax");
+    }
+    wait_cycles(tile.ppu_cycles);
+    return cycles + tile.ppu_cycles;
+  }
+  if (unit == isa::Unit::Pe)
+    return pe_product(where, tile.shape, tile.pe_cycles) + epilogue(where, inst, tile);
   return ppu_tile(where, inst, tile);
 }
 
-uint64_t RtlTileClock::pe_tile(const std::string& where, const timing::Tile& tile) {
-  if (tile.pe_cycles == 0) return 0;
+uint64_t RtlTileClock::pe_product(const std::string& where, const timing::PassShape& s,
+                                  uint64_t model_cycles) {
+  if (model_cycles == 0) return 0;
   if (units_.pe_array == nullptr) {
-    wait_cycles(tile.pe_cycles);
-    return tile.pe_cycles;
+    wait_cycles(model_cycles);
+    return model_cycles;
   }
-  const timing::PassShape& s = tile.shape;
   const size_t largest = std::max({std::min(s.m, limit_.m) * std::min(s.k, limit_.k),
                                    std::min(s.k, limit_.k) * std::min(s.n, limit_.n),
                                    std::min(s.m, limit_.m) * std::min(s.n, limit_.n)});
@@ -101,7 +115,7 @@ uint64_t RtlTileClock::pe_tile(const std::string& where, const timing::Tile& til
         cycles += got;
       }
   record(log_.timing_pe_array, where + " (" + shape_text(s.m, s.n, s.k) + " M_b x N_b x K_b)",
-         passes, cycles, tile.pe_cycles, divergence);
+         passes, cycles, model_cycles, divergence);
   return cycles;
 }
 

@@ -43,7 +43,9 @@ class RtlTileClock {
                    const isa::Instruction& inst, size_t tile_index, const timing::Tile& tile);
 
  private:
-  uint64_t pe_tile(const std::string& where, const timing::Tile& tile);
+  // The PE array's cycles of one product of a tile; model_cycles is the model's figure for it.
+  uint64_t pe_product(const std::string& where, const timing::PassShape& shape,
+                      uint64_t model_cycles);
   uint64_t epilogue(const std::string& where, const isa::Instruction& inst,
                     const timing::Tile& tile);
   uint64_t ppu_tile(const std::string& where, const isa::Instruction& inst,

@@ -58,6 +58,7 @@ void Unit::execute(uint32_t index) {
   r.unit = unit_;
   r.macs = plan.macs;
   r.bytes = plan.bytes;
+  r.dram_bytes = plan.load_bytes() + plan.store_bytes();
   r.roofline_cycles = plan.roofline_cycles;
   r.tiles = plan.tiles.size();
   r.start_cycle = ctx.clock.cycle_at_or_after(now_ps());

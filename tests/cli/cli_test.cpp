@@ -62,9 +62,11 @@ TEST_F(Cli, VersionAndHelp) {
     EXPECT_NE(r.out.find(word), std::string::npos) << word << " missing from:\n" << r.out;
   r = run(kS2c + " opt --help");  // the passes, from their registry
   EXPECT_EQ(r.status, 0);
-  EXPECT_NE(r.out.find("{import,autodiff,shape-inference,dce,cse,fold,simplify,fuse,place-concat,"
-                       "elide-copies,schedule,plan,lower}"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find(
+          "{import,autodiff,shape-inference,dce,cse,fold,simplify,fuse-attention,fuse,place-concat,"
+          "elide-copies,schedule,plan,lower}"),
+      std::string::npos)
       << r.out;
   r = run(kS2sim + " --help");
   EXPECT_EQ(r.status, 0);

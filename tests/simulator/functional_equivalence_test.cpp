@@ -4,7 +4,9 @@
 // order by s2::sim::functional. Every tensor-table entry's final bytes must equal those the
 // compiler's stream checker leaves (the same instructions through the op registry's reference
 // kernels), and the loss, weights, optimizer and batch-norm state must equal the reference
-// interpreter's on the unfused graph. mlp and gpt also with gradient clipping (gpt with AdamW).
+// interpreter's on the unfused graph. mlp and gpt also with gradient clipping (gpt with AdamW);
+// gpt, bert and vit also with --fuse-attention, against the interpreter on the graph with the
+// attentions fused (fused attention changes the summation order: docs/attention.md).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -17,8 +19,11 @@
 #include "compiler/driver/frontend.h"
 #include "compiler/interp/interpreter.h"
 #include "compiler/lower/stream_checker.h"
+#include "compiler/passes/attention_fusion.h"
+#include "isa/common/config_dir.h"
 #include "isa/container/reader.h"
 #include "isa/container/writer.h"
+#include "simulator/dram/load_target.h"
 #include "simulator/functional/execute.h"
 
 namespace s2::sim::functional {
@@ -27,6 +32,7 @@ namespace {
 struct Compiled {
   compiler::FrontendResult training;
   isa::Executable exe;
+  bool fused_attention = false;
 };
 
 // `model`: a zoo model (batch 2, 16x16) or "onnx:NAME", the torchvision model NAME exported by
@@ -36,6 +42,8 @@ struct Compiled {
 Compiled compile(const std::string& model) {
   compiler::FrontendOptions front;
   front.model = model;
+  const bool fuse_attention = model.size() > 6 && model.substr(model.size() - 6) == "_fused";
+  if (fuse_attention) front.model = model.substr(0, model.size() - 6);
   if (const size_t at = model.find("_clipped"); at != std::string::npos) {
     front.model = model.substr(0, at);
     front.sgd.clip_grad_norm = 0.25;
@@ -57,9 +65,10 @@ Compiled compile(const std::string& model) {
     if (std::system(command.c_str()) != 0) throw std::runtime_error(command + " failed");
     front.model_options.height = front.model_options.width = 32;
   }
-  Compiled c{compiler::run_frontend(front), {}};
+  Compiled c{compiler::run_frontend(front), {}, fuse_attention};
   compiler::BackendOptions back;
   back.fuse = true;
+  back.fuse_attention = fuse_attention;
   back.plan.planner = "search";
   back.plan.budget_ms = 20;
   const compiler::BackendResult result = compiler::run_backend(c.training.graph, back);
@@ -107,8 +116,12 @@ TEST_P(FunctionalEquivalence, EveryTensorMatchesTheStreamCheckerAndTheInterprete
   // Bytes outside every tensor too: the whole image.
   EXPECT_TRUE(ours.bytes() == theirs.bytes()) << "the DRAM images differ";
 
-  // The interpreter on the unfused graph: loss and every persistent tensor the step updates.
-  const ir::Graph& g = c.training.graph;
+  // The interpreter on the unfused graph (its attentions fused with --fuse-attention): loss and
+  // every persistent tensor the step updates.
+  const ir::Graph g =
+      c.fused_attention
+          ? ir::fuse_attention(c.training.graph, target::load_target(default_config())).graph
+          : c.training.graph;
   ir::Interpreter reference(g);
   reference.run();
   const std::string loss_name = g.tensor(g.loss()).name;
@@ -135,7 +148,8 @@ TEST_P(FunctionalEquivalence, EveryTensorMatchesTheStreamCheckerAndTheInterprete
 INSTANTIATE_TEST_SUITE_P(Zoo, FunctionalEquivalence,
                          ::testing::Values("mlp", "lenet5", "resnet18", "mobilenet_v2",
                                            "efficientnet_b0", "densenet121", "gpt", "bert", "vit",
-                                           "mlp_clipped", "gpt_clipped"));
+                                           "mlp_clipped", "gpt_clipped", "gpt_fused", "bert_fused",
+                                           "vit_fused"));
 
 // From PyTorch's exporter: mobilenet_v2 (depthwise convolution packed on the array, ReLU6 in
 // the batch-norm epilogue, dropout's mask drawn by dropout_mask) and mobilenet_v3_small

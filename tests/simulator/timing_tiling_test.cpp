@@ -7,6 +7,7 @@
 
 #include "isa/common/errors.h"
 #include "isa/container/executable.h"
+#include "simulator/timing/attention_tiling.h"
 #include "simulator/timing/dram_access.h"
 #include "simulator/timing/plan.h"
 #include "timing_test_util.h"
@@ -269,6 +270,102 @@ TEST(TimingTiling, BmmIsOneGemmPerBatchIndexOverStridedHeads) {
   }
   EXPECT_EQ(y_bytes, uint64_t{n} * h * t * t * 4);
   EXPECT_GE(q_bytes, uint64_t{n} * t * h * dh * 4);
+}
+
+// Fused attention over [N=2, H=4] heads of T=256 x dh=64 (causal), head splits of [N, T, H, dh]
+// projections: blocks the compiler's rule picks for the base config fit half of every buffer;
+// y and lse are stored once; no tile moves anything of the T x T scores, so forward plus
+// backward move far fewer bytes than the unfused chain's scores and probabilities alone; the
+// causal forward runs only the blocks on or below the diagonal.
+TEST(TimingTiling, FusedAttentionKeepsTheScoresOnChip) {
+  const uint32_t n = 2, t = 256, h = 4, dh = 64;
+  auto head_split = [&](uint64_t addr) {
+    isa::TensorDesc d = f32(addr, {n, t, h, dh});
+    d.shape = {n, h, t, dh};
+    d.strides = {t * h * dh, dh, h * dh, 1};
+    return d;
+  };
+  const auto base = config("base");
+  AttentionShape shape{uint64_t{n} * h, t, t, dh, dh, true, false};
+  const auto blocks = choose_attention_blocks(base, shape);
+  ASSERT_TRUE(blocks.has_value());
+  isa::Instruction fwd(Opcode::AttnFwd), bwd(Opcode::AttnBwd);
+  for (isa::Instruction* inst : {&fwd, &bwd}) {
+    inst->set_operand(Slot::Q, head_split(0x100000));
+    inst->set_operand(Slot::K, head_split(0x1100000));
+    inst->set_operand(Slot::V, head_split(0x2100000));
+    inst->set_raw(isa::Field::Causal, 1);
+    inst->set_raw(isa::Field::BlockQ, static_cast<uint32_t>(blocks->q));
+    inst->set_raw(isa::Field::BlockK, static_cast<uint32_t>(blocks->k));
+  }
+  fwd.set_operand(Slot::Y, f32(0x4000000, {n, h, t, dh}));
+  fwd.set_operand(Slot::Lse, f32(0x5000000, {n, h, t}));
+  bwd.set_operand(Slot::Y, f32(0x4000000, {n, h, t, dh}));
+  bwd.set_operand(Slot::Dy, f32(0x6000000, {n, h, t, dh}));
+  bwd.set_operand(Slot::Lse, f32(0x5000000, {n, h, t}));
+  bwd.set_operand(Slot::DQ, f32(0x7000000, {n, h, t, dh}));
+  bwd.set_operand(Slot::DK, f32(0x8000000, {n, h, t, dh}));
+  bwd.set_operand(Slot::DV, f32(0x9000000, {n, h, t, dh}));
+  const InstructionPlan f = plan_instruction(fwd, base), bw = plan_instruction(bwd, base);
+  uint64_t y_bytes = 0, lse_bytes = 0;
+  for (const InstructionPlan* plan : {&f, &bw})
+    for (const Tile& tile : plan->tiles)
+      for (unsigned i = 0; i < 4; ++i)
+        EXPECT_LE(tile.footprint[i], buffer_desc(base, static_cast<Buffer>(i)).size_bytes / 2);
+  for (const Tile& tile : f.tiles)
+    for (const DramAccess& a : tile.stores)
+      (a.address < 0x5000000 ? y_bytes : lse_bytes) += a.bytes;
+  EXPECT_EQ(y_bytes, uint64_t{n} * h * t * dh * 4);
+  EXPECT_EQ(lse_bytes, uint64_t{n} * h * t * 4);
+  uint64_t kept = 0;  // (query block, key block) pairs on or below the diagonal
+  for (uint64_t i0 = 0; i0 < t; i0 += blocks->q)
+    for (uint64_t j0 = 0; j0 < std::min<uint64_t>(t, i0 + blocks->q); j0 += blocks->k)
+      ++kept;
+  EXPECT_EQ(f.tiles.size(), uint64_t{n} * h * kept);
+  // The unfused chain on the same operands: scores, softmax, context; dp, dv, softmax_bwd, dq,
+  // dk, each T x T tensor dense at its own address.
+  auto bmm = [&](isa::TensorDesc a, isa::TensorDesc b, isa::TensorDesc y, bool ta, bool tb) {
+    isa::Instruction i(Opcode::Bmm);
+    i.set_operand(Slot::A, a);
+    i.set_operand(Slot::B, b);
+    i.set_operand(Slot::Y, y);
+    i.set_raw(isa::Field::TransA, ta ? 1 : 0);
+    i.set_raw(isa::Field::TransB, tb ? 1 : 0);
+    return plan_instruction(i, base);
+  };
+  const isa::TensorDesc q = head_split(0x100000), k = head_split(0x1100000),
+                        v = head_split(0x2100000), o = f32(0x4000000, {n, h, t, dh}),
+                        dy = f32(0x6000000, {n, h, t, dh}), scores = f32(0x10000000, {n, h, t, t}),
+                        p = f32(0x20000000, {n, h, t, t}), dp = f32(0x30000000, {n, h, t, t}),
+                        ds = f32(0x40000000, {n, h, t, t});
+  isa::Instruction softmax(Opcode::Softmax), softmax_bwd(Opcode::SoftmaxBwd);
+  softmax.set_operand(Slot::X, scores);
+  softmax.set_operand(Slot::Y, p);
+  softmax.set_raw(isa::Field::Causal, 1);
+  softmax_bwd.set_operand(Slot::Dy, dp);
+  softmax_bwd.set_operand(Slot::Y, p);
+  softmax_bwd.set_operand(Slot::Dx, ds);
+  const std::vector<InstructionPlan> unfused{
+      bmm(q, k, scores, false, true),
+      plan_instruction(softmax, base),
+      bmm(p, v, o, false, false),
+      bmm(dy, v, dp, false, true),
+      bmm(p, dy, f32(0x9000000, {n, h, t, dh}), true, false),
+      plan_instruction(softmax_bwd, base),
+      bmm(ds, k, f32(0x7000000, {n, h, t, dh}), false, false),
+      bmm(ds, q, f32(0x8000000, {n, h, t, dh}), true, false)};
+  uint64_t unfused_bytes = 0;
+  for (const InstructionPlan& plan : unfused)
+    unfused_bytes += plan.load_bytes() + plan.store_bytes();
+  const uint64_t fused_bytes =
+      f.load_bytes() + f.store_bytes() + bw.load_bytes() + bw.store_bytes();
+  EXPECT_LT(fused_bytes, unfused_bytes);
+  // At T = 256 the re-reads of q, k, v per block cost about two thirds of the scores' traffic;
+  // the saving grows with T (the scores grow as T^2, the re-reads as T^2 / block).
+  EXPECT_LT(static_cast<double>(fused_bytes), 0.8 * static_cast<double>(unfused_bytes))
+      << fused_bytes << " fused, " << unfused_bytes << " unfused";
+  EXPECT_GT(f.macs, 0u);
+  EXPECT_GT(bw.macs, 2 * f.macs);
 }
 
 // A depthwise 3x3 convolution (96 groups of one channel: K = 9, N = 1) on the 32x32 base array:

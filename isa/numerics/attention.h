@@ -1,0 +1,61 @@
+#pragma once
+// Fused attention (attn_fwd, attn_bwd): FlashAttention-2's tiled forward and backward on the PE
+// array and the PPU, shared by the compiler's reference interpreter and the simulator's
+// functional model. Per batch index b (every leading dimension: batch x heads), with q [Tq, d],
+// k [Tk, d], v [Tk, dv], the optional additive mask [Tq, Tk] and block sizes Bq x Bk:
+//
+// Scores of a block, as softmax (softmax.h) forms them: s = PE sum of q[i] . k[j] (the PeGemm
+// contract, pe_gemm.h, K = d), z = fp32(scale * s), z = fp32(z + mask[i][j]); key j is left out
+// for query i when causal and j > i.
+//
+// Forward, per query row i, over key blocks in ascending order, from m = -inf, l = 0, acc = 0:
+//   m'    = max(m, max z of the block's kept keys)   (a block with no kept key is skipped)
+//   p[j]  = fp32(exp(z[j] - m')) for kept keys, 0 otherwise           (exp in double)
+//   alpha = exp(m - m')                                                (0 while m = -inf)
+//   l     = l * alpha + sum of p[j]                 (double, j ascending)
+//   acc   = fp32(acc * alpha) (skipped when alpha = 1), then acc += p . v_block on the PE array
+//           (the whole block's rows in one PeGemm call, K = Bk)
+// and at the end y[i] = fp32(acc / l), lse[i] = fp32(m + log l). A row with no finite kept
+// score gives NaN (0 / 0), as softmax does.
+//
+// Backward, from y, dy and lse; first Dr[i] = sum over e of dy[i][e] * y[i][e] (double, e
+// ascending), then for each key block (ascending), for each query block (ascending; a block
+// that causal leaves out entirely is skipped):
+//   S     = q_blk . k_blkᵀ (PE), z as above
+//   P     = fp32(exp(z - lse[i])) for kept keys, 0 otherwise          (exp in double)
+//   dv_blk += Pᵀ . dy_blk                         (PE, K = Bq)
+//   dP    = dy_blk . v_blkᵀ                       (PE, K = dv)
+//   dS    = fp32(scale * P * (dP - Dr[i]))        (double, one rounding; softmax_bwd's form)
+//   dq_blk += dS . k_blk                          (PE, K = Bk, into the running dq)
+//   dk_blk += dSᵀ . q_blk                         (PE, K = Bq)
+// Each "+=" is one PeGemm accumulate onto the running fp32 value, so dk and dv sum their query
+// blocks in ascending order and dq its key blocks in ascending order. With Bk a multiple of the
+// PE K-tile, dq sums exactly as an unfused bmm(dS, k) would; the forward's rescaling and the
+// recomputed P are where fused and unfused results differ (docs/attention.md measures by how
+// much).
+#include <cstddef>
+
+#include "isa/numerics/pe_gemm.h"
+
+namespace s2::numerics {
+
+struct AttentionGeometry {
+  size_t batches = 0;     // product of the leading dimensions
+  size_t tq = 0, tk = 0;  // query and key rows
+  size_t d = 0, dv = 0;   // head dimension of q and k, and of v
+  size_t block_q = 1, block_k = 1;
+  float scale = 1.0f;
+  bool causal = false;
+};
+
+// Dense row-major arrays, batch after batch: q [B,Tq,d], k [B,Tk,d], v [B,Tk,dv], mask
+// [B,Tq,Tk] (may be null), y [B,Tq,dv], lse [B,Tq].
+void attention_forward(const AttentionGeometry& g, const float* q, const float* k, const float* v,
+                       const float* mask, float* y, float* lse, PeGemm& pe);
+
+// dy [B,Tq,dv] the gradient of y; dq, dk, dv have the shapes of q, k, v (overwritten).
+void attention_backward(const AttentionGeometry& g, const float* q, const float* k, const float* v,
+                        const float* mask, const float* y, const float* dy, const float* lse,
+                        float* dq, float* dk, float* dv, PeGemm& pe);
+
+}  // namespace s2::numerics

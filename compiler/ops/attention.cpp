@@ -15,6 +15,7 @@
 
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/interp/kernel.h"
+#include "compiler/ops/epilogue.h"
 #include "compiler/ops/lowering.h"
 #include "compiler/ops/registry.h"
 #include "isa/common/errors.h"
@@ -42,11 +43,9 @@ Shape check_qkv(const InferContext& ctx) {
   if (k[r - 1] != q[r - 1])
     ctx.fail(ctx.describe(1) + " must have the head dimension of " + ctx.describe(0));
   if (v[r - 2] != k[r - 2]) ctx.fail(ctx.describe(2) + " must have the rows of " + ctx.describe(1));
-  for (const char* flag : {"causal"}) {
-    const int64_t f = ctx.attrs().i(flag);
-    if (f != 0 && f != 1)
-      ctx.fail("attribute '" + std::string(flag) + "' must be 0 or 1, not " + std::to_string(f));
-  }
+  const int64_t causal = ctx.attrs().i("causal");
+  if (causal != 0 && causal != 1)
+    ctx.fail("attribute 'causal' must be 0 or 1, not " + std::to_string(causal));
   for (const char* block : {"block_q", "block_k"})
     if (ctx.attrs().i(block) < 1)
       ctx.fail("attribute '" + std::string(block) + "' must be at least 1, not " +
@@ -86,14 +85,10 @@ numerics::AttentionGeometry geometry(const Op& op, const Shape& q, const Shape& 
   return g;
 }
 
-const float* optional_f32(const KernelInput& in) {
-  return in.present() ? in.f32 : nullptr;
-}
-
 void attention_kernel(KernelContext& k) {
   numerics::attention_forward(geometry(k.op, k.in[0].shape, k.in[1].shape, k.in[2].shape),
-                              k.in[0].f32, k.in[1].f32, k.in[2].f32, optional_f32(k.in[3]),
-                              k.out[0].f32, k.out[1].f32, k.pe);
+                              k.in[0].f32, k.in[1].f32, k.in[2].f32,
+                              epilogue::optional_f32(k.in[3]), k.out[0].f32, k.out[1].f32, k.pe);
 }
 
 // One attention_bwd for dq, dk and dv together (it computes all three from the same
@@ -130,9 +125,9 @@ std::vector<OutputSpec> infer_attention_bwd(const InferContext& ctx) {
 
 void attention_bwd_kernel(KernelContext& k) {
   numerics::attention_backward(geometry(k.op, k.in[0].shape, k.in[1].shape, k.in[2].shape),
-                               k.in[0].f32, k.in[1].f32, k.in[2].f32, optional_f32(k.in[3]),
-                               k.in[4].f32, k.in[5].f32, k.in[6].f32, k.out[0].f32, k.out[1].f32,
-                               k.out[2].f32, k.pe);
+                               k.in[0].f32, k.in[1].f32, k.in[2].f32,
+                               epilogue::optional_f32(k.in[3]), k.in[4].f32, k.in[5].f32,
+                               k.in[6].f32, k.out[0].f32, k.out[1].f32, k.out[2].f32, k.pe);
 }
 
 std::vector<AttrSpec> attention_attrs() {

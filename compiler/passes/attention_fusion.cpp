@@ -16,9 +16,9 @@ namespace {
 
 // One attention found in the old graph, and what the rewrite has emitted for it so far.
 struct Match {
-  OpId scores, softmax, context;     // forward: bmm, softmax, bmm
-  OpId dv, dp, softmax_bwd, dq, dk;  // backward (invalid when absent)
-  TensorId q, k, v, mask, dy;        // old-graph tensors
+  OpId softmax, context;         // forward: the softmax and the bmm reading it
+  OpId dv, softmax_bwd, dq, dk;  // backward (invalid when absent)
+  TensorId q, k, v, mask, dy;    // old-graph tensors
   int64_t block_q = 0, block_k = 0;
   std::string name;                // of the fused op
   std::vector<TensorId> fwd, bwd;  // new-graph outputs once emitted
@@ -72,7 +72,6 @@ class Finder {
     if (!s_op || users(scores).size() != 1 || is_output(scores) || is_output(p))
       return reject(stats);
     Match m;
-    m.scores = *s_op;
     m.softmax = softmax_id;
     m.q = g_.op(*s_op).inputs[0];
     m.k = g_.op(*s_op).inputs[1];
@@ -97,7 +96,6 @@ class Finder {
       const TensorId dp = g_.op(m.softmax_bwd).inputs[0], ds = g_.op(m.softmax_bwd).outputs[0];
       const std::optional<OpId> dp_op = producer_if(dp, 0, 1);
       if (!dp_op || users(dp).size() != 1 || g_.op(*dp_op).inputs[1] != m.v) return reject(stats);
-      m.dp = *dp_op;
       m.dy = g_.op(*dp_op).inputs[0];
       if (m.dv.valid() && g_.op(m.dv).inputs[1] != m.dy) return reject(stats);
       for (OpId u : users(ds)) {
@@ -160,10 +158,9 @@ class Fuser final : public GraphRewriter {
   Fuser(const Graph& g, std::vector<Match> matches) : matches_(std::move(matches)) {
     for (size_t i = 0; i < matches_.size(); ++i) {
       const Match& m = matches_[i];
-      for (size_t k = 0; k < 4; ++k) {
-        const OpId op = std::array<OpId, 4>{m.dq, m.dk, m.dv, m.context}[k];
-        if (op.valid()) by_name_[g.op(op).name] = {i, k};
-      }
+      const std::array<OpId, 4> roles{m.dq, m.dk, m.dv, m.context};
+      for (size_t k = 0; k < roles.size(); ++k)
+        if (roles[k].valid()) by_name_[g.op(roles[k]).name] = {i, k};
     }
   }
 

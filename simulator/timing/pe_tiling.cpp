@@ -1,9 +1,13 @@
 // PE instruction tiling (tiling.h): block-size choice and the tile list.
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "isa/common/errors.h"
+#include "simulator/dram/dram_model.h"
 #include "simulator/timing/gemm_view.h"
 #include "simulator/timing/roofline.h"
 #include "simulator/timing/tiling.h"
@@ -53,6 +57,9 @@ struct Blocking {
   double bytes = 0;
   uint64_t tiles = 0;
   uint64_t pack = 1;  // channel groups per tile, side by side (PeArrayModel::groups_per_pass)
+  double pe = 0;      // PE cycles of every tile
+  // How many times the sequencer moves a block of each operand class (BlockClass).
+  std::array<uint64_t, 3> moves{};
 };
 
 [[noreturn]] void does_not_fit(const isa::Instruction& inst, const target::TargetDesc& target,
@@ -71,18 +78,120 @@ struct Blocking {
                       " although a 1 x 1 x 1 tile fits");
 }
 
+// Odometer over the block positions of one axis: the box of block `pos`.
+Range3 block_range(const Dims3& d, const Dims3& b, const Dims3& pos) {
+  Range3 r;
+  for (unsigned i = 0; i < 3; ++i) {
+    r.lo[i] = pos[i] * b[i];
+    r.hi[i] = std::min(d[i], r.lo[i] + b[i]);
+  }
+  return r;
+}
+
+// The DRAM side of the block choice. Bytes alone rank blockings badly: a K block of 32 reads
+// runs of 128 bytes, each in another DRAM row when the rows of the operand lie far apart
+// (gpt2-small's LM-head gradient reads [4096, 50257] logits), and such runs move at a fraction
+// of the peak (activations, partial bursts); a K block of 256 reads the same bytes in 1 KiB
+// runs near the peak. So a candidate's first tile is cut into its blocks of each operand class,
+// and each class's block is served alone, from idle, by the target's own DRAM model; the
+// instruction's DRAM time is then the sum over classes of (blocks moved) x (that time). The
+// blocks of one class share their shape and strides, so the first stands for the rest (up to
+// halos clipped at the borders and where it falls in the DRAM rows).
+enum BlockClass : unsigned { kStreamed, kStationary, kEpilogue };  // Blocking::moves index
+
+class BlockCosts {
+ public:
+  BlockCosts(const GemmView& v, const isa::Instruction& inst, const target::TargetDesc& target)
+      : v_(v), inst_(inst), target_(target), peak_(dram_bytes_per_cycle(target)) {}
+
+  // Fills b.bytes, the bytes its blocks move, and b.time with the bound max(PE cycles,
+  // bytes / peak DRAM bytes per cycle), which measure() never goes below.
+  void bound(Blocking& b) const {
+    b.bytes = 0;
+    const auto blocks = first_blocks(b);
+    for (unsigned c = 0; c < 3; ++c) {
+      uint64_t bytes = 0;
+      for (const DramAccess& a : blocks[c])
+        bytes += a.bytes;
+      b.bytes += static_cast<double>(b.moves[c]) * static_cast<double>(bytes);
+    }
+    b.time = std::max(b.pe, b.bytes / peak_);
+  }
+
+  // b.time = max(PE cycles, DRAM cycles of its blocks as the DRAM model serves them).
+  void measure(Blocking& b) const {
+    double dram = 0;
+    const auto blocks = first_blocks(b);
+    for (unsigned c = 0; c < 3; ++c)
+      if (b.moves[c] > 0) dram += static_cast<double>(b.moves[c]) * cycles(blocks[c]);
+    b.time = std::max(b.pe, dram);
+  }
+
+ private:
+  // The accesses of the first tile's blocks, by class (a packed blocking: those of its first
+  // `pack` groups, which one tile moves). Statistics (2 x N values once per N block) are
+  // left out.
+  std::array<std::vector<DramAccess>, 3> first_blocks(const Blocking& b) const {
+    const Range3 mr = block_range(v_.m, b.m, {}), nr = block_range(v_.n, b.n, {}),
+                 kr = block_range(v_.k, b.k, {});
+    std::array<std::vector<DramAccess>, 3> out;
+    for (uint64_t g = 0; g < std::min(b.pack, v_.groups); ++g)
+      for (const GemmOperand& op : v_.operands) {
+        if (op.role == GemmRole::Stats) continue;
+        const unsigned c = op.role == GemmRole::Streamed     ? kStreamed
+                           : op.role == GemmRole::Stationary ? kStationary
+                                                             : kEpilogue;
+        box_accesses(inst_.get(op.slot), operand_box(v_, inst_, op.slot, g, mr, nr, kr),
+                     op.role == GemmRole::Out, out[c]);
+      }
+    return out;
+  }
+
+  // Accelerator cycles the DRAM model takes for `accesses`, served as one group on an idle
+  // device. A sequencer streams block after block, so the first burst's unloaded latency
+  // (measured on its own) overlaps the previous block and is not counted: the time is from
+  // that burst's data to the last, plus one burst at the peak rate, and never below bytes /
+  // peak. A perfect stream thus measures exactly its bytes at the peak.
+  double cycles(const std::vector<DramAccess>& accesses) const {
+    std::vector<dram::Access> group;
+    group.reserve(accesses.size());
+    uint64_t bytes = 0;
+    for (const DramAccess& a : accesses) {
+      if (a.bytes == 0) continue;
+      group.push_back(
+          {a.address, a.bytes, a.write ? dram::AccessKind::Write : dram::AccessKind::Read});
+      bytes += a.bytes;
+    }
+    if (bytes == 0) return 0;
+    const dram::Access probe{group[0].address, 1, group[0].kind};
+    const double latency =
+        static_cast<double>(dram::make_dram_model(target_.dram)->serve({probe}, 0).done_ps);
+    const auto model = dram::make_dram_model(target_.dram);
+    const double ps = static_cast<double>(model->serve(group, 0).done_ps) - latency;
+    const double at_peak = static_cast<double>(bytes) / peak_;
+    return std::max(at_peak, ps * target_.clock_mhz * 1e-6 + model->burst_bytes() / peak_);
+  }
+
+  const GemmView& v_;
+  const isa::Instruction& inst_;
+  const target::TargetDesc& target_;
+  double peak_;
+};
+
+// The blocking with the least estimated time max(PE cycles, DRAM cycles), then the fewest bytes
+// and tiles. Candidates are ranked first on the bound of BlockCosts::bound(), which their
+// estimate never beats, so the DRAM model serves blocks only for those that can still win.
 Blocking choose(const GemmView& v, const isa::Instruction& inst, const target::TargetDesc& target,
                 const PeArrayModel& model) {
   const Needs needs = needs_of(v);
   std::array<uint64_t, 4> half{};
   for (unsigned b = 0; b < 4; ++b)
     half[b] = buffer_desc(target, static_cast<Buffer>(b)).size_bytes / 2;
-  const double dram_rate = dram_bytes_per_cycle(target);
+  const BlockCosts costs(v, inst, target);
   const uint64_t msize = GemmView::size(v.m), nsize = GemmView::size(v.n),
                  ksize = GemmView::size(v.k);
   const uint64_t per_pixel_bytes = kF32Bytes * (1 + needs.per_pixel);
-  bool found = false;
-  Blocking best;
+  std::vector<Blocking> candidates;
   for (uint64_t nb : block_size_candidates(nsize, target.pe_array.cols)) {
     const uint64_t column_bytes = nb * kF32Bytes * needs.per_column;
     if (column_bytes >= half[3]) continue;
@@ -98,59 +207,54 @@ Blocking choose(const GemmView& v, const isa::Instruction& inst, const target::T
       const Dims3 md = aligned(v.m, mt);
       const uint64_t mb = GemmView::size(md);
       const uint64_t nm = blocks(v.m, md), nn = ceil_div(nsize, nb), nk = blocks(v.k, kd);
-      const uint64_t tiles = v.groups * nm * nn * nk;
-      const double pe =
-          static_cast<double>(tiles) * static_cast<double>(model.tile_cycles({mb, nb, kb}));
-      const double streamed = static_cast<double>(tiles * mb * kb * kF32Bytes);
-      const double stationary =
-          static_cast<double>(v.groups * nn * nk * (nk == 1 ? 1 : nm) * kb * nb * kF32Bytes);
-      const double out = static_cast<double>(v.groups * msize * nsize * per_pixel_bytes);
-      const double bytes = streamed + stationary + out;
-      const double time = std::max(pe, bytes / dram_rate);
-      const bool better = !found || time < best.time ||
-                          (time == best.time &&
-                           (bytes < best.bytes || (bytes == best.bytes && tiles < best.tiles)));
-      if (better) best = {md, {1, 1, nb}, kd, time, bytes, tiles};
-      found = true;
+      Blocking c{md, {1, 1, nb}, kd};
+      c.tiles = v.groups * nm * nn * nk;
+      c.pe = static_cast<double>(c.tiles) * static_cast<double>(model.tile_cycles({mb, nb, kb}));
+      // Loop order group, N, M, K: the stationary block stays resident across M blocks only
+      // when there is a single K block.
+      c.moves = {c.tiles, v.groups * nn * nk * (nk == 1 ? 1 : nm), v.groups * nm * nn};
+      candidates.push_back(c);
     }
   }
-  if (!found) does_not_fit(inst, target, needs);
+  if (candidates.empty()) does_not_fit(inst, target, needs);
   // Small groups (depthwise: one channel, k = R*S) packed side by side: each group whole (one
   // K block, one N block), `pack` groups per tile, the block-diagonal weights dense in the
   // weight buffer as the array loads them. The same operands move; only the PE time shrinks.
   const uint64_t pack = std::min(v.groups, model.groups_per_pass(ksize, nsize));
-  if (pack < 2) return best;
-  const uint64_t column_bytes = pack * nsize * kF32Bytes * needs.per_column;
-  if (column_bytes >= half[3] || pack * ksize * pack * nsize * kF32Bytes > half[1]) return best;
-  const uint64_t packs = ceil_div(v.groups, pack), last = v.groups - (packs - 1) * pack;
-  for (uint64_t mt : block_size_candidates(msize, target.pe_array.cols)) {
-    mt = std::min({mt, half[0] / (pack * ksize * kF32Bytes), half[2] / (pack * nsize * kF32Bytes),
-                   (half[3] - column_bytes) / (pack * nsize * per_pixel_bytes)});
-    if (mt == 0) continue;
-    const Dims3 md = aligned(v.m, mt);
-    const uint64_t mb = GemmView::size(md), nm = blocks(v.m, md);
-    uint64_t pe_cycles = 0;  // the pe time of one M block of every pack
-    for (uint64_t p : {pack, last})
-      pe_cycles += (p == pack ? packs - 1 : 1) * model.tile_cycles({mb, p * nsize, p * ksize});
-    const double pe = static_cast<double>(nm) * static_cast<double>(pe_cycles);
-    const double bytes = static_cast<double>(v.groups * nm * mb * ksize * kF32Bytes +
-                                             v.groups * ksize * nsize * kF32Bytes +
-                                             v.groups * msize * nsize * per_pixel_bytes);
-    const double time = std::max(pe, bytes / dram_rate);
-    if (time < best.time || (time == best.time && bytes <= best.bytes))
-      best = {md, v.n, v.k, time, bytes, packs * nm, pack};
+  const uint64_t pack_columns = pack * nsize * kF32Bytes * needs.per_column;
+  if (pack >= 2 && pack_columns < half[3] && pack * ksize * pack * nsize * kF32Bytes <= half[1]) {
+    const uint64_t packs = ceil_div(v.groups, pack), last = v.groups - (packs - 1) * pack;
+    for (uint64_t mt : block_size_candidates(msize, target.pe_array.cols)) {
+      mt = std::min({mt, half[0] / (pack * ksize * kF32Bytes), half[2] / (pack * nsize * kF32Bytes),
+                     (half[3] - pack_columns) / (pack * nsize * per_pixel_bytes)});
+      if (mt == 0) continue;
+      const Dims3 md = aligned(v.m, mt);
+      const uint64_t mb = GemmView::size(md), nm = blocks(v.m, md);
+      uint64_t pe_cycles = 0;  // the pe time of one M block of every pack
+      for (uint64_t p : {pack, last})
+        pe_cycles += (p == pack ? packs - 1 : 1) * model.tile_cycles({mb, p * nsize, p * ksize});
+      Blocking c{md, v.n, v.k};
+      c.tiles = packs * nm;
+      c.pack = pack;
+      c.pe = static_cast<double>(nm) * static_cast<double>(pe_cycles);
+      c.moves = {c.tiles, packs, c.tiles};  // weights loaded with each pack's first M block
+      candidates.push_back(c);
+    }
   }
-  return best;
-}
-
-// Odometer over the block positions of one axis: the box of block `pos`.
-Range3 block_range(const Dims3& d, const Dims3& b, const Dims3& pos) {
-  Range3 r;
-  for (unsigned i = 0; i < 3; ++i) {
-    r.lo[i] = pos[i] * b[i];
-    r.hi[i] = std::min(d[i], r.lo[i] + b[i]);
+  for (Blocking& c : candidates)
+    costs.bound(c);
+  const auto ahead = [](const Blocking& a, const Blocking& b) {
+    return a.time < b.time ||
+           (a.time == b.time && (a.bytes < b.bytes || (a.bytes == b.bytes && a.tiles < b.tiles)));
+  };
+  std::stable_sort(candidates.begin(), candidates.end(), ahead);
+  std::optional<Blocking> best;
+  for (Blocking& c : candidates) {
+    if (best && c.time >= best->time) break;  // the bound cannot beat what was measured
+    costs.measure(c);
+    if (!best || ahead(c, *best)) best = c;
   }
-  return r;
+  return *best;
 }
 
 bool next_pos(const Dims3& d, const Dims3& b, Dims3& pos) {

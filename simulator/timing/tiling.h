@@ -22,7 +22,12 @@
 // last K block. Stores: the output block with the last K block; statistics when the last M
 // block of an N block finishes. Among power-of-two block sizes (multiples of the array edge,
 // and the full extents) the sequencer picks the one with the least estimated time
-// max(PE cycles, DRAM bytes / peak DRAM bytes per cycle), then the fewest bytes.
+// max(PE cycles, DRAM cycles), then the fewest bytes. DRAM cycles: the first tile's block of
+// each operand class (streamed, stationary, epilogue) is served alone by the target's DRAM
+// model, from idle and without its first burst's latency, and each class costs that time per
+// block it moves; so runs of a few bursts in far-apart DRAM rows cost what the DRAM makes of
+// them, not their bytes at the peak. Only candidates whose bound max(PE cycles, bytes / peak)
+// could still win are served (pe_tiling.cpp).
 // A tile's pe_cycles is PeArrayModel::tile_cycles of its shape; its ppu_cycles is the
 // epilogue (pe_array_model.h) on its last K block.
 // Grouped convolutions whose groups are small (depthwise: K = R*S, N = 1) would use a sliver of

@@ -233,6 +233,29 @@ TEST(TimingTiling, WeightsStayResidentWhenKIsOneBlock) {
   EXPECT_EQ(weight_loads, 32u * 32 * 4);
 }
 
+// An LM head's input gradient in miniature: dlogits [M, K] x embedding [K, N] with a long,
+// odd-sized K, so the rows of dlogits lie 64 KiB apart and every K block of the streamed operand
+// reads one run per row, each in another DRAM row. Bytes alone tie every K block (the traffic
+// depends on M and N blocks only), and the smallest won: runs of 128 bytes, at a third of the
+// peak on DDR4. Ranked by what the DRAM model makes of the blocks, the runs are long.
+TEST(TimingTiling, BlockChoiceReadsLongRunsOfFarApartRows) {
+  const uint32_t m = 1024, n = 768, k = 16411;
+  isa::Instruction gemm(Opcode::Gemm);
+  gemm.set_operand(Slot::A, f32(0, {m, k}));
+  gemm.set_operand(Slot::B, f32(0x10000000, {k, n}));
+  gemm.set_operand(Slot::Y, f32(0x20000000, {m, n}));
+  const InstructionPlan plan = plan_instruction(gemm, config("base"));
+  uint64_t runs = 0, bytes = 0;
+  for (const Tile& tile : plan.tiles)
+    for (const DramAccess& a : tile.loads)
+      if (a.address < 0x10000000) {
+        ++runs;
+        bytes += a.bytes;
+      }
+  ASSERT_GT(runs, 0u);
+  EXPECT_GE(bytes / runs, 512u) << runs << " runs of dlogits";
+}
+
 // Attention's scores: bmm(q, k, trans_b=1) over [N=2, H=4] batches of T=128 x dh=64 heads, q and
 // k read as head splits of [N, T, H, dh] projections. One group per batch index: the PE time is
 // that of 8 gemms of the same size, every score stored once, q and k each read whole.

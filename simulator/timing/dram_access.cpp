@@ -1,6 +1,7 @@
 #include "simulator/timing/dram_access.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "isa/common/errors.h"
@@ -37,6 +38,35 @@ void box_accesses(const isa::TensorDesc& desc, const Box& box, bool write,
       throw InternalError("timing: box dimension " + std::to_string(d) + " ends at " +
                           std::to_string(box.hi[d]) + " past the extent " +
                           std::to_string(desc.shape[d]));
+  // Dimensions in memory order, outermost (largest stride) first; a dimension of one index or
+  // of stride 0 (a broadcast) goes outermost, where it only repeats or fixes the runs. A
+  // permuted descriptor (a transposed view, a head split, an output written in its readers'
+  // order) read in its own dimension order would be cut into runs along a strided innermost
+  // dimension, each spanning the gaps, and those spans overlap: the box of 256 channels of a
+  // [N, K, P, Q] tensor stored channels-last read 256 spans of its whole (P, Q) block.
+  const auto outer_key = [&](unsigned d) {
+    return desc.shape[d] == 1 || desc.strides[d] == 0 ? UINT64_MAX : uint64_t{desc.strides[d]};
+  };
+  bool ordered = true;
+  for (unsigned d = 1; d < rank; ++d)
+    ordered = ordered && outer_key(d - 1) >= outer_key(d);
+  if (!ordered) {
+    std::array<unsigned, isa::kMaxRank> order{};
+    for (unsigned d = 0; d < rank; ++d)
+      order[d] = d;
+    std::stable_sort(order.begin(), order.begin() + rank,
+                     [&](unsigned a, unsigned b) { return outer_key(a) > outer_key(b); });
+    isa::TensorDesc sorted = desc;
+    Box sorted_box;
+    for (unsigned d = 0; d < rank; ++d) {
+      sorted.shape[d] = desc.shape[order[d]];
+      sorted.strides[d] = desc.strides[order[d]];
+      sorted_box.lo[d] = box.lo[order[d]];
+      sorted_box.hi[d] = box.hi[order[d]];
+    }
+    box_accesses(sorted, sorted_box, write, out);
+    return;
+  }
   const uint64_t elem = isa::dtype_bytes(desc.dtype);
   // Dimensions [split, rank) form one range: every dimension inside it but the outermost is
   // covered whole, and each is laid out right after the next inner one (dense).

@@ -2,12 +2,13 @@
 // The DRAM traffic of one tile, in the form the DRAM model times: contiguous byte ranges.
 //
 // A tile's operand blocks are boxes (a range of indices per dimension) over 4-D DRAM tensor
-// descriptors. box_accesses() turns a box into byte ranges: the innermost dimensions that the
-// box covers densely merge into one range, and each combination of the outer indices gives one
-// range. A strided innermost dimension (stride > 1) is read as its span from the first to the
-// last element, gaps included: DRAM moves whole bursts anyway, so the gaps cost about what
-// they would cost if read. A read box that would produce more than kMaxRunsPerBox ranges
-// merges its outermost split dimensions into spans while that at most doubles its bytes (a
+// descriptors. box_accesses() turns a box into byte ranges, taking the dimensions in memory
+// order (largest stride outermost, whatever their order in the descriptor): the innermost
+// dimensions that the box covers densely merge into one range, and each combination of the
+// outer indices gives one range. A strided innermost dimension (stride > 1) is read as its span
+// from the first to the last element, gaps included: DRAM moves whole bursts anyway, so the gaps
+// cost about what they would cost if read. A read box that would produce more than kMaxRunsPerBox
+// ranges merges its outermost split dimensions into spans while that at most doubles its bytes (a
 // bounded over-fetch); a write box is always exact, since a store must not touch bytes its
 // tile does not own. Read bytes thus over-approximate, never under-approximate, what the
 // tile needs.

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <set>
+#include <vector>
 
 #include "isa/common/errors.h"
 #include "isa/container/executable.h"
@@ -60,13 +62,40 @@ TEST(TimingTiling, BoxAccessesMergeDenseRowsAndSplitTheRest) {
   ASSERT_EQ(out.size(), 6u);
   EXPECT_EQ(out[0], (DramAccess{0x1000 + 5 * 4, 40, true}));
   EXPECT_EQ(out[1], (DramAccess{0x1000 + 25 * 4, 40, true}));
-  // A transposed view (strides not dense): the innermost dimension spans its stride.
+  // A transposed view of a dense [3, 4] matrix is read in memory order: one range.
   isa::TensorDesc t = f32(0x2000, {4, 3});
   t.strides = {1, 4, 0, 0};
   out.clear();
   box_accesses(t, Box::whole(t), false, out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0], (DramAccess{0x2000, 12 * 4, false}));
+  // A strided innermost dimension (every other element of a row) spans its gaps.
+  isa::TensorDesc s = f32(0x3000, {4, 3});
+  s.strides = {8, 2, 0, 0};
+  out.clear();
+  box_accesses(s, Box::whole(s), false, out);
   ASSERT_EQ(out.size(), 4u);
-  EXPECT_EQ(out[1], (DramAccess{0x2000 + 4, 9 * 4, false}));
+  EXPECT_EQ(out[1], (DramAccess{0x3000 + 8 * 4, 5 * 4, false}));
+}
+
+// A permuted descriptor is read in memory order: dy of ViT's patch embedding, [N, K, P, Q]
+// stored channels-last (token order). 256 of its 768 channels over 2 x 14 pixels are 28 runs
+// of 256 channels, exactly the box's bytes, not one span of the whole 2 x 14 block per channel.
+TEST(TimingTiling, BoxAccessesOfAPermutedDescriptorFollowMemoryOrder) {
+  const uint32_t k = 768, p = 14, q = 14;
+  isa::TensorDesc d = f32(0x10000, {1, p, q, k});
+  d.shape = {1, k, p, q};
+  d.strides = {p * q * k, 1, q * k, k};
+  Box b = Box::whole(d);
+  b.lo[1] = 512;
+  b.hi[1] = 768;
+  b.lo[2] = 2;
+  b.hi[2] = 4;
+  std::vector<DramAccess> out;
+  box_accesses(d, b, false, out);
+  ASSERT_EQ(out.size(), 28u);
+  for (std::size_t i = 0; i < out.size(); ++i)
+    EXPECT_EQ(out[i], (DramAccess{0x10000 + ((2 * q + i) * k + 512) * 4, 256 * 4, false})) << i;
 }
 
 TEST(TimingTiling, BigConvOnTheSmallConfigFitsHalfBuffersAndCoversItsOperands) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "isa/encoding/instruction.h"
+#include "simulator/dram/dram_model.h"
 
 namespace s2::sim::timing {
 
@@ -30,6 +31,11 @@ struct DramAccess {
     return address == o.address && bytes == o.bytes && write == o.write;
   }
 };
+
+// The access as the DRAM model takes it.
+inline dram::Access to_dram(const DramAccess& a) {
+  return {a.address, a.bytes, a.write ? dram::AccessKind::Write : dram::AccessKind::Read};
+}
 
 // Half-open index range [lo, hi) per dimension, outermost first; dimensions past the tensor's
 // rank are ignored.

@@ -158,8 +158,7 @@ class BlockCosts {
     uint64_t bytes = 0;
     for (const DramAccess& a : accesses) {
       if (a.bytes == 0) continue;
-      group.push_back(
-          {a.address, a.bytes, a.write ? dram::AccessKind::Write : dram::AccessKind::Read});
+      group.push_back(to_dram(a));
       bytes += a.bytes;
     }
     if (bytes == 0) return 0;

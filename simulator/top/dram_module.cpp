@@ -9,8 +9,7 @@ uint64_t DramModule::serve_now(const std::vector<timing::DramAccess>& group) {
   scratch_.clear();
   uint64_t bytes = 0;
   for (const timing::DramAccess& a : group) {
-    scratch_.push_back(
-        {a.address, a.bytes, a.write ? dram::AccessKind::Write : dram::AccessKind::Read});
+    scratch_.push_back(timing::to_dram(a));
     bytes += a.bytes;
   }
   const DmaTransfer done = ctx.dma.transfer(scratch_, arrival, *ctx.dram);

@@ -10,6 +10,7 @@
 #include "compiler/driver/pass_registry.h"
 #include "compiler/passes/copy_elision.h"
 #include "compiler/passes/dce.h"
+#include "compiler/passes/in_place.h"
 #include "compiler/schedule/lifetimes.h"
 #include "compiler/schedule/schedule.h"
 #include "isa/common/errors.h"
@@ -107,6 +108,7 @@ BackendResult run_backend(const ir::Graph& training_step, const BackendOptions& 
     if (pass.name == "fuse-attention") result.attention_summary = record.summary;
     if (pass.name == "place-concat") result.concat_summary = record.summary;
     if (pass.name == "elide-copies") result.copies_summary = record.summary;
+    if (pass.name == "in-place") result.in_place_summary = record.summary;
     if (pass.name == "fuse") {
       result.fusion_summary = record.summary;
       result.ops_after_fusion = record.ops;
@@ -153,6 +155,8 @@ std::string backend_summary(const BackendResult& r) {
   if (r.concat_summary != "no concat") s += "concat: " + r.concat_summary + "\n";
   if (!r.copies_summary.empty() && r.copies_summary != ir::kNoCopyElided)
     s += "copies: " + r.copies_summary + "\n";
+  if (!r.in_place_summary.empty() && r.in_place_summary != ir::kNothingInPlace)
+    s += "in place: " + r.in_place_summary + "\n";
   s += fmt::format(
       "memory plan ({}): arena {:.3f} MiB, lower bound {:.3f} MiB, ratio {:.4f}; persistent "
       "{:.3f} MiB; DRAM {:.3f} MiB\n",

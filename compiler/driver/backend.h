@@ -37,8 +37,9 @@ struct BackendResult {
   // With --fuse-attention: the DRAM traffic and memory the timing model plans for the step,
   // against the same step compiled without it (empty otherwise).
   std::string attention_traffic;
-  std::string concat_summary;  // pass place-concat
-  std::string copies_summary;  // pass elide-copies
+  std::string concat_summary;    // pass place-concat
+  std::string copies_summary;    // pass elide-copies
+  std::string in_place_summary;  // pass in-place
   memory::MemoryPlan plan;
   // With gradient clipping: what it costs in peak memory, against the same step without it
   // under the same schedule (empty without clipping).

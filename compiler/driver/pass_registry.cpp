@@ -16,6 +16,7 @@
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
 #include "compiler/passes/fusion.h"
+#include "compiler/passes/in_place.h"
 #include "compiler/passes/shape_inference.h"
 #include "compiler/schedule/schedule.h"
 #include "isa/common/config_dir.h"
@@ -135,6 +136,9 @@ Registry<PassInfo> make_registry() {
   r.add("elide-copies", {back, Stage::Graph, Stage::Graph,
                          "dense copies of transposed outputs written by their producers in place",
                          run_graph_pass<ir::elide_copies>});
+  r.add("in-place", {back, Stage::Graph, Stage::Graph,
+                     "loss gradients written over the logits nothing reads afterwards",
+                     run_graph_pass<ir::write_in_place>});
   r.add("schedule", {back, Stage::Graph, Stage::Scheduled, "the execution order", run_schedule});
   r.add("plan", {back, Stage::Scheduled, Stage::Planned, "an address per buffer", run_plan});
   r.add("lower", {back, Stage::Planned, Stage::Lowered, "S2Train instructions", run_lower});

@@ -59,8 +59,19 @@ std::vector<OutputSpec> infer_softmax_ce_bwd(const InferContext& ctx) {
     ctx.expect_dtype(2, DType::F32);
     ctx.expect_shape(2, {1});
   }
+  const int64_t in_place = ctx.attrs().i("in_place");
+  if (in_place != 0 && in_place != 1)
+    ctx.fail("attribute 'in_place' must be 0 or 1, not " + std::to_string(in_place));
   OutputSpec dlogits;
   dlogits.shape = ctx.shape(0);
+  if (in_place == 1) {
+    // Written over the logits (pass in-place): each row is read whole, for its max and sum,
+    // before any of it is written, so the overwrite is safe row by row.
+    const Tensor& logits = ctx.input(0);
+    dlogits.alias_input = 0;
+    dlogits.strides = logits.strides;
+    dlogits.offset = logits.offset;
+  }
   return {dlogits};
 }
 
@@ -120,6 +131,12 @@ void decode_loss(const Instruction& inst, ir::Attrs& a) {
   a.set("ignore_index", field_i64(inst, Field::IgnoreIndex));
 }
 
+// The gradient's in_place has no field: it is the dlogits operand being the logits operand.
+void decode_loss_bwd(const Instruction& inst, ir::Attrs& a) {
+  decode_loss(inst, a);
+  a.set("in_place", int64_t{inst.operand(Slot::DLogits) == inst.operand(Slot::Logits) ? 1 : 0});
+}
+
 }  // namespace
 
 void register_loss_ops(OpRegistry& r) {
@@ -154,20 +171,22 @@ void register_loss_ops(OpRegistry& r) {
                   {{"logits"}, {"labels"}, {"dloss", true}},
                   {"dlogits"},
                   {{"reduction", AttrKind::String, AttrValue(std::string("mean"))},
-                   {"ignore_index", AttrKind::Int, AttrValue(int64_t{-100})}},
+                   {"ignore_index", AttrKind::Int, AttrValue(int64_t{-100})},
+                   {"in_place", AttrKind::Int, AttrValue(int64_t{0})}},
                   infer_softmax_ce_bwd,
                   nullptr,
                   softmax_ce_bwd_kernel,
                   "Gradient of softmax_ce: (softmax(logits) - onehot(labels)), divided by N for "
                   "\"mean\", times dloss [1] when given (absent: the loss is the one minimised, "
-                  "gradient 1). No backward rule."},
+                  "gradient 1). in_place=1 writes dlogits over the logits (pass in-place sets "
+                  "it where nothing reads the logits afterwards). No backward rule."},
          {OpType::SoftmaxCeBwd,
           Opcode::SoftmaxCe,
           {logits, labels, {"dloss", Slot::DLoss}},
           {{"dlogits", Slot::DLogits}},
           false,
           encode_loss,
-          decode_loss,
+          decode_loss_bwd,
           [](const Instruction& inst) { return inst.operand(Slot::DLogits).has_value(); }});
 }
 

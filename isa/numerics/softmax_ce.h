@@ -23,7 +23,9 @@ std::optional<size_t> label_outside(const int32_t* labels, size_t rows, size_t c
 float softmax_ce_loss(const float* logits, const int32_t* labels, size_t rows, size_t classes,
                       bool mean, int32_t ignore_index);
 
-// dloss: the upstream gradient of the loss (one value), or null for 1.
+// dloss: the upstream gradient of the loss (one value), or null for 1. dlogits may be logits
+// (in place): each row's max and sum are taken before any element of the row is written, and
+// element c is read before it is written.
 void softmax_ce_grad(const float* logits, const int32_t* labels, size_t rows, size_t classes,
                      bool mean, int32_t ignore_index, const float* dloss, float* dlogits);
 

@@ -65,7 +65,7 @@ TEST_F(Cli, VersionAndHelp) {
   EXPECT_NE(
       r.out.find(
           "{import,autodiff,shape-inference,dce,cse,fold,simplify,fuse-attention,fuse,place-concat,"
-          "elide-copies,schedule,plan,lower}"),
+          "elide-copies,in-place,schedule,plan,lower}"),
       std::string::npos)
       << r.out;
   r = run(kS2sim + " --help");

@@ -1,6 +1,6 @@
 // softmax_ce and softmax_ce_bwd: values against the cross-entropy formula in double (mean and
 // sum), numerical stability, the run-time error for a bad label, shape-inference errors, the
-// backward op, and gradient checks.
+// backward op, gradient checks, and the gradient written over the logits.
 
 #include <gtest/gtest.h>
 
@@ -167,7 +167,7 @@ TEST(OpsLoss, BackwardOp) {
   EXPECT_EQ(bwd.type, OpType::SoftmaxCeBwd);
   EXPECT_EQ(bwd.category, OpCategory::ActivationGrad);
   EXPECT_EQ(bwd.inputs, (std::vector<TensorId>{b.logits, b.labels, TensorId()}));
-  EXPECT_EQ(bwd.attrs.text(), "ignore_index=-100 reduction=\"sum\"");
+  EXPECT_EQ(bwd.attrs.text(), "ignore_index=-100 in_place=0 reduction=\"sum\"");
 
   const TensorId dl = b.g.add_parameter("dl", TensorRole::Gradient, DType::F32, {1},
                                         std::make_shared<HostArray>(std::vector<float>{-2.5f}));
@@ -256,6 +256,44 @@ TEST(OpsLoss, GradWithIgnoredRows) {
   spec.inputs[1].ints = {3, -100, 4, -100};
   const testing::GradCheckResult r = testing::grad_check(spec);
   EXPECT_TRUE(r.ok) << r.report;
+}
+
+// in_place=1 (pass in-place): dlogits is a view of the logits' data and overwrites them. The
+// loss, added after the gradient here, still reads the logits first (Graph::predecessors), and
+// every value is bit for bit that of a separate dlogits buffer.
+TEST(OpsLoss, InPlaceGradientIsBitIdentical) {
+  for (const char* reduction : {"mean", "sum"}) {
+    const std::vector<int32_t> labels = {2, -100, 3};
+    LossGraph ref;
+    build(&ref, kLogits, labels, reduction);
+    Interpreter r(ref.g);
+    r.run();
+    Graph g;
+    const TensorId logits = g.add_parameter("logits", TensorRole::Activation, DType::F32, {3, 4},
+                                            std::make_shared<HostArray>(kLogits));
+    const TensorId lab = g.add_parameter("labels", TensorRole::Label, DType::I32, {3},
+                                         std::make_shared<HostArray>(labels));
+    const TensorId dlogits =
+        g.add(OpType::SoftmaxCeBwd, "dloss", OpCategory::ActivationGrad, {logits, lab},
+              Attrs{{"reduction", std::string(reduction)}, {"in_place", int64_t{1}}});
+    const TensorId loss = g.add(OpType::SoftmaxCe, "loss", OpCategory::Forward, {logits, lab},
+                                Attrs{{"reduction", std::string(reduction)}});
+    EXPECT_EQ(g.tensor(dlogits).data, g.tensor(logits).data);
+    EXPECT_TRUE(g.writes_in_place(g.op(g.find_op("dloss"))));
+    Interpreter it(g);
+    it.run();
+    EXPECT_EQ(it.value(loss).f32(), r.value(ref.loss).f32()) << reduction;
+    EXPECT_EQ(it.value(dlogits).f32(), r.value(ref.dlogits).f32()) << reduction;
+  }
+  Graph g;
+  const TensorId logits = g.add_parameter("logits", TensorRole::Activation, DType::F32, {3, 4});
+  const TensorId lab = g.add_parameter("labels", TensorRole::Label, DType::I32, {3});
+  EXPECT_EQ(user_error([&] {
+              g.add(OpType::SoftmaxCeBwd, "ceb", OpCategory::ActivationGrad, {logits, lab},
+                    Attrs{{"in_place", int64_t{2}}});
+            }),
+            "shape inference: op 'ceb' (softmax_ce_bwd): attribute 'in_place' must be 0 or 1, "
+            "not 2");
 }
 
 }  // namespace

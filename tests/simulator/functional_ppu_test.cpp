@@ -1,362 +1,26 @@
-// Per-opcode tests of the functional kernels on small hand-built instructions. Each builds a
-// program image with random operands (contiguous, transposed and sliced descriptors), runs
-// the instruction through s2::sim::functional and through the compiler's stream checker (the
-// op registry's reference kernels), and compares the whole DRAM image bit for bit. What the
-// compiler never emits (eltwise sub/max/min/axpby, reduce mean/max/sumsq, PE statistics, bn_fwd
-// from statistics) is checked against values worked out here.
+// Per-opcode tests of the PPU's functional kernels on small hand-built instructions, against
+// the op registry's reference kernels bit for bit (functional_program.h). What the compiler
+// never emits (eltwise sub/max/min/axpby, reduce mean/max/sumsq, bn_fwd from statistics) is
+// checked against values worked out here.
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
-#include <random>
 #include <string>
+#include <vector>
 
-#include "compiler/lower/stream_checker.h"
 #include "isa/common/errors.h"
-#include "simulator/functional/conv.h"
-#include "simulator/functional/execute.h"
+#include "tests/simulator/functional_program.h"
 
 namespace s2::sim::functional {
 namespace {
-
-// The C++ models at the default K-tile, as the compiler's stream checker uses.
-Datapath& model_datapath() {
-  static ModelDatapath model;
-  return model.get();
-}
 
 using isa::DType;
 using isa::Field;
 using isa::Opcode;
 using isa::Slot;
 using isa::TensorDesc;
-using numerics::ConvGeometry;
-using numerics::images_per_chunk;
-
-// A program under construction: tensors with initial data, and one instruction.
-class Program {
- public:
-  explicit Program(Opcode op) : inst_(op) { exe_.target = "test"; }
-
-  // A dense tensor of random values in [-1, 1) (i32: `int_range` values from 0).
-  TensorDesc tensor(const std::vector<uint32_t>& shape, DType dtype = DType::F32,
-                    uint32_t int_range = 0) {
-    isa::TensorEntry e;
-    e.name = "t" + std::to_string(exe_.tensors.size());
-    e.dtype = dtype;
-    e.shape = shape;
-    e.addr = top_;
-    e.size = e.dense_bytes();
-    e.data_offset = exe_.data.size();
-    std::uniform_real_distribution<float> real(-1.0f, 1.0f);
-    for (uint64_t i = 0; i < e.dense_bytes() / isa::dtype_bytes(dtype); ++i) {
-      uint32_t bits = 0;
-      if (dtype == DType::F32) {
-        bits = f32_bits(real(rng_));
-      } else {
-        bits = static_cast<uint32_t>(rng_() % std::max<uint32_t>(int_range, 1));
-      }
-      for (unsigned b = 0; b < isa::dtype_bytes(dtype); ++b)
-        exe_.data.push_back(static_cast<uint8_t>(bits >> (8 * b)));
-    }
-    top_ += (e.size + 63) / 64 * 64;
-    exe_.tensors.push_back(e);
-    return TensorDesc::contiguous(e.addr, dtype, shape);
-  }
-  // A [rows, cols] view of a tensor stored [cols, rows]: read transposed through strides.
-  TensorDesc transposed(uint32_t rows, uint32_t cols) {
-    TensorDesc d = tensor({cols, rows});
-    d.shape = {rows, cols, 0, 0};
-    d.strides = {1, rows, 0, 0};
-    return d;
-  }
-  // A view of `shape` whose innermost dimension is a slice of a row 3 elements longer.
-  TensorDesc sliced(std::vector<uint32_t> shape) {
-    std::vector<uint32_t> stored = shape;
-    stored.back() += 3;
-    TensorDesc d = tensor(stored);
-    for (size_t i = 0; i < shape.size(); ++i)
-      d.shape[i] = shape[i];
-    d.addr += 4;  // starts one element in
-    return d;
-  }
-  // A zero-initialised tensor (outputs).
-  TensorDesc zeros(const std::vector<uint32_t>& shape, DType dtype = DType::F32) {
-    TensorDesc d = tensor(shape, dtype, 1);
-    std::fill(exe_.data.end() - static_cast<std::ptrdiff_t>(exe_.tensors.back().dense_bytes()),
-              exe_.data.end(), uint8_t{0});
-    return d;
-  }
-
-  // A dense f32 tensor holding `values`.
-  TensorDesc values(const std::vector<uint32_t>& shape, const std::vector<float>& values) {
-    TensorDesc d = tensor(shape);
-    uint8_t* at = exe_.data.data() + exe_.tensors.back().data_offset;
-    for (float v : values)
-      for (unsigned b = 0; b < 4; ++b)
-        *at++ = static_cast<uint8_t>(f32_bits(v) >> (8 * b));
-    return d;
-  }
-
-  isa::Instruction& inst() { return inst_; }
-  Program& set(Slot slot, const TensorDesc& d) {
-    inst_.set_operand(slot, d);
-    return *this;
-  }
-  Program& field(Field f, uint32_t v) {
-    inst_.set_raw(f, v);
-    return *this;
-  }
-
-  const isa::Executable& exe() {
-    exe_.instructions = {inst_};
-    exe_.plan.dram_size = top_ + 64;
-    return exe_;
-  }
-
-  // Our image after the instruction.
-  DramImage run_ours() {
-    DramImage image = DramImage::load(exe());
-    execute_instruction(inst_, image, model_datapath());
-    return image;
-  }
-
-  // Runs both models; true when every DRAM byte agrees.
-  ::testing::AssertionResult matches_reference() {
-    const DramImage ours = run_ours();
-    lower::DramImage theirs = lower::DramImage::load(exe());
-    lower::execute_instruction(exe_, 0, theirs);
-    if (ours.bytes() == theirs.bytes()) return ::testing::AssertionSuccess();
-    size_t first = 0;
-    while (ours.bytes()[first] == theirs.bytes()[first])
-      ++first;
-    return ::testing::AssertionFailure() << "first differing byte at address " << first;
-  }
-
-  // The f32 values of `d` after our run.
-  std::vector<float> result(const TensorDesc& d) { return run_ours().read_f32(d); }
-
- private:
-  isa::Instruction inst_;
-  isa::Executable exe_;
-  uint64_t top_ = 0;
-  std::mt19937 rng_{12345};
-};
-
-// ---- PE array -------------------------------------------------------------------------------
-
-struct ConvCase {
-  uint32_t n, c, h, w, k, r, s, stride, pad, dilation, groups;
-};
-
-void conv_fields(Program& p, const ConvCase& cc) {
-  p.field(Field::StrideH, cc.stride).field(Field::StrideW, cc.stride);
-  p.field(Field::PadTop, cc.pad).field(Field::PadLeft, cc.pad);
-  p.field(Field::PadBottom, cc.pad).field(Field::PadRight, cc.pad);
-  p.field(Field::DilationH, cc.dilation).field(Field::DilationW, cc.dilation);
-  p.field(Field::Groups, cc.groups);
-}
-
-uint32_t out_size(uint32_t in, const ConvCase& cc, uint32_t kernel) {
-  return (in + 2 * cc.pad - cc.dilation * (kernel - 1) - 1) / cc.stride + 1;
-}
-
-const ConvCase kConvCases[] = {
-    {2, 3, 7, 6, 4, 3, 3, 1, 1, 1, 1},    // 27 taps: one K-tile
-    {2, 8, 9, 9, 6, 3, 3, 2, 1, 1, 1},    // 72 taps: three K-tiles, stride 2
-    {1, 8, 10, 10, 4, 3, 3, 1, 2, 2, 2},  // dilation and groups
-    {3, 16, 5, 5, 40, 1, 1, 1, 0, 1, 1},  // 1x1, K > 32
-};
-
-TEST(FunctionalConv2d, ForwardWithBiasResidualReluMatchesTheReference) {
-  for (const ConvCase& cc : kConvCases) {
-    Program p(Opcode::Conv2d);
-    const uint32_t pp = out_size(cc.h, cc, cc.r), qq = out_size(cc.w, cc, cc.s);
-    p.set(Slot::X, p.tensor({cc.n, cc.c, cc.h, cc.w}))
-        .set(Slot::W, p.tensor({cc.k, cc.c / cc.groups, cc.r, cc.s}))
-        .set(Slot::Bias, p.tensor({cc.k}))
-        .set(Slot::Residual, p.tensor({cc.n, cc.k, pp, qq}))
-        .set(Slot::Y, p.zeros({cc.n, cc.k, pp, qq}));
-    conv_fields(p, cc);
-    p.field(Field::Act, static_cast<uint32_t>(isa::Activation::Relu));
-    EXPECT_TRUE(p.matches_reference()) << "c=" << cc.c << " k=" << cc.k;
-    p.inst().clear_operand(Slot::Bias);
-    p.inst().clear_operand(Slot::Residual);
-    p.field(Field::Act, 0);
-    EXPECT_TRUE(p.matches_reference()) << "plain, c=" << cc.c << " k=" << cc.k;
-  }
-}
-
-TEST(FunctionalConv2d, BackwardDataWithResidualAndGateMatchesTheReference) {
-  for (const ConvCase& cc : kConvCases) {
-    Program p(Opcode::Conv2dBwdData);
-    const uint32_t pp = out_size(cc.h, cc, cc.r), qq = out_size(cc.w, cc, cc.s);
-    p.set(Slot::Dy, p.tensor({cc.n, cc.k, pp, qq}))
-        .set(Slot::W, p.tensor({cc.k, cc.c / cc.groups, cc.r, cc.s}))
-        .set(Slot::Residual, p.tensor({cc.n, cc.c, cc.h, cc.w}))
-        .set(Slot::Gate, p.tensor({cc.n, cc.c, cc.h, cc.w}))
-        .set(Slot::Dx, p.zeros({cc.n, cc.c, cc.h, cc.w}));
-    conv_fields(p, cc);
-    EXPECT_TRUE(p.matches_reference()) << "c=" << cc.c << " k=" << cc.k;
-  }
-}
-
-TEST(FunctionalConv2d, BackwardWeightWithResidualMatchesTheReference) {
-  for (const ConvCase& cc : kConvCases) {
-    Program p(Opcode::Conv2dBwdWeight);
-    const uint32_t pp = out_size(cc.h, cc, cc.r), qq = out_size(cc.w, cc, cc.s);
-    p.set(Slot::X, p.tensor({cc.n, cc.c, cc.h, cc.w}))
-        .set(Slot::Dy, p.tensor({cc.n, cc.k, pp, qq}))
-        .set(Slot::Residual, p.tensor({cc.k, cc.c / cc.groups, cc.r, cc.s}))
-        .set(Slot::Dw, p.zeros({cc.k, cc.c / cc.groups, cc.r, cc.s}));
-    conv_fields(p, cc);
-    EXPECT_TRUE(p.matches_reference()) << "c=" << cc.c << " k=" << cc.k;
-  }
-}
-
-// Large enough that one image fills an im2col chunk: the weight gradient's running sum then
-// crosses a chunk boundary, where its K-tiles restart. The chunking must be the reference's.
-TEST(FunctionalConv2d, BackwardWeightAcrossImageChunksMatchesTheReference) {
-  const ConvCase cc{3, 64, 52, 52, 2, 3, 3, 1, 1, 1, 1};
-  ConvGeometry g;
-  g.n = 3, g.c = 64, g.r = g.s = 3, g.p = g.q = 52, g.k = 2;
-  ASSERT_EQ(images_per_chunk(g), 2u);  // 2^22 / (576 taps * 2704 pixels) = 2.7: chunks {2, 1}
-  Program p(Opcode::Conv2dBwdWeight);
-  p.set(Slot::X, p.tensor({cc.n, cc.c, cc.h, cc.w}))
-      .set(Slot::Dy, p.tensor({cc.n, cc.k, 52, 52}))
-      .set(Slot::Dw, p.zeros({cc.k, cc.c, cc.r, cc.s}));
-  conv_fields(p, cc);
-  EXPECT_TRUE(p.matches_reference());
-}
-
-TEST(FunctionalConv2d, ImagesPerChunkFollowsTheImageSize) {
-  ConvGeometry g;
-  g.n = 8, g.c = 4, g.r = g.s = 3, g.p = g.q = 8;  // 36 taps * 64 pixels = 2304 per image
-  EXPECT_EQ(images_per_chunk(g), 8u);              // 2^22 / 2304 = 1820, clamped to N
-  g.c = 1024, g.p = g.q = 32;                      // 9216 taps * 1024 = 9437184 per image
-  EXPECT_EQ(images_per_chunk(g), 1u);
-  g.c = 64, g.p = g.q = 16;  // 576 * 256 = 147456: 28 images per chunk
-  g.n = 64;
-  EXPECT_EQ(images_per_chunk(g), 28u);
-}
-
-// A 1x1 convolution of one pixel is a dot product: 40 channels = K-tiles of 32 and 8. With
-// values whose sums round, the tiled order gives (tile0) + (tile1), not a plain running sum.
-TEST(FunctionalConv2d, SumsKTilesOfThirtyTwoThenAddsTheTiles) {
-  Program p(Opcode::Conv2d);
-  const TensorDesc x = p.zeros({1, 40, 1, 1}), w = p.zeros({1, 40, 1, 1});
-  const TensorDesc y = p.zeros({1, 1, 1, 1});
-  p.set(Slot::X, x).set(Slot::W, w).set(Slot::Y, y);
-  DramImage image = DramImage::load(p.exe());
-  std::vector<float> xv(40, 1.0f), wv(40, 1.0f);
-  xv[0] = 1e8f;    // tile 0: 1e8 + 31 ones, each lost to rounding -> 1e8
-  xv[32] = -1e8f;  // tile 1: -1e8 + 7 ones -> -1e8; tile0 + tile1 = 0
-  image.write_f32(x, xv);
-  image.write_f32(w, wv);
-  execute_instruction(p.inst(), image, model_datapath());
-  EXPECT_EQ(image.read_f32(y)[0], 0.0f);  // a running sum would give 7 (1e8 - 1e8 + 7 ones)
-}
-
-TEST(FunctionalConv2d, StatsAreTheChannelSumsOfTheFinalOutput) {
-  Program p(Opcode::Conv2d);
-  const TensorDesc y = p.zeros({2, 3, 4, 4}), stats = p.zeros({2, 3});
-  p.set(Slot::X, p.tensor({2, 2, 4, 4})).set(Slot::W, p.tensor({3, 2, 1, 1})).set(Slot::Y, y);
-  p.set(Slot::Stats, stats).field(Field::Act, static_cast<uint32_t>(isa::Activation::Relu));
-  const DramImage image = p.run_ours();
-  const std::vector<float> yv = image.read_f32(y), sv = image.read_f32(stats);
-  for (size_t k = 0; k < 3; ++k) {
-    float sum = 0.0f, sq = 0.0f;
-    for (size_t n = 0; n < 2; ++n)
-      for (size_t t = 0; t < 16; ++t) {
-        const float v = yv[(n * 3 + k) * 16 + t];
-        EXPECT_GE(v, 0.0f);
-        sum += v;
-        sq += v * v;
-      }
-    EXPECT_EQ(sv[k], sum);
-    EXPECT_EQ(sv[3 + k], sq);
-  }
-}
-
-TEST(FunctionalGemm, EveryTransposeWithBiasResidualGateReluMatchesTheReference) {
-  const uint32_t m = 5, n = 7, k = 70;  // K-tiles of 32, 32 and 6
-  for (int ta = 0; ta < 2; ++ta)
-    for (int tb = 0; tb < 2; ++tb) {
-      Program p(Opcode::Gemm);
-      p.set(Slot::A, ta ? p.tensor({k, m}) : p.tensor({m, k}))
-          .set(Slot::B, tb ? p.tensor({n, k}) : p.tensor({k, n}))
-          .set(Slot::Bias, p.tensor({n}))
-          .set(Slot::Residual, p.tensor({m, n}))
-          .set(Slot::Gate, p.tensor({m, n}))
-          .set(Slot::Y, p.zeros({m, n}));
-      p.field(Field::TransA, static_cast<uint32_t>(ta))
-          .field(Field::TransB, static_cast<uint32_t>(tb));
-      p.field(Field::Act, static_cast<uint32_t>(isa::Activation::Relu));
-      EXPECT_TRUE(p.matches_reference()) << "trans_a=" << ta << " trans_b=" << tb;
-    }
-}
-
-// Strided descriptors: a transposed view of a and a sliced view of b and y read and write
-// exactly the elements a dense copy would.
-TEST(FunctionalGemm, TransposedAndSlicedDescriptorsMatchTheReference) {
-  Program p(Opcode::Gemm);
-  p.set(Slot::A, p.transposed(6, 40)).set(Slot::B, p.sliced({40, 5}));
-  p.set(Slot::Y, p.sliced({6, 5}));
-  EXPECT_TRUE(p.matches_reference());
-  const TensorDesc a = p.inst().get(Slot::A);
-  DramImage image = DramImage::load(p.exe());
-  const std::vector<float> av = image.read_f32(a);
-  const std::vector<float> stored =
-      image.read_f32(TensorDesc::contiguous(a.addr, DType::F32, {40, 6}));
-  for (size_t i = 0; i < 6; ++i)
-    for (size_t j = 0; j < 40; ++j)
-      ASSERT_EQ(av[i * 40 + j], stored[j * 6 + i]);
-}
-
-TEST(FunctionalGemm, SmallProductIsExact) {
-  Program p(Opcode::Gemm);
-  const TensorDesc a = p.zeros({2, 2}), b = p.zeros({2, 2}), bias = p.zeros({2}),
-                   y = p.zeros({2, 2});
-  p.set(Slot::A, a).set(Slot::B, b).set(Slot::Bias, bias).set(Slot::Y, y).field(Field::TransB, 1);
-  DramImage image = DramImage::load(p.exe());
-  image.write_f32(a, {1, 2, 3, 4});
-  image.write_f32(b, {5, 6, 7, 8});  // stored [N, K]: b^T = [[5, 7], [6, 8]]
-  image.write_f32(bias, {0.5f, -100});
-  execute_instruction(p.inst(), image, model_datapath());
-  EXPECT_EQ(image.read_f32(y), (std::vector<float>{17.5f, -77, 39.5f, -47}));
-}
-
-// bmm over two batch dimensions for every transpose combination, K spanning three K-tiles.
-TEST(FunctionalBmm, EveryTransposeMatchesTheReference) {
-  const uint32_t m = 5, n = 7, k = 70;
-  for (int ta = 0; ta < 2; ++ta)
-    for (int tb = 0; tb < 2; ++tb) {
-      Program p(Opcode::Bmm);
-      p.set(Slot::A, ta ? p.tensor({2, 3, k, m}) : p.tensor({2, 3, m, k}))
-          .set(Slot::B, tb ? p.tensor({2, 3, n, k}) : p.tensor({2, 3, k, n}))
-          .set(Slot::Y, p.zeros({2, 3, m, n}));
-      p.field(Field::TransA, static_cast<uint32_t>(ta))
-          .field(Field::TransB, static_cast<uint32_t>(tb));
-      EXPECT_TRUE(p.matches_reference()) << "trans_a=" << ta << " trans_b=" << tb;
-    }
-}
-
-// Attention's layout: q and k are head splits of [N, T, H, dh] projections read as
-// [N, H, T, dh] through strides, the scores' batch 0 matrix of b repeated through a zero
-// batch stride; the same bits as the reference.
-TEST(FunctionalBmm, HeadSplitAndRepeatedOperandsMatchTheReference) {
-  const uint32_t n = 2, t = 6, h = 3, dh = 8;
-  Program p(Opcode::Bmm);
-  TensorDesc q = p.tensor({n, t, h, dh});
-  q.shape = {n, h, t, dh};
-  q.strides = {t * h * dh, dh, h * dh, 1};
-  TensorDesc k = p.tensor({n, t, h, dh});
-  k.shape = {n, h, t, dh};
-  k.strides = {0, dh, h * dh, 1};
-  p.set(Slot::A, q).set(Slot::B, k).set(Slot::Y, p.zeros({n, h, t, t}));
-  p.field(Field::TransB, 1);
-  EXPECT_TRUE(p.matches_reference());
-}
+using test::model_datapath;
+using test::Program;
 
 // ---- PPU ------------------------------------------------------------------------------------
 
@@ -702,6 +366,24 @@ TEST(FunctionalSoftmaxCe, UniformLogitsGiveLogOfTheClassCount) {
   }
 }
 
+// dlogits written over the logits (pass in-place): the same bits as into a buffer of its own,
+// and as the reference.
+TEST(FunctionalSoftmaxCe, GradientInPlaceMatchesASeparateBuffer) {
+  for (uint32_t reduction : {0u, 1u}) {
+    Program apart(Opcode::SoftmaxCe), in_place(Opcode::SoftmaxCe);
+    const TensorDesc logits = apart.tensor({4, 10}), labels = apart.tensor({4}, DType::I32, 10);
+    const TensorDesc dlogits = apart.zeros({4, 10});
+    apart.set(Slot::Logits, logits).set(Slot::Labels, labels).set(Slot::DLogits, dlogits);
+    apart.set(Slot::Loss, apart.zeros({1})).field(Field::Reduction, reduction);
+    const TensorDesc same = in_place.tensor({4, 10}),
+                     labels2 = in_place.tensor({4}, DType::I32, 10);
+    in_place.set(Slot::Logits, same).set(Slot::Labels, labels2).set(Slot::DLogits, same);
+    in_place.field(Field::Reduction, reduction);
+    EXPECT_TRUE(in_place.matches_reference()) << "reduction " << reduction;
+    EXPECT_EQ(in_place.result(same), apart.result(dlogits)) << "reduction " << reduction;
+  }
+}
+
 // Rows labelled ignore_index add no loss and no gradient, and the mean counts the others:
 // the same bits as the reference, for the default -100 and for another value.
 TEST(FunctionalSoftmaxCe, IgnoredLabelsMatchTheReference) {
@@ -856,88 +538,6 @@ TEST(FunctionalReduce, MeanMaxAndSumOfSquaresComputeTheirDefinition) {
   EXPECT_EQ(run(R::Mean, 2), (std::vector<float>{2.0f / 3.0f, 1.0f}));
   EXPECT_EQ(run(R::Max, 2), (std::vector<float>{3, 5}));
   EXPECT_EQ(run(R::SumSq, 1), (std::vector<float>{17, 29, 45}));
-}
-
-// ---- DMA and control ------------------------------------------------------------------------
-
-TEST(FunctionalDma, CopyAndFillOfEveryTypeMatchTheReference) {
-  for (DType t : {DType::F32, DType::I32, DType::U8}) {
-    Program copy(Opcode::Copy);
-    copy.set(Slot::Src, copy.tensor({4, 6}, t, 200)).set(Slot::Dst, copy.zeros({24}, t));
-    EXPECT_TRUE(copy.matches_reference()) << isa::dtype_name(t);
-    Program fill(Opcode::Fill);
-    fill.set(Slot::Dst, fill.zeros({3, 5}, t));
-    for (float v : {-0.0f, 7.75f, 250.0f, -3.5f}) {
-      if (t == DType::U8 && v < 0) continue;  // the stream checker's cast is undefined there
-      fill.inst().set_f32(Field::Value, v);
-      EXPECT_TRUE(fill.matches_reference()) << isa::dtype_name(t) << " " << v;
-    }
-  }
-}
-
-TEST(FunctionalDma, CopyThroughStridedViewsTransposes) {
-  Program p(Opcode::Copy);
-  const TensorDesc src = p.transposed(3, 4), dst = p.zeros({3, 4});
-  p.set(Slot::Src, src).set(Slot::Dst, dst);
-  EXPECT_TRUE(p.matches_reference());
-  const DramImage image = p.run_ours();
-  const std::vector<float> stored =
-      image.read_f32(TensorDesc::contiguous(src.addr, DType::F32, {4, 3}));
-  const std::vector<float> out = image.read_f32(dst);
-  for (size_t i = 0; i < 3; ++i)
-    for (size_t j = 0; j < 4; ++j)
-      EXPECT_EQ(out[i * 4 + j], stored[j * 3 + i]);
-}
-
-TEST(FunctionalDma, FillSaturatesIntegersAndKeepsNanOutOfThem) {
-  Program p(Opcode::Fill);
-  const TensorDesc i32 = p.zeros({2}, DType::I32);
-  p.set(Slot::Dst, i32);
-  p.inst().set_f32(Field::Value, 1e20f);
-  EXPECT_EQ(p.run_ours().read_i32(i32), (std::vector<int32_t>{INT32_MAX, INT32_MAX}));
-  p.inst().set_f32(Field::Value, std::nanf(""));
-  EXPECT_EQ(p.run_ours().read_i32(i32), (std::vector<int32_t>{0, 0}));
-}
-
-TEST(FunctionalControl, BarrierAndEndLeaveDramUntouched) {
-  for (Opcode op : {Opcode::Barrier, Opcode::End}) {
-    Program p(op);
-    p.tensor({16});
-    const DramImage before = DramImage::load(p.exe());
-    EXPECT_TRUE(p.run_ours().bytes() == before.bytes());
-  }
-}
-
-TEST(FunctionalExecute, EveryOpcodeOfTheIsaHasAKernel) {
-  EXPECT_EQ(kernel_registry().size(), isa::opcode_table().size());
-  for (const isa::OpcodeInfo& info : isa::opcode_table())
-    EXPECT_TRUE(kernel_registry().contains(info.mnemonic)) << info.mnemonic;
-  try {
-    kernel_registry().get("frobnicate");
-    FAIL() << "no error";
-  } catch (const UserError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("unknown functional kernel 'frobnicate'; known: end, "
-                                          "barrier, copy, fill, conv2d",
-                                          0),
-              0u)
-        << e.what();
-  }
-}
-
-TEST(FunctionalExecute, MalformedInstructionsAndOutOfRangeDescriptorsAreUserErrors) {
-  Program p(Opcode::Eltwise);
-  const TensorDesc a = p.tensor({8});
-  p.set(Slot::A, a)
-      .set(Slot::Y, p.zeros({8}))
-      .field(Field::Op, static_cast<uint32_t>(isa::EltwiseOp::Relu));
-  DramImage image = DramImage::load(p.exe());
-  TensorDesc far = a;
-  far.addr = 1u << 20;
-  p.inst().set_operand(Slot::A, far);
-  EXPECT_THROW(execute_instruction(p.inst(), image, model_datapath()), UserError);
-  p.inst().set_operand(Slot::A, TensorDesc::contiguous(0, DType::F32, {9}));
-  EXPECT_THROW(execute_instruction(p.inst(), image, model_datapath()),
-               UserError);  // 9 elements into 8
 }
 
 }  // namespace

@@ -7,8 +7,11 @@
 // dma{engines, transfers, wait_cycles (transfers waiting for a free engine, summed)},
 // memory{peak_bytes, planned_peak_bytes, planned_persistent_bytes, planned_arena_bytes},
 // roofline{cycles, ratio, total_macs, total_bytes}, deadlock[], instructions[{index, op,
-// mnemonic, unit, start_cycle, end_cycle, cycles, compute_cycles, tiles, macs, bytes,
-// roofline_cycles, pe_utilization (PE instructions: macs / (PEs * cycles), else 0), bound}].
+// mnemonic, unit, start_cycle, end_cycle, cycles, compute_cycles, tiles, pe_cycles (the array's
+// cycles over the tiles), block ([M, N, K] of the first tile: the sequencer's split; null for
+// fused attention and non-PE units), pe_efficiency (macs / (PEs * pe_cycles): what fill, drain
+// and partial tiles leave of the array), macs, bytes, roofline_cycles, pe_utilization (PE
+// instructions: macs / (PEs * cycles), else 0), bound}].
 
 #include <ostream>
 

@@ -24,6 +24,11 @@ struct InstructionRecord {
   uint64_t end_cycle = 0;
   uint64_t compute_cycles = 0;  // PE plus PPU cycles of its tiles
   uint64_t tiles = 0;
+  // PE instructions: the cycles the array computes (its tiles' PE cycles, epilogue left out)
+  // and the first tile's M x N x K block, the split the sequencer chose (all zero for fused
+  // attention, whose tiles run several products, and for other units).
+  uint64_t pe_cycles = 0;
+  uint64_t block_m = 0, block_n = 0, block_k = 0;
   uint64_t macs = 0;
   uint64_t bytes = 0;       // roofline bytes
   uint64_t dram_bytes = 0;  // what its tiles load and store (the timing plan)

@@ -61,6 +61,14 @@ void Unit::execute(uint32_t index) {
   r.dram_bytes = plan.load_bytes() + plan.store_bytes();
   r.roofline_cycles = plan.roofline_cycles;
   r.tiles = plan.tiles.size();
+  for (const timing::Tile& t : plan.tiles)
+    r.pe_cycles += t.pe_cycles;
+  if (!plan.tiles.empty() && plan.tiles.front().products.empty()) {
+    const timing::PassShape& shape = plan.tiles.front().shape;
+    r.block_m = shape.m;
+    r.block_n = shape.n;
+    r.block_k = shape.k;
+  }
   r.start_cycle = ctx.clock.cycle_at_or_after(now_ps());
   wait_until(r.start_cycle);
   ctx.started(index, r.start_cycle);

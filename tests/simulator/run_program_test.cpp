@@ -203,6 +203,23 @@ TEST_P(RunProgram, JsonReportAndTraceParse) {
     EXPECT_GE(i["cycles"].get<uint64_t>(), i["roofline_cycles"].get<uint64_t>());
     EXPECT_EQ(i["end_cycle"].get<uint64_t>() - i["start_cycle"].get<uint64_t>(),
               i["cycles"].get<uint64_t>());
+    // PE instructions give the sequencer's split and what fill and drain leave of the array.
+    if (i["unit"] == "pe") {
+      ASSERT_TRUE(i["block"].is_array()) << i;
+      const uint64_t m = i["block"][0], n = i["block"][1], k = i["block"][2];
+      EXPECT_GE(m * n * k, 1u) << i;
+      const uint64_t macs = i["macs"], pe_cycles = i["pe_cycles"];
+      EXPECT_LE(pe_cycles, i["compute_cycles"].get<uint64_t>()) << i;
+      const double efficiency = i["pe_efficiency"];
+      EXPECT_DOUBLE_EQ(efficiency,
+                       static_cast<double>(macs) / (32.0 * 32.0 * static_cast<double>(pe_cycles)))
+          << i;
+      EXPECT_GT(efficiency, 0.0) << i;
+      EXPECT_LE(efficiency, 1.0) << i;
+    } else {
+      EXPECT_TRUE(i["block"].is_null()) << i;
+      EXPECT_EQ(i["pe_cycles"].get<uint64_t>(), 0u) << i;
+    }
   }
   const uint64_t total = r["total_cycles"], count = ins.size(),
                  pe_busy = r["units"]["pe"]["busy_cycles"], read = r["dram"]["bytes_read"],

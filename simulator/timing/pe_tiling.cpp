@@ -88,25 +88,15 @@ Range3 block_range(const Dims3& d, const Dims3& b, const Dims3& pos) {
   return r;
 }
 
-// Advances the odometer `pos` over the blocks of an axis; false (and pos back at 0) past the
-// last block.
-bool next_pos(const Dims3& d, const Dims3& b, Dims3& pos) {
-  for (unsigned i = 3; i-- > 0;) {
-    if (++pos[i] < ceil_div(d[i], b[i])) return true;
-    pos[i] = 0;
-  }
-  return false;
-}
-
 // The DRAM side of the block choice. Bytes alone rank blockings badly: a K block of 32 reads
 // runs of 128 bytes, each in another DRAM row when the rows of the operand lie far apart
 // (gpt2-small's LM-head gradient reads [4096, 50257] logits), and such runs move at a fraction
 // of the peak (activations, partial bursts); a K block of 256 reads the same bytes in 1 KiB
 // runs near the peak. So a candidate's first tile is cut into its blocks of each operand class,
-// and each class's block is measured on the target's own DRAM model, after the block before it
-// (cycles() below); the instruction's DRAM time is then the sum over classes of (blocks moved) x
-// (that time). The blocks of one class share their shape and strides, so the second stands for
-// the rest (up to halos clipped at the borders and where it falls in the DRAM rows).
+// and each class's block is served alone, from idle, by the target's own DRAM model; the
+// instruction's DRAM time is then the sum over classes of (blocks moved) x (that time). The
+// blocks of one class share their shape and strides, so the first stands for the rest (up to
+// halos clipped at the borders and where it falls in the DRAM rows).
 enum BlockClass : unsigned { kStreamed, kStationary, kEpilogue };  // Blocking::moves index
 
 class BlockCosts {
@@ -131,52 +121,19 @@ class BlockCosts {
   // b.time = max(PE cycles, DRAM cycles of its blocks as the DRAM model serves them).
   void measure(Blocking& b) const {
     double dram = 0;
-    const auto first = first_blocks(b);
-    for (unsigned c = 0; c < 3; ++c) {
-      if (b.moves[c] == 0) continue;
-      const std::optional<Position> next = second_position(b, static_cast<BlockClass>(c));
-      const double t = next ? cycles(first[c], blocks_at(b, *next)[c]) : cycles(first[c]);
-      dram += static_cast<double>(b.moves[c]) * t;
-    }
+    const auto blocks = first_blocks(b);
+    for (unsigned c = 0; c < 3; ++c)
+      if (b.moves[c] > 0) dram += static_cast<double>(b.moves[c]) * cycles(blocks[c]);
     b.time = std::max(b.pe, dram);
   }
 
  private:
-  struct Position {
-    Dims3 m{}, n{}, k{};
-  };
-
-  // Where the sequencer's loop (N, M, K innermost) next moves a block of class c after the
-  // first tile's: the streamed block with every tile, the stationary one with each K block (or
-  // N block, when a single K block stays resident), the epilogue's with each M x N block.
-  // nullopt when the class moves only once. A packed blocking moves M blocks only.
-  std::optional<Position> second_position(const Blocking& b, BlockClass c) const {
-    Position p;
-    if (b.pack > 1) {
-      if (next_pos(v_.m, b.m, p.m)) return p;
-      return std::nullopt;
-    }
-    const bool several_k = blocks(v_.k, b.k) > 1;
-    if ((c == kStreamed || c == kStationary) && several_k) {
-      next_pos(v_.k, b.k, p.k);
-      return p;
-    }
-    if (c != kStationary && next_pos(v_.m, b.m, p.m)) return p;
-    p.m = {};
-    if (next_pos(v_.n, b.n, p.n)) return p;
-    return std::nullopt;
-  }
-
-  std::array<std::vector<DramAccess>, 3> first_blocks(const Blocking& b) const {
-    return blocks_at(b, Position{});
-  }
-
-  // The accesses of the blocks of the tile at `pos`, by class (a packed blocking: those of its
-  // first `pack` groups, which one tile moves). Statistics (2 x N values once per N block) are
+  // The accesses of the first tile's blocks, by class (a packed blocking: those of its first
+  // `pack` groups, which one tile moves). Statistics (2 x N values once per N block) are
   // left out.
-  std::array<std::vector<DramAccess>, 3> blocks_at(const Blocking& b, const Position& pos) const {
-    const Range3 mr = block_range(v_.m, b.m, pos.m), nr = block_range(v_.n, b.n, pos.n),
-                 kr = block_range(v_.k, b.k, pos.k);
+  std::array<std::vector<DramAccess>, 3> first_blocks(const Blocking& b) const {
+    const Range3 mr = block_range(v_.m, b.m, {}), nr = block_range(v_.n, b.n, {}),
+                 kr = block_range(v_.k, b.k, {});
     std::array<std::vector<DramAccess>, 3> out;
     for (uint64_t g = 0; g < std::min(b.pack, v_.groups); ++g)
       for (const GemmOperand& op : v_.operands) {
@@ -190,45 +147,20 @@ class BlockCosts {
     return out;
   }
 
-  static std::vector<dram::Access> to_group(const std::vector<DramAccess>& accesses,
-                                            uint64_t& bytes) {
-    std::vector<dram::Access> group;
-    group.reserve(accesses.size());
-    bytes = 0;
-    for (const DramAccess& a : accesses) {
-      if (a.bytes == 0) continue;
-      group.push_back(to_dram(a));
-      bytes += a.bytes;
-    }
-    return group;
-  }
-
-  // Accelerator cycles a block takes in the steady stream: `first` and then `second` (the
-  // class's next block) are served back to back by one DRAM model, both queued at time 0, and
-  // the second costs the time it adds. Serving one block from idle instead would let a short
-  // block spread its rows over idle banks, where back to back it meets the rows the previous
-  // block opened and the activation windows (tRC, tFAW) it used: with far-apart rows, small
-  // blocks would look cheaper per byte than they are. Never below bytes / peak.
-  double cycles(const std::vector<DramAccess>& first, const std::vector<DramAccess>& second) const {
-    uint64_t first_bytes = 0, bytes = 0;
-    const std::vector<dram::Access> g0 = to_group(first, first_bytes);
-    const std::vector<dram::Access> g1 = to_group(second, bytes);
-    if (bytes == 0) return 0;
-    if (first_bytes == 0) return cycles(second);
-    const auto model = dram::make_dram_model(target_.dram);
-    const double done0 = static_cast<double>(model->serve(g0, 0).done_ps);
-    const double done1 = static_cast<double>(model->serve(g1, 0).done_ps);
-    return std::max(static_cast<double>(bytes) / peak_, (done1 - done0) * target_.clock_mhz * 1e-6);
-  }
-
   // Accelerator cycles the DRAM model takes for `accesses`, served as one group on an idle
   // device. A sequencer streams block after block, so the first burst's unloaded latency
   // (measured on its own) overlaps the previous block and is not counted: the time is from
   // that burst's data to the last, plus one burst at the peak rate, and never below bytes /
   // peak. A perfect stream thus measures exactly its bytes at the peak.
   double cycles(const std::vector<DramAccess>& accesses) const {
+    std::vector<dram::Access> group;
+    group.reserve(accesses.size());
     uint64_t bytes = 0;
-    const std::vector<dram::Access> group = to_group(accesses, bytes);
+    for (const DramAccess& a : accesses) {
+      if (a.bytes == 0) continue;
+      group.push_back(to_dram(a));
+      bytes += a.bytes;
+    }
     if (bytes == 0) return 0;
     const dram::Access probe{group[0].address, 1, group[0].kind};
     const double latency =
@@ -322,6 +254,14 @@ Blocking choose(const GemmView& v, const isa::Instruction& inst, const target::T
     if (!best || ahead(c, *best)) best = c;
   }
   return *best;
+}
+
+bool next_pos(const Dims3& d, const Dims3& b, Dims3& pos) {
+  for (unsigned i = 3; i-- > 0;) {
+    if (++pos[i] < ceil_div(d[i], b[i])) return true;
+    pos[i] = 0;
+  }
+  return false;
 }
 
 uint64_t extent(const Range3& r) {

@@ -22,20 +22,20 @@
 // last K block. Stores: the output block with the last K block; statistics when the last M
 // block of an N block finishes. Among power-of-two block sizes (multiples of the array edge,
 // and the full extents) the sequencer picks the one with the least estimated time
-// max(PE cycles, DRAM cycles), then the fewest bytes. DRAM cycles: for each operand class
-// (streamed, stationary, epilogue) the first tile's block and the class's next block are served
-// back to back by the target's DRAM model, and each class costs the time the second adds per
-// block it moves (a class moved once: its block alone, from idle, without its first burst's
-// latency); so runs of a few bursts in far-apart DRAM rows cost what the DRAM makes of them in
-// a steady stream, not their bytes at the peak. Only candidates whose bound max(PE cycles, bytes /
-// peak) could still win are served (pe_tiling.cpp). A tile's pe_cycles is PeArrayModel::tile_cycles
-// of its shape; its ppu_cycles is the epilogue (pe_array_model.h) on its last K block. Grouped
-// convolutions whose groups are small (depthwise: K = R*S, N = 1) would use a sliver of the array
-// per tile. When the dataflow can place P = PeArrayModel::groups_per_pass(K, N) >= 2 whole groups
-// side by side (block-diagonal weights), the sequencer also considers tiles of P groups: M_b x
-// (P*N) x (P*K), one per M block of each pack of P consecutive groups, loading and storing every
-// group's blocks of that tile; it takes them when their estimated time is no worse. The numerics do
-// not change (each column sums its own group's products in order).
+// max(PE cycles, DRAM cycles), then the fewest bytes. DRAM cycles: the first tile's block of
+// each operand class (streamed, stationary, epilogue) is served alone by the target's DRAM
+// model, from idle and without its first burst's latency, and each class costs that time per
+// block it moves; so runs of a few bursts in far-apart DRAM rows cost what the DRAM makes of
+// them, not their bytes at the peak. Only candidates whose bound max(PE cycles, bytes / peak)
+// could still win are served (pe_tiling.cpp).
+// A tile's pe_cycles is PeArrayModel::tile_cycles of its shape; its ppu_cycles is the
+// epilogue (pe_array_model.h) on its last K block.
+// Grouped convolutions whose groups are small (depthwise: K = R*S, N = 1) would use a sliver of
+// the array per tile. When the dataflow can place P = PeArrayModel::groups_per_pass(K, N) >= 2
+// whole groups side by side (block-diagonal weights), the sequencer also considers tiles of P
+// groups: M_b x (P*N) x (P*K), one per M block of each pack of P consecutive groups, loading and
+// storing every group's blocks of that tile; it takes them when their estimated time is no
+// worse. The numerics do not change (each column sums its own group's products in order).
 //
 // PPU and DMA instructions (ppu_model.h gives their passes): each pass is split into T tiles,
 // T the smallest count whose share of every streamed operand (equal flat parts, rounded

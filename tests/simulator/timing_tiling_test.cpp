@@ -285,32 +285,6 @@ TEST(TimingTiling, BlockChoiceReadsLongRunsOfFarApartRows) {
   EXPECT_GE(bytes / runs, 512u) << runs << " runs of dlogits";
 }
 
-// The LM head's weight gradient in miniature: dW [V, N] = dlogits^T x h with dlogits [K, V]
-// read transposed, so each K index of a streamed block is one short run (M_b floats) in its own
-// DRAM row, 201 KB from the next. Served alone from idle, a block of 32 such rows spreads over
-// idle banks and looks cheaper per byte than a longer one; back to back, each block meets the
-// rows the previous one opened and its activation windows, and longer K blocks cost the same
-// per byte while moving the stationary block fewer times. The block choice measures blocks in
-// that steady stream; at these addresses (where the rows fall matters) the idle measurement
-// picked a K block of 32.
-TEST(TimingTiling, BlockChoiceMeasuresBlocksBackToBack) {
-  const uint32_t v = 50257, n = 768, k = 1024;
-  isa::Instruction gemm(Opcode::Gemm);
-  // The addresses the memory plan gave gpt2-small (1 layer, batch 8, 128 tokens).
-  isa::TensorDesc a = f32(0x16292200, {k, v});
-  a.shape = {v, k, 0, 0};
-  a.strides = {1, v, 0, 0};
-  gemm.set_operand(Slot::A, a);
-  gemm.set_operand(Slot::B, f32(0x34d5ca00, {k, n}));
-  gemm.set_operand(Slot::Residual, f32(0x226e3200, {v, n}));
-  gemm.set_operand(Slot::Y, f32(0x2ba1fe00, {v, n}));
-  const InstructionPlan plan = plan_instruction(gemm, config("base"));
-  ASSERT_FALSE(plan.tiles.empty());
-  EXPECT_GE(plan.tiles.front().shape.k, 64u)
-      << plan.tiles.front().shape.m << " x " << plan.tiles.front().shape.n << " x "
-      << plan.tiles.front().shape.k;
-}
-
 // Attention's scores: bmm(q, k, trans_b=1) over [N=2, H=4] batches of T=128 x dh=64 heads, q and
 // k read as head splits of [N, T, H, dh] projections. One group per batch index: the PE time is
 // that of 8 gemms of the same size, every score stored once, q and k each read whole.

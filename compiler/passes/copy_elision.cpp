@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compiler/ops/registry.h"
+#include "compiler/passes/buffer_queries.h"
 #include "compiler/passes/dce.h"
 #include "isa/encoding/isa_table.h"
 
@@ -44,11 +45,7 @@ class Elider {
     return op.type == OpType::Scale && op.attrs.f("alpha") == 1.0 && op.attrs.f("beta") == 0.0;
   }
 
-  bool is_step_output(TensorId t) const {
-    for (TensorId o : g_.outputs())
-      if (g_.tensor(o).data == g_.tensor(t).data) return true;
-    return g_.loss().valid() && g_.tensor(g_.loss()).data == g_.tensor(t).data;
-  }
+  bool is_step_output(TensorId t) const { return holds_step_output(g_, g_.tensor(t).data); }
 
   size_t tensors_on(DataId d) const {
     size_t n = 0;
@@ -97,9 +94,7 @@ class Elider {
     if (fusion == FusionClass::View || producer.type == OpType::Concat) return false;
     if (g_.overwrites_input(producer, y)) return false;
     // y must own its buffer whole: dense, from offset 0, the only tensor on it besides x.
-    const Data& yd = g_.data(yt.data);
-    if (!yt.contiguous() || yt.offset != 0 || yt.numel() != yd.numel || tensors_on(yt.data) != 2)
-      return false;
+    if (!owns_buffer(g_, yt) || tensors_on(yt.data) != 2) return false;
     // The producer must not read the buffer it is about to write.
     const DataId target = g_.tensor(o).data;
     for (TensorId in : producer.inputs)
@@ -183,9 +178,7 @@ class Elider {
     const TensorId y = producer.outputs[0];
     const Tensor& yt = g_.tensor(y);
     const Data& yd = g_.data(yt.data);
-    if (!yt.contiguous() || yt.offset != 0 || yt.numel() != yd.numel || is_step_output(y) ||
-        g_.overwrites_input(producer, y))
-      return false;
+    if (!owns_buffer(g_, yt) || is_step_output(y) || g_.overwrites_input(producer, y)) return false;
     if (yd.role != TensorRole::Activation && yd.role != TensorRole::Gradient) return false;
     // The tensors over the buffer, and the computing ops that read them.
     std::vector<TensorId> over;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/passes/buffer_queries.h"
 #include "compiler/passes/dce.h"
 #include "isa/encoding/isa_table.h"
 
@@ -25,17 +26,6 @@ class InPlace {
   Graph take() { return std::move(g_); }
 
  private:
-  bool is_step_output(DataId d) const {
-    for (TensorId o : g_.outputs())
-      if (g_.tensor(o).data == d) return true;
-    return g_.loss().valid() && g_.tensor(g_.loss()).data == d;
-  }
-
-  // Dense from offset 0 over all of its data.
-  bool owns_buffer(const Tensor& t) const {
-    return t.contiguous() && t.offset == 0 && t.numel() == g_.data(t.data).numel;
-  }
-
   // The ops that depend on `root`, through data edges (views included).
   std::vector<bool> descendants(OpId root) const {
     std::vector<bool> seen(g_.num_ops(), false);
@@ -76,9 +66,9 @@ class InPlace {
     const Tensor& yt = g_.tensor(y);
     const Data& xd = g_.data(x.data);
     if (xd.role != TensorRole::Activation || xd.constant || xd.init) return false;
-    if (!owns_buffer(x) || !owns_buffer(yt) || x.dtype != yt.dtype || x.shape != yt.shape)
+    if (!owns_buffer(g_, x) || !owns_buffer(g_, yt) || x.dtype != yt.dtype || x.shape != yt.shape)
       return false;
-    if (is_step_output(x.data) || is_step_output(yt.data)) return false;
+    if (holds_step_output(g_, x.data) || holds_step_output(g_, yt.data)) return false;
     if (touched_after(id, x.data)) return false;
     const DataId old = yt.data;
     bytes_ += static_cast<uint64_t>(x.numel()) * isa::dtype_bytes(x.dtype);

@@ -37,10 +37,7 @@ void write_json_report(const RunResult& r, std::ostream& os) {
          {"tiles", i.tiles},
          {"pe_cycles", i.pe_cycles},
          {"block", i.block_m == 0 ? Json(nullptr) : Json::array({i.block_m, i.block_n, i.block_k})},
-         {"pe_efficiency", i.pe_cycles > 0 && r.pe_count > 0
-                               ? static_cast<double>(i.macs) / (static_cast<double>(r.pe_count) *
-                                                                static_cast<double>(i.pe_cycles))
-                               : 0.0},
+         {"pe_efficiency", ratio(i.macs, uint64_t{r.pe_count} * i.pe_cycles)},
          {"macs", i.macs},
          {"bytes", i.bytes},
          {"dram_bytes", i.dram_bytes},

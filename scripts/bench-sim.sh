@@ -7,7 +7,8 @@
 #   * gpt2-small (batch 8, 512 tokens, --fuse-attention), base     (issue 15's target is 60 s
 #     at 1024 tokens, which needs more DRAM than the base configuration has); S2_BENCH_GPT=0
 #     skips it (each run takes minutes)
-# Benchmarks want an optimised build: S2_BUILD_TYPE=Release S2_BUILD_DIR=build-release
+# s2sim serves DRAM channels on one thread per core; S2_THREADS=N passes --threads N (the
+# figures are the same, only the wall time changes). Benchmarks want an optimised build: S2_BUILD_TYPE=Release S2_BUILD_DIR=build-release
 # scripts/build.sh, then S2SIM=build-release/simulator/s2sim S2C=build-release/compiler/s2c.
 #   scripts/bench-sim.sh [RUNS]
 set -euo pipefail
@@ -24,7 +25,7 @@ trap 'rm -rf "$out"' EXIT
 bench() {  # name, executable: median of the wall times and cycles/s s2sim prints
   local name=$1 bin=$2 walls=() rates=() line
   for ((i = 1; i <= runs; i++)); do
-    line=$("$s2sim" run "$bin" | grep 'wall time')
+    line=$("$s2sim" run "$bin" ${S2_THREADS:+--threads "$S2_THREADS"} | grep 'wall time')
     walls+=("$(echo "$line" | sed -E 's/.*wall time +([0-9.]+) s.*/\1/')")
     rates+=("$(echo "$line" | sed -E 's/.*\(([0-9.e+]+) simulated.*/\1/')")
   done

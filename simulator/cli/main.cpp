@@ -82,6 +82,10 @@ int sc_main(int argc, char** argv) {
   run->add_option("--window", run_options.window,
                   "controller decode window in instructions; 1 runs sequentially (default 64)")
       ->check(CLI::PositiveNumber);
+  run->add_option("--threads", run_options.threads,
+                  "threads that serve the DRAM channels of each transfer (default: one per core; "
+                  "the results are the same for every count)")
+      ->check(CLI::PositiveNumber);
   run->add_option(
       "--rtl", run_options.rtl,
       "RTL units that replace the models, comma-separated, of: " +

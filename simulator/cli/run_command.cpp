@@ -189,6 +189,7 @@ int run_simulation(const RunCommandOptions& options, std::ostream& out) {
 
   RunOptions run;
   run.window = options.window;
+  run.threads = options.threads;
   run.compute = options.functional;
   run.steps = options.steps;
   run.check = options.check;

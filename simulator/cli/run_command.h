@@ -26,6 +26,7 @@ struct RunCommandOptions {
   std::string memory_trace;  // --memory-trace: CSV path
   bool layers = false;       // --layers: per-layer table on stdout
   uint32_t window = 64;      // --window: controller decode window (1: sequential)
+  uint32_t threads = 0;      // --threads: the DRAM model's threads (0: one per core)
   bool check = false;        // --check: the shadow-memory checker over the simulated order
   bool functional = false;   // --functional: compute real numbers (implied by the three below)
   uint32_t steps = 1;        // --steps: training steps on the same DRAM image

@@ -67,6 +67,11 @@ class DramModel {
   // Serves `group` arriving at `arrival_ps`; see the contract above.
   virtual GroupResult serve(const std::vector<Access>& group, Picoseconds arrival_ps) = 0;
 
+  // Lets the model serve a group's independent parts (e.g. channels) on up to `threads`
+  // threads, the caller's included; 1 (the default) runs everything on the caller. Results
+  // never depend on it.
+  virtual void set_threads(unsigned threads) { (void)threads; }
+
   virtual const DramStats& stats() const = 0;
 
   // Every channel transferring on every beat: the ceiling no pattern can exceed.

@@ -104,10 +104,27 @@ JedecModel::JedecModel(const target::DramDesc& desc, std::string backend)
       banks_per_rank_(desc.banks_per_rank()),
       fcfs_(desc.controller.scheduler == target::DramScheduler::Fcfs),
       closed_page_(desc.controller.row_policy == target::RowPolicy::Closed) {
-  channels_.reserve(desc.channels);
+  controllers_.reserve(desc.channels);
   for (uint32_t c = 0; c < desc.channels; ++c)
-    channels_.emplace_back(desc, timings_);
+    controllers_.emplace_back(*this, c, desc);
 }
+
+void JedecModel::set_threads(unsigned threads) {
+  const unsigned n =
+      std::min<unsigned>(std::max(threads, 1u), static_cast<unsigned>(controllers_.size()));
+  if (n == (pool_ ? pool_->threads() : 1u)) return;
+  pool_ = n > 1 ? std::make_unique<TaskPool>(n) : nullptr;
+}
+
+JedecModel::Controller::Controller(const JedecModel& model, uint32_t index,
+                                   const target::DramDesc& desc)
+    : model_(model),
+      index_(index),
+      banks_per_group_(model.banks_per_group_),
+      banks_per_rank_(model.banks_per_rank_),
+      fcfs_(model.fcfs_),
+      closed_page_(model.closed_page_),
+      channel_(desc, model.timings_) {}
 
 void JedecModel::check_range(const std::vector<Access>& group) const {
   for (std::size_t i = 0; i < group.size(); ++i) {
@@ -139,8 +156,8 @@ void JedecModel::check_range(const std::vector<Access>& group) const {
 // oldest burst, in the age order of those bursts (the order of streams_), chooses exactly what
 // planning every entry would; a stream over a few bank groups has a handful of streams among 32
 // entries. The chosen burst is its stream's oldest, so bursts of a stream leave in order.
-std::size_t JedecModel::pick(const JedecChannel& channel, uint64_t picks, bool oldest_hit,
-                             CommandPlan& plan) const {
+std::size_t JedecModel::Controller::pick(uint64_t picks, bool oldest_hit, CommandPlan& plan) const {
+  const JedecChannel& channel = channel_;
   if (picks - slots_[streams_[order_[0]].head].age_key >= kMaxBypass) {
     channel.plan_into(slots_[streams_[order_[0]].head].request, plan);
     return 0;
@@ -192,7 +209,7 @@ std::size_t JedecModel::pick(const JedecChannel& channel, uint64_t picks, bool o
   return best;
 }
 
-bool JedecModel::row_wanted(const BurstRequest& r) const {
+bool JedecModel::Controller::row_wanted(const BurstRequest& r) const {
   const uint64_t row_key = stream_key(r) >> 1;  // either direction
   for (std::size_t i = 0; i < stream_count_; ++i) {
     if (streams_[order_[i]].key >> 1 == row_key) return true;
@@ -200,7 +217,7 @@ bool JedecModel::row_wanted(const BurstRequest& r) const {
   return false;
 }
 
-void JedecModel::enqueue(uint8_t slot) {
+void JedecModel::Controller::enqueue(uint8_t slot) {
   Queued& q = slots_[slot];
   q.next = kNone;
   const uint64_t key = stream_key(q.request);
@@ -226,7 +243,7 @@ void JedecModel::enqueue(uint8_t slot) {
   order_[stream_count_++] = id;
 }
 
-void JedecModel::dequeue(std::size_t position) {
+void JedecModel::Controller::dequeue(std::size_t position) {
   --queued_;
   const uint8_t id = order_[position];
   Stream& s = streams_[id];
@@ -247,10 +264,12 @@ void JedecModel::dequeue(std::size_t position) {
   order_[i] = id;
 }
 
-void JedecModel::serve_channel(uint32_t channel_index, const std::vector<Access>& group,
-                               Cycle arrival, std::vector<Cycle>& access_done) {
-  JedecChannel& channel = channels_[channel_index];
-  BurstCursor cursor(mapping_, group, channel_index);
+void JedecModel::Controller::serve(const std::vector<Access>& group, Cycle arrival) {
+  JedecChannel& channel = channel_;
+  std::vector<Cycle>& access_done = done_;
+  access_done.assign(group.size(), arrival);
+  counts_ = DramStats{};
+  BurstCursor cursor(model_.mapping_, group, index_);
   uint64_t picks = 0;
   uint32_t seq = 0;
   const auto fill = [&](uint8_t slot, Cycle ready) {
@@ -281,16 +300,16 @@ void JedecModel::serve_channel(uint32_t channel_index, const std::vector<Access>
       const bool oldest_hit = channel.outcome(oldest) == RowOutcome::Hit;
       if (oldest_hit) channel.plan_into(oldest, planned);
       if (!oldest_hit || planned.column > channel.column_floor())
-        chosen = pick(channel, picks, oldest_hit, planned);
+        chosen = pick(picks, oldest_hit, planned);
     }
     const uint8_t slot = streams_[order_[chosen]].head;
     const Queued& q = slots_[slot];
-    channel.issue(q.request, planned, stats_);
+    channel.issue(q.request, planned, counts_);
     access_done[q.access] = std::max(access_done[q.access], planned.data_end);
     ++picks;
     dequeue(chosen);  // leaves the slot's contents until fill() reuses it
     if (closed_page_ && !row_wanted(slots_[slot].request))
-      channel.close_row(slots_[slot].request, stats_);
+      channel.close_row(slots_[slot].request, counts_);
     // The slot just freed takes the next burst (q is dead from here).
     if (!cursor.done()) fill(slot, std::max(arrival, planned.column));
   }
@@ -299,24 +318,46 @@ void JedecModel::serve_channel(uint32_t channel_index, const std::vector<Access>
 GroupResult JedecModel::serve(const std::vector<Access>& group, Picoseconds arrival_ps) {
   check_range(group);
   const Cycle arrival = clock_.to_cycle(arrival_ps);
-  std::vector<Cycle>& done = done_;  // reused: one allocation per model, not per group
-  done.assign(group.size(), arrival);
-  const uint64_t bursts_before = stats_.read_bursts + stats_.write_bursts;
-  for (uint32_t c = 0; c < channels_.size(); ++c)
-    serve_channel(c, group, arrival, done);
+  uint64_t bursts = 0;
+  const uint64_t bb = mapping_.burst_bytes();
+  for (const Access& a : group) {
+    if (a.bytes != 0) bursts += (a.address + a.bytes - 1) / bb - a.address / bb + 1;
+  }
+  const auto serve_channel = [&](std::size_t c) { controllers_[c].serve(group, arrival); };
+  if (pool_ && bursts >= kParallelBursts) {
+    pool_->run(controllers_.size(), serve_channel);
+  } else {
+    for (std::size_t c = 0; c < controllers_.size(); ++c)
+      serve_channel(c);
+  }
 
   GroupResult result;
   result.done_ps = arrival_ps;
   result.access_done_ps.reserve(group.size());
   for (std::size_t i = 0; i < group.size(); ++i) {
-    const Picoseconds t = group[i].bytes == 0 ? arrival_ps : clock_.to_ps(done[i]);
+    Cycle done = arrival;
+    for (const Controller& c : controllers_)
+      done = std::max(done, c.done()[i]);
+    const Picoseconds t = group[i].bytes == 0 ? arrival_ps : clock_.to_ps(done);
     result.access_done_ps.push_back(t);
     result.done_ps = std::max(result.done_ps, t);
     (group[i].kind == AccessKind::Read ? stats_.bytes_read : stats_.bytes_written) +=
         group[i].bytes;
   }
-  const uint64_t bursts = stats_.read_bursts + stats_.write_bursts - bursts_before;
-  stats_.data_bus_busy_ps += clock_.to_ps(static_cast<Cycle>(bursts) * timings_.burst);
+  uint64_t issued = 0;
+  for (const Controller& c : controllers_) {
+    const DramStats& n = c.counts();
+    issued += n.read_bursts + n.write_bursts;
+    stats_.read_bursts += n.read_bursts;
+    stats_.write_bursts += n.write_bursts;
+    stats_.row_hits += n.row_hits;
+    stats_.row_misses += n.row_misses;
+    stats_.row_conflicts += n.row_conflicts;
+    stats_.activates += n.activates;
+    stats_.precharges += n.precharges;
+    stats_.refreshes += n.refreshes;
+  }
+  stats_.data_bus_busy_ps += clock_.to_ps(static_cast<Cycle>(issued) * timings_.burst);
   stats_.last_done_ps = std::max(stats_.last_done_ps, result.done_ps);
   return result;
 }

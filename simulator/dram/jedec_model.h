@@ -5,9 +5,11 @@
 //
 // Scheduling (dram.controller.scheduler: frfcfs, the default; fcfs serves the queue strictly
 // oldest first, skipping everything below). Channels are independent, so a group is split by
-// channel and each channel runs its own controller. Its queue holds up to kQueueDepth bursts of the
-// group in arrival order (age); a burst enters when the group arrives or, once the queue is full,
-// when an earlier burst's column command frees its slot. Each step picks, FR-FCFS in event time:
+// channel and each channel runs its own controller (on threads of their own when
+// set_threads() allows and the group is large enough; the results do not change). Its queue holds
+// up to kQueueDepth bursts of the group in arrival order (age); a burst enters when the group
+// arrives or, once the queue is full, when an earlier burst's column command frees its slot. Each
+// step picks, FR-FCFS in event time:
 //   1. the burst whose column command (RD/WR) can issue first: "first ready". A row hit is
 //      ready for it now; a miss or conflict first needs its PRE/ACT, which issue as early as
 //      their own windows allow, typically while other banks' bursts still use the bus;
@@ -30,6 +32,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +41,7 @@
 #include "simulator/dram/dram_clock.h"
 #include "simulator/dram/dram_model.h"
 #include "simulator/dram/jedec_channel.h"
+#include "simulator/dram/task_pool.h"
 
 namespace s2::sim::dram {
 
@@ -45,10 +49,18 @@ class JedecModel final : public DramModel {
  public:
   static constexpr std::size_t kQueueDepth = 32;
   static constexpr uint32_t kMaxBypass = 64;
+  // A group moving fewer bursts than this is served on the caller's thread alone: handing it
+  // to another thread would cost more than it saves.
+  static constexpr uint64_t kParallelBursts = 256;
 
   JedecModel(const target::DramDesc& desc, std::string backend);
+  JedecModel(const JedecModel&) = delete;  // its controllers point back at it
+  JedecModel& operator=(const JedecModel&) = delete;
 
   GroupResult serve(const std::vector<Access>& group, Picoseconds arrival_ps) override;
+  // Channels are independent, so a group's channels are served in parallel on up to `threads`
+  // threads (capped at the channel count); every result is the same for every thread count.
+  void set_threads(unsigned threads) override;
   const DramStats& stats() const override { return stats_; }
   double peak_bandwidth_bytes_per_s() const override { return peak_; }
   uint32_t burst_bytes() const override { return mapping_.burst_bytes(); }
@@ -65,7 +77,7 @@ class JedecModel final : public DramModel {
   struct Queued {
     BurstRequest request;
     uint32_t access = 0;  // index into the group
-    uint32_t seq = 0;     // enqueue order within the serve_channel() call: its age
+    uint32_t seq = 0;     // enqueue order within the Controller::serve() call: its age
     // Picks made before this burst entered, plus its queue position then. Its position only
     // drops when an older burst is picked, and every other pick since it entered took a
     // younger one, so once it is the oldest, picks - age_key is how many younger bursts were
@@ -85,27 +97,63 @@ class JedecModel final : public DramModel {
   // Walks the bursts of one channel in a group, in address order per access, accesses in order.
   class BurstCursor;
 
+  // One channel's controller: its bank state, its queue, and per group what it finished when
+  // and what it counted. Controllers share nothing but the model's read-only settings, so
+  // several serve a group at once.
+  class alignas(64) Controller {
+   public:
+    Controller(const JedecModel& model, uint32_t index, const target::DramDesc& desc);
+    // Serves this channel's bursts of `group`: done()[i] becomes access i's completion on this
+    // channel (arrival when it has no burst here), counts() what its commands counted.
+    void serve(const std::vector<Access>& group, Cycle arrival);
+    const std::vector<Cycle>& done() const { return done_; }
+    const DramStats& counts() const { return counts_; }
+
+   private:
+    // Returns the position in order_ of the stream whose oldest burst FR-FCFS takes next, and
+    // stores that burst's plan on the channel's current state in `plan`. The caller has found
+    // that the oldest queued burst is not a row hit at the column floor; if it is a hit
+    // (`oldest_hit`), `plan` holds its plan on entry.
+    std::size_t pick(uint64_t picks, bool oldest_hit, CommandPlan& plan) const;
+    // Closed page: whether a queued burst wants r's row (in either direction), so the bank
+    // stays open for it.
+    bool row_wanted(const BurstRequest& r) const;
+    // (row, bank slot, direction) in one word, so joining a stream is one comparison.
+    uint64_t stream_key(const BurstRequest& r) const {
+      const uint64_t bank_slot =
+          r.rank * banks_per_rank_ + r.bank_group * banks_per_group_ + r.bank;
+      return (uint64_t{r.row} << 32) | (bank_slot << 1) | (r.write ? 1u : 0u);
+    }
+    // Queues the burst in `slot` (filled in by the caller) behind its stream, or as a new one.
+    void enqueue(uint8_t slot);
+    // Takes the oldest burst of the stream at order_[position] out of the queue.
+    void dequeue(std::size_t position);
+
+    const JedecModel& model_;
+    uint32_t index_;  // the channel's number
+    // The model's settings, copied: read on every burst, and a load through model_ cannot be
+    // hoisted past the stores to this controller's state.
+    uint32_t banks_per_group_;
+    uint32_t banks_per_rank_;
+    bool fcfs_;
+    bool closed_page_;
+    JedecChannel channel_;
+    std::vector<Cycle> done_;  // kept to reuse its storage
+    DramStats counts_;         // of the last serve()
+    Queued slots_[kQueueDepth];
+    // The queue, grouped: streams_ holds the streams with a queued burst (and free entries,
+    // listed in free_), and order_ their indices ordered by their oldest burst's age, so
+    // order_[0]'s head is the oldest queued burst and a scan of order_ visits each stream's
+    // oldest burst in age order, as a scan of the whole queue would. Reordering moves bytes.
+    Stream streams_[kQueueDepth];
+    uint8_t order_[kQueueDepth];
+    uint8_t free_[kQueueDepth];
+    std::size_t stream_count_ = 0;  // entries of order_ in use
+    std::size_t free_count_ = 0;    // entries of free_ in use
+    std::size_t queued_ = 0;        // bursts in the queue
+  };
+
   void check_range(const std::vector<Access>& group) const;
-  void serve_channel(uint32_t channel, const std::vector<Access>& group, Cycle arrival,
-                     std::vector<Cycle>& access_done);
-  // Returns the position in order_ of the stream whose oldest burst FR-FCFS takes next, and
-  // stores that burst's plan on the channel's current state in `plan`. The caller has found
-  // that the oldest queued burst is not a row hit at the column floor; if it is a hit
-  // (`oldest_hit`), `plan` holds its plan on entry.
-  std::size_t pick(const JedecChannel& channel, uint64_t picks, bool oldest_hit,
-                   CommandPlan& plan) const;
-  // Closed page: whether a queued burst wants r's row (in either direction), so the bank
-  // stays open for it.
-  bool row_wanted(const BurstRequest& r) const;
-  // (row, bank slot, direction) in one word, so joining a stream is one comparison.
-  uint64_t stream_key(const BurstRequest& r) const {
-    const uint64_t bank_slot = r.rank * banks_per_rank_ + r.bank_group * banks_per_group_ + r.bank;
-    return (uint64_t{r.row} << 32) | (bank_slot << 1) | (r.write ? 1u : 0u);
-  }
-  // Queues the burst in `slot` (filled in by the caller) behind its stream, or as a new one.
-  void enqueue(uint8_t slot);
-  // Takes the oldest burst of the stream at order_[position] out of the queue.
-  void dequeue(std::size_t position);
 
   std::string backend_;
   AddressMapping mapping_;
@@ -113,24 +161,13 @@ class JedecModel final : public DramModel {
   JedecTimings timings_;
   double peak_;
   uint64_t capacity_;
-  std::vector<JedecChannel> channels_;
-  DramStats stats_;
   uint32_t banks_per_group_;
   uint32_t banks_per_rank_;
-  std::vector<Cycle> done_;  // serve()'s per-access completion, kept to reuse its storage
-  bool fcfs_;                // dram.controller.scheduler: fcfs
-  bool closed_page_;         // dram.controller.row_policy: closed
-  Queued slots_[kQueueDepth];
-  // The queue, grouped: streams_ holds the streams with a queued burst (and free entries,
-  // listed in free_), and order_ their indices ordered by their oldest burst's age, so
-  // order_[0]'s head is the oldest queued burst and a scan of order_ visits each stream's
-  // oldest burst in age order, as a scan of the whole queue would. Reordering moves bytes.
-  Stream streams_[kQueueDepth];
-  uint8_t order_[kQueueDepth];
-  uint8_t free_[kQueueDepth];
-  std::size_t stream_count_ = 0;  // entries of order_ in use
-  std::size_t free_count_ = 0;    // entries of free_ in use
-  std::size_t queued_ = 0;        // bursts in the queue
+  bool fcfs_;         // dram.controller.scheduler: fcfs
+  bool closed_page_;  // dram.controller.row_policy: closed
+  std::vector<Controller> controllers_;
+  std::unique_ptr<TaskPool> pool_;  // null: every channel on the caller's thread
+  DramStats stats_;
 };
 
 }  // namespace s2::sim::dram

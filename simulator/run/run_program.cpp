@@ -115,6 +115,7 @@ RunOutput run_program(const isa::Executable& exe, const target::TargetDesc& targ
   top::Top& top = top::process_top(options.rtl, target);
   top::SimOptions sim;
   sim.window = options.window;
+  sim.threads = options.threads;
   sim.progress = options.progress;
   sim.rtl = options.rtl;
   sim.cosim = &out.cosim;

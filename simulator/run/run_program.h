@@ -41,6 +41,7 @@ namespace s2::sim {
 
 struct RunOptions {
   uint32_t window = 64;         // controller decode window (1: sequential)
+  uint32_t threads = 0;         // threads of the DRAM model (0: one per core); same results
   bool compute = false;         // compute real numbers (see functional())
   uint32_t steps = 1;           // training steps on the same DRAM image
   std::vector<size_t> capture;  // tensor-table indices whose values to return

@@ -1,6 +1,8 @@
 #include "simulator/top/run_context.h"
 
+#include <algorithm>
 #include <cmath>
+#include <thread>
 
 namespace s2::sim::top {
 
@@ -30,6 +32,9 @@ RunContext::RunContext(const isa::Executable& e, const target::TargetDesc& t, Si
       memory(e),
       completed(e.instructions.size(), 0) {
   result.instructions.resize(e.instructions.size());
+  const unsigned threads =
+      options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  dram->set_threads(threads);
 }
 
 void RunContext::finished(const report::InstructionRecord& record) {

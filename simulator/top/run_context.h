@@ -43,6 +43,9 @@ struct SimOptions {
   // Decode window of the controller: how many instructions past the oldest incomplete one may
   // issue. 1: sequential (each instruction starts after the previous completed).
   uint32_t window = 64;
+  // Threads the DRAM model may serve a transfer's channels on (DramModel::set_threads); 0: one
+  // per core. The results do not depend on it.
+  uint32_t threads = 0;
   // Called after every completed instruction with (completed, total); may be empty.
   std::function<void(size_t, size_t)> progress;
   // `--rtl`: the RTL units the process's top is built with (top.h); with any, they run the

@@ -660,6 +660,23 @@ TEST_F(Cli, FunctionalRunMatchesTheReferenceInterpreterBitForBit) {
   EXPECT_EQ(npy_data(path("sim/loss.npy")), npy_data(path("ref/loss.npy")));
 }
 
+// --threads changes how fast the DRAM model runs, never what it reports.
+TEST_F(Cli, ThreadCountChangesNoResult) {
+  const std::string bin = path("r18.bin");
+  ASSERT_EQ(run(kS2c + " compile resnet18 -o " + quoted(bin)).status, 0);
+  for (const char* threads : {"1", "2"}) {
+    const Result r = run(kS2sim + " run " + quoted(bin) + " --threads " + threads + " --report " +
+                         quoted(path(std::string("report") + threads + ".json")));
+    ASSERT_EQ(r.status, 0) << r.out;
+  }
+  const std::string one = read_text(path("report1.json"));
+  EXPECT_NE(one.find("\"total_cycles\""), std::string::npos);
+  EXPECT_EQ(one, read_text(path("report2.json")));
+  const Result bad = run(kS2sim + " run " + quoted(bin) + " --threads 0");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.out.find("--threads"), std::string::npos) << bad.out;
+}
+
 TEST_F(Cli, FunctionalStepsLowerTheLoss) {
   const std::string bin = path("l5.bin");
   ASSERT_EQ(run(kS2c + " compile lenet5 --batch 4 -o " + quoted(bin)).status, 0);

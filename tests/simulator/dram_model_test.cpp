@@ -144,6 +144,58 @@ TEST(DramModel, IsDeterministic) {
   EXPECT_EQ(a->stats().row_conflicts, b->stats().row_conflicts);
 }
 
+// Channels are served on several threads when the model is allowed them: every completion and
+// every count must be what one thread gives, for a row-hit stream, tile-shaped strided groups,
+// random reads and writes, and groups too small to be handed to another thread, on 2 channels
+// (the base configuration's DDR4) and 8 (HBM2, more channels than threads).
+TEST(DramModel, ThreadsChangeNoResult) {
+  for (const char* preset : {"DDR4-3200", "HBM2"}) {
+    target::DramDesc desc = load_preset(preset);
+    if (desc.channels < 2) desc.channels = 2;
+    std::vector<std::vector<Access>> groups;
+    groups.push_back({{0, 1 << 20, AccessKind::Read}});
+    for (uint64_t t = 0; t < 6; ++t) {
+      std::vector<Access> tile;
+      for (uint64_t row = 0; row < 128; ++row)
+        tile.push_back({(t * 256 + row * 201028) % (desc.capacity_bytes / 2), 256,
+                        t % 3 == 2 ? AccessKind::Write : AccessKind::Read});
+      groups.push_back(tile);
+    }
+    std::vector<Access> random;
+    for (uint64_t i = 0; i < 3000; ++i) {
+      random.push_back({(i * 2654435761u) % (desc.capacity_bytes / 64) * 64, 64,
+                        i % 3 == 0 ? AccessKind::Write : AccessKind::Read});
+    }
+    groups.push_back(random);
+    groups.push_back({{4096, 128, AccessKind::Write}, {1 << 24, 64, AccessKind::Read}});
+    const auto one = make_dram_model(desc);
+    const auto several = make_dram_model(desc);
+    several->set_threads(3);
+    Picoseconds arrival = 0;
+    for (const std::vector<Access>& g : groups) {
+      const GroupResult a = one->serve(g, arrival);
+      const GroupResult b = several->serve(g, arrival);
+      EXPECT_EQ(a.access_done_ps, b.access_done_ps) << preset;
+      EXPECT_EQ(a.done_ps, b.done_ps) << preset;
+      arrival = a.done_ps / 2;
+    }
+    const DramStats& x = one->stats();
+    const DramStats& y = several->stats();
+    EXPECT_GT(x.row_conflicts, 0u) << preset;
+    EXPECT_GT(x.write_bursts, 0u) << preset;
+    EXPECT_EQ(x.read_bursts, y.read_bursts) << preset;
+    EXPECT_EQ(x.write_bursts, y.write_bursts) << preset;
+    EXPECT_EQ(x.row_hits, y.row_hits) << preset;
+    EXPECT_EQ(x.row_misses, y.row_misses) << preset;
+    EXPECT_EQ(x.row_conflicts, y.row_conflicts) << preset;
+    EXPECT_EQ(x.activates, y.activates) << preset;
+    EXPECT_EQ(x.precharges, y.precharges) << preset;
+    EXPECT_EQ(x.refreshes, y.refreshes) << preset;
+    EXPECT_EQ(x.data_bus_busy_ps, y.data_bus_busy_ps) << preset;
+    EXPECT_EQ(x.last_done_ps, y.last_done_ps) << preset;
+  }
+}
+
 TEST(DramModel, AccessPastCapacityIsAUserError) {
   const target::DramDesc desc = load_preset("LPDDR4-4266");
   const std::unique_ptr<DramModel> model = make_dram_model(desc);

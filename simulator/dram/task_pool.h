@@ -1,0 +1,59 @@
+#pragma once
+// TaskPool: runs the independent tasks of one call on a few threads, the caller's among them.
+// The DRAM model serves a group's channels with it (jedec_model.h): channels share no state,
+// so serving them at once gives the same results as serving them in turn.
+//
+// run(tasks, fn) calls fn(0) ... fn(tasks - 1), each exactly once and in no set order, and
+// returns when all have returned. Tasks are claimed one at a time from a shared counter by the
+// caller and by the workers, so a worker that is slow to wake costs nothing: the caller then runs
+// every task itself. Which thread runs a task must not matter to the result (each task writes only
+// its own state); with threads == 1 everything runs on the caller, no thread is ever started.
+//
+// Workers start on the first run() that has more than one task, and between calls they spin
+// for a short while (calls come back to back in a simulation) and then sleep on a condition
+// variable, so an idle pool costs no CPU. An exception thrown by a task is rethrown by run()
+// (the lowest task's, if several threw) once no task of the call is running.
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace s2::sim::dram {
+
+class TaskPool {
+ public:
+  // `threads`: how many threads run tasks, the caller included (at least 1).
+  explicit TaskPool(unsigned threads);
+  ~TaskPool();
+  TaskPool(const TaskPool&) = delete;
+  TaskPool& operator=(const TaskPool&) = delete;
+
+  unsigned threads() const { return threads_; }
+  void run(std::size_t tasks, const std::function<void(std::size_t)>& fn);
+
+ private:
+  // Claims and runs tasks of call `generation` until none is left or the call is over.
+  void work(uint32_t generation);
+  void worker();
+
+  unsigned threads_;
+  std::vector<std::thread> workers_;  // threads_ - 1 once started
+  // The current call: its generation in the high 32 bits and its count of unclaimed tasks in
+  // the low 32 (a claim takes the highest), so a worker that read an old generation cannot
+  // claim a task of a newer call.
+  std::atomic<uint64_t> claim_{0};
+  std::atomic<std::size_t> unfinished_{0};  // tasks of the current call not yet returned
+  const std::function<void(std::size_t)>* fn_ = nullptr;
+  std::vector<std::exception_ptr> errors_;  // per task of the current call
+  std::mutex mutex_;                        // for the workers' sleep
+  std::condition_variable wake_;
+  std::atomic<bool> stop_{false};
+};
+
+}  // namespace s2::sim::dram

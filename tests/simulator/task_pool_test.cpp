@@ -1,0 +1,76 @@
+// TaskPool (simulator/dram/task_pool.h): every task of a call runs exactly once, whichever
+// thread takes it; calls come back to back; a task's exception reaches the caller; one thread
+// runs everything inline.
+
+#include "simulator/dram/task_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstddef>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+namespace s2::sim::dram {
+namespace {
+
+TEST(TaskPool, RunsEveryTaskOnceInEveryCall) {
+  TaskPool pool(3);
+  std::vector<std::atomic<int>> runs(9);
+  for (int call = 0; call < 2000; ++call) {
+    const std::size_t tasks = 1 + static_cast<std::size_t>(call) % runs.size();
+    for (auto& r : runs)
+      r.store(0);
+    pool.run(tasks, [&](std::size_t i) { runs[i].fetch_add(1); });
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      ASSERT_EQ(runs[i].load(), i < tasks ? 1 : 0) << "call " << call << " task " << i;
+  }
+}
+
+TEST(TaskPool, OtherThreadsTakeTasks) {
+  TaskPool pool(2);
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<int> elsewhere{0};
+  // Each task waits until a task has run off the caller's thread (or long enough that the
+  // worker must have started), so the caller cannot take them all.
+  for (int call = 0; call < 50 && elsewhere.load() == 0; ++call) {
+    pool.run(2, [&](std::size_t) {
+      if (std::this_thread::get_id() != caller) elsewhere.fetch_add(1);
+      for (int spin = 0; spin < 200000 && elsewhere.load() == 0; ++spin)
+        std::this_thread::yield();
+    });
+  }
+  EXPECT_GT(elsewhere.load(), 0);
+}
+
+TEST(TaskPool, ATasksExceptionReachesTheCaller) {
+  TaskPool pool(2);
+  std::atomic<int> finished{0};
+  EXPECT_THROW(pool.run(4,
+                        [&](std::size_t i) {
+                          if (i == 2) throw std::runtime_error("task 2");
+                          finished.fetch_add(1);
+                        }),
+               std::runtime_error);
+  EXPECT_EQ(finished.load(), 3);  // the other tasks of the call still ran
+  std::atomic<int> after{0};
+  pool.run(3, [&](std::size_t) { after.fetch_add(1); });  // the pool still works
+  EXPECT_EQ(after.load(), 3);
+}
+
+TEST(TaskPool, OneThreadRunsInlineInOrder) {
+  TaskPool pool(1);
+  EXPECT_EQ(pool.threads(), 1u);
+  const std::thread::id caller = std::this_thread::get_id();
+  std::vector<std::size_t> order;
+  pool.run(5, [&](std::size_t i) {
+    EXPECT_EQ(std::this_thread::get_id(), caller);
+    order.push_back(i);
+  });
+  EXPECT_EQ(order, (std::vector<std::size_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(TaskPool(0).threads(), 1u);
+}
+
+}  // namespace
+}  // namespace s2::sim::dram

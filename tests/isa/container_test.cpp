@@ -227,6 +227,34 @@ TEST(Container, WriteFileAndLoadRoundTrip) {
   std::filesystem::remove(path);
 }
 
+// Blocks of zeros become holes in the file (a zeroed optimizer state takes no page cache or
+// disk), and the file still reads back byte for byte: zeros at the start, between data, across
+// a part boundary, in a part shorter than a block, and at the end (the file keeps its length).
+TEST(Container, ZeroBlocksAreHolesThatReadBackAsZeros) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("s2_sparse_test_" + std::to_string(::getpid()) + ".bin"))
+                               .string();
+  constexpr size_t kBlock = 64 * 1024;
+  std::vector<uint8_t> a(5 * kBlock + 123, 0);
+  a[2 * kBlock + 7] = 1;  // block 2 holds data
+  a[5 * kBlock + 5] = 2;  // so does the partial block at a's end
+  const std::vector<uint8_t> b(17, 3);
+  std::vector<uint8_t> c(3 * kBlock, 0);  // ends the file in zeros
+  c[10] = 4;
+  write_file_parts(path, {{a.data(), a.size()}, {b.data(), b.size()}, {c.data(), c.size()}});
+  std::vector<uint8_t> expected = a;
+  expected.insert(expected.end(), b.begin(), b.end());
+  expected.insert(expected.end(), c.begin(), c.end());
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  ASSERT_NE(f, nullptr);
+  std::vector<uint8_t> got(expected.size() + 1);
+  EXPECT_EQ(std::fread(got.data(), 1, got.size(), f), expected.size());  // no byte more
+  std::fclose(f);
+  got.resize(expected.size());
+  EXPECT_EQ(got, expected);
+  std::filesystem::remove(path);
+}
+
 TEST(Container, LoadingAMissingFileNamesIt) {
   const std::string path = "/nonexistent/dir/model.bin";
   try {

@@ -39,6 +39,11 @@ struct Access {
   AccessKind kind = AccessKind::Read;
 };
 
+// The bursts of `burst_bytes` that `a` touches (every access is rounded out to whole bursts).
+inline uint64_t bursts_of(const Access& a, uint64_t burst_bytes) {
+  return a.bytes == 0 ? 0 : (a.address + a.bytes - 1) / burst_bytes - a.address / burst_bytes + 1;
+}
+
 struct GroupResult {
   Picoseconds done_ps = 0;                  // completion of the whole group (>= arrival)
   std::vector<Picoseconds> access_done_ps;  // per access, in the order given

@@ -99,14 +99,10 @@ JedecModel::JedecModel(const target::DramDesc& desc, std::string backend)
       clock_(desc.clock_mhz),
       timings_(JedecTimings::from(desc)),
       peak_(desc.peak_bandwidth_bytes_per_s()),
-      capacity_(desc.capacity_bytes),
-      banks_per_group_(desc.banks_per_group),
-      banks_per_rank_(desc.banks_per_rank()),
-      fcfs_(desc.controller.scheduler == target::DramScheduler::Fcfs),
-      closed_page_(desc.controller.row_policy == target::RowPolicy::Closed) {
+      capacity_(desc.capacity_bytes) {
   controllers_.reserve(desc.channels);
   for (uint32_t c = 0; c < desc.channels; ++c)
-    controllers_.emplace_back(*this, c, desc);
+    controllers_.emplace_back(mapping_, timings_, c, desc);
 }
 
 void JedecModel::set_threads(unsigned threads) {
@@ -116,15 +112,15 @@ void JedecModel::set_threads(unsigned threads) {
   pool_ = n > 1 ? std::make_unique<TaskPool>(n) : nullptr;
 }
 
-JedecModel::Controller::Controller(const JedecModel& model, uint32_t index,
-                                   const target::DramDesc& desc)
-    : model_(model),
+JedecModel::Controller::Controller(const AddressMapping& mapping, const JedecTimings& timings,
+                                   uint32_t index, const target::DramDesc& desc)
+    : mapping_(mapping),
       index_(index),
-      banks_per_group_(model.banks_per_group_),
-      banks_per_rank_(model.banks_per_rank_),
-      fcfs_(model.fcfs_),
-      closed_page_(model.closed_page_),
-      channel_(desc, model.timings_) {}
+      banks_per_group_(desc.banks_per_group),
+      banks_per_rank_(desc.banks_per_rank()),
+      fcfs_(desc.controller.scheduler == target::DramScheduler::Fcfs),
+      closed_page_(desc.controller.row_policy == target::RowPolicy::Closed),
+      channel_(desc, timings) {}
 
 void JedecModel::check_range(const std::vector<Access>& group) const {
   for (std::size_t i = 0; i < group.size(); ++i) {
@@ -269,7 +265,7 @@ void JedecModel::Controller::serve(const std::vector<Access>& group, Cycle arriv
   std::vector<Cycle>& access_done = done_;
   access_done.assign(group.size(), arrival);
   counts_ = DramStats{};
-  BurstCursor cursor(model_.mapping_, group, index_);
+  BurstCursor cursor(mapping_, group, index_);
   uint64_t picks = 0;
   uint32_t seq = 0;
   const auto fill = [&](uint8_t slot, Cycle ready) {
@@ -318,13 +314,15 @@ void JedecModel::Controller::serve(const std::vector<Access>& group, Cycle arriv
 GroupResult JedecModel::serve(const std::vector<Access>& group, Picoseconds arrival_ps) {
   check_range(group);
   const Cycle arrival = clock_.to_cycle(arrival_ps);
-  uint64_t bursts = 0;
-  const uint64_t bb = mapping_.burst_bytes();
-  for (const Access& a : group) {
-    if (a.bytes != 0) bursts += (a.address + a.bytes - 1) / bb - a.address / bb + 1;
-  }
+  // Only a pool needs the group's size (to decide whether handing it over pays).
+  const auto large = [&] {
+    uint64_t bursts = 0;
+    for (const Access& a : group)
+      bursts += bursts_of(a, mapping_.burst_bytes());
+    return bursts >= kParallelBursts;
+  };
   const auto serve_channel = [&](std::size_t c) { controllers_[c].serve(group, arrival); };
-  if (pool_ && bursts >= kParallelBursts) {
+  if (pool_ && large()) {
     pool_->run(controllers_.size(), serve_channel);
   } else {
     for (std::size_t c = 0; c < controllers_.size(); ++c)

@@ -54,7 +54,7 @@ class JedecModel final : public DramModel {
   static constexpr uint64_t kParallelBursts = 256;
 
   JedecModel(const target::DramDesc& desc, std::string backend);
-  JedecModel(const JedecModel&) = delete;  // its controllers point back at it
+  JedecModel(const JedecModel&) = delete;  // its controllers point at its mapping
   JedecModel& operator=(const JedecModel&) = delete;
 
   GroupResult serve(const std::vector<Access>& group, Picoseconds arrival_ps) override;
@@ -98,11 +98,12 @@ class JedecModel final : public DramModel {
   class BurstCursor;
 
   // One channel's controller: its bank state, its queue, and per group what it finished when
-  // and what it counted. Controllers share nothing but the model's read-only settings, so
-  // several serve a group at once.
+  // and what it counted. Controllers share nothing but the model's read-only address mapping,
+  // so several serve a group at once.
   class alignas(64) Controller {
    public:
-    Controller(const JedecModel& model, uint32_t index, const target::DramDesc& desc);
+    Controller(const AddressMapping& mapping, const JedecTimings& timings, uint32_t index,
+               const target::DramDesc& desc);
     // Serves this channel's bursts of `group`: done()[i] becomes access i's completion on this
     // channel (arrival when it has no burst here), counts() what its commands counted.
     void serve(const std::vector<Access>& group, Cycle arrival);
@@ -129,14 +130,12 @@ class JedecModel final : public DramModel {
     // Takes the oldest burst of the stream at order_[position] out of the queue.
     void dequeue(std::size_t position);
 
-    const JedecModel& model_;
-    uint32_t index_;  // the channel's number
-    // The model's settings, copied: read on every burst, and a load through model_ cannot be
-    // hoisted past the stores to this controller's state.
+    const AddressMapping& mapping_;  // the model's
+    uint32_t index_;                 // the channel's number
     uint32_t banks_per_group_;
     uint32_t banks_per_rank_;
-    bool fcfs_;
-    bool closed_page_;
+    bool fcfs_;         // dram.controller.scheduler: fcfs
+    bool closed_page_;  // dram.controller.row_policy: closed
     JedecChannel channel_;
     std::vector<Cycle> done_;  // kept to reuse its storage
     DramStats counts_;         // of the last serve()
@@ -161,10 +160,6 @@ class JedecModel final : public DramModel {
   JedecTimings timings_;
   double peak_;
   uint64_t capacity_;
-  uint32_t banks_per_group_;
-  uint32_t banks_per_rank_;
-  bool fcfs_;         // dram.controller.scheduler: fcfs
-  bool closed_page_;  // dram.controller.row_policy: closed
   std::vector<Controller> controllers_;
   std::unique_ptr<TaskPool> pool_;  // null: every channel on the caller's thread
   DramStats stats_;

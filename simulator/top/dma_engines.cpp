@@ -29,9 +29,8 @@ DmaTransfer DmaEngines::transfer(const std::vector<dram::Access>& group,
   uint64_t bytes = 0, bursts = 0;
   const uint64_t burst = dram.burst_bytes();
   for (const dram::Access& a : group) {
-    if (a.bytes == 0) continue;
     bytes += a.bytes;
-    bursts += (a.address + a.bytes - 1) / burst - a.address / burst + 1;
+    bursts += dram::bursts_of(a, burst);
   }
   const dram::GroupResult served = dram.serve(group, t.start_ps);
   const double width_cycles = std::ceil(static_cast<double>(bytes) / width_);

@@ -28,6 +28,20 @@ const uint8_t* zero_block() {
   return zeros.data();
 }
 
+// Writes [data, data + size) at the file's position; false (errno set) on failure.
+bool write_all(int fd, const uint8_t* data, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::write(fd, data + done, size - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
 std::vector<uint8_t> instructions_section(const Executable& exe) {
   std::vector<uint32_t> words;
   for (const Instruction& inst : exe.instructions)
@@ -199,42 +213,24 @@ void write_file_parts(const std::string& path, const std::vector<ByteSpan>& part
       throw UserError(path + ": cannot write: " + std::strerror(errno));
   }
   int err = 0;
-  uint64_t offset = 0;  // of the next byte in the file
-  // Writes `size` bytes at `offset`, leaving each aligned block of zeros as a hole.
-  const auto write_span = [&](const uint8_t* data, size_t size) {
-    size_t pending = 0;  // bytes before `i` not yet written
-    size_t i = 0;
-    const auto flush = [&] {
-      size_t done = 0;
-      while (err == 0 && done < pending) {
-        const ssize_t n = ::write(fd, data + i - pending + done, pending - done);
-        if (n < 0) {
-          if (errno == EINTR) continue;
-          err = errno;
-          break;
-        }
-        done += static_cast<size_t>(n);
-      }
-      pending = 0;
-    };
-    while (err == 0 && i < size) {
+  uint64_t offset = 0;  // of the part's first byte in the file
+  for (const ByteSpan& part : parts) {
+    size_t start = 0;  // the part's first byte not yet written
+    for (size_t i = 0; err == 0 && i < part.size;) {
       // Up to the next block boundary of the file, so holes are whole aligned blocks.
-      const size_t step =
-          std::min<size_t>(size - i, kHoleBlock - static_cast<size_t>((offset + i) % kHoleBlock));
-      if (step == kHoleBlock && std::memcmp(data + i, zero_block(), kHoleBlock) == 0) {
-        flush();
-        if (err == 0 && ::lseek(fd, static_cast<off_t>(offset + i + step), SEEK_SET) < 0)
+      const size_t step = std::min<size_t>(
+          part.size - i, kHoleBlock - static_cast<size_t>((offset + i) % kHoleBlock));
+      if (step == kHoleBlock && std::memcmp(part.data + i, zero_block(), kHoleBlock) == 0) {
+        if (!write_all(fd, part.data + start, i - start) ||
+            ::lseek(fd, static_cast<off_t>(offset + i + step), SEEK_SET) < 0)
           err = errno;
-      } else {
-        pending += step;
+        start = i + step;
       }
       i += step;
     }
-    flush();
-    offset += size;
-  };
-  for (const ByteSpan& part : parts)
-    write_span(part.data, part.size);
+    if (err == 0 && !write_all(fd, part.data + start, part.size - start)) err = errno;
+    offset += part.size;
+  }
   // A file that ends in a hole gets its length here.
   if (err == 0 && ::ftruncate(fd, static_cast<off_t>(offset)) != 0) err = errno;
   if (::close(fd) != 0 && err == 0) err = errno;

@@ -28,11 +28,16 @@ const uint8_t* zero_block() {
   return zeros.data();
 }
 
+// write_all hands the kernel at most this many bytes per call. One call of hundreds of MiB is
+// several times slower into the page cache than the same bytes in 1 MiB calls (measured on
+// Linux 6.18 / ext4: 498 MB in 0.7-1.6 s against 0.16-0.45 s).
+constexpr size_t kWriteChunk = 1024 * 1024;
+
 // Writes [data, data + size) at the file's position; false (errno set) on failure.
 bool write_all(int fd, const uint8_t* data, size_t size) {
   size_t done = 0;
   while (done < size) {
-    const ssize_t n = ::write(fd, data + done, size - done);
+    const ssize_t n = ::write(fd, data + done, std::min(size - done, kWriteChunk));
     if (n < 0) {
       if (errno == EINTR) continue;
       return false;

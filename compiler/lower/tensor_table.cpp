@@ -46,14 +46,14 @@ inline void put_u32(uint8_t* out, uint32_t v) {
 }
 
 // Appends the initial contents of `data` to the data section, little-endian; returns the
-// offset.
+// offset, or isa::kZeroData for zeros that were never written (they take no bytes).
 uint64_t append_init(const ir::Data& data, std::vector<uint8_t>& section) {
   const ir::HostArray& init = *data.init;
   S2_CHECK(init.dtype() == data.dtype && static_cast<int64_t>(init.size()) == data.numel,
            "lowering: initial data of '" + data.name + "' does not match its node");
+  if (init.lazy_zeros()) return isa::kZeroData;
   const auto offset = static_cast<uint64_t>(section.size());
   section.resize(section.size() + init.size() * isa::dtype_bytes(data.dtype));
-  if (init.lazy_zeros()) return offset;  // resize wrote the zeros
   uint8_t* out = section.data() + offset;
   switch (data.dtype) {
     case isa::DType::F32:
@@ -110,7 +110,7 @@ void emit_tensor_table(const ir::Graph& graph, const std::vector<memory::Buffer>
   // Hundreds of MiB for large models: one allocation instead of repeated growth.
   uint64_t init_bytes = exe.data.size();
   for (ir::DataId d : buffer_data)
-    if (graph.data(d).init)
+    if (graph.data(d).init && !graph.data(d).init->lazy_zeros())
       init_bytes +=
           static_cast<uint64_t>(graph.data(d).numel) * isa::dtype_bytes(graph.data(d).dtype);
   exe.data.reserve(static_cast<size_t>(init_bytes));

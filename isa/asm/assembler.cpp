@@ -229,7 +229,8 @@ class Assembler {
         t.last = number32(*kv.token, kv.value.substr(dots + 2), "life");
         pending.explicit_life = true;
       } else if (kv.key == "data") {
-        pending.data = parse_data(*kv.token, kv.value, t);
+        pending.zeros = kv.value == "zeros";
+        if (!pending.zeros) pending.data = parse_data(*kv.token, kv.value, t);
         pending.has_data = true;
       } else {
         fail(*kv.token, "unknown .tensor key '" + kv.key + "' (known: size, life, data)");
@@ -255,7 +256,7 @@ class Assembler {
         fail(tok, "data has " + std::to_string(items.size()) + " values, tensor '" + t.name +
                       "' has " + std::to_string(n) + " elements");
     } else {
-      fail(tok, "data: expected [v, v, ...] or fill(v)");
+      fail(tok, "data: expected [v, v, ...], fill(v) or zeros");
     }
     ByteWriter w;
     for (const std::string& item : items)
@@ -474,6 +475,10 @@ class Assembler {
       if (!p.explicit_life) t.last = last;
       end = std::max(end, t.addr + t.size);
       if (!p.has_data) continue;
+      if (p.zeros) {
+        t.data_offset = kZeroData;
+        continue;
+      }
       while (exe_.data.size() % kSectionAlignment != 0)
         exe_.data.push_back(0);
       t.data_offset = exe_.data.size();
@@ -515,6 +520,7 @@ class Assembler {
   struct PendingTensor {
     bool explicit_life = false;
     bool has_data = false;
+    bool zeros = false;  // data=zeros: no bytes in the data section
     std::vector<uint8_t> data;
   };
 

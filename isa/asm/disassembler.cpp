@@ -68,6 +68,7 @@ std::string element_text(DType dtype, const uint8_t* p) {
 }
 
 std::string data_text(const Executable& exe, const TensorEntry& t, const DisasmOptions& options) {
+  if (t.zero_data()) return "zeros";
   const unsigned eb = dtype_bytes(t.dtype);
   const uint64_t n = t.dense_bytes() / eb;
   const uint8_t* p = exe.data.data() + t.data_offset;

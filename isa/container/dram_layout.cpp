@@ -14,14 +14,16 @@ std::vector<uint8_t> initial_dram(const Executable& exe) {
   for (const TensorEntry& t : exe.tensors) {
     if (!t.has_data()) continue;
     const uint64_t n = t.dense_bytes();
-    if (t.addr > size || n > size - t.addr || t.data_offset > exe.data.size() ||
-        n > exe.data.size() - t.data_offset)
+    const bool in_section =
+        t.zero_data() || (t.data_offset <= exe.data.size() && n <= exe.data.size() - t.data_offset);
+    if (t.addr > size || n > size - t.addr || !in_section)
       throw UserError("tensor '" + t.name + "': its " + std::to_string(n) +
                       " bytes of initial data do not fit the DRAM image (" + hex(size) +
                       " bytes) at " + hex(t.addr) + " or the data section (" +
                       std::to_string(exe.data.size()) + " bytes) at offset " +
                       std::to_string(t.data_offset));
-    std::memcpy(dram.data() + t.addr, exe.data.data() + t.data_offset, static_cast<size_t>(n));
+    if (!t.zero_data())  // the image is zero already
+      std::memcpy(dram.data() + t.addr, exe.data.data() + t.data_offset, static_cast<size_t>(n));
   }
   return dram;
 }

@@ -15,7 +15,8 @@ namespace s2::isa {
 
 // The DRAM before the first instruction: plan.dram_size zero bytes, with each tensor-table
 // entry's initial data (dense_bytes() bytes of the data section at data_offset) copied to
-// the entry's address. UserError naming the tensor when an entry does not fit either.
+// the entry's address; zero_data() entries keep the zeros. UserError naming the tensor when an
+// entry does not fit either.
 std::vector<uint8_t> initial_dram(const Executable& exe);
 
 // UserError naming the descriptor's address and span when any of its elements lies outside a

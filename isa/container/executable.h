@@ -13,7 +13,10 @@
 namespace s2::isa {
 
 inline constexpr char kMagic[8] = {'S', '2', 'T', 'R', 'A', 'I', 'N', '\0'};
-inline constexpr uint32_t kFormatVersion = 1;
+// The version this build writes. It reads kOldestFormatVersion..kFormatVersion: version 2 added
+// kZeroData, so a version 1 file is a version 2 file that does not use it.
+inline constexpr uint32_t kFormatVersion = 2;
+inline constexpr uint32_t kOldestFormatVersion = 1;
 inline constexpr size_t kHeaderBytes = 64;
 inline constexpr size_t kSectionEntryBytes = 32;
 inline constexpr size_t kSectionAlignment = 64;
@@ -47,7 +50,11 @@ std::optional<TensorRole> role_from_code(uint32_t code);
 std::optional<TensorRole> role_from_name(const std::string& name);
 const std::vector<TensorRole>& all_roles();
 
+// TensorEntry::data_offset of a tensor without initial contents, and of one whose initial
+// contents are all zeros (format version 2): those take no bytes of the data section, which
+// matters because a training step's zeroed optimizer state is as large as its weights.
 inline constexpr uint64_t kNoData = ~uint64_t{0};
+inline constexpr uint64_t kZeroData = ~uint64_t{0} - 1;
 
 struct TensorEntry {
   std::string name;
@@ -60,12 +67,14 @@ struct TensorEntry {
   // inclusive.
   uint32_t first = 0;
   uint32_t last = 0;
-  // Initial contents: dense_bytes() bytes (row-major) at this offset of the data section, or
-  // kNoData.
+  // Initial contents: dense_bytes() bytes (row-major) at this offset of the data section;
+  // kZeroData (all zeros, no bytes in the data section) or kNoData (none).
   uint64_t data_offset = kNoData;
 
   uint64_t dense_bytes() const;  // saturates at UINT64_MAX
+  // The tensor holds a value before the first instruction: its data or zeros.
   bool has_data() const { return data_offset != kNoData; }
+  bool zero_data() const { return data_offset == kZeroData; }
   bool operator==(const TensorEntry& other) const;
 };
 

@@ -49,9 +49,10 @@ class Parser {
     if (std::memcmp(bytes_.data(), kMagic, sizeof kMagic) != 0)
       fail_header(0, "wrong magic: not an S2Train executable (expected \"S2TRAIN\\0\")");
     layout_.version = load_u32(&bytes_[8]);
-    if (layout_.version != kFormatVersion)
+    if (layout_.version < kOldestFormatVersion || layout_.version > kFormatVersion)
       fail_header(8, "unknown format version " + std::to_string(layout_.version) +
-                         " (this build reads version " + std::to_string(kFormatVersion) + ")");
+                         " (this build reads versions " + std::to_string(kOldestFormatVersion) +
+                         " to " + std::to_string(kFormatVersion) + ")");
     const uint32_t header_bytes = load_u32(&bytes_[12]);
     const uint32_t count = load_u32(&bytes_[16]);
     if (count == 0 || count > kMaxSections)
@@ -221,6 +222,10 @@ class Parser {
       t.first = r.u32();
       t.last = r.u32();
       t.data_offset = r.u64();
+      if (t.zero_data() && layout_.version < 2)
+        r.fail_at(at, where + "'" + t.name + "': zero initial data (offset " + hex(kZeroData) +
+                          ") needs format version 2, the file is version " +
+                          std::to_string(layout_.version));
       exe_.tensors.push_back(std::move(t));
     }
   }

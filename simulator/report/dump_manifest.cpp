@@ -1,5 +1,6 @@
 #include "simulator/report/dump_manifest.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -235,8 +236,10 @@ void write_initial_data(const std::string& dir, const isa::Executable& exe) {
   for (const isa::TensorEntry& e : exe.tensors) {
     if (!e.has_data()) continue;
     // The reader validated that the data lies inside the data section.
-    const auto begin = exe.data.begin() + static_cast<std::ptrdiff_t>(e.data_offset);
-    const std::vector<uint8_t> bytes(begin, begin + static_cast<std::ptrdiff_t>(e.dense_bytes()));
+    std::vector<uint8_t> bytes(static_cast<size_t>(e.dense_bytes()), 0);
+    if (!e.zero_data())
+      std::copy_n(exe.data.begin() + static_cast<std::ptrdiff_t>(e.data_offset), bytes.size(),
+                  bytes.begin());
     npy::write((initial / npy::file_name(e.name)).string(), e.dtype,
                npy::Shape(e.shape.begin(), e.shape.end()), bytes);
   }

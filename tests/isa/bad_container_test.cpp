@@ -236,10 +236,28 @@ TEST(BadContainer, WrongMagic) {
 }
 
 TEST(BadContainer, UnknownVersion) {
+  for (uint32_t version : {0u, 3u}) {
+    Bytes f = good_file();
+    store_u32(&f[8], version);
+    refresh_crcs(&f);
+    EXPECT_TRUE(rejected(f, "header", 8,
+                         "unknown format version " + std::to_string(version) +
+                             " (this build reads versions 1 to 2)"));
+  }
+}
+
+// Version 1 is version 2 without zero initial data: such a file still reads, and one that
+// uses the marker is refused at the tensor.
+TEST(BadContainer, ZeroInitialDataNeedsVersion2) {
   Bytes f = good_file();
-  store_u32(&f[8], kFormatVersion + 1);
+  store_u32(&f[8], 1);
   refresh_crcs(&f);
-  EXPECT_TRUE(rejected(f, "header", 8, "unknown format version 2 (this build reads version 1)"));
+  EXPECT_EQ(read_executable(f, "v1.bin").tensors.size(), valid_program().tensors.size());
+  store_u64(&f[tensor_field(1, kDataOffset)], kZeroData);
+  refresh_crcs(&f);
+  EXPECT_TRUE(rejected(f, "tensors", good_layout().tensor_offsets[1],
+                       "tensor 1: 'w2': zero initial data (offset 0xfffffffffffffffe) needs "
+                       "format version 2, the file is version 1"));
 }
 
 TEST(BadContainer, BadHeaderCrc) {
@@ -436,6 +454,16 @@ TEST(BadContainer, InvalidInstructionSemantics) {
 
 TEST(BadContainer, TensorOverlapsAnotherInItsInitialData) {
   Bytes f = good_file();
+  store_u64(&f[tensor_field(1, kAddr)], 0x20);
+  refresh_crcs(&f);
+  EXPECT_TRUE(rejected(f, "tensors", good_layout().tensor_offsets[1],
+                       "tensor 1 'w2': initial data overlaps that of tensor 'w1' in DRAM "
+                       "(0x0..0x40)"));
+}
+
+TEST(BadContainer, ZeroInitialDataCountsAsInitialData) {
+  Bytes f = good_file();
+  store_u64(&f[tensor_field(1, kDataOffset)], kZeroData);
   store_u64(&f[tensor_field(1, kAddr)], 0x20);
   refresh_crcs(&f);
   EXPECT_TRUE(rejected(f, "tensors", good_layout().tensor_offsets[1],

@@ -5,13 +5,17 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "isa/asm/assembler.h"
+#include "isa/asm/disassembler.h"
 #include "isa/common/errors.h"
 #include "isa/container/byte_io.h"
+#include "isa/container/dram_layout.h"
 #include "isa/container/reader.h"
 #include "isa/container/validator.h"
 #include "isa/container/writer.h"
@@ -253,6 +257,39 @@ TEST(Container, ZeroBlocksAreHolesThatReadBackAsZeros) {
   got.resize(expected.size());
   EXPECT_EQ(got, expected);
   std::filesystem::remove(path);
+}
+
+// A tensor whose initial contents are zeros (the compiler's zeroed optimizer state) takes no
+// bytes of the data section, reads back as such, starts as zeros in the DRAM image and
+// disassembles as data=zeros.
+TEST(Container, ZeroInitialDataTakesNoBytes) {
+  Executable exe = small_program();
+  TensorEntry& velocity = exe.tensors.back();
+  ASSERT_EQ(velocity.name, "fc.velocity");
+  ASSERT_EQ(velocity.data_offset + velocity.size, exe.data.size());  // its bytes end the section
+  exe.data.resize(exe.data.size() - velocity.size);
+  velocity.data_offset = kZeroData;
+  EXPECT_TRUE(velocity.has_data());
+  EXPECT_TRUE(velocity.zero_data());
+  const std::vector<uint8_t> bytes = serialize(exe);
+  EXPECT_EQ(load_u32(&bytes[8]), 2u);
+  const Executable back = read_executable(bytes, "zeros.bin");
+  expect_same(exe, back);
+  const std::vector<uint8_t> dram = initial_dram(back);
+  const auto at = static_cast<std::ptrdiff_t>(velocity.addr);
+  EXPECT_TRUE(std::all_of(dram.begin() + at,
+                          dram.begin() + at + static_cast<std::ptrdiff_t>(velocity.size),
+                          [](uint8_t b) { return b == 0; }));
+  const TensorEntry& w = back.tensors[1];  // conv.w keeps its bytes
+  EXPECT_EQ(dram[w.addr], back.data[w.data_offset]);
+  EXPECT_EQ(dram[w.addr + 5], back.data[w.data_offset + 5]);
+  DisasmOptions all;
+  all.data_limit = 0;
+  const std::string listing = disassemble(back, all);
+  EXPECT_NE(listing.find("life=0..5 data=zeros\n"), std::string::npos) << listing;
+  const Executable again = assemble(listing, "listing");
+  EXPECT_TRUE(again.tensors.back().zero_data());
+  EXPECT_EQ(disassemble(again, all), listing);
 }
 
 TEST(Container, LoadingAMissingFileNamesIt) {

@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <numeric>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "compiler/ops/dropout.h"
 #include "compiler/zoo/init_rng.h"
 #include "isa/common/errors.h"
+#include "isa/common/task_pool.h"
 #include "isa/encoding/semantics.h"
 
 namespace s2::zoo {
@@ -71,28 +74,54 @@ void ModelBuilder::reserve(const std::string& name, const Shape& shape, uint64_t
 }
 
 TensorId ModelBuilder::weight(const std::string& name, const Shape& shape, float bound) {
-  const size_t n = static_cast<size_t>(ir::shape_numel(shape));
-  reserve(name, shape, n * sizeof(float), true);
-  return graph_.add_parameter(
-      name, TensorRole::Weight, ir::DType::F32, shape,
-      std::make_shared<ir::HostArray>(uniform_values(options_.seed, name, n, bound)));
+  return pending_weight(name, shape, bound, false);
 }
 
 TensorId ModelBuilder::normal_weight(const std::string& name, const Shape& shape, float std) {
+  return pending_weight(name, shape, std, true);
+}
+
+TensorId ModelBuilder::pending_weight(const std::string& name, const Shape& shape, float scale,
+                                      bool normal) {
   const size_t n = static_cast<size_t>(ir::shape_numel(shape));
   reserve(name, shape, n * sizeof(float), true);
-  std::vector<float> values = normal_values(options_.seed, name, n);
-  for (float& v : values)
-    v *= std;
-  return graph_.add_parameter(name, TensorRole::Weight, ir::DType::F32, shape,
-                              std::make_shared<ir::HostArray>(std::move(values)));
+  auto values = std::make_shared<ir::HostArray>(ir::DType::F32, n);
+  pending_.push_back({values, name, scale, normal});
+  return graph_.add_parameter(name, TensorRole::Weight, ir::DType::F32, shape, std::move(values));
+}
+
+void ModelBuilder::draw_weights() {
+  // Largest first, so that the threads finish together.
+  std::vector<size_t> order(pending_.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [this](size_t a, size_t b) {
+    return pending_[a].values->size() > pending_[b].values->size();
+  });
+  TaskPool pool(std::thread::hardware_concurrency());
+  pool.run(order.size(), [this, &order](size_t k) {
+    PendingWeight& p = pending_[order[k]];
+    const size_t n = p.values->size();
+    std::vector<float> v;
+    if (p.normal) {
+      v = normal_values(options_.seed, p.stream, n);
+      for (float& x : v)
+        x *= p.scale;
+    } else {
+      v = uniform_values(options_.seed, p.stream, n, p.scale);
+    }
+    *p.values = ir::HostArray(std::move(v));
+  });
+  pending_.clear();
 }
 
 TensorId ModelBuilder::filled(const std::string& name, TensorRole role, int64_t size, float value) {
   reserve(name, {size}, static_cast<uint64_t>(size) * sizeof(float), role == TensorRole::Weight);
-  return graph_.add_parameter(
-      name, role, ir::DType::F32, {size},
-      std::make_shared<ir::HostArray>(std::vector<float>(static_cast<size_t>(size), value)));
+  // Zeros stay unallocated: lowering gives them no bytes in the executable's data section.
+  auto values =
+      value == 0.0f && !std::signbit(value)
+          ? std::make_shared<ir::HostArray>(ir::DType::F32, static_cast<size_t>(size))
+          : std::make_shared<ir::HostArray>(std::vector<float>(static_cast<size_t>(size), value));
+  return graph_.add_parameter(name, role, ir::DType::F32, {size}, std::move(values));
 }
 
 TensorId ModelBuilder::input() {
@@ -420,6 +449,7 @@ void ModelBuilder::loss(TensorId logits, TensorId labels) {
 
 ir::Graph ModelBuilder::finish() {
   S2_CHECK(graph_.loss().valid(), "zoo model '" + model_ + "' has no loss");
+  draw_weights();
   return std::move(graph_);
 }
 

@@ -5,6 +5,7 @@
 // impossible image size is a UserError naming the model, the layer and the reason.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -116,7 +117,7 @@ class ModelBuilder {
   // A parameter [size] of `role` with every element `value` (biases, batch-norm statistics).
   ir::TensorId filled(const std::string& name, ir::TensorRole role, int64_t size, float value);
 
-  // The finished forward graph.
+  // The finished forward graph, with every weight's values drawn.
   ir::Graph finish();
 
   [[noreturn]] void fail(const std::string& problem) const;
@@ -129,6 +130,19 @@ class ModelBuilder {
   void expect_window_fits(const std::string& path, ir::TensorId x, int64_t kh, int64_t kw,
                           int64_t stride_h, int64_t stride_w, int64_t pad) const;
 
+  // A weight whose values finish() draws, on every core (gpt2-small draws 124 million):
+  // until then its array has its size but no storage, and nothing reads it while the graph
+  // is built. Each weight's stream is its own, so the values do not depend on the order.
+  struct PendingWeight {
+    std::shared_ptr<ir::HostArray> values;
+    std::string stream;
+    float scale = 0.0f;  // the bound of a uniform weight, the std of a normal one
+    bool normal = false;
+  };
+  ir::TensorId pending_weight(const std::string& name, const ir::Shape& shape, float scale,
+                              bool normal);
+  void draw_weights();
+
   // Counts tensor `name` [shape] of `bytes` (a weight: with its momentum copy and gradient)
   // against options_.dram_bytes, failing before its allocation when the step cannot fit.
   void reserve(const std::string& name, const ir::Shape& shape, uint64_t bytes, bool weight);
@@ -139,6 +153,7 @@ class ModelBuilder {
   uint64_t largest_weight_ = 0;  // bytes of the largest weight (its gradient's)
   std::string size_hint_;
   ir::Graph graph_;
+  std::vector<PendingWeight> pending_;
 };
 
 }  // namespace s2::zoo

@@ -37,11 +37,11 @@
 #include <string_view>
 #include <vector>
 
+#include "isa/common/task_pool.h"
 #include "simulator/dram/address_mapping.h"
 #include "simulator/dram/dram_clock.h"
 #include "simulator/dram/dram_model.h"
 #include "simulator/dram/jedec_channel.h"
-#include "simulator/dram/task_pool.h"
 
 namespace s2::sim::dram {
 

@@ -1,7 +1,8 @@
 #pragma once
 // TaskPool: runs the independent tasks of one call on a few threads, the caller's among them.
-// The DRAM model serves a group's channels with it (jedec_model.h): channels share no state,
-// so serving them at once gives the same results as serving them in turn.
+// The DRAM model serves a group's channels with it (simulator/dram/jedec_model.h): channels
+// share no state, so serving them at once gives the same results as serving them in turn. The
+// model zoo draws its initial weights with it, one parameter per task.
 //
 // run(tasks, fn) calls fn(0) ... fn(tasks - 1), each exactly once and in no set order, and
 // returns when all have returned. Tasks are claimed one at a time from a shared counter by the
@@ -24,7 +25,7 @@
 #include <thread>
 #include <vector>
 
-namespace s2::sim::dram {
+namespace s2 {
 
 class TaskPool {
  public:
@@ -56,4 +57,4 @@ class TaskPool {
   std::atomic<bool> stop_{false};
 };
 
-}  // namespace s2::sim::dram
+}  // namespace s2

@@ -1,8 +1,8 @@
-// TaskPool (simulator/dram/task_pool.h): every task of a call runs exactly once, whichever
+// TaskPool (isa/common/task_pool.h): every task of a call runs exactly once, whichever
 // thread takes it; calls come back to back; a task's exception reaches the caller; one thread
 // runs everything inline.
 
-#include "simulator/dram/task_pool.h"
+#include "isa/common/task_pool.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-namespace s2::sim::dram {
+namespace s2 {
 namespace {
 
 TEST(TaskPool, RunsEveryTaskOnceInEveryCall) {
@@ -73,4 +73,4 @@ TEST(TaskPool, OneThreadRunsInlineInOrder) {
 }
 
 }  // namespace
-}  // namespace s2::sim::dram
+}  // namespace s2

@@ -1,9 +1,9 @@
-#include "simulator/dram/task_pool.h"
+#include "isa/common/task_pool.h"
 
 #include <algorithm>
 #include <chrono>
 
-namespace s2::sim::dram {
+namespace s2 {
 
 namespace {
 
@@ -115,4 +115,4 @@ void TaskPool::worker() {
   }
 }
 
-}  // namespace s2::sim::dram
+}  // namespace s2

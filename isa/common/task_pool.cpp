@@ -44,8 +44,11 @@ void TaskPool::run(std::size_t tasks, const std::function<void(std::size_t)>& fn
     return;
   }
   if (workers_.empty()) {
+    // The generation before this call's: a worker that read it only once started would
+    // already see this call's and wait for the next one, leaving this call to the caller.
+    const uint32_t before = generation_of(claim_.load(std::memory_order_relaxed));
     for (unsigned i = 1; i < threads_; ++i)
-      workers_.emplace_back([this] { worker(); });
+      workers_.emplace_back([this, before] { worker(before); });
   }
   fn_ = &fn;
   errors_.assign(tasks, nullptr);
@@ -91,8 +94,7 @@ void TaskPool::work(uint32_t generation) {
   }
 }
 
-void TaskPool::worker() {
-  uint32_t seen = generation_of(claim_.load(std::memory_order_acquire));
+void TaskPool::worker(uint32_t seen) {
   for (;;) {
     uint32_t generation = seen;
     const auto spin_end = std::chrono::steady_clock::now() + kSpin;

@@ -41,7 +41,8 @@ class TaskPool {
  private:
   // Claims and runs tasks of call `generation` until none is left or the call is over.
   void work(uint32_t generation);
-  void worker();
+  // A worker's loop: waits for a call after generation `seen`, works on it, and so on.
+  void worker(uint32_t seen);
 
   unsigned threads_;
   std::vector<std::thread> workers_;  // threads_ - 1 once started

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <stdexcept>
 #include <thread>
@@ -42,6 +43,26 @@ TEST(TaskPool, OtherThreadsTakeTasks) {
     });
   }
   EXPECT_GT(elsewhere.load(), 0);
+}
+
+// A fresh pool's first call is shared too (the zoo draws its weights in one call): each task
+// waits until both have started, which one thread alone cannot do (it gives up after 10 s).
+TEST(TaskPool, TheFirstCallIsShared) {
+  TaskPool pool(2);
+  std::atomic<int> started{0};
+  std::atomic<bool> together{true};
+  pool.run(2, [&](std::size_t) {
+    started.fetch_add(1);
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (started.load() < 2) {
+      if (std::chrono::steady_clock::now() > give_up) {
+        together.store(false);
+        return;
+      }
+      std::this_thread::yield();
+    }
+  });
+  EXPECT_TRUE(together.load());
 }
 
 TEST(TaskPool, ATasksExceptionReachesTheCaller) {

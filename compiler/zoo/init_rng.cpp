@@ -54,29 +54,21 @@ const Ziggurat& ziggurat() {
   return z;
 }
 
-}  // namespace
-
-InitRng::InitRng(uint64_t seed, const std::string& stream) : state_(seed ^ fnv1a(stream)) {
-  next();  // decorrelates streams whose keys differ in few bits
-}
-
-uint64_t InitRng::next() {
-  uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+// SplitMix64's step on a state held by the caller (in a register inside fill_normal's loop).
+inline uint64_t splitmix(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
 }
 
-float InitRng::uniform(float bound) {
-  // 24 random bits: every value of u is an exact float in [0, 1).
-  const double u = static_cast<double>(next() >> 40) * 0x1.0p-24;
-  return static_cast<float>((2.0 * u - 1.0) * static_cast<double>(bound));
+inline double open_unit(uint64_t& state) {
+  return static_cast<double>((splitmix(state) >> 11) + 1) * 0x1.0p-53;  // (0, 1]: log is finite
 }
 
-float InitRng::normal() {
-  const Ziggurat& z = ziggurat();
+inline float draw_normal(uint64_t& state, const Ziggurat& z) {
   for (;;) {
-    const uint64_t bits = next();
+    const uint64_t bits = splitmix(state);
     const auto i = static_cast<size_t>(bits & (kLayers - 1));
     const auto j = static_cast<int32_t>(static_cast<uint32_t>(bits >> 32));
     const double x = static_cast<double>(j) * z.w[i];
@@ -87,19 +79,43 @@ float InitRng::normal() {
       // The tail beyond R, by Marsaglia's exponential method.
       double t = 0.0, y = 0.0;
       do {
-        t = -std::log(open_unit()) / kTail;
-        y = -std::log(open_unit());
+        t = -std::log(open_unit(state)) / kTail;
+        y = -std::log(open_unit(state));
       } while (y + y < t * t);
       return static_cast<float>(j > 0 ? kTail + t : -kTail - t);
     }
     // The wedge between the rectangle and the density.
-    if (z.f[i] + open_unit() * (z.f[i - 1] - z.f[i]) < std::exp(-0.5 * x * x))
+    if (z.f[i] + open_unit(state) * (z.f[i - 1] - z.f[i]) < std::exp(-0.5 * x * x))
       return static_cast<float>(x);
   }
 }
 
-double InitRng::open_unit() {
-  return static_cast<double>((next() >> 11) + 1) * 0x1.0p-53;  // (0, 1]: log is finite
+}  // namespace
+
+InitRng::InitRng(uint64_t seed, const std::string& stream) : state_(seed ^ fnv1a(stream)) {
+  next();  // decorrelates streams whose keys differ in few bits
+}
+
+uint64_t InitRng::next() {
+  return splitmix(state_);
+}
+
+float InitRng::uniform(float bound) {
+  // 24 random bits: every value of u is an exact float in [0, 1).
+  const double u = static_cast<double>(next() >> 40) * 0x1.0p-24;
+  return static_cast<float>((2.0 * u - 1.0) * static_cast<double>(bound));
+}
+
+float InitRng::normal() {
+  return draw_normal(state_, ziggurat());
+}
+
+void InitRng::fill_normal(float* out, size_t count, float scale) {
+  const Ziggurat& z = ziggurat();
+  uint64_t state = state_;
+  for (size_t k = 0; k < count; ++k)
+    out[k] = draw_normal(state, z) * scale;
+  state_ = state;
 }
 
 int32_t InitRng::below(int32_t n) {
@@ -117,11 +133,11 @@ std::vector<float> uniform_values(uint64_t seed, const std::string& stream, size
   return v;
 }
 
-std::vector<float> normal_values(uint64_t seed, const std::string& stream, size_t count) {
+std::vector<float> normal_values(uint64_t seed, const std::string& stream, size_t count,
+                                 float scale) {
   InitRng rng(seed, stream);
   std::vector<float> v(count);
-  for (float& x : v)
-    x = rng.normal();
+  rng.fill_normal(v.data(), count, scale);
   return v;
 }
 

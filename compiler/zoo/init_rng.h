@@ -7,6 +7,7 @@
 // SplitMix64 and the conversions are written out here, not taken from <random>, whose
 // distributions differ between C++ libraries.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -23,18 +24,21 @@ class InitRng {
   // Standard normal, by Marsaglia and Tsang's ziggurat: one 64-bit draw per value almost
   // always (gpt2-small draws 124 million).
   float normal();
+  // out[k] = normal() * scale for k < count, the float product of the float draw; one loop
+  // with the state in a register, several times faster than calling normal() for each.
+  void fill_normal(float* out, size_t count, float scale);
   // Uniform integer in [0, n), n >= 1.
   int32_t below(int32_t n);
 
  private:
-  double open_unit();  // uniform in (0, 1]
-
   uint64_t state_;
 };
 
 std::vector<float> uniform_values(uint64_t seed, const std::string& stream, size_t count,
                                   float bound);
-std::vector<float> normal_values(uint64_t seed, const std::string& stream, size_t count);
+// count N(0, 1) draws of the stream, each times scale (in float, as x * scale).
+std::vector<float> normal_values(uint64_t seed, const std::string& stream, size_t count,
+                                 float scale = 1.0f);
 std::vector<int32_t> class_labels(uint64_t seed, const std::string& stream, size_t count,
                                   int32_t classes);
 

@@ -103,9 +103,7 @@ void ModelBuilder::draw_weights() {
     const size_t n = p.values->size();
     std::vector<float> v;
     if (p.normal) {
-      v = normal_values(options_.seed, p.stream, n);
-      for (float& x : v)
-        x *= p.scale;
+      v = normal_values(options_.seed, p.stream, n, p.scale);
     } else {
       v = uniform_values(options_.seed, p.stream, n, p.scale);
     }

@@ -71,7 +71,10 @@ void tensor_table(std::ostream& os, const isa::Executable& exe) {
     os << "  " << pad(t.name, name_width + 2) << pad(isa::role_name(t.role), 17)
        << pad(shape_text(t), 22) << pad(hex(t.addr), 14) << pad(std::to_string(t.size), 12)
        << pad(std::to_string(t.first) + ".." + std::to_string(t.last), 14)
-       << (t.has_data() ? "yes" : "-") << "\n";
+       << (t.zero_data()  ? "zeros"
+           : t.has_data() ? "yes"
+                          : "-")
+       << "\n";
 }
 
 void memory_summary(std::ostream& os, const isa::Executable& exe) {

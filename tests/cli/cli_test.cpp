@@ -105,9 +105,21 @@ TEST_F(Cli, InfoDescribesTheExecutable) {
       0);
   const Result r = run(kS2sim + " info " + quoted(bin));
   ASSERT_EQ(r.status, 0) << r.out;
-  for (const char* want : {"target s2train_base", "instructions", "tensors", "memory-plan",
-                           "Instructions: 11", "weight_gradient", "lower bound", "arena"})
+  for (const char* want :
+       {"format version 2", "target s2train_base", "instructions", "tensors", "memory-plan",
+        "Instructions: 11", "weight_gradient", "lower bound", "arena"})
     EXPECT_NE(r.out.find(want), std::string::npos) << want << " missing from:\n" << r.out;
+  // The data column: bytes for the weights, zeros (no bytes) for the velocities, none for dw1.
+  auto data_of = [&r](const std::string& tensor) {
+    const size_t at = r.out.find("\n  " + tensor + " ");
+    if (at == std::string::npos) return std::string("(no row)");
+    const size_t end = r.out.find('\n', at + 1);
+    const std::string row = r.out.substr(at + 1, end - at - 1);
+    return row.substr(row.find_last_of(' ') + 1);
+  };
+  EXPECT_EQ(data_of("w1"), "yes") << r.out;
+  EXPECT_EQ(data_of("v_w1"), "zeros") << r.out;
+  EXPECT_EQ(data_of("dw1"), "-") << r.out;
 }
 
 TEST_F(Cli, CorruptExecutableIsRejectedWithPlace) {

@@ -24,8 +24,8 @@ class InitRng {
   // Standard normal, by Marsaglia and Tsang's ziggurat: one 64-bit draw per value almost
   // always (gpt2-small draws 124 million).
   float normal();
-  // out[k] = normal() * scale for k < count, the float product of the float draw; one loop
-  // with the state in a register, several times faster than calling normal() for each.
+  // out[k] = normal() * scale for k < count, the float product of the float draw: the same
+  // values as calling normal() for each, in one loop with the state in a register.
   void fill_normal(float* out, size_t count, float scale);
   // Uniform integer in [0, n), n >= 1.
   int32_t below(int32_t n);

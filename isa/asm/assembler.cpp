@@ -21,6 +21,11 @@ using asm_text::Token;
 
 constexpr size_t kMaxReported = 20;
 
+// data=fill(v) expands to at most this many bytes per tensor (docs/assembly.md): a few
+// characters must not ask for unbounded memory. Zeros of any size are data=zeros, which takes
+// no bytes.
+constexpr uint64_t kMaxFillBytes = uint64_t{256} << 20;
+
 // Thrown to abandon the current statement after its error has been recorded.
 struct StatementFailed {};
 
@@ -201,7 +206,7 @@ class Assembler {
     if (st.tokens.size() < 5)
       fail(st.tokens.front(),
            "usage: .tensor NAME ROLE TYPE[SHAPE] @ADDR [size=BYTES] "
-           "[life=FIRST..LAST] [data=[...]|fill(V)]");
+           "[life=FIRST..LAST] [data=[...]|fill(V)|zeros]");
     TensorEntry t;
     PendingTensor pending;
     t.name = name_of(st.tokens[1], st.tokens[1].text);
@@ -249,7 +254,18 @@ class Assembler {
     const uint64_t n = t.dense_bytes() / dtype_bytes(t.dtype);
     std::vector<std::string> items;
     if (text.rfind("fill(", 0) == 0 && text.back() == ')') {
-      items.assign(n, text.substr(5, text.size() - 6));
+      // One short token stands for every element: bound what it expands to before allocating.
+      if (t.dense_bytes() > kMaxFillBytes)
+        fail(tok, "data: fill(v) of tensor '" + t.name + "' would expand to " +
+                      std::to_string(t.dense_bytes()) + " bytes, more than the limit of " +
+                      std::to_string(kMaxFillBytes) + "; use data=zeros for zeros");
+      ByteWriter one;
+      element(tok, text.substr(5, text.size() - 6), t.dtype, &one);
+      std::vector<uint8_t> bytes;
+      bytes.reserve(static_cast<size_t>(t.dense_bytes()));
+      for (uint64_t i = 0; i < n; ++i)
+        bytes.insert(bytes.end(), one.bytes().begin(), one.bytes().end());
+      return bytes;
     } else if (text.size() >= 2 && text.front() == '[' && text.back() == ']') {
       items = split(text.substr(1, text.size() - 2), ',');
       if (items.size() != n)

@@ -202,6 +202,12 @@ INSTANTIATE_TEST_SUITE_P(
                 "bad.s2asm:2:18: dimension: expected a non-negative integer"},
         BadCase{"DataCount", ".target t\n.tensor a weight f32[2,3] @0x0 data=[1,2]\nend\n",
                 "bad.s2asm:2:32: data has 2 values, tensor 'a' has 6 elements"},
+        BadCase{"FillTooLarge",
+                ".target t\n.tensor a weight f32[65536,1025] @0x0 data=fill(1)\nend\n",
+                "bad.s2asm:2:39: data: fill(v) of tensor 'a' would expand to 268697600 bytes, "
+                "more than the limit of 268435456; use data=zeros for zeros"},
+        BadCase{"BadFill", ".target t\n.tensor a weight f32[2] @0x0 data=fill(zz)\nend\n",
+                "bad.s2asm:2:30: data: 'zz' is not an f32 value"},
         BadCase{"BadFloat", ".target t\n.tensor a weight f32[2] @0x0 data=[1,zz]\nend\n",
                 "bad.s2asm:2:30: data: 'zz' is not an f32 value"},
         BadCase{"UnclosedBracket", ".target t\n.tensor a weight f32[2] @0x0 data=[1,\n",

@@ -27,14 +27,12 @@ uint32_t crc32(const uint8_t* data, size_t size, uint32_t crc) {
   const unsigned cores = std::thread::hardware_concurrency();
   if (size < 2 * kPiece || cores < 2) return crc32_serial(data, size, crc);
   const size_t pieces = (size + kPiece - 1) / kPiece;
+  const auto piece_bytes = [&](size_t i) { return std::min(kPiece, size - i * kPiece); };
   std::vector<uint32_t> part(pieces);
   TaskPool pool(static_cast<unsigned>(std::min<size_t>(cores, pieces)));
-  pool.run(pieces, [&](size_t i) {
-    part[i] = crc32_serial(data + i * kPiece, std::min(kPiece, size - i * kPiece), 0);
-  });
+  pool.run(pieces, [&](size_t i) { part[i] = crc32_serial(data + i * kPiece, piece_bytes(i), 0); });
   for (size_t i = 0; i < pieces; ++i)
-    crc = static_cast<uint32_t>(
-        crc32_combine(crc, part[i], static_cast<z_off_t>(std::min(kPiece, size - i * kPiece))));
+    crc = static_cast<uint32_t>(crc32_combine(crc, part[i], static_cast<z_off_t>(piece_bytes(i))));
   return crc;
 }
 

@@ -14,9 +14,7 @@ std::vector<uint8_t> initial_dram(const Executable& exe) {
   for (const TensorEntry& t : exe.tensors) {
     if (!t.has_data()) continue;
     const uint64_t n = t.dense_bytes();
-    const bool in_section =
-        t.zero_data() || (t.data_offset <= exe.data.size() && n <= exe.data.size() - t.data_offset);
-    if (t.addr > size || n > size - t.addr || !in_section)
+    if (t.addr > size || n > size - t.addr || !t.data_within(exe.data.size()))
       throw UserError("tensor '" + t.name + "': its " + std::to_string(n) +
                       " bytes of initial data do not fit the DRAM image (" + hex(size) +
                       " bytes) at " + hex(t.addr) + " or the data section (" +

@@ -74,6 +74,11 @@ uint64_t TensorEntry::dense_bytes() const {
   return n;
 }
 
+bool TensorEntry::data_within(uint64_t section_bytes) const {
+  const uint64_t n = dense_bytes();
+  return zero_data() || (data_offset <= section_bytes && n <= section_bytes - data_offset);
+}
+
 bool TensorEntry::operator==(const TensorEntry& o) const {
   return name == o.name && role == o.role && dtype == o.dtype && shape == o.shape &&
          addr == o.addr && size == o.size && first == o.first && last == o.last &&

@@ -75,6 +75,9 @@ struct TensorEntry {
   // The tensor holds a value before the first instruction: its data or zeros.
   bool has_data() const { return data_offset != kNoData; }
   bool zero_data() const { return data_offset == kZeroData; }
+  // Its initial bytes lie inside a data section of `section_bytes` bytes (zero data always
+  // does: it takes none).
+  bool data_within(uint64_t section_bytes) const;
   bool operator==(const TensorEntry& other) const;
 };
 

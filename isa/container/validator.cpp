@@ -126,8 +126,7 @@ class Validator {
                            " is not inside 0.." + std::to_string(n - 1));
       if (!t.has_data()) continue;
       const uint64_t bytes = t.dense_bytes();
-      if (!t.zero_data() &&
-          (t.data_offset > exe_.data.size() || bytes > exe_.data.size() - t.data_offset))
+      if (!t.data_within(exe_.data.size()))
         fail_tensor(i, "initial data " + hex(t.data_offset) + "+" + hex(bytes) +
                            " runs past the data section (" + std::to_string(exe_.data.size()) +
                            " bytes)");

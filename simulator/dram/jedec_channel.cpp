@@ -35,6 +35,9 @@ JedecTimings JedecTimings::from(const target::DramDesc& desc) {
 
 JedecChannel::JedecChannel(const target::DramDesc& desc, const JedecTimings& timings)
     : t_(timings), banks_per_group_(desc.banks_per_group), banks_per_rank_(desc.banks_per_rank()) {
+  S2_CHECK(desc.ranks >= 1 && desc.ranks <= 16,
+           "JedecChannel: ranks outside 1..16 (the loader rejects them; the scheduler numbers "
+           "ranks in a 16-bit mask)");
   banks_.resize(static_cast<std::size_t>(desc.ranks) * banks_per_rank_);
   ranks_.resize(desc.ranks);
   for (uint32_t r = 0; r < desc.ranks; ++r) {

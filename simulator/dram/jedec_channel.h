@@ -79,7 +79,15 @@ class JedecChannel {
   JedecChannel(const target::DramDesc& desc, const JedecTimings& timings);
 
   // Inline (below): the scheduler plans every queued burst for every burst it issues.
-  RowOutcome outcome(const BurstRequest& request) const;
+  RowOutcome outcome(const BurstRequest& request) const {
+    return outcome_at(bank_index(request), request.row);
+  }
+  // The same for the bank at bank_index() `bank` and `row`: the scheduler keeps both in a
+  // stream's key and so tests a stream without loading its request.
+  RowOutcome outcome_at(uint32_t bank, uint32_t row) const;
+  uint32_t bank_index(const BurstRequest& r) const {
+    return r.rank * banks_per_rank_ + r.bank_group * banks_per_group_ + r.bank;
+  }
   CommandPlan plan(const BurstRequest& request) const {
     CommandPlan p;
     plan_into(request, p);
@@ -89,16 +97,24 @@ class JedecChannel {
   // instead of copying it, since a 16-byte copy of fields just stored one by one stalls on
   // store forwarding.
   void plan_into(const BurstRequest& request, CommandPlan& out) const;
+  // plan(request).column when request's row is open (outcome Hit), without the rest of the
+  // plan: the scheduler compares the column slots of every queued row hit.
+  Cycle hit_column(const BurstRequest& request) const {
+    return column_slot(request, std::max(request.ready, bank(request).act + t_.RCD));
+  }
   // No request's column command can issue before this (tCCD_S after the last one): a plan that
   // reaches it cannot be beaten on time.
   Cycle column_floor() const { return last_column_ + t_.CCD_S; }
   // A lower bound, cheaper than plan(), of plan(request).column when the request is a miss or
   // a conflict: its ACT waits for the rank's ACT windows (tRRD_S, tFAW, refresh) and its
   // ready time, and its column command tRCD more and for the column floor.
-  Cycle activate_column_bound(const BurstRequest& request) const {
-    const Rank& rank = ranks_[request.rank];
-    const Cycle act = std::max(
-        {request.ready, rank.act + t_.RRD_S, rank.faw[rank.faw_next] + t_.FAW, rank.refresh_end});
+  // Bit r set for each rank r of the channel (at most 16: the loader's limit).
+  uint32_t all_ranks_mask() const { return (1u << ranks_.size()) - 1; }
+  // It depends on the request through its rank and ready time only.
+  Cycle activate_column_bound(uint32_t rank_index, Cycle ready) const {
+    const Rank& rank = ranks_[rank_index];
+    const Cycle act =
+        std::max({ready, rank.act + t_.RRD_S, rank.faw[rank.faw_next] + t_.FAW, rank.refresh_end});
     return std::max(act + t_.RCD, column_floor());
   }
   // Takes any refresh due before the request's first command, then commits its commands and
@@ -146,9 +162,9 @@ class JedecChannel {
 
   Bank& bank(const BurstRequest& r) { return banks_[bank_index(r)]; }
   const Bank& bank(const BurstRequest& r) const { return banks_[bank_index(r)]; }
-  uint32_t bank_index(const BurstRequest& r) const {
-    return r.rank * banks_per_rank_ + r.bank_group * banks_per_group_ + r.bank;
-  }
+  // The column slot of `request` given the earliest its column command may issue for its bank
+  // (`command_ready`): the rank's and the channel's column, turnaround and bus windows.
+  Cycle column_slot(const BurstRequest& request, Cycle command_ready) const;
   Cycle precharge_ready(const Bank& b) const;
   Cycle activate_ready(const Rank& rank, const Bank& b, uint32_t bank_group) const;
   // Refreshes `rank` until its next refresh is due after `until`.
@@ -166,10 +182,10 @@ class JedecChannel {
   Cycle last_read_end_ = kNever;
 };
 
-inline RowOutcome JedecChannel::outcome(const BurstRequest& request) const {
-  const Bank& b = bank(request);
+inline RowOutcome JedecChannel::outcome_at(uint32_t bank, uint32_t row) const {
+  const Bank& b = banks_[bank];
   if (!b.open) return RowOutcome::Miss;
-  return b.row == request.row ? RowOutcome::Hit : RowOutcome::Conflict;
+  return b.row == row ? RowOutcome::Hit : RowOutcome::Conflict;
 }
 
 inline Cycle JedecChannel::precharge_ready(const Bank& b) const {
@@ -203,20 +219,26 @@ inline void JedecChannel::plan_into(const BurstRequest& request, CommandPlan& ou
     act = std::max(act_floor, activate_ready(rank, b, g));
     column = act + t_.RCD;
   }
+  column = column_slot(request, column);
+  out.outcome = outcome_now;
+  out.pre = pre;
+  out.act = act;
+  out.column = column;
+  out.data_end = column + (request.write ? t_.CWL : t_.CL) + t_.burst;
+}
 
-  column = std::max({column, last_column_ + t_.CCD_S, rank.column_in_group[g] + t_.CCD_L});
+inline Cycle JedecChannel::column_slot(const BurstRequest& request, Cycle command_ready) const {
+  const Rank& rank = ranks_[request.rank];
+  const uint32_t g = request.bank_group;
+  Cycle column =
+      std::max({command_ready, last_column_ + t_.CCD_S, rank.column_in_group[g] + t_.CCD_L});
   const Cycle latency = request.write ? t_.CWL : t_.CL;
   if (request.write) {
     column = std::max(column, last_read_end_ + kBusTurnaround - latency);
   } else {
     column = std::max({column, rank.write_end + t_.WTR_S, rank.write_end_in_group[g] + t_.WTR_L});
   }
-  column = std::max(column, bus_free_ - latency);
-  out.outcome = outcome_now;
-  out.pre = pre;
-  out.act = act;
-  out.column = column;
-  out.data_end = column + latency + t_.burst;
+  return std::max(column, bus_free_ - latency);
 }
 
 }  // namespace s2::sim::dram

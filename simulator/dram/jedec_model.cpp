@@ -116,8 +116,6 @@ JedecModel::Controller::Controller(const AddressMapping& mapping, const JedecTim
                                    uint32_t index, const target::DramDesc& desc)
     : mapping_(mapping),
       index_(index),
-      banks_per_group_(desc.banks_per_group),
-      banks_per_rank_(desc.banks_per_rank()),
       fcfs_(desc.controller.scheduler == target::DramScheduler::Fcfs),
       closed_page_(desc.controller.row_policy == target::RowPolicy::Closed),
       channel_(desc, timings) {}
@@ -169,29 +167,46 @@ std::size_t JedecModel::Controller::pick(uint64_t picks, bool oldest_hit, Comman
   bool is_hit[kQueueDepth];
   is_hit[0] = oldest_hit;
   hit_column[0] = plan.column;
+  std::size_t hits_end = oldest_hit ? 1 : 0;  // one past the youngest hit's position
   for (std::size_t i = 1; i < stream_count_; ++i) {
-    const BurstRequest& r = slots_[streams_[order_[i]].head].request;
-    is_hit[i] = channel.outcome(r) == RowOutcome::Hit;
+    const Stream& s = streams_[order_[i]];
+    is_hit[i] = channel.outcome_at(s.bank(), s.row()) == RowOutcome::Hit;
     if (!is_hit[i]) continue;
-    channel.plan_into(r, plan);
-    if (plan.column <= floor) return i;
-    hit_column[i] = plan.column;
+    hits_end = i + 1;
+    const BurstRequest& r = slots_[s.head].request;
+    hit_column[i] = channel.hit_column(r);
+    if (hit_column[i] <= floor) {
+      channel.plan_into(r, plan);
+      return i;
+    }
   }
   // Full scan, in age order: strictly earlier column slot wins; on a tie a row hit beats a
   // miss or conflict, and otherwise the older request (lower index) keeps its place. So a miss
   // or conflict whose column cannot come before the best so far cannot win, whatever its
-  // exact plan: it is passed over on a lower bound of its column.
+  // exact plan: it is passed over on a lower bound of its column. That bound depends on the
+  // stream only through its rank and its head's ready time, which never decreases along the
+  // age order (see above), and best_column only decreases: so once one miss or conflict of a
+  // rank is passed over, every younger one of that rank would be too. The rank is then
+  // settled, and once every rank is, only the hits are left to compare.
   std::size_t best = 0;
   Cycle best_column = std::numeric_limits<Cycle>::max();
   bool best_hit = false;
+  uint32_t settled = 0;  // bit r: rank r's misses and conflicts cannot win
+  const uint32_t all_ranks = channel.all_ranks_mask();
   for (std::size_t i = 0; i < stream_count_; ++i) {
     Cycle column = 0;
     if (is_hit[i]) {
       column = hit_column[i];
     } else {
-      const BurstRequest& r = slots_[streams_[order_[i]].head].request;
-      if (channel.activate_column_bound(r) >= best_column) continue;
-      channel.plan_into(r, plan);
+      const Stream& s = streams_[order_[i]];
+      const uint32_t rank_bit = 1u << s.rank;
+      if (settled & rank_bit) continue;
+      if (channel.activate_column_bound(s.rank, s.head_ready) >= best_column) {
+        settled |= rank_bit;
+        if (settled == all_ranks && i >= hits_end) break;
+        continue;
+      }
+      channel.plan_into(slots_[s.head].request, plan);
       column = plan.column;
     }
     const bool hit = is_hit[i];
@@ -233,9 +248,11 @@ void JedecModel::Controller::enqueue(uint8_t slot) {
   const uint8_t id = free_[--free_count_];
   Stream& s = streams_[id];
   s.key = key;
+  s.head_ready = q.request.ready;
   s.head_seq = q.seq;
   s.head = slot;
   s.tail = slot;
+  s.rank = static_cast<uint8_t>(q.request.rank);
   order_[stream_count_++] = id;
 }
 
@@ -253,6 +270,7 @@ void JedecModel::Controller::dequeue(std::size_t position) {
   }
   // The stream's next burst is younger: move the stream back to its age rank.
   s.head = next;
+  s.head_ready = slots_[next].request.ready;
   s.head_seq = slots_[next].seq;
   std::size_t i = position;
   for (; i + 1 < stream_count_ && streams_[order_[i + 1]].head_seq < s.head_seq; ++i)

@@ -22,8 +22,10 @@
 // end is its completion. Cost: at most kQueueDepth command plans per burst (one per distinct
 // bank, row and direction in the queue, see pick()), typically one or two: the oldest hit at
 // the column floor ends the search, and a miss or conflict is planned only if a lower bound of
-// its column slot could beat the best found; no per-cycle work. tests/simulator/
-// dram_scheduler_test.cpp holds the scheduler to a plain restatement of these rules.
+// its column slot could beat the best found (once one of a rank fails it, no younger one of
+// that rank is looked at: the bound never decreases with age); no per-cycle work.
+// tests/simulator/dram_scheduler_test.cpp holds the scheduler to a plain restatement of these
+// rules.
 //
 // Row policy (dram.controller.row_policy): open, the default, leaves a row open after its
 // access; closed precharges the bank right after a burst (auto-precharge, at the earliest its
@@ -88,11 +90,16 @@ class JedecModel final : public DramModel {
   };
   // The queued bursts of one (bank, row, direction), oldest first. pick() plans only a
   // stream's oldest burst (why that is exact: jedec_model.cpp, above pick()).
+  // What pick() reads of every stream is here, so testing one costs no load of its slot.
   struct Stream {
     uint64_t key = 0;       // stream_key() of its bursts
+    Cycle head_ready = 0;   // slots_[head].request.ready
     uint32_t head_seq = 0;  // slots_[head].seq
     uint8_t head = kNone;   // oldest burst's slot
     uint8_t tail = kNone;   // youngest burst's slot
+    uint8_t rank = 0;       // of its bursts
+    uint32_t bank() const { return static_cast<uint32_t>(key >> 1) & 0x7fffffffu; }
+    uint32_t row() const { return static_cast<uint32_t>(key >> 32); }
   };
   // Walks the bursts of one channel in a group, in address order per access, accesses in order.
   class BurstCursor;
@@ -119,11 +126,10 @@ class JedecModel final : public DramModel {
     // Closed page: whether a queued burst wants r's row (in either direction), so the bank
     // stays open for it.
     bool row_wanted(const BurstRequest& r) const;
-    // (row, bank slot, direction) in one word, so joining a stream is one comparison.
+    // (row, bank index, direction) in one word, so joining a stream is one comparison.
     uint64_t stream_key(const BurstRequest& r) const {
-      const uint64_t bank_slot =
-          r.rank * banks_per_rank_ + r.bank_group * banks_per_group_ + r.bank;
-      return (uint64_t{r.row} << 32) | (bank_slot << 1) | (r.write ? 1u : 0u);
+      return (uint64_t{r.row} << 32) | (uint64_t{channel_.bank_index(r)} << 1) |
+             (r.write ? 1u : 0u);
     }
     // Queues the burst in `slot` (filled in by the caller) behind its stream, or as a new one.
     void enqueue(uint8_t slot);
@@ -132,10 +138,8 @@ class JedecModel final : public DramModel {
 
     const AddressMapping& mapping_;  // the model's
     uint32_t index_;                 // the channel's number
-    uint32_t banks_per_group_;
-    uint32_t banks_per_rank_;
-    bool fcfs_;         // dram.controller.scheduler: fcfs
-    bool closed_page_;  // dram.controller.row_policy: closed
+    bool fcfs_;                      // dram.controller.scheduler: fcfs
+    bool closed_page_;               // dram.controller.row_policy: closed
     JedecChannel channel_;
     std::vector<Cycle> done_;  // kept to reuse its storage
     DramStats counts_;         // of the last serve()

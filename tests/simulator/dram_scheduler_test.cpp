@@ -178,6 +178,16 @@ TEST(DramScheduler, MatchesThePlainFrFcfsRulesOnTwoRanks) {
   expect_matches_plain(desc, "DDR4-3200 with 2 ranks");
 }
 
+// The burst cursor with a channel count that is not a power of two and channels in runs (one
+// burst per bank group each), against the plain rules that decode every burst on its own.
+TEST(DramScheduler, MatchesThePlainFrFcfsRulesOnThreeChannelsInRuns) {
+  const target::DramDesc desc =
+      load_preset("DDR4-3200",
+                  "channels: 3, controller: {address_mapping: [row, rank, bank, column, channel, "
+                  "bank_group]}");
+  expect_matches_plain(desc, "DDR4-3200 with 3 channels in runs");
+}
+
 INSTANTIATE_TEST_SUITE_P(Presets, DramScheduler,
                          ::testing::Values("DDR4-3200", "LPDDR4-4266", "HBM2"));
 

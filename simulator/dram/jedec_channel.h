@@ -105,12 +105,12 @@ class JedecChannel {
   // No request's column command can issue before this (tCCD_S after the last one): a plan that
   // reaches it cannot be beaten on time.
   Cycle column_floor() const { return last_column_ + t_.CCD_S; }
-  // A lower bound, cheaper than plan(), of plan(request).column when the request is a miss or
-  // a conflict: its ACT waits for the rank's ACT windows (tRRD_S, tFAW, refresh) and its
-  // ready time, and its column command tRCD more and for the column floor.
   // Bit r set for each rank r of the channel (at most 16: the loader's limit).
   uint32_t all_ranks_mask() const { return (1u << ranks_.size()) - 1; }
-  // It depends on the request through its rank and ready time only.
+  // A lower bound, cheaper than plan(), of plan(request).column when the request is a miss or
+  // a conflict: its ACT waits for the rank's ACT windows (tRRD_S, tFAW, refresh) and its
+  // ready time, and its column command tRCD more and for the column floor. It depends on the
+  // request through its rank and ready time only.
   Cycle activate_column_bound(uint32_t rank_index, Cycle ready) const {
     const Rank& rank = ranks_[rank_index];
     const Cycle act =

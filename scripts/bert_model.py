@@ -8,7 +8,10 @@ embedding).
 It is the zoo's `bert` and `bert-base` (compiler/zoo/bert.cpp) written for PyTorch:
 scripts/torch_reference.py builds it to check a simulated step. Post-norm layers, GELU in its
 erf form, layer norms with eps 1e-12, every token of type 0, no attention mask (no padding), no
-dropout, no pooler.
+pooler. Dropout is Hugging Face's, at its module paths (bert.embeddings.dropout,
+<layer>.attention.self.dropout, <layer>.attention.output.dropout, <layer>.output.dropout):
+`dropout` is BERT's hidden_dropout_prob, `attention_dropout` its attention_probs_dropout_prob;
+both default to 0, as the zoo's --dropout and --attention-dropout do.
 
     model = BERT(layers=2, heads=4, width=64, vocab=128, positions=32)
     logits = model(ids)                       # ids [N, T] int64 -> [N, T, vocab]
@@ -33,28 +36,30 @@ EPS = 1e-12
 
 
 class Embeddings(nn.Module):
-    def __init__(self, width, vocab, positions):
+    def __init__(self, width, vocab, positions, dropout):
         super().__init__()
         self.word_embeddings = nn.Embedding(vocab, width)
         self.position_embeddings = nn.Embedding(positions, width)
         self.token_type_embeddings = nn.Embedding(2, width)
         self.LayerNorm = nn.LayerNorm(width, eps=EPS)
+        self.dropout = nn.Dropout(dropout)
 
     def forward(self, ids):
         t = ids.shape[1]
         pos = torch.arange(t, device=ids.device)
         types = torch.zeros(t, dtype=torch.long, device=ids.device)
         h = self.word_embeddings(ids) + self.position_embeddings(pos)
-        return self.LayerNorm(h + self.token_type_embeddings(types))
+        return self.dropout(self.LayerNorm(h + self.token_type_embeddings(types)))
 
 
 class SelfAttention(nn.Module):
-    def __init__(self, width, heads):
+    def __init__(self, width, heads, attention_dropout):
         super().__init__()
         self.heads = heads
         self.query = nn.Linear(width, width)
         self.key = nn.Linear(width, width)
         self.value = nn.Linear(width, width)
+        self.dropout = nn.Dropout(attention_dropout)
 
     def forward(self, x):
         n, t, d = x.shape
@@ -65,26 +70,28 @@ class SelfAttention(nn.Module):
 
         q, k, v = split(self.query(x)), split(self.key(x)), split(self.value(x))
         att = torch.softmax((q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hd)), dim=-1)
+        att = self.dropout(att)
         return (att @ v).transpose(1, 2).reshape(n, t, d)
 
 
 class DenseNorm(nn.Module):
     """BertSelfOutput and BertOutput: dense, residual add, LayerNorm."""
 
-    def __init__(self, width_in, width):
+    def __init__(self, width_in, width, dropout):
         super().__init__()
         self.dense = nn.Linear(width_in, width)
         self.LayerNorm = nn.LayerNorm(width, eps=EPS)
+        self.dropout = nn.Dropout(dropout)
 
     def forward(self, x, residual):
-        return self.LayerNorm(self.dense(x) + residual)
+        return self.LayerNorm(self.dropout(self.dense(x)) + residual)
 
 
 class Attention(nn.Module):
-    def __init__(self, width, heads):
+    def __init__(self, width, heads, dropout, attention_dropout):
         super().__init__()
-        self.self = SelfAttention(width, heads)
-        self.output = DenseNorm(width, width)
+        self.self = SelfAttention(width, heads, attention_dropout)
+        self.output = DenseNorm(width, width, dropout)
 
     def forward(self, x):
         return self.output(self.self(x), x)
@@ -100,11 +107,11 @@ class Intermediate(nn.Module):
 
 
 class Layer(nn.Module):
-    def __init__(self, width, heads):
+    def __init__(self, width, heads, dropout, attention_dropout):
         super().__init__()
-        self.attention = Attention(width, heads)
+        self.attention = Attention(width, heads, dropout, attention_dropout)
         self.intermediate = Intermediate(width)
-        self.output = DenseNorm(4 * width, width)
+        self.output = DenseNorm(4 * width, width, dropout)
 
     def forward(self, x):
         a = self.attention(x)
@@ -112,16 +119,17 @@ class Layer(nn.Module):
 
 
 class Encoder(nn.Module):
-    def __init__(self, layers, heads, width):
+    def __init__(self, layers, heads, width, dropout, attention_dropout):
         super().__init__()
-        self.layer = nn.ModuleList(Layer(width, heads) for _ in range(layers))
+        self.layer = nn.ModuleList(Layer(width, heads, dropout, attention_dropout)
+                                   for _ in range(layers))
 
 
 class Bert(nn.Module):
-    def __init__(self, layers, heads, width, vocab, positions):
+    def __init__(self, layers, heads, width, vocab, positions, dropout, attention_dropout):
         super().__init__()
-        self.embeddings = Embeddings(width, vocab, positions)
-        self.encoder = Encoder(layers, heads, width)
+        self.embeddings = Embeddings(width, vocab, positions, dropout)
+        self.encoder = Encoder(layers, heads, width, dropout, attention_dropout)
 
 
 class Transform(nn.Module):
@@ -148,9 +156,10 @@ class Cls(nn.Module):
 
 
 class BERT(nn.Module):
-    def __init__(self, layers, heads, width, vocab, positions):
+    def __init__(self, layers, heads, width, vocab, positions, dropout=0.0,
+                 attention_dropout=0.0):
         super().__init__()
-        self.bert = Bert(layers, heads, width, vocab, positions)
+        self.bert = Bert(layers, heads, width, vocab, positions, dropout, attention_dropout)
         self.cls = Cls(width, vocab)
         for m in self.modules():
             if isinstance(m, (nn.Linear, nn.Embedding)):

@@ -76,7 +76,8 @@ def build(name, classes, aux_logits=False, channels=3, args=None):
     if name in gpt_model.PRESETS:
         layers, heads, width, seq_len, vocab, positions = gpt_model.PRESETS[name]
         return gpt_model.GPT(args.layers or layers, args.heads or heads, args.width or width,
-                             args.vocab or vocab, max(positions, args.seq_len or seq_len))
+                             args.vocab or vocab, max(positions, args.seq_len or seq_len),
+                             args.dropout, args.attention_dropout)
     if name == "vit":
         layers, heads, width, patch = VIT_TINY
         width = args.width or width
@@ -86,7 +87,8 @@ def build(name, classes, aux_logits=False, channels=3, args=None):
             return torchvision.models.VisionTransformer(
                 image_size=args.image, patch_size=args.patch or patch,
                 num_layers=args.layers or layers, num_heads=args.heads or heads,
-                hidden_dim=width, mlp_dim=4 * width, num_classes=classes)
+                hidden_dim=width, mlp_dim=4 * width, num_classes=classes,
+                dropout=args.dropout, attention_dropout=args.attention_dropout)
         except AssertionError as e:
             sys.exit(f"export_onnx.py: vit: {e}")
     try:
@@ -145,7 +147,19 @@ def parse_args(argv):
     shape = p.add_argument_group("transformer shape (gpt, gpt2-small, vit; default: the preset's)")
     for flag in ("layers", "heads", "width", "patch", "seq-len", "vocab"):
         shape.add_argument("--" + flag, type=int, default=0)
+    shape.add_argument("--dropout", type=float, default=0.0,
+                       help="dropout of the hidden states (GPT-2's embd_pdrop and resid_pdrop, "
+                            "ViT's dropout; default 0)")
+    shape.add_argument("--attention-dropout", type=float, default=0.0,
+                       help="dropout of the attention probabilities (default 0)")
     args = p.parse_args(argv)
+    for flag in ("dropout", "attention_dropout"):
+        value = getattr(args, flag)
+        if not 0.0 <= value < 1.0:
+            p.error("--%s must be in [0, 1), not %g" % (flag.replace("_", "-"), value))
+        if value and not transformer(args.model):
+            p.error("--%s does not apply to %s (gpt, gpt2-small and vit only)"
+                    % (flag.replace("_", "-"), args.model))
     if not args.list and (args.model is None or args.output is None):
         p.error("MODEL and -o OUTPUT are required (or --list)")
     if args.aux_logits and args.model not in AUX_LOGITS:

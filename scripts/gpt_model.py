@@ -5,7 +5,10 @@ transformer.ln_f; Conv1D weights stored [in, out]; the LM head tied to transform
 
 It is the zoo's `gpt` and `gpt2-small` (compiler/zoo/gpt.cpp) written for PyTorch:
 scripts/torch_reference.py builds it to check a simulated step, and scripts/export_onnx.py
-exports it. GELU is the tanh form (GPT-2's gelu_new); there is no dropout.
+exports it. GELU is the tanh form (GPT-2's gelu_new). Dropout is Hugging Face's, at its
+module paths (transformer.drop, transformer.h.<i>.attn.attn_dropout, .attn.resid_dropout and
+.mlp.dropout): `dropout` is GPT-2's embd_pdrop and resid_pdrop, `attention_dropout` its
+attn_pdrop; both default to 0, as the zoo's --dropout and --attention-dropout do.
 
     model = GPT(layers=2, heads=4, width=64, vocab=128, positions=32)
     logits = model(ids)                       # ids [N, T] int64 -> [N, T, vocab]
@@ -39,11 +42,13 @@ class Conv1D(nn.Module):
 
 
 class Attention(nn.Module):
-    def __init__(self, width, heads):
+    def __init__(self, width, heads, dropout=0.0, attention_dropout=0.0):
         super().__init__()
         self.heads = heads
         self.c_attn = Conv1D(width, 3 * width)
         self.c_proj = Conv1D(width, width)
+        self.attn_dropout = nn.Dropout(attention_dropout)
+        self.resid_dropout = nn.Dropout(dropout)
 
     def forward(self, x):
         n, t, d = x.shape
@@ -54,28 +59,29 @@ class Attention(nn.Module):
         att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(d // self.heads))
         causal = torch.ones(t, t, dtype=torch.bool, device=x.device).tril()
         att = att.masked_fill(~causal, float("-inf"))
-        att = torch.softmax(att, dim=-1)
+        att = self.attn_dropout(torch.softmax(att, dim=-1))
         y = (att @ v).transpose(1, 2).reshape(n, t, d)
-        return self.c_proj(y)
+        return self.resid_dropout(self.c_proj(y))
 
 
 class Mlp(nn.Module):
-    def __init__(self, width):
+    def __init__(self, width, dropout=0.0):
         super().__init__()
         self.c_fc = Conv1D(width, 4 * width)
         self.c_proj = Conv1D(4 * width, width)
+        self.dropout = nn.Dropout(dropout)
 
     def forward(self, x):
-        return self.c_proj(F.gelu(self.c_fc(x), approximate="tanh"))
+        return self.dropout(self.c_proj(F.gelu(self.c_fc(x), approximate="tanh")))
 
 
 class Block(nn.Module):
-    def __init__(self, width, heads):
+    def __init__(self, width, heads, dropout=0.0, attention_dropout=0.0):
         super().__init__()
         self.ln_1 = nn.LayerNorm(width)
-        self.attn = Attention(width, heads)
+        self.attn = Attention(width, heads, dropout, attention_dropout)
         self.ln_2 = nn.LayerNorm(width)
-        self.mlp = Mlp(width)
+        self.mlp = Mlp(width, dropout)
 
     def forward(self, x):
         x = x + self.attn(self.ln_1(x))
@@ -83,26 +89,35 @@ class Block(nn.Module):
 
 
 class Transformer(nn.Module):
-    def __init__(self, layers, heads, width, vocab, positions):
+    def __init__(self, layers, heads, width, vocab, positions, dropout, attention_dropout):
         super().__init__()
         self.wte = nn.Embedding(vocab, width)
         self.wpe = nn.Embedding(positions, width)
-        self.h = nn.ModuleList(Block(width, heads) for _ in range(layers))
+        self.drop = nn.Dropout(dropout)
+        self.h = nn.ModuleList(Block(width, heads, dropout, attention_dropout)
+                               for _ in range(layers))
         self.ln_f = nn.LayerNorm(width)
+
+    def forward(self, ids):
+        """GPT2Model: the hidden states after ln_f. (Its own forward, so the exporter names
+        the nodes inside it /transformer/...; their module paths.)"""
+        t = ids.shape[1]
+        pos = torch.arange(t, device=ids.device)
+        h = self.drop(self.wte(ids) + self.wpe(pos))
+        for block in self.h:
+            h = block(h)
+        return self.ln_f(h)
 
 
 class GPT(nn.Module):
-    def __init__(self, layers, heads, width, vocab, positions):
+    def __init__(self, layers, heads, width, vocab, positions, dropout=0.0,
+                 attention_dropout=0.0):
         super().__init__()
-        self.transformer = Transformer(layers, heads, width, vocab, positions)
+        self.transformer = Transformer(layers, heads, width, vocab, positions, dropout,
+                                       attention_dropout)
 
     def forward(self, ids):
-        t = ids.shape[1]
-        pos = torch.arange(t, device=ids.device)
-        h = self.transformer.wte(ids) + self.transformer.wpe(pos)
-        for block in self.transformer.h:
-            h = block(h)
-        h = self.transformer.ln_f(h)
+        h = self.transformer(ids)
         return h @ self.transformer.wte.weight.t()  # the LM head, tied
 
 

@@ -66,6 +66,7 @@ python3-torchvision and python3-numpy.
 import argparse
 import json
 import os
+import re
 import sys
 
 import numpy as np
@@ -379,6 +380,10 @@ class FunctionalReLU:
         if not training or p == 0.0 or self.decisions.expected.get(op) != "dropout":
             return self.original_dropout(x, p, training, inplace)
         mask = self.decisions.take(op, "dropout").to(torch.float32)
+        if mask.dim() == 4 and x.dim() == 3 and mask.shape[0] * mask.shape[1] == x.shape[0] \
+                and mask.shape[2:] == x.shape[1:]:
+            # nn.MultiheadAttention's probabilities [N*heads, Tq, Tk]; ours are [N, heads, ..].
+            mask = mask.reshape(x.shape)
         if tuple(mask.shape) != tuple(x.shape):
             raise InputError("decision %s: shape %s, PyTorch's is %s"
                              % (op, tuple(mask.shape), tuple(x.shape)))
@@ -453,7 +458,8 @@ def build_model(name, o, aux_logits=False):
         if "heads" not in o:
             raise InputError("%s: the step is not of a language model" % name)
         family = gpt_model.GPT if name in gpt_model.PRESETS else bert_model.BERT
-        return family(o["layers"], o["heads"], o["width"], o["vocab"], o["positions"])
+        return family(o["layers"], o["heads"], o["width"], o["vocab"], o["positions"],
+                      o.get("dropout", 0.0), o.get("attention_dropout", 0.0))
     if "channels" not in o:
         raise InputError("%s: the step is of a language model (token ids), not of an image "
                          "model" % name)
@@ -466,7 +472,8 @@ def build_model(name, o, aux_logits=False):
                              % (name, h, w))
         model = torchvision.models.VisionTransformer(
             image_size=h, patch_size=o["patch"], num_layers=o["layers"], num_heads=o["heads"],
-            hidden_dim=o["hidden"], mlp_dim=4 * o["hidden"], num_classes=k)
+            hidden_dim=o["hidden"], mlp_dim=4 * o["hidden"], num_classes=k,
+            dropout=o.get("dropout", 0.0), attention_dropout=o.get("attention_dropout", 0.0))
         if c != 3:
             model.conv_proj = nn.Conv2d(c, o["hidden"], kernel_size=o["patch"],
                                         stride=o["patch"])
@@ -507,6 +514,32 @@ def build_model(name, o, aux_logits=False):
 
 # The zoo's vision transformers (compiler/zoo/vit.cpp): torchvision's VisionTransformer.
 VIT_PRESETS = ("vit", "vit_b_16")
+
+# The transformers' dropouts on attention probabilities, by module path in the op name
+# (GPT-2's attn_dropout, BERT's self.dropout, the functional dropout inside ViT's
+# nn.MultiheadAttention), in the zoo's names ("transformer.h.0.attn.attn_dropout") or the ONNX
+# exporter's ("/transformer/h.0/attn/attn_dropout/Dropout"); every other dropout of theirs is
+# on hidden states.
+ATTENTION_DROPOUT = re.compile(
+    r"\.attn\.attn_dropout\b|\.attention\.self\.dropout\b|\.self_attention[.:]")
+
+
+def transformer_dropouts(decisions):
+    """A zoo transformer's dropout probabilities, {"dropout": p, "attention_dropout": q}, from
+    the ratios of the manifest's dropout decisions (0 where the step has none)."""
+    ratios = {"dropout": set(), "attention_dropout": set()}
+    for d in decisions:
+        if d["type"] == "dropout":
+            path = "." + d["op"].replace("/", ".")
+            kind = "attention_dropout" if ATTENTION_DROPOUT.search(path) else "dropout"
+            ratios[kind].add(d.get("ratio"))
+    found = {}
+    for kind, values in ratios.items():
+        if None in values or len(values) > 1:
+            raise InputError("the step's %s ops do not share one ratio: %s"
+                             % (kind, sorted(values, key=str)))
+        found[kind] = values.pop() if values else 0.0
+    return found
 
 
 # As scripts/export_onnx.py builds them: without the auxiliary heads unless it exported them
@@ -740,7 +773,8 @@ class SimDump:
         heads = self.head_count("encoder.layers.encoder_layer_0.self_attention.scores", n, t)
         layers = len([w for w in self.weights if w.startswith("encoder.layers.") and
                       w.endswith(".ln_1.weight")])
-        return {"layers": layers, "heads": heads, "hidden": hidden, "patch": patch}
+        return dict({"layers": layers, "heads": heads, "hidden": hidden, "patch": patch},
+                    **transformer_dropouts(self.manifest["decisions"]))
 
     def head_count(self, scores_name, n, t):
         """The head count: the second dimension of the attention scores [N, heads, T, T], the
@@ -783,8 +817,9 @@ class SimDump:
         heads = self.head_count(scores_name, n, t)
         layers = len([w for w in self.weights if w.endswith(layer_weight)])
         vocab, width = shape[tokens]
-        return {"batch": n, "seq_len": t, "layers": layers, "heads": heads,
-                "width": width, "vocab": vocab, "positions": shape[positions][0]}
+        return dict({"batch": n, "seq_len": t, "layers": layers, "heads": heads,
+                     "width": width, "vocab": vocab, "positions": shape[positions][0]},
+                    **transformer_dropouts(self.manifest["decisions"]))
 
     def describe(self):
         m = self.manifest

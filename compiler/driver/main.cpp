@@ -138,6 +138,14 @@ struct ModelFlags {
                             "vision transformers: side of the square patches (the image's side "
                             "must be a multiple)")
                 ->check(CLI::PositiveNumber);
+    dropouts = {cmd->add_option("--dropout", model.dropout,
+                                "transformers (gpt, bert, vit and their presets): dropout "
+                                "probability of the hidden states, after the embeddings and on "
+                                "each residual branch (default 0: no dropout)"),
+                cmd->add_option("--attention-dropout", model.attention_dropout,
+                                "transformers: dropout probability of the attention "
+                                "probabilities (default 0); such attentions stay unfused under "
+                                "--fuse-attention")};
     aux = cmd->add_option("--aux-loss-weight", aux_loss_weight,
                           "ONNX models with auxiliary classifiers (GoogLeNet, Inception-v3 "
                           "exported with --aux-logits): the loss is the main output's plus this "
@@ -148,6 +156,7 @@ struct ModelFlags {
   }
 
   std::vector<CLI::Option*> lm_options;
+  std::vector<CLI::Option*> dropouts;
   CLI::Option* patch = nullptr;
 
   // `model_name`: the zoo model or ONNX file given. The image options mean nothing to a
@@ -177,6 +186,13 @@ struct ModelFlags {
       throw s2::UserError(
           "--patch: applies to the zoo's vision transformers (vit, vit_b_16); an "
           "ONNX file fixes its own shape");
+    if (zoo_model == nullptr)
+      for (const CLI::Option* o : dropouts)
+        if (*o)
+          throw s2::UserError(o->get_name() +
+                              ": applies to the zoo's transformers; an ONNX file carries its own "
+                              "Dropout nodes (export the model with the dropout it should train "
+                              "with)");
     if (zoo_model == nullptr)
       for (const CLI::Option* o : lm_options)
         if (*o)

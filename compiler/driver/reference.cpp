@@ -257,16 +257,19 @@ class ReferenceStep {
     const ir::Shape& x = graph_.tensor(input_).shape;
     if (const zoo::Model* lm = zoo::model_registry().find(o_.model); lm != nullptr && lm->lm) {
       const zoo::LmShape s = zoo::lm_shape(o_.model, *lm->lm, m.lm);
-      return {{"batch", m.batch},         {"layers", s.layers},   {"heads", s.heads},
-              {"width", s.width},         {"seq_len", s.seq_len}, {"vocab", s.vocab},
-              {"positions", s.positions}, {"seed", m.seed}};
+      return {{"batch", m.batch},         {"layers", s.layers},
+              {"heads", s.heads},         {"width", s.width},
+              {"seq_len", s.seq_len},     {"vocab", s.vocab},
+              {"positions", s.positions}, {"seed", m.seed},
+              {"dropout", m.dropout},     {"attention_dropout", m.attention_dropout}};
     }
     if (const zoo::Model* vit = zoo::model_registry().find(o_.model); vit != nullptr && vit->vit) {
       const zoo::VitShape s = zoo::vit_shape(o_.model, *vit->vit, m.vit, m.height, m.width);
-      return {{"batch", m.batch}, {"channels", m.channels}, {"height", m.height},
-              {"width", m.width}, {"classes", m.classes},   {"layers", s.layers},
-              {"heads", s.heads}, {"hidden", s.width},      {"patch", s.patch},
-              {"seed", m.seed}};
+      return {
+          {"batch", m.batch}, {"channels", m.channels}, {"height", m.height},
+          {"width", m.width}, {"classes", m.classes},   {"layers", s.layers},
+          {"heads", s.heads}, {"hidden", s.width},      {"patch", s.patch},
+          {"seed", m.seed},   {"dropout", m.dropout},   {"attention_dropout", m.attention_dropout}};
     }
     if (zoo::model_registry().contains(o_.model) || x.size() != 4)
       return {{"batch", m.batch}, {"channels", m.channels}, {"height", m.height},

@@ -31,6 +31,7 @@ bool is_bmm(const Op& op, int64_t ta, int64_t tb) {
 
 struct Stats {
   int fused = 0, forward_only = 0, other_uses = 0, no_fit = 0;
+  int dropped = 0;  // probabilities multiplied by a dropout mask, which attn_fwd cannot draw
   uint64_t bytes_not_saved = 0;       // p no longer kept for the backward
   std::map<std::string, int> blocks;  // "Bq x Bk" -> count
 };
@@ -86,6 +87,9 @@ class Finder {
       } else if (op.type == OpType::SoftmaxBwd && op.inputs[1] == p && !m.softmax_bwd.valid() &&
                  op.attrs.f("scale") == sm.attrs.f("scale")) {
         m.softmax_bwd = u;
+      } else if (is_dropout(op)) {
+        ++stats.dropped;
+        return std::nullopt;
       } else {
         return reject(stats);
       }
@@ -141,6 +145,16 @@ class Finder {
     if (m.softmax_bwd.valid()) stats.bytes_not_saved += m.scores_bytes;
     ++stats.blocks[std::to_string(m.block_q) + " x " + std::to_string(m.block_k)];
     return m;
+  }
+
+  // A dropout of the probabilities: mul(p, mask) with the mask drawn by dropout_mask.
+  bool is_dropout(const Op& op) const {
+    if (op.type != OpType::Mul) return false;
+    for (TensorId t : op.inputs) {
+      const OpId producer = g_.tensor(t).producer;
+      if (producer.valid() && g_.op(producer).type == OpType::DropoutMask) return true;
+    }
+    return false;
   }
 
   std::optional<Match> reject(Stats& stats) {
@@ -203,10 +217,14 @@ PassResult fuse_attention(const Graph& graph, const target::TargetDesc& target) 
     blocks += std::string(blocks.empty() ? "" : ", ") + std::to_string(n) + " of " + b;
   const std::string summary = fmt::format(
       "{} attentions fused with their backward, {} forward only{}; {} left unfused (other uses "
-      "of the scores or probabilities), {} left unfused (no block fits target '{}'); "
+      "of the scores or probabilities), {} left unfused (no block fits target '{}'){}; "
       "{:.2f} MiB of probabilities no longer saved for the backward",
       stats.fused, stats.forward_only, blocks.empty() ? "" : " (blocks " + blocks + ")",
       stats.other_uses, stats.no_fit, target.name,
+      stats.dropped == 0 ? std::string()
+                         : fmt::format(", {} left unfused (attention dropout: the fused "
+                                       "instructions draw no mask)",
+                                       stats.dropped),
       static_cast<double>(stats.bytes_not_saved) / 1048576.0);
   if (matches.empty()) return PassResult{graph, false, summary};
   PassResult fused = Fuser(graph, std::move(matches)).run(graph);

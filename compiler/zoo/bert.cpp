@@ -16,8 +16,13 @@
 // The loss is the cross-entropy over the masked positions (ModelBuilder::masked_lm_labels: the
 // others are -100, ignored). Linear layers are nn.Linear (weight [out, in]); layer norms use
 // eps 1e-12. Initialisation is BERT's: weights and embeddings N(0, 0.02), biases 0, layer norms
-// 1 and 0. No dropout (BERT's hidden and attention dropout are 0 here), no pooler and no
-// next-sentence head.
+// 1 and 0. No pooler and no next-sentence head.
+//
+// Dropout as in BERT when ModelOptions::dropout (hidden_dropout_prob) or attention_dropout
+// (attention_probs_dropout_prob) is not 0, at Hugging Face's module paths:
+// bert.embeddings.dropout after the embeddings' LayerNorm, <layer>.attention.self.dropout on
+// the attention probabilities, <layer>.attention.output.dropout and <layer>.output.dropout on
+// each dense output before its residual add. Without them (the default) there is no dropout op.
 
 #include <cmath>
 #include <memory>
@@ -62,8 +67,9 @@ TensorId self_attention(ModelBuilder& b, const std::string& path, TensorId x) {
   };
   const TensorId rows =
       b.attention(path + ".self", {projection("query"), projection("key"), projection("value")},
-                  s.heads, false);
-  return b.dense(path + ".output.dense", rows, s.width, kStd);
+                  s.heads, false, b.options().attention_dropout, path + ".self.dropout");
+  return b.dropout(path + ".output.dropout", b.dense(path + ".output.dense", rows, s.width, kStd),
+                   b.options().dropout);
 }
 
 }  // namespace
@@ -80,9 +86,11 @@ void build_bert(ModelBuilder& b) {
   const TensorId positions =
       per_position(b, emb + ".position_embeddings", b.positions("position_ids", t), s.positions);
   const TensorId types = per_position(b, emb + ".token_type_embeddings", token_types(b, t), 2);
-  TensorId h =
+  TensorId h = b.dropout(
+      emb + ".dropout",
       b.layer_norm(emb + ".LayerNorm",
-                   b.add(emb + ".sum_2", b.add(emb + ".sum", words, positions), types), kLnEps);
+                   b.add(emb + ".sum_2", b.add(emb + ".sum", words, positions), types), kLnEps),
+      b.options().dropout);
   for (int64_t i = 0; i < s.layers; ++i) {
     const std::string layer = "bert.encoder.layer." + std::to_string(i);
     const TensorId attended = self_attention(b, layer + ".attention", h);
@@ -91,7 +99,9 @@ void build_bert(ModelBuilder& b) {
     const TensorId up =
         b.activation(layer + ".intermediate.act",
                      b.dense(layer + ".intermediate.dense", h, 4 * d, kStd), "gelu");
-    const TensorId down = b.dense(layer + ".output.dense", up, d, kStd);
+    const TensorId down =
+        b.dropout(layer + ".output.dropout", b.dense(layer + ".output.dense", up, d, kStd),
+                  b.options().dropout);
     h = b.layer_norm(layer + ".output.LayerNorm", b.add(layer + ".output.residual", down, h),
                      kLnEps);
   }

@@ -13,8 +13,13 @@
 // The loss is the next-token cross-entropy over every position, labels [N, T] with -100
 // (ignored) where there is no next token. Linear layers are Conv1D (weight [in, out]).
 // Initialisation is GPT-2's: weights N(0, 0.02), the residual projections (c_proj)
-// N(0, 0.02 / sqrt(2 * layers)), biases 0, layer norms 1 and 0. No dropout: the attention,
-// residual and embedding dropout of GPT-2's config are 0 here.
+// N(0, 0.02 / sqrt(2 * layers)), biases 0, layer norms 1 and 0.
+//
+// Dropout as in GPT-2 when ModelOptions::dropout (resid_pdrop and embd_pdrop) or
+// attention_dropout (attn_pdrop) is not 0, at Hugging Face's module paths: transformer.drop
+// on the summed embeddings, transformer.h.<i>.attn.attn_dropout on the attention
+// probabilities, transformer.h.<i>.attn.resid_dropout and transformer.h.<i>.mlp.dropout on
+// each branch before its residual add. Without them (the default) there is no dropout op.
 //
 // Attention is bmm over views: the head split of q, k, v and the transpose of k are strides
 // (k is read with trans_b), the scale and the causal mask are the softmax's own attributes,
@@ -43,9 +48,11 @@ TensorId attention(ModelBuilder& b, const std::string& path, TensorId x) {
   const LmShape& s = b.options().lm;
   const int64_t d = s.width;
   const TensorId qkv = b.conv1d(path + ".c_attn", x, 3 * d, kStd);
-  const TensorId rows = b.attention(path, b.split_qkv(path, qkv), s.heads, true);
+  const TensorId rows = b.attention(path, b.split_qkv(path, qkv), s.heads, true,
+                                    b.options().attention_dropout, path + ".attn_dropout");
   const float proj_std = kStd / std::sqrt(2.0f * static_cast<float>(s.layers));
-  return b.conv1d(path + ".c_proj", rows, d, proj_std);
+  return b.dropout(path + ".resid_dropout", b.conv1d(path + ".c_proj", rows, d, proj_std),
+                   b.options().dropout);
 }
 
 TensorId mlp(ModelBuilder& b, const std::string& path, TensorId x) {
@@ -53,7 +60,8 @@ TensorId mlp(ModelBuilder& b, const std::string& path, TensorId x) {
   const TensorId up = b.conv1d(path + ".c_fc", x, 4 * s.width, kStd);
   const TensorId act = b.activation(path + ".act", up, "gelu_tanh");
   const float proj_std = kStd / std::sqrt(2.0f * static_cast<float>(s.layers));
-  return b.conv1d(path + ".c_proj", act, s.width, proj_std);
+  return b.dropout(path + ".dropout", b.conv1d(path + ".c_proj", act, s.width, proj_std),
+                   b.options().dropout);
 }
 
 }  // namespace
@@ -71,7 +79,8 @@ void build_gpt(ModelBuilder& b) {
   const TensorId pos_wide =
       g.add(OpType::Expand, g.unique_name("transformer.wpe.expand"), OpCategory::Forward,
             {b.reshape("transformer.wpe.batch", pos, {1, t, d})}, Attrs{{"shape", Ints{n, t, d}}});
-  TensorId h = b.add("transformer.embed", tokens, pos_wide);
+  TensorId h = b.dropout("transformer.drop", b.add("transformer.embed", tokens, pos_wide),
+                         b.options().dropout);
   for (int64_t i = 0; i < s.layers; ++i) {
     const std::string block = "transformer.h." + std::to_string(i);
     h = b.add(block + ".attn.residual", h,

@@ -238,7 +238,8 @@ std::vector<std::pair<std::string, TensorId>> ModelBuilder::split_qkv(const std:
 
 TensorId ModelBuilder::attention(const std::string& path,
                                  const std::vector<std::pair<std::string, TensorId>>& qkv,
-                                 int64_t heads, bool causal) {
+                                 int64_t heads, bool causal, double dropout,
+                                 const std::string& dropout_path) {
   S2_CHECK(qkv.size() == 3, "zoo attention '" + path + "': give q, k and v");
   const Shape x = shape(qkv[0].second);
   const int64_t n = x[0], t = x[1], d = x[2], hd = d / heads;
@@ -254,8 +255,11 @@ TensorId ModelBuilder::attention(const std::string& path,
   if (causal) softmax.set("causal", int64_t{1});
   const TensorId p = graph_.add(OpType::Softmax, op_name(path + ".softmax"), OpCategory::Forward,
                                 {scores}, softmax);
+  S2_CHECK(dropout == 0.0 || !dropout_path.empty(),
+           "zoo attention '" + path + "': a dropout needs its name");
+  const TensorId kept = dropout == 0.0 ? p : this->dropout(dropout_path, p, dropout);
   const TensorId o =
-      graph_.add(OpType::Bmm, op_name(path + ".context"), OpCategory::Forward, {p, split[2]});
+      graph_.add(OpType::Bmm, op_name(path + ".context"), OpCategory::Forward, {kept, split[2]});
   const TensorId merged = graph_.add(OpType::Transpose, op_name(path + ".merge"),
                                      OpCategory::Forward, {o}, Attrs{{"perm", Ints{0, 2, 1, 3}}});
   return reshape(path + ".merge.rows", merged, {n, t, d});

@@ -55,7 +55,9 @@ class ModelBuilder {
   // three): each split into `heads` heads as an [N, H, T, D/H] view (ops <name>.heads and
   // <name>.transpose, `name` the first of each pair), scores = q k^T (<path>.scores, k read
   // with trans_b), softmax scaled by 1/sqrt(D/H) with the causal mask when asked
-  // (<path>.softmax), context = P v (<path>.context), the heads merged back to [N, T, D]
+  // (<path>.softmax), the probabilities dropped out with p = `dropout` when it is not 0 (the
+  // dropout named `dropout_path`), context = P v (<path>.context), the heads merged back to [N, T,
+  // D]
   // (<path>.merge, <path>.merge.rows: the one copy, which pass elide-copies removes).
   // q, k, v: the three [N, T, D] slices (ops <path>.q, .k, .v) of a fused [N, T, 3D]
   // projection, named for attention().
@@ -63,7 +65,8 @@ class ModelBuilder {
                                                               ir::TensorId qkv);
   ir::TensorId attention(const std::string& path,
                          const std::vector<std::pair<std::string, ir::TensorId>>& qkv,
-                         int64_t heads, bool causal);
+                         int64_t heads, bool causal, double dropout = 0.0,
+                         const std::string& dropout_path = "");
   // A view op of x: reshape to `shape`, copied dense first when x's layout cannot be viewed so.
   ir::TensorId reshape(const std::string& path, ir::TensorId x, const ir::Shape& shape);
 

@@ -10,10 +10,15 @@
 //   encoder.ln       final layer norm
 //   heads.head       Linear(D, classes) on the class token
 //
-// Layer norms use eps 1e-6; no dropout (torchvision's default dropout and attention dropout are
-// 0). Initialisation follows torchvision (conv_proj N(0, sqrt(1 / fan_in)), the class token 0,
-// the position embedding N(0, 0.02), in_proj and the MLP's linears Xavier-uniform, out_proj
-// PyTorch's Linear default with bias 0, the MLP's biases 0) but for heads.head, which
+// Layer norms use eps 1e-6. Dropout as torchvision's `dropout` and `attention_dropout` when
+// ModelOptions::dropout or attention_dropout is not 0 (both default to 0, as in torchvision):
+// encoder.dropout on the embedded sequence, <layer>.dropout on the attention's output before
+// its residual add, <layer>.mlp.2 after the GELU and <layer>.mlp.4 after mlp.3, and on the
+// attention probabilities the dropout nn.MultiheadAttention calls inside
+// <layer>.self_attention (named <layer>.self_attention:Dropout, as PyTorch's exporter names a
+// functional call). Initialisation follows torchvision (conv_proj N(0, sqrt(1 / fan_in)), the class
+// token 0, the position embedding N(0, 0.02), in_proj and the MLP's linears Xavier-uniform,
+// out_proj PyTorch's Linear default with bias 0, the MLP's biases 0) but for heads.head, which
 // torchvision zeroes: a zero head would give every other weight a zero gradient in the first
 // step, so it takes PyTorch's Linear default. The check copies our weights into PyTorch, so
 // only the distribution differs.
@@ -56,7 +61,8 @@ TensorId self_attention(ModelBuilder& b, const std::string& path, TensorId x) {
   const TensorId w = b.weight(path + ".in_proj_weight", {3 * d, d}, xavier_bound(d, 3 * d));
   const TensorId bias = b.filled(path + ".in_proj_bias", TensorRole::Weight, 3 * d, 0.0f);
   const TensorId qkv = b.row_gemm(path + ".in_proj", x, w, bias, true);
-  const TensorId rows = b.attention(path, b.split_qkv(path, qkv), s.heads, false);
+  const TensorId rows = b.attention(path, b.split_qkv(path, qkv), s.heads, false,
+                                    b.options().attention_dropout, path + ":Dropout");
   const TensorId out_w =
       b.weight(path + ".out_proj.weight", {d, d}, 1.0f / std::sqrt(static_cast<float>(d)));
   const TensorId out_b = b.filled(path + ".out_proj.bias", TensorRole::Weight, d, 0.0f);
@@ -93,16 +99,19 @@ void build_vit(ModelBuilder& b) {
   const TensorId pos = b.normal_weight("encoder.pos_embedding", {1, t, d}, 0.02f);
   const TensorId pos_wide = g.add(OpType::Expand, g.unique_name("encoder.pos_embedding.expand"),
                                   OpCategory::Forward, {pos}, Attrs{{"shape", Ints{n, t, d}}});
-  TensorId h = b.add("encoder.embed", seq, pos_wide);
+  const double p_drop = o.dropout;
+  TensorId h = b.dropout("encoder.dropout", b.add("encoder.embed", seq, pos_wide), p_drop);
   for (int64_t i = 0; i < s.layers; ++i) {
     const std::string layer = "encoder.layers.encoder_layer_" + std::to_string(i);
-    h = b.add(
-        layer + ".residual",
-        self_attention(b, layer + ".self_attention", b.layer_norm(layer + ".ln_1", h, kLnEps)), h);
+    const TensorId attended =
+        self_attention(b, layer + ".self_attention", b.layer_norm(layer + ".ln_1", h, kLnEps));
+    h = b.add(layer + ".residual", b.dropout(layer + ".dropout", attended, p_drop), h);
     const TensorId up = b.activation(
         layer + ".mlp.1",
         xavier_dense(b, layer + ".mlp.0", b.layer_norm(layer + ".ln_2", h, kLnEps), 4 * d), "gelu");
-    h = b.add(layer + ".residual_2", xavier_dense(b, layer + ".mlp.3", up, d), h);
+    const TensorId down =
+        xavier_dense(b, layer + ".mlp.3", b.dropout(layer + ".mlp.2", up, p_drop), d);
+    h = b.add(layer + ".residual_2", b.dropout(layer + ".mlp.4", down, p_drop), h);
   }
   h = b.layer_norm("encoder.ln", h, kLnEps);
   // The class token's output: x[:, 0].

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <sstream>
+#include <string>
+#include <utility>
 
 #include "compiler/zoo/models.h"
 #include "isa/common/errors.h"
@@ -55,6 +58,21 @@ void check_encoder(const std::string& model, int64_t layers, int64_t heads, int6
   if (width % heads != 0)
     throw UserError("model '" + model + "': width " + std::to_string(width) +
                     " is not a multiple of the " + std::to_string(heads) + " heads");
+}
+
+// A dropout probability must be in [0, 1), and only the transformers have a dropout to set.
+void check_dropout(const std::string& model, const Model& m, const ModelOptions& o) {
+  for (auto [flag, p] :
+       {std::pair{"--dropout", o.dropout}, std::pair{"--attention-dropout", o.attention_dropout}}) {
+    if (!(p >= 0.0 && p < 1.0))
+      throw UserError(std::string(flag) + ": " + (std::ostringstream() << p).str() +
+                      " is not a probability in [0, 1)");
+    if (p != 0.0 && !m.lm && !m.vit)
+      throw UserError(std::string(flag) + ": model '" + model +
+                      "' is not a transformer; the option sets the dropout of gpt, gpt2-small, "
+                      "bert, bert-base, vit and vit_b_16 (the image models keep torchvision's "
+                      "own dropout)");
+  }
 }
 
 }  // namespace
@@ -142,6 +160,7 @@ ir::Graph build_model(const std::string& name, const ModelOptions& options) {
   if (model == nullptr)
     throw UserError(model_registry().unknown_message(name) + " (or an ONNX file ending in .onnx)");
   ModelOptions o = options;
+  check_dropout(name, *model, o);
   if (model->lm) {
     check_range(name, "batch", o.batch, 1, std::numeric_limits<int32_t>::max());
     o.lm = lm_shape(name, *model->lm, options.lm);

@@ -22,7 +22,8 @@
 // [0, classes). (torchvision re-initialises resnet and vgg weights its own way; the
 // cross-check copies our weights into PyTorch, so only the distribution differs.)
 //
-// Dropout and stochastic depth (vgg11, mobilenet_v2, efficientnet_b0) draw their masks on the
+// Dropout and stochastic depth (vgg11, mobilenet_v2, efficientnet_b0, and the transformers with
+// ModelOptions::dropout or attention_dropout) draw their masks on the
 // accelerator from a counter-based generator seeded by `seed` and the module path
 // (ops/dropout.h), so a step is reproducible and the PyTorch check follows the dumped masks.
 
@@ -75,6 +76,13 @@ struct ModelOptions {
   LmShape lm;
   // Vision transformers only (a Model with a vit preset), beside the image fields.
   VitShape vit;
+  // Transformers only (gpt, bert, vit): nn.Dropout's p, in [0, 1). `dropout` acts on the
+  // hidden states (after the embeddings, on each residual branch before its add, and in ViT's
+  // MLP after the GELU); `attention_dropout` on the attention probabilities, before P.V. 0: no
+  // dropout op at all, the default here (Hugging Face's GPT-2 and BERT configurations use 0.1
+  // for both, torchvision's ViT 0).
+  double dropout = 0.0;
+  double attention_dropout = 0.0;
 };
 
 // The forward graph of model `name`, with graph.loss() set. Throws UserError for an unknown

@@ -383,6 +383,19 @@ TEST_F(Cli, CompileErrorsNameWhatIsWrong) {
       << r.out;
   r = run(kS2c + " compile mlp --aux-loss-weight -1");
   EXPECT_EQ(r.status, 1) << r.out;
+  // --dropout and --attention-dropout set the zoo transformers' dropout; an ONNX file carries
+  // its own Dropout nodes.
+  using Case = std::pair<std::string, std::string>;  // command, message
+  for (const auto& [command, message] :
+       {Case{" compile resnet18 --dropout 0.1", "--dropout: model 'resnet18' is not a transformer"},
+        Case{" compile gpt --attention-dropout 1",
+             "--attention-dropout: 1 is not a probability in [0, 1)"},
+        Case{" compile " + quoted(path("junk.onnx")) + " --dropout 0.1",
+             "--dropout: applies to the zoo's transformers; an ONNX file carries its own"}}) {
+    r = run(kS2c + command);
+    EXPECT_EQ(r.status, 1) << command << ": " << r.out;
+    EXPECT_NE(r.out.find(message), std::string::npos) << command << ": " << r.out;
+  }
 }
 
 // Issue 19's findings, each through the CLI: user errors naming the file and place (or the

@@ -285,6 +285,56 @@ TEST_F(TorchSim, FusedAttentionMatchesPyTorch) {
   }
 }
 
+// The transformers with dropout (--dropout 0.1 on the hidden states, --attention-dropout 0.2
+// on the probabilities): PyTorch's modules (scripts/gpt_model.py, bert_model.py, torchvision's
+// VisionTransformer) follow the dumped masks, found by module path, and the step is as close
+// to the float64 step as PyTorch's own. Under --fuse-attention the hidden dropout stays and
+// the dropped-out attentions stay unfused. The ONNX exports of gpt and vit with the same
+// dropout (scripts/export_onnx.py) train the same way, their Dropout nodes named by the
+// exporter.
+TEST_F(TorchSim, TransformersWithDropoutMatchPyTorch) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  struct Case {
+    std::string model;
+    const char* flags;
+    const char* decisions;  // the dropout layers PyTorch follows
+  };
+  std::vector<Case> cases{{"gpt", " --dropout 0.1 --attention-dropout 0.2", "7"},
+                          {"bert", " --dropout 0.1 --attention-dropout 0.2", "7"},
+                          {"vit", " --dropout 0.1 --attention-dropout 0.2", "9"},
+                          {"gpt", " --dropout 0.1 --fuse-attention", "5"}};
+  for (const auto& [model, decisions] : {std::pair{"gpt", "7"}, std::pair{"vit", "9"}}) {
+    const std::string onnx = (dir_ / (std::string(model) + ".onnx")).string();
+    const Result r =
+        run(kPython + " " + shell_quoted(std::string(S2_SOURCE_DIR) + "/scripts/export_onnx.py") +
+            " " + model + " --dropout 0.1 --attention-dropout 0.2 -o " + shell_quoted(onnx));
+    ASSERT_EQ(r.status, 0) << r.out;
+    cases.push_back({shell_quoted(onnx), "", decisions});
+  }
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.model + c.flags);
+    const std::string bin = (dir_ / "dropout.bin").string();
+    Result r = run(kS2c + " compile " + c.model + c.flags + " --force -o " + shell_quoted(bin));
+    ASSERT_EQ(r.status, 0) << r.out;
+    fs::remove_all(dump_dir());
+    r = run(kS2sim + " run " + shell_quoted(bin) + " --functional --check --dump-all " +
+            shell_quoted(dump_dir()));
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("check              no findings"), std::string::npos) << r.out;
+    r = cross_check("--exact-factor 2");
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find(std::string("decisions: ") + c.decisions +
+                         " ReLU, ReLU6, max-pool and "
+                         "dropout ops"),
+              std::string::npos)
+        << r.out;
+    s2::test::expect_as_accurate_as_torch(r.out, 2.0);
+    const size_t summary = r.out.rfind("decisions:");
+    if (summary != std::string::npos)
+      std::cout << c.model << c.flags << ": " << r.out.substr(summary);
+  }
+}
+
 TEST_F(TorchSim, Resnet18MatchesPyTorch) {
   expect_matches_torch("resnet18", 8);
 }

@@ -7,14 +7,16 @@ embedding).
 
 It is the zoo's `bert` and `bert-base` (compiler/zoo/bert.cpp) written for PyTorch:
 scripts/torch_reference.py builds it to check a simulated step. Post-norm layers, GELU in its
-erf form, layer norms with eps 1e-12, every token of type 0, no attention mask (no padding), no
-pooler. Dropout is Hugging Face's, at its module paths (bert.embeddings.dropout,
+erf form, layer norms with eps 1e-12, every token of type 0, the padding mask Hugging Face's
+(attention_mask [N, T] of 1 and 0, added to the scores as (1 - mask) times the dtype's lowest
+value), no pooler. Dropout is Hugging Face's, at its module paths (bert.embeddings.dropout,
 <layer>.attention.self.dropout, <layer>.attention.output.dropout, <layer>.output.dropout):
 `dropout` is BERT's hidden_dropout_prob, `attention_dropout` its attention_probs_dropout_prob;
 both default to 0, as the zoo's --dropout and --attention-dropout do.
 
     model = BERT(layers=2, heads=4, width=64, vocab=128, positions=32)
     logits = model(ids)                       # ids [N, T] int64 -> [N, T, vocab]
+    logits = model(ids, attention_mask)       # with padding (1 attend, 0 padding)
     loss = lm_loss(logits, labels)            # labels [N, T], -100 ignored
 """
 
@@ -24,6 +26,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from gpt_model import extended_attention_mask  # the same padding mask as GPT-2's
 from gpt_model import lm_loss  # noqa: F401  (the same loss: cross-entropy, -100 ignored)
 
 # name -> (layers, heads, width, seq_len, vocab, positions), as compiler/zoo/zoo.cpp registers
@@ -61,7 +64,7 @@ class SelfAttention(nn.Module):
         self.value = nn.Linear(width, width)
         self.dropout = nn.Dropout(attention_dropout)
 
-    def forward(self, x):
+    def forward(self, x, mask=None):
         n, t, d = x.shape
         hd = d // self.heads
 
@@ -69,7 +72,10 @@ class SelfAttention(nn.Module):
             return y.view(n, t, self.heads, hd).transpose(1, 2)
 
         q, k, v = split(self.query(x)), split(self.key(x)), split(self.value(x))
-        att = torch.softmax((q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hd)), dim=-1)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hd))
+        if mask is not None:
+            att = att + mask
+        att = torch.softmax(att, dim=-1)
         att = self.dropout(att)
         return (att @ v).transpose(1, 2).reshape(n, t, d)
 
@@ -93,8 +99,8 @@ class Attention(nn.Module):
         self.self = SelfAttention(width, heads, attention_dropout)
         self.output = DenseNorm(width, width, dropout)
 
-    def forward(self, x):
-        return self.output(self.self(x), x)
+    def forward(self, x, mask=None):
+        return self.output(self.self(x, mask), x)
 
 
 class Intermediate(nn.Module):
@@ -113,8 +119,8 @@ class Layer(nn.Module):
         self.intermediate = Intermediate(width)
         self.output = DenseNorm(4 * width, width, dropout)
 
-    def forward(self, x):
-        a = self.attention(x)
+    def forward(self, x, mask=None):
+        a = self.attention(x, mask)
         return self.output(self.intermediate(a), a)
 
 
@@ -167,10 +173,11 @@ class BERT(nn.Module):
             if isinstance(m, nn.Linear):
                 nn.init.zeros_(m.bias)
 
-    def forward(self, ids):
+    def forward(self, ids, attention_mask=None):
         h = self.bert.embeddings(ids)
+        mask = extended_attention_mask(attention_mask, h.dtype)
         for layer in self.bert.encoder.layer:
-            h = layer(h)
+            h = layer(h, mask)
         h = self.cls.predictions.transform(h)
         # The decoder, tied to the word embedding, plus its own bias.
         return h @ self.bert.embeddings.word_embeddings.weight.t() + self.cls.predictions.bias

@@ -12,6 +12,7 @@ attn_pdrop; both default to 0, as the zoo's --dropout and --attention-dropout do
 
     model = GPT(layers=2, heads=4, width=64, vocab=128, positions=32)
     logits = model(ids)                       # ids [N, T] int64 -> [N, T, vocab]
+    logits = model(ids, attention_mask)       # with padding (1 attend, 0 padding), as HF's
     loss = lm_loss(logits, labels)            # labels [N, T], -100 ignored
 """
 
@@ -50,7 +51,7 @@ class Attention(nn.Module):
         self.attn_dropout = nn.Dropout(attention_dropout)
         self.resid_dropout = nn.Dropout(dropout)
 
-    def forward(self, x):
+    def forward(self, x, mask=None):
         n, t, d = x.shape
         q, k, v = self.c_attn(x).split(d, dim=2)
         q = q.view(n, t, self.heads, d // self.heads).transpose(1, 2)
@@ -59,6 +60,8 @@ class Attention(nn.Module):
         att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(d // self.heads))
         causal = torch.ones(t, t, dtype=torch.bool, device=x.device).tril()
         att = att.masked_fill(~causal, float("-inf"))
+        if mask is not None:
+            att = att + mask
         att = self.attn_dropout(torch.softmax(att, dim=-1))
         y = (att @ v).transpose(1, 2).reshape(n, t, d)
         return self.resid_dropout(self.c_proj(y))
@@ -83,8 +86,8 @@ class Block(nn.Module):
         self.ln_2 = nn.LayerNorm(width)
         self.mlp = Mlp(width, dropout)
 
-    def forward(self, x):
-        x = x + self.attn(self.ln_1(x))
+    def forward(self, x, mask=None):
+        x = x + self.attn(self.ln_1(x), mask)
         return x + self.mlp(self.ln_2(x))
 
 
@@ -98,14 +101,15 @@ class Transformer(nn.Module):
                                for _ in range(layers))
         self.ln_f = nn.LayerNorm(width)
 
-    def forward(self, ids):
+    def forward(self, ids, attention_mask=None):
         """GPT2Model: the hidden states after ln_f. (Its own forward, so the exporter names
         the nodes inside it /transformer/...; their module paths.)"""
         t = ids.shape[1]
         pos = torch.arange(t, device=ids.device)
         h = self.drop(self.wte(ids) + self.wpe(pos))
+        mask = extended_attention_mask(attention_mask, h.dtype)
         for block in self.h:
-            h = block(h)
+            h = block(h, mask)
         return self.ln_f(h)
 
 
@@ -116,9 +120,17 @@ class GPT(nn.Module):
         self.transformer = Transformer(layers, heads, width, vocab, positions, dropout,
                                        attention_dropout)
 
-    def forward(self, ids):
-        h = self.transformer(ids)
+    def forward(self, ids, attention_mask=None):
+        h = self.transformer(ids, attention_mask)
         return h @ self.transformer.wte.weight.t()  # the LM head, tied
+
+
+def extended_attention_mask(attention_mask, dtype):
+    """Hugging Face's additive padding mask [N, 1, 1, T] from attention_mask [N, T] (1 attend,
+    0 padding): (1 - mask) * the lowest value of dtype; None for None."""
+    if attention_mask is None:
+        return None
+    return (1.0 - attention_mask[:, None, None, :].to(dtype)) * torch.finfo(dtype).min
 
 
 def lm_loss(logits, labels):

@@ -614,6 +614,9 @@ class ReferenceStep:
     def initial(self, name):
         return load(self.directory, "init", file_stem(name) + ".npy")
 
+    def attention_mask(self):
+        return None  # s2c reference takes no --attention-mask
+
     def batch(self):
         return (self.initial(self.manifest.get("input", "input")),
                 self.initial(self.manifest.get("labels", "labels")))
@@ -860,6 +863,20 @@ class SimDump:
     def initial(self, name):
         return self.file_of(name, "initial")
 
+    def attention_mask(self):
+        """A language model's attention_mask [N, T] (1 attend, 0 padding) as Hugging Face
+        takes it, from our additive extended_attention_mask [N, 1, 1, T] (s2c
+        --attention-mask: 0, or the lowest float at padding); None without one."""
+        if "extended_attention_mask" not in self.tensors:
+            return None
+        extended = self.initial("extended_attention_mask")
+        lowest = np.finfo(np.float32).min
+        if extended.ndim != 4 or extended.shape[1:3] != (1, 1) or \
+                not np.all((extended == 0) | (extended == lowest)):
+            raise InputError("extended_attention_mask: expected [N, 1, 1, T] of 0 and %g, got "
+                             "shape %s" % (lowest, extended.shape))
+        return torch.from_numpy((extended[:, 0, 0, :] == 0).astype(np.int64))
+
     def batch(self):
         return self.initial(self.input), self.initial(self.loss["labels"])
 
@@ -939,7 +956,7 @@ def step_loss(model, step, x, labels):
     module found from the logits' ONNX node name)."""
     terms = step.loss_terms
     if "vocab" in step.options:
-        return gpt_model.lm_loss(model(x), labels)
+        return gpt_model.lm_loss(model(x, step.attention_mask()), labels)
     if len(terms) <= 1:
         return F.cross_entropy(model(x), labels)
     modules = dict(model.named_modules())

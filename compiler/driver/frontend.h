@@ -22,8 +22,11 @@ struct FrontendOptions {
   // seed comes from model_options.
   onnx_import::OnnxImportOptions onnx;
   ir::OptimizerOptions sgd;
-  std::string input_npy;         // replaces the batch (role input) when not empty
-  std::string labels_npy;        // replaces the labels (role label) when not empty
+  std::string input_npy;   // replaces the batch (role input) when not empty
+  std::string labels_npy;  // replaces the labels (role label) when not empty
+  // A zoo language model's attention_mask [N, T] (1 attend, 0 padding) when not empty: read
+  // into model_options.attention_mask before the model is built.
+  std::string attention_mask_npy;
   std::string dump_after;        // a pass name (pass_registry.h), or empty
   std::ostream* dump = nullptr;  // where the dump goes (stdout when null)
 };

@@ -262,6 +262,12 @@ int main(int argc, char** argv) {
           "the labels as .npy (int32 or int64, [batch], or [batch, seq-len] for a language "
           "model, where -100 is ignored); default seeded")
       ->check(CLI::ExistingFile);
+  compile_cmd
+      ->add_option("--attention-mask", front.attention_mask_npy,
+                   "language models (gpt, bert and their presets): the padding mask as .npy, "
+                   "[batch, seq-len] of 1 (attend) and 0 (padding), int32, int64 or uint8, as "
+                   "Hugging Face's attention_mask; synthetic labels at padding become -100")
+      ->check(CLI::ExistingFile);
   add_backend_flags(compile_cmd, &back);
   compile_cmd->add_flag("--no-fuse", no_fuse, "do not fuse PPU epilogues into PE instructions");
   compile_cmd->add_flag("--fuse-attention", back.fuse_attention,
@@ -355,7 +361,7 @@ int main(int argc, char** argv) {
       // kind without --force (isa/container/output_guard.h).
       using s2::isa::FileKind;
       const std::vector<std::string> inputs{front.model, back.config, front.input_npy,
-                                            front.labels_npy};
+                                            front.labels_npy, front.attention_mask_npy};
       if (!output.empty()) s2::isa::guard_output(output, FileKind::Executable, inputs, force);
       if (!back.memory_report.empty())
         s2::isa::guard_output(back.memory_report, FileKind::Json, inputs, force);

@@ -1,8 +1,14 @@
 #include "compiler/driver/model_import.h"
 
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "compiler/io/npy.h"
 #include "compiler/onnx/onnx_import.h"
+#include "compiler/zoo/zoo.h"
 #include "isa/common/errors.h"
+#include "isa/encoding/isa_table.h"
 
 namespace s2::compiler {
 namespace {
@@ -75,10 +81,48 @@ void load_npy_into(ir::Graph& g, ir::TensorRole role, const std::string& path, c
   throw UserError(std::string(flag) + ": the model has no " + isa::role_name(role) + " tensor");
 }
 
+// The zoo language model's attention_mask from --attention-mask: a .npy [batch, seq-len] of
+// 1 (attend) and 0 (padding), int32, int64 or uint8. Empty when the model is not in the zoo
+// (read_model then names the unknown model).
+std::vector<int32_t> read_attention_mask(const FrontendOptions& o) {
+  const std::string& path = o.attention_mask_npy;
+  if (ends_with(o.model, ".onnx"))
+    throw UserError(
+        "--attention-mask: applies to the zoo's language models; the ONNX importer "
+        "takes one input, the batch");
+  const zoo::Model* model = zoo::model_registry().find(o.model);
+  if (model == nullptr) return {};
+  if (!model->lm)
+    throw UserError("--attention-mask: model '" + o.model +
+                    "' is not a language model; a padding mask applies to gpt, gpt2-small, "
+                    "bert and bert-base");
+  const ir::Shape expected{o.model_options.batch,
+                           zoo::lm_shape(o.model, *model->lm, o.model_options.lm).seq_len};
+  const io::NpyArray mask = io::read_npy(path);
+  if (mask.shape != expected)
+    throw UserError(path + ": attention mask of shape " + ir::ints_text(mask.shape) +
+                    ", the model's batch and sequence need " + ir::ints_text(expected));
+  const isa::DType dtype = mask.data.dtype();
+  if (dtype != isa::DType::I32 && dtype != isa::DType::U8)
+    throw UserError(path + ": attention mask of element type " +
+                    std::string(isa::dtype_name(dtype)) +
+                    "; give integers (int32, int64 or uint8) of 1 and 0");
+  std::vector<int32_t> values(static_cast<size_t>(ir::shape_numel(expected)));
+  for (size_t k = 0; k < values.size(); ++k) {
+    values[k] = dtype == isa::DType::I32 ? mask.data.i32()[k] : mask.data.u8()[k];
+    if (values[k] != 0 && values[k] != 1)
+      throw UserError(path + ": attention mask value " + std::to_string(values[k]) + " at index " +
+                      std::to_string(k) + " is neither 1 (attend) nor 0 (padding)");
+  }
+  return values;
+}
+
 }  // namespace
 
 ir::Graph import_model(const FrontendOptions& options) {
-  ir::Graph graph = read_model(options);
+  FrontendOptions o = options;
+  if (!o.attention_mask_npy.empty()) o.model_options.attention_mask = read_attention_mask(o);
+  ir::Graph graph = read_model(o);
   if (!options.input_npy.empty())
     load_npy_into(graph, ir::TensorRole::Input, options.input_npy, "--input");
   if (!options.labels_npy.empty())

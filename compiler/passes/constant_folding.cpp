@@ -37,6 +37,18 @@ std::vector<TensorId> isolate(const Graph& from, const Op& op, const std::vector
   return alone->add_op(op.type, alone->unique_name(op.name), op.category, mapped, op.attrs);
 }
 
+// A view with more elements than the data it reads (an expand: stride-0 axes). Folding it
+// would store every repeat: a padding mask [N,1,1,T] read as [N,H,T,T] would grow H*T times.
+bool broadcasts(const Graph& g, const Op& op) {
+  for (TensorId out : op.outputs) {
+    const Tensor& t = g.tensor(out);
+    for (TensorId in : op.inputs)
+      if (in.valid() && g.tensor(in).data == t.data && shape_numel(t.shape) > g.data(t.data).numel)
+        return true;
+  }
+  return false;
+}
+
 class ConstantFolder : public GraphRewriter {
  public:
   size_t folded() const { return folded_; }
@@ -54,7 +66,8 @@ class ConstantFolder : public GraphRewriter {
     }
     // An in-place write into a constant contradicts Data::constant; folding it would hide
     // the write, so it stays for whoever built the graph to see.
-    if (all_constant && !old.writes_in_place(op) && !old.has_side_effect(op)) {
+    if (all_constant && !old.writes_in_place(op) && !old.has_side_effect(op) &&
+        !broadcasts(old, op)) {
       ++folded_;
       return fold(op, inputs, ctx);
     }

@@ -5,7 +5,8 @@
 // in place nor has a side effect is evaluated at compile time by its reference-interpreter
 // kernel (the Interpreter, on a graph of just that op), and each of its outputs becomes a
 // new constant parameter: role scratch, constant, with the computed contents, named like the
-// output it replaces. Views of constants fold too, into dense constants. Results are the
+// output it replaces. Views of constants fold too, into dense constants, but for broadcasts
+// (a view with more elements than its data, such as an expand), which stay views. Results are the
 // interpreter's, bit for bit. Folded outputs are constants, so chains fold in one run.
 //
 // Preconditions: a well-formed graph whose constant data nodes are never written. Folded ops

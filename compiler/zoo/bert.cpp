@@ -6,7 +6,8 @@
 //                    token_type_embeddings [2, D] (every token is of type 0), summed, then
 //                    LayerNorm
 //   bert.encoder.layer.<i>: attention.self.{query, key, value} (D -> D each), self-attention
-//                    over `heads` heads without a mask, attention.output.dense (D -> D),
+//                    over `heads` heads (with the padding mask when ModelOptions::
+//                    attention_mask asks for one), attention.output.dense (D -> D),
 //                    residual add, attention.output.LayerNorm (post-norm);
 //                    intermediate.dense (D -> 4D), GELU (erf form), output.dense (4D -> D),
 //                    residual add, output.LayerNorm
@@ -65,9 +66,9 @@ TensorId self_attention(ModelBuilder& b, const std::string& path, TensorId x) {
     const std::string dense = path + ".self." + name;
     return std::pair{dense, b.dense(dense, x, s.width, kStd)};
   };
-  const TensorId rows =
-      b.attention(path + ".self", {projection("query"), projection("key"), projection("value")},
-                  s.heads, false, b.options().attention_dropout, path + ".self.dropout");
+  const TensorId rows = b.attention(
+      path + ".self", {projection("query"), projection("key"), projection("value")}, s.heads,
+      {false, b.padding_mask(), b.options().attention_dropout, path + ".self.dropout"});
   return b.dropout(path + ".output.dropout", b.dense(path + ".output.dense", rows, s.width, kStd),
                    b.options().dropout);
 }

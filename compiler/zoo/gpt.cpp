@@ -21,6 +21,9 @@
 // probabilities, transformer.h.<i>.attn.resid_dropout and transformer.h.<i>.mlp.dropout on
 // each branch before its residual add. Without them (the default) there is no dropout op.
 //
+// With ModelOptions::attention_mask the softmax also adds the padding mask
+// (ModelBuilder::padding_mask, Hugging Face's extended_attention_mask) to the causal scores.
+//
 // Attention is bmm over views: the head split of q, k, v and the transpose of k are strides
 // (k is read with trans_b), the scale and the causal mask are the softmax's own attributes,
 // and only the merge of the heads back to [N*T, D] is a copy (which pass elide-copies turns
@@ -48,8 +51,9 @@ TensorId attention(ModelBuilder& b, const std::string& path, TensorId x) {
   const LmShape& s = b.options().lm;
   const int64_t d = s.width;
   const TensorId qkv = b.conv1d(path + ".c_attn", x, 3 * d, kStd);
-  const TensorId rows = b.attention(path, b.split_qkv(path, qkv), s.heads, true,
-                                    b.options().attention_dropout, path + ".attn_dropout");
+  const TensorId rows =
+      b.attention(path, b.split_qkv(path, qkv), s.heads,
+                  {true, b.padding_mask(), b.options().attention_dropout, path + ".attn_dropout"});
   const float proj_std = kStd / std::sqrt(2.0f * static_cast<float>(s.layers));
   return b.dropout(path + ".resid_dropout", b.conv1d(path + ".c_proj", rows, d, proj_std),
                    b.options().dropout);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <thread>
@@ -152,9 +153,10 @@ TensorId ModelBuilder::next_token_labels(TensorId ids) {
   const Shape shape = this->shape(ids);
   const ir::HostArray& from = *graph_.data(graph_.tensor(ids).data).init;
   const auto t = static_cast<size_t>(shape[1]);
+  const std::vector<int32_t>& mask = options_.attention_mask;
   std::vector<int32_t> labels(from.size());
-  for (size_t k = 0; k < labels.size(); ++k)
-    labels[k] = k % t + 1 < t ? from.i32()[k + 1] : -100;
+  for (size_t k = 0; k < labels.size(); ++k)  // -100 where the next token is padding
+    labels[k] = k % t + 1 < t && (mask.empty() || mask[k + 1] != 0) ? from.i32()[k + 1] : -100;
   reserve("labels", shape, labels.size() * sizeof(int32_t), false);
   return graph_.add_parameter("labels", TensorRole::Label, ir::DType::I32, shape,
                               std::make_shared<ir::HostArray>(std::move(labels)));
@@ -167,9 +169,16 @@ TensorId ModelBuilder::masked_lm_labels(TensorId ids) {
   std::vector<int32_t> labels(input.size(), -100);
   const std::vector<float> draw = uniform_values(options_.seed, "masked_lm", input.size(), 1.0f);
   const auto mask_id = static_cast<int32_t>(options_.lm.vocab - 1);
+  // Padding (options_.attention_mask) is never masked, as a data collator leaves it alone.
+  const std::vector<int32_t>& padding = options_.attention_mask;
+  size_t last = input.size();  // the last position that is not padding
+  for (size_t k = 0; k < input.size(); ++k)
+    if (padding.empty() || padding[k] != 0) last = k;
+  if (last == input.size()) fail("every position of the batch is padding (--attention-mask)");
   bool any = false;
-  for (size_t k = 0; k < input.size(); ++k) {
-    if (std::abs(draw[k]) >= 0.15f && !(k + 1 == input.size() && !any)) continue;
+  for (size_t k = 0; k <= last; ++k) {
+    if (!padding.empty() && padding[k] == 0) continue;
+    if (std::abs(draw[k]) >= 0.15f && !(k == last && !any)) continue;
     labels[k] = input[k];
     input[k] = mask_id;
     any = true;
@@ -238,8 +247,7 @@ std::vector<std::pair<std::string, TensorId>> ModelBuilder::split_qkv(const std:
 
 TensorId ModelBuilder::attention(const std::string& path,
                                  const std::vector<std::pair<std::string, TensorId>>& qkv,
-                                 int64_t heads, bool causal, double dropout,
-                                 const std::string& dropout_path) {
+                                 int64_t heads, const AttentionOptions& options) {
   S2_CHECK(qkv.size() == 3, "zoo attention '" + path + "': give q, k and v");
   const Shape x = shape(qkv[0].second);
   const int64_t n = x[0], t = x[1], d = x[2], hd = d / heads;
@@ -252,17 +260,38 @@ TensorId ModelBuilder::attention(const std::string& path,
   const TensorId scores = graph_.add(OpType::Bmm, op_name(path + ".scores"), OpCategory::Forward,
                                      {split[0], split[1]}, Attrs{{"trans_b", int64_t{1}}});
   Attrs softmax{{"scale", 1.0 / std::sqrt(static_cast<double>(hd))}};
-  if (causal) softmax.set("causal", int64_t{1});
+  if (options.causal) softmax.set("causal", int64_t{1});
+  std::vector<TensorId> softmax_inputs{scores};
+  if (options.padding_mask.valid())
+    softmax_inputs.push_back(graph_.add(OpType::Expand, op_name(path + ".padding_mask"),
+                                        OpCategory::Forward, {options.padding_mask},
+                                        Attrs{{"shape", Ints{n, heads, t, t}}}));
   const TensorId p = graph_.add(OpType::Softmax, op_name(path + ".softmax"), OpCategory::Forward,
-                                {scores}, softmax);
-  S2_CHECK(dropout == 0.0 || !dropout_path.empty(),
+                                softmax_inputs, softmax);
+  S2_CHECK(options.dropout == 0.0 || !options.dropout_path.empty(),
            "zoo attention '" + path + "': a dropout needs its name");
-  const TensorId kept = dropout == 0.0 ? p : this->dropout(dropout_path, p, dropout);
+  const TensorId kept = dropout(options.dropout_path, p, options.dropout);
   const TensorId o =
       graph_.add(OpType::Bmm, op_name(path + ".context"), OpCategory::Forward, {kept, split[2]});
   const TensorId merged = graph_.add(OpType::Transpose, op_name(path + ".merge"),
                                      OpCategory::Forward, {o}, Attrs{{"perm", Ints{0, 2, 1, 3}}});
   return reshape(path + ".merge.rows", merged, {n, t, d});
+}
+
+TensorId ModelBuilder::padding_mask() {
+  const std::vector<int32_t>& mask = options_.attention_mask;
+  if (mask.empty()) return TensorId();
+  const TensorId existing = graph_.find_tensor(kPaddingMaskName);
+  if (existing.valid()) return existing;
+  const Shape shape{options_.batch, 1, 1, options_.lm.seq_len};
+  const auto n = static_cast<size_t>(ir::shape_numel(shape));
+  S2_CHECK(mask.size() == n, "zoo: the attention mask does not have the batch's N x T values");
+  reserve(kPaddingMaskName, shape, n * sizeof(float), false);
+  std::vector<float> additive(n);  // (1 - mask) * lowest, as Hugging Face extends it
+  for (size_t k = 0; k < n; ++k)
+    additive[k] = mask[k] != 0 ? 0.0f : std::numeric_limits<float>::lowest();
+  return graph_.add_parameter(kPaddingMaskName, TensorRole::Scratch, ir::DType::F32, shape,
+                              std::make_shared<ir::HostArray>(std::move(additive)), true);
 }
 
 TensorId ModelBuilder::conv1d(const std::string& path, TensorId x, int64_t out_features,

@@ -29,12 +29,13 @@ class ModelBuilder {
   ir::TensorId labels();
   // A language model's batch: `input_ids` [N,T] i32 uniform in [0, vocab), and `labels`
   // [N,T] i32, the next token of each position (ids shifted left by one) and -100, the loss's
-  // ignore_index, at the last position, whose next token the batch does not hold.
+  // ignore_index, at the last position, whose next token the batch does not hold, and where
+  // the next token is padding (options().attention_mask).
   ir::TensorId token_ids();
   ir::TensorId next_token_labels(ir::TensorId ids);
-  // BERT's masked-LM batch from token_ids(): about 15% of the positions, drawn from the seed
-  // (at least one), are masked: `labels` [N,T] holds the original id there and -100 elsewhere,
-  // and the input id there becomes the [MASK] id, vocab - 1.
+  // BERT's masked-LM batch from token_ids(): about 15% of the positions that are not padding,
+  // drawn from the seed (at least one), are masked: `labels` [N,T] holds the original id there and
+  // -100 elsewhere, and the input id there becomes the [MASK] id, vocab - 1.
   ir::TensorId masked_lm_labels(ir::TensorId ids);
   // A constant i32 [n] = 0, 1, ..., n-1 (the positions a position embedding looks up).
   ir::TensorId positions(const std::string& name, int64_t n);
@@ -51,22 +52,33 @@ class ModelBuilder {
   // nn.Linear as Hugging Face's BERT initialises it, on the last dimension of x [..., in]:
   // <path>.weight [out, in] ~ N(0, std), <path>.bias [out] zeros; y [..., out].
   ir::TensorId dense(const std::string& path, ir::TensorId x, int64_t out_features, float std);
+  // What an attention adds to its scores and probabilities.
+  struct AttentionOptions {
+    bool causal = false;        // the decoder's mask (key j left out for query i < j)
+    ir::TensorId padding_mask;  // padding_mask()'s [N, 1, 1, T], added to the scores
+    double dropout = 0.0;       // dropout of the probabilities, when not 0 ...
+    std::string dropout_path;   // ... the dropout layer named so
+  };
   // Multi-head scaled dot-product attention of q, k, v [N, T, D] (views of one projection, or
   // three): each split into `heads` heads as an [N, H, T, D/H] view (ops <name>.heads and
   // <name>.transpose, `name` the first of each pair), scores = q k^T (<path>.scores, k read
-  // with trans_b), softmax scaled by 1/sqrt(D/H) with the causal mask when asked
-  // (<path>.softmax), the probabilities dropped out with p = `dropout` when it is not 0 (the
-  // dropout named `dropout_path`), context = P v (<path>.context), the heads merged back to [N, T,
-  // D]
-  // (<path>.merge, <path>.merge.rows: the one copy, which pass elide-copies removes).
+  // with trans_b), softmax scaled by 1/sqrt(D/H) with the causal mask and the padding mask
+  // (read through the expand view <path>.padding_mask) when given (<path>.softmax), the
+  // probabilities dropped out when asked, context = P v (<path>.context), the heads merged
+  // back to [N, T, D] (<path>.merge, <path>.merge.rows: the one copy, which pass elide-copies
+  // removes).
   // q, k, v: the three [N, T, D] slices (ops <path>.q, .k, .v) of a fused [N, T, 3D]
   // projection, named for attention().
   std::vector<std::pair<std::string, ir::TensorId>> split_qkv(const std::string& path,
                                                               ir::TensorId qkv);
   ir::TensorId attention(const std::string& path,
                          const std::vector<std::pair<std::string, ir::TensorId>>& qkv,
-                         int64_t heads, bool causal, double dropout = 0.0,
-                         const std::string& dropout_path = "");
+                         int64_t heads, const AttentionOptions& options);
+  // A language model's padding mask when options().attention_mask holds one, else an invalid
+  // id: `extended_attention_mask` [N, 1, 1, T] f32, a constant, Hugging Face's additive form
+  // of attention_mask [N, T]: 0 where a key is attended, the lowest float (-3.4028235e38)
+  // where it is padding. Created on the first call.
+  ir::TensorId padding_mask();
   // A view op of x: reshape to `shape`, copied dense first when x's layout cannot be viewed so.
   ir::TensorId reshape(const std::string& path, ir::TensorId x, const ir::Shape& shape);
 

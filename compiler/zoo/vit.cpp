@@ -61,8 +61,9 @@ TensorId self_attention(ModelBuilder& b, const std::string& path, TensorId x) {
   const TensorId w = b.weight(path + ".in_proj_weight", {3 * d, d}, xavier_bound(d, 3 * d));
   const TensorId bias = b.filled(path + ".in_proj_bias", TensorRole::Weight, 3 * d, 0.0f);
   const TensorId qkv = b.row_gemm(path + ".in_proj", x, w, bias, true);
-  const TensorId rows = b.attention(path, b.split_qkv(path, qkv), s.heads, false,
-                                    b.options().attention_dropout, path + ":Dropout");
+  const TensorId rows =
+      b.attention(path, b.split_qkv(path, qkv), s.heads,
+                  {false, TensorId(), b.options().attention_dropout, path + ":Dropout"});
   const TensorId out_w =
       b.weight(path + ".out_proj.weight", {d, d}, 1.0f / std::sqrt(static_cast<float>(d)));
   const TensorId out_b = b.filled(path + ".out_proj.bias", TensorRole::Weight, d, 0.0f);

@@ -161,6 +161,10 @@ ir::Graph build_model(const std::string& name, const ModelOptions& options) {
     throw UserError(model_registry().unknown_message(name) + " (or an ONNX file ending in .onnx)");
   ModelOptions o = options;
   check_dropout(name, *model, o);
+  if (!o.attention_mask.empty() && !model->lm)
+    throw UserError("--attention-mask: model '" + name +
+                    "' is not a language model; a padding mask applies to gpt, gpt2-small, "
+                    "bert and bert-base");
   if (model->lm) {
     check_range(name, "batch", o.batch, 1, std::numeric_limits<int32_t>::max());
     o.lm = lm_shape(name, *model->lm, options.lm);

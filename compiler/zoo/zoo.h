@@ -83,7 +83,15 @@ struct ModelOptions {
   // for both, torchvision's ViT 0).
   double dropout = 0.0;
   double attention_dropout = 0.0;
+  // Language models only (gpt, bert): Hugging Face's attention_mask, [batch x seq_len] row-major
+  // values, 1 where a token is attended and 0 where it is padding (s2c --attention-mask). When
+  // given, every attention adds it to its scores as the constant kPaddingMaskName
+  // (ModelBuilder::padding_mask), and the synthetic labels leave padding out. Empty: none.
+  std::vector<int32_t> attention_mask;
 };
+
+// The padding mask's tensor: Hugging Face's extended_attention_mask, [N, 1, 1, T] f32.
+inline constexpr char kPaddingMaskName[] = "extended_attention_mask";
 
 // The forward graph of model `name`, with graph.loss() set. Throws UserError for an unknown
 // name (listing the known ones), for options out of range, and for image sizes the network

@@ -4,12 +4,16 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "../common/run_command.h"
+#include "isa/io/npy.h"
 
 namespace {
 
@@ -563,6 +567,53 @@ TEST_F(Cli, LanguageModelTakesTokenIdsAndLabelsFromNpy) {
   r = run(kS2c + " compile gpt --heads 5");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.out.find("width 64 is not a multiple of the 5 heads"), std::string::npos) << r.out;
+}
+
+// A padding mask (--attention-mask, Hugging Face's attention_mask [N, T]) for a language
+// model, int64 as PyTorch saves it: it becomes the additive extended_attention_mask, and
+// bert's synthetic masked-LM targets leave the padding out. Every bad file or model is a user
+// error naming the file or the option.
+TEST_F(Cli, LanguageModelTakesAPaddingMask) {
+  std::vector<int64_t> mask(16, 1);
+  std::fill(mask.begin() + 8, mask.begin() + 11, 0);  // sequence 1: its first 3 are padding
+  write_npy_i64(path("mask.npy"), {2, 8}, mask);
+  Result r = run(kS2c + " compile bert --batch 2 --seq-len 8 --attention-mask " +
+                 quoted(path("mask.npy")) + " -o " + quoted(path("bert.bin")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = run(kS2sim + " run " + quoted(path("bert.bin")) + " --functional --check --dump-all " +
+          quoted(path("dump")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("check              no findings"), std::string::npos) << r.out;
+  const s2::npy::Array extended = s2::npy::read(path("dump/initial/extended_attention_mask.npy"));
+  ASSERT_EQ(extended.shape, (std::vector<int64_t>{2, 1, 1, 8}));
+  std::vector<float> values(16);
+  std::memcpy(values.data(), extended.data.data(), sizeof(float) * values.size());
+  for (size_t k = 0; k < values.size(); ++k)
+    EXPECT_EQ(values[k], mask[k] != 0 ? 0.0f : std::numeric_limits<float>::lowest()) << k;
+  const s2::npy::Array labels = s2::npy::read(path("dump/initial/labels.npy"));
+  std::vector<int32_t> label(16);
+  std::memcpy(label.data(), labels.data.data(), sizeof(int32_t) * label.size());
+  for (size_t k = 8; k < 11; ++k)
+    EXPECT_EQ(label[k], -100) << k;
+  using Case = std::pair<std::string, std::string>;  // flags, message
+  std::vector<int64_t> two = mask;
+  two[5] = 2;
+  write_npy_i64(path("two.npy"), {2, 8}, two);
+  write_npy_i64(path("short.npy"), {2, 7}, std::vector<int64_t>(14, 1));
+  for (const auto& [flags, message] :
+       {Case{"bert --batch 2 --seq-len 8 --attention-mask " + quoted(path("two.npy")),
+             "two.npy: attention mask value 2 at index 5 is neither 1 (attend) nor 0 (padding)"},
+        Case{"gpt --batch 2 --seq-len 8 --attention-mask " + quoted(path("short.npy")),
+             "short.npy: attention mask of shape [2,7], the model's batch and sequence need "
+             "[2,8]"},
+        Case{"vit --attention-mask " + quoted(path("mask.npy")),
+             "--attention-mask: model 'vit' is not a language model"},
+        Case{quoted(path("model.onnx")) + " --attention-mask " + quoted(path("mask.npy")),
+             "--attention-mask: applies to the zoo's language models"}}) {
+    r = run(kS2c + " compile " + flags);
+    EXPECT_EQ(r.status, 1) << flags << ": " << r.out;
+    EXPECT_NE(r.out.find(message), std::string::npos) << flags << ": " << r.out;
+  }
 }
 
 // --optimizer adamw takes PyTorch's AdamW defaults (lr 1e-3, weight decay 0.01) and its own

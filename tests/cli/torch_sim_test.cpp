@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -17,6 +18,7 @@
 #include "../common/run_command.h"
 #include "../common/torch_script.h"
 #include "isa/common/json.h"
+#include "isa/io/npy.h"
 
 namespace {
 
@@ -333,6 +335,51 @@ TEST_F(TorchSim, TransformersWithDropoutMatchPyTorch) {
     if (summary != std::string::npos)
       std::cout << c.model << c.flags << ": " << r.out.substr(summary);
   }
+}
+
+// A padded batch (s2c --attention-mask, Hugging Face's attention_mask [N, T]): gpt and bert,
+// unfused and fused, against PyTorch given the same mask. Left padding in one sequence, so
+// that gpt's causal queries see padded keys (right padding alone would change nothing its
+// loss reads: no earlier query sees it). Its first queries then see padding only, a row the
+// fused attention cannot hold, so gpt's attentions stay unfused; bert's fuse.
+TEST_F(TorchSim, LanguageModelsWithPaddingMatchPyTorch) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  std::vector<int32_t> mask(4 * 32, 1);
+  std::fill(mask.begin() + 32, mask.begin() + 32 + 6, 0);           // sequence 1: 6 padding, left
+  std::fill(mask.begin() + 2 * 32 + 25, mask.begin() + 3 * 32, 0);  // sequence 2: 7, right
+  std::vector<uint8_t> bytes(mask.size() * sizeof(int32_t));
+  std::memcpy(bytes.data(), mask.data(), bytes.size());
+  const std::string npy = (dir_ / "mask.npy").string();
+  s2::npy::write(npy, s2::isa::DType::I32, {4, 32}, bytes);
+  for (const char* model : {"gpt", "bert"})
+    for (const char* fuse : {"", " --fuse-attention"}) {
+      SCOPED_TRACE(std::string(model) + fuse);
+      const std::string bin = (dir_ / "padded.bin").string();
+      Result r = run(kS2c + " compile " + model + fuse + " --attention-mask " + shell_quoted(npy) +
+                     " --force -o " + shell_quoted(bin));
+      ASSERT_EQ(r.status, 0) << r.out;
+      if (*fuse != '\0') {
+        EXPECT_NE(r.out.find(std::string(model) == "gpt"
+                                 ? "2 left unfused (a query row whose every key the constant "
+                                   "mask saturates"
+                                 : "attention: 2 attentions fused with their backward"),
+                  std::string::npos)
+            << r.out;
+      }
+      fs::remove_all(dump_dir());
+      r = run(kS2sim + " run " + shell_quoted(bin) + " --functional --check --dump-all " +
+              shell_quoted(dump_dir()));
+      ASSERT_EQ(r.status, 0) << r.out;
+      EXPECT_NE(r.out.find("check              no findings"), std::string::npos) << r.out;
+      // bert's fused backward: the factor FusedAttentionMatchesPyTorch explains.
+      const bool loose = std::string(model) == "bert" && *fuse != '\0';
+      r = cross_check(loose ? "--exact-factor 4" : "--exact-factor 2");
+      EXPECT_EQ(r.status, 0) << r.out;
+      s2::test::expect_as_accurate_as_torch(r.out, loose ? 4.0 : 2.0);
+      const size_t summary = r.out.rfind("judged by accuracy:");
+      if (summary != std::string::npos)
+        std::cout << model << fuse << " padded: " << r.out.substr(summary);
+    }
 }
 
 TEST_F(TorchSim, Resnet18MatchesPyTorch) {

@@ -2,9 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <array>
-#include <cmath>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,54 +31,10 @@ bool is_bmm(const Op& op, int64_t ta, int64_t tb) {
 
 struct Stats {
   int fused = 0, forward_only = 0, other_uses = 0, no_fit = 0;
-  int dropped = 0;    // probabilities multiplied by a dropout mask, which attn_fwd cannot draw
-  int saturated = 0;  // a constant mask that leaves a query row no key above kSaturatedMask
+  int dropped = 0;  // probabilities multiplied by a dropout mask, which attn_fwd cannot draw
   uint64_t bytes_not_saved = 0;       // p no longer kept for the backward
   std::map<std::string, int> blocks;  // "Bq x Bk" -> count
 };
-
-// A mask value at or below this (and finite) saturates the scores it is added to: a padding
-// mask's lowest float (Hugging Face's finfo.min). A row whose every kept key is so masked has
-// a uniform softmax (all its scores round to the same value), but its log-sum-exp rounds to
-// the max, losing log(n), so the fused backward would recompute P = 1 instead of 1/n.
-constexpr float kSaturatedMask = -0x1p100f;
-
-// True when the constant mask `mask` [B..., Tq, Tk] leaves some query row (its keys j <= i
-// with causal) with every key saturated. A mask that is not a constant cannot be known here
-// and is taken as not saturating.
-bool saturates_a_row(const Graph& g, TensorId mask, bool causal) {
-  const Tensor& t = g.tensor(mask);
-  const Data& data = g.data(t.data);
-  if (!data.constant || data.init == nullptr || t.dtype != DType::F32) return false;
-  const std::vector<float>& values = data.init->f32();
-  const size_t r = t.shape.size();
-  auto saturated = [](float v) { return std::isfinite(v) && v <= kSaturatedMask; };
-  // Every leading index, stride-0 axes once each.
-  std::vector<int64_t> extent(t.shape.begin(), t.shape.end() - 2);
-  for (size_t d = 0; d + 2 < r; ++d)
-    if (t.strides[d] == 0) extent[d] = 1;
-  std::vector<int64_t> index(extent.size(), 0);
-  const int64_t tq = t.shape[r - 2], tk = t.shape[r - 1];
-  const int64_t row_stride = t.strides[r - 2], key_stride = t.strides[r - 1];
-  while (true) {
-    int64_t base = t.offset;
-    for (size_t d = 0; d < index.size(); ++d)
-      base += index[d] * t.strides[d];
-    // Rows that read the same keys (a stride-0 row axis) differ only in what causal keeps.
-    for (int64_t i = 0; i < (row_stride == 0 ? 1 : tq); ++i) {
-      int64_t first = 0;  // the first key that is not saturated
-      const int64_t row = base + i * row_stride;
-      while (first < tk && saturated(values[static_cast<size_t>(row + first * key_stride)]))
-        ++first;
-      const int64_t kept = causal ? (row_stride == 0 ? 1 : std::min(i + 1, tk)) : tk;
-      if (first >= kept) return true;
-    }
-    size_t d = index.size();
-    while (d > 0 && ++index[d - 1] == extent[d - 1])
-      index[--d] = 0;
-    if (d == 0) return false;
-  }
-}
 
 class Finder {
  public:
@@ -123,10 +77,6 @@ class Finder {
     m.q = g_.op(*s_op).inputs[0];
     m.k = g_.op(*s_op).inputs[1];
     m.mask = sm.inputs.size() > 1 ? sm.inputs[1] : TensorId();
-    if (m.mask.valid() && saturates_a_row(g_, m.mask, sm.attrs.i("causal") != 0)) {
-      ++stats.saturated;
-      return std::nullopt;
-    }
     for (OpId u : users(p)) {
       const Op& op = g_.op(u);
       if (is_bmm(op, 0, 0) && op.inputs[0] == p && op.category == OpCategory::Forward &&
@@ -274,12 +224,7 @@ PassResult fuse_attention(const Graph& graph, const target::TargetDesc& target) 
       (stats.dropped == 0 ? std::string()
                           : fmt::format(", {} left unfused (attention dropout: the fused "
                                         "instructions draw no mask)",
-                                        stats.dropped)) +
-          (stats.saturated == 0
-               ? std::string()
-               : fmt::format(", {} left unfused (a query row whose every key the constant mask "
-                             "saturates, e.g. all padding: its log-sum-exp would lose log n)",
-                             stats.saturated)),
+                                        stats.dropped)),
       static_cast<double>(stats.bytes_not_saved) / 1048576.0);
   if (matches.empty()) return PassResult{graph, false, summary};
   PassResult fused = Fuser(graph, std::move(matches)).run(graph);

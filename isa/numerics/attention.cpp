@@ -10,6 +10,10 @@ namespace {
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
+bool saturated(float mask) {
+  return std::isfinite(mask) && mask <= kSaturatedMask;
+}
+
 // Keys [0, kept) of query row i take part (causal keeps j <= i).
 size_t kept_keys(const AttentionGeometry& g, size_t i) {
   return g.causal ? std::min(i + 1, g.tk) : g.tk;
@@ -23,12 +27,27 @@ void transpose_into(const float* src, size_t rows, size_t cols, size_t ld, std::
       t[c * rows + r] = src[r * ld + c];
 }
 
+// Each query row's offset (attention.h): the largest mask value of its kept keys when every
+// one of them saturates, else 0; all 0 without a mask. `mask` is one batch's [Tq, Tk].
+void row_offsets(const AttentionGeometry& g, const float* mask, std::vector<float>& offset) {
+  offset.assign(g.tq, 0.0f);
+  if (mask == nullptr) return;
+  for (size_t i = 0; i < g.tq; ++i) {
+    const size_t kept = kept_keys(g, i);
+    float top = kNegInf;
+    size_t j = 0;
+    for (; j < kept && saturated(mask[i * g.tk + j]); ++j)
+      top = std::max(top, mask[i * g.tk + j]);
+    if (kept > 0 && j == kept) offset[i] = top;
+  }
+}
+
 // The scores z of query rows [i0, i0 + bq) against keys [j0, j0 + bk) of one batch, as
-// softmax forms them, into z [bq x bk]; kT is the key block transposed [d x bk]. Left-out
-// entries are not written.
+// softmax forms them, less each row's offset, into z [bq x bk]; kT is the key block
+// transposed [d x bk]. Left-out entries are not written.
 void block_scores(const AttentionGeometry& g, const float* q, const std::vector<float>& kT,
-                  const float* mask, size_t i0, size_t bq, size_t j0, size_t bk,
-                  std::vector<float>& z, PeGemm& pe) {
+                  const float* mask, const std::vector<float>& offset, size_t i0, size_t bq,
+                  size_t j0, size_t bk, std::vector<float>& z, PeGemm& pe) {
   z.assign(bq * bk, 0.0f);
   pe.accumulate(bq, bk, g.d, q + i0 * g.d, g.d, kT.data(), bk, z.data(), bk);
   for (size_t r = 0; r < bq; ++r) {
@@ -36,6 +55,8 @@ void block_scores(const AttentionGeometry& g, const float* q, const std::vector<
     for (size_t c = 0; c < bk; ++c) {
       float s = g.scale * z[r * bk + c];
       if (mask != nullptr) s = s + mask[i * g.tk + j0 + c];
+      if (offset[i] != 0.0f)
+        s = static_cast<float>(static_cast<double>(s) - static_cast<double>(offset[i]));
       z[r * bk + c] = s;
     }
   }
@@ -51,7 +72,7 @@ size_t kept_in_block(const AttentionGeometry& g, size_t i, size_t j0, size_t bk)
 
 void attention_forward(const AttentionGeometry& g, const float* q, const float* k, const float* v,
                        const float* mask, float* y, float* lse, PeGemm& pe) {
-  std::vector<float> kT, z, p;
+  std::vector<float> kT, z, p, offset;
   std::vector<float> m(g.tq);
   std::vector<double> l(g.tq);
   std::vector<float> acc(g.tq * g.dv);
@@ -61,6 +82,7 @@ void attention_forward(const AttentionGeometry& g, const float* q, const float* 
     const float* vb = v + b * g.tk * g.dv;
     const float* maskb = mask != nullptr ? mask + b * g.tq * g.tk : nullptr;
     float* yb = y + b * g.tq * g.dv;
+    row_offsets(g, maskb, offset);
     for (size_t i0 = 0; i0 < g.tq; i0 += g.block_q) {
       const size_t bq = std::min(g.block_q, g.tq - i0);
       std::fill(m.begin(), m.end(), kNegInf);
@@ -70,7 +92,7 @@ void attention_forward(const AttentionGeometry& g, const float* q, const float* 
         const size_t bk = std::min(g.block_k, g.tk - j0);
         if (kept_in_block(g, i0 + bq - 1, j0, bk) == 0) break;  // causal: nothing further
         transpose_into(kb + j0 * g.d, bk, g.d, g.d, kT);
-        block_scores(g, qb, kT, maskb, i0, bq, j0, bk, z, pe);
+        block_scores(g, qb, kT, maskb, offset, i0, bq, j0, bk, z, pe);
         p.assign(bq * bk, 0.0f);
         for (size_t r = 0; r < bq; ++r) {
           const size_t n = kept_in_block(g, i0 + r, j0, bk);
@@ -112,7 +134,7 @@ void attention_backward(const AttentionGeometry& g, const float* q, const float*
                         const float* mask, const float* y, const float* dy, const float* lse,
                         float* dq, float* dk, float* dv, PeGemm& pe) {
   std::vector<double> dr(g.tq);
-  std::vector<float> kT, vT, z, p, pT, dp, ds, dsT;
+  std::vector<float> kT, vT, z, p, pT, dp, ds, dsT, offset;
   std::fill(dq, dq + g.batches * g.tq * g.d, 0.0f);
   std::fill(dk, dk + g.batches * g.tk * g.d, 0.0f);
   std::fill(dv, dv + g.batches * g.tk * g.dv, 0.0f);
@@ -127,6 +149,7 @@ void attention_backward(const AttentionGeometry& g, const float* q, const float*
     float* dqb = dq + b * g.tq * g.d;
     float* dkb = dk + b * g.tk * g.d;
     float* dvb = dv + b * g.tk * g.dv;
+    row_offsets(g, maskb, offset);
     for (size_t i = 0; i < g.tq; ++i) {
       double s = 0.0;
       for (size_t e = 0; e < g.dv; ++e)
@@ -140,7 +163,7 @@ void attention_backward(const AttentionGeometry& g, const float* q, const float*
       for (size_t i0 = 0; i0 < g.tq; i0 += g.block_q) {
         const size_t bq = std::min(g.block_q, g.tq - i0);
         if (kept_in_block(g, i0 + bq - 1, j0, bk) == 0) continue;  // causal: left out
-        block_scores(g, qb, kT, maskb, i0, bq, j0, bk, z, pe);
+        block_scores(g, qb, kT, maskb, offset, i0, bq, j0, bk, z, pe);
         p.assign(bq * bk, 0.0f);
         for (size_t r = 0; r < bq; ++r) {
           const size_t n = kept_in_block(g, i0 + r, j0, bk);

@@ -6,7 +6,13 @@
 //
 // Scores of a block, as softmax (softmax.h) forms them: s = PE sum of q[i] . k[j] (the PeGemm
 // contract, pe_gemm.h, K = d), z = fp32(scale * s), z = fp32(z + mask[i][j]); key j is left out
-// for query i when causal and j > i.
+// for query i when causal and j > i. Then z = fp32(z - c[i]) with c[i] the row's offset: the
+// largest mask value of its kept keys when every one of them saturates (finite and at or below
+// kSaturatedMask: a padding mask's lowest float, on a query that sees only padding), else 0.
+// Such a row's scores all round to the same value, so softmax gives it a uniform distribution,
+// and so does the shifted row; unshifted, its lse would round to its max and lose log n, and
+// the backward would recompute P = 1 instead of 1/n. lse[i] is relative to c[i] (the backward
+// recomputes c[i] from the mask).
 //
 // Forward, per query row i, over key blocks in ascending order, from m = -inf, l = 0, acc = 0:
 //   m'    = max(m, max z of the block's kept keys)   (a block with no kept key is skipped)
@@ -38,6 +44,9 @@
 #include "isa/numerics/pe_gemm.h"
 
 namespace s2::numerics {
+
+// A mask value at or below this (and finite) saturates the score it is added to.
+inline constexpr float kSaturatedMask = -0x1p100f;
 
 struct AttentionGeometry {
   size_t batches = 0;     // product of the leading dimensions

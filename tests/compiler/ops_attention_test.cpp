@@ -17,6 +17,7 @@
 #include "compiler/ops/registry.h"
 #include "gradcheck.h"
 #include "isa/common/errors.h"
+#include "isa/numerics/attention.h"
 #include "op_test_util.h"
 
 namespace s2::ir {
@@ -33,6 +34,7 @@ struct Case {
   Shape q, k, v;  // [B..., T, d]
   bool causal = false;
   bool masked = false;
+  bool padded = false;  // masked as a left-padded batch: keys 0 and 1 at the lowest float
   int64_t block_q = 4, block_k = 4;
   double scale = 0.35;
 };
@@ -81,6 +83,9 @@ void build(Both& b, const Case& c) {
     for (size_t i = 0; i < m.size(); i += 5)
       m[i] = -std::numeric_limits<float>::infinity();
     m[0] = 0.0f;  // every row keeps its first key unless causal excludes it (it never does)
+    if (c.padded)
+      for (size_t i = 0; i < m.size(); ++i)
+        m[i] = i % size_t(s.back()) < 2 ? std::numeric_limits<float>::lowest() : 0.0f;
     mask = param(g, "mask", s, m);
   }
   Shape yshape(c.q.begin(), c.q.end() - 1);
@@ -137,9 +142,19 @@ void check_against_unfused(const Case& c) {
     const size_t kept = c.causal ? std::min(tk, r % tq + 1) : tk;
     double m = -INFINITY, sum = 0;
     std::vector<double> z;
+    // A row whose every kept key saturates is taken relative to its largest mask value.
+    const double inf = std::numeric_limits<double>::infinity();
+    double offset = -inf;
+    for (size_t j = 0; j < kept && c.masked; ++j) {
+      const float v = mask[r * tk + j];
+      offset =
+          std::isfinite(v) && v <= numerics::kSaturatedMask ? std::max(offset, double{v}) : inf;
+    }
+    if (!c.masked || offset == inf) offset = 0;
     for (size_t j = 0; j < kept; ++j) {
       z.push_back(
-          double(float(float(c.scale) * s[r * tk + j]) + (c.masked ? mask[r * tk + j] : 0.0f)));
+          double(float(float(c.scale) * s[r * tk + j]) + (c.masked ? mask[r * tk + j] : 0.0f)) -
+          offset);
       m = std::max(m, z.back());
     }
     for (double x : z)
@@ -169,6 +184,20 @@ TEST(OpsAttention, MatchesUnfusedOneBlockCausalMasked) {
   Case c{{1, 2, 7, 8}, {1, 2, 7, 8}, {1, 2, 7, 8}};
   c.causal = c.masked = true;
   c.block_q = c.block_k = 64;
+  check_against_unfused(c);
+}
+
+// A left-padded causal batch: the first two queries see padding only (the lowest float on
+// every key they keep), so softmax gives them a uniform distribution over those keys. The
+// fused attention takes such rows relative to their mask (attention.h); taken as they are, their
+// lse would lose log n and the backward would recompute P = 1, not 1/2, failing the bounds.
+TEST(OpsAttention, MatchesUnfusedOnRowsThatSeeOnlyPadding) {
+  Case c{{2, 2, 9, 4}, {2, 2, 9, 4}, {2, 2, 9, 4}};
+  c.causal = c.masked = c.padded = true;
+  c.block_q = 4;
+  c.block_k = 3;
+  check_against_unfused(c);
+  c.causal = false;  // every row keeps unpadded keys: no row is shifted
   check_against_unfused(c);
 }
 

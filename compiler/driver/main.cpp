@@ -266,7 +266,7 @@ int main(int argc, char** argv) {
       ->add_option("--attention-mask", front.attention_mask_npy,
                    "language models (gpt, bert and their presets): the padding mask as .npy, "
                    "[batch, seq-len] of 1 (attend) and 0 (padding), int32, int64 or uint8, as "
-                   "Hugging Face's attention_mask; synthetic labels at padding become -100")
+                   "Hugging Face's attention_mask; synthetic labels leave the padding out")
       ->check(CLI::ExistingFile);
   add_backend_flags(compile_cmd, &back);
   compile_cmd->add_flag("--no-fuse", no_fuse, "do not fuse PPU epilogues into PE instructions");

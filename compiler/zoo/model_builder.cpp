@@ -285,7 +285,9 @@ TensorId ModelBuilder::padding_mask() {
   if (existing.valid()) return existing;
   const Shape shape{options_.batch, 1, 1, options_.lm.seq_len};
   const auto n = static_cast<size_t>(ir::shape_numel(shape));
-  S2_CHECK(mask.size() == n, "zoo: the attention mask does not have the batch's N x T values");
+  if (mask.size() != n)
+    fail("the attention mask holds " + std::to_string(mask.size()) +
+         " values; the batch and sequence need " + std::to_string(n));
   reserve(kPaddingMaskName, shape, n * sizeof(float), false);
   std::vector<float> additive(n);  // (1 - mask) * lowest, as Hugging Face extends it
   for (size_t k = 0; k < n; ++k)

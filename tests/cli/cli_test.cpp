@@ -718,22 +718,38 @@ std::string npy_data(const std::string& path) {
   return end == std::string::npos ? "" : bytes.substr(end + 1);
 }
 
+// lenet5, and the tiny GPT with dropout on its hidden states and attention probabilities
+// (masks drawn by dropout_mask on both sides from the same seed).
 TEST_F(Cli, FunctionalRunMatchesTheReferenceInterpreterBitForBit) {
-  const std::string bin = path("l5.bin");
-  Result r = run(kS2c + " compile lenet5 --batch 2 --image 16 -o " + quoted(bin));
-  ASSERT_EQ(r.status, 0) << r.out;
-  r = run(kS2c + " reference lenet5 --batch 2 --image 16 --out-dir " + quoted(path("ref")));
-  ASSERT_EQ(r.status, 0) << r.out;
-  r = run(kS2sim + " run " + quoted(bin) +
-          " --check --dump conv1.weight,fc3.bias,loss --dump-dir " + quoted(path("sim")));
-  ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("check              no findings"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("step 1    loss"), std::string::npos) << r.out;
-  for (const char* name : {"conv1.weight", "fc3.bias"})
-    EXPECT_EQ(npy_data(path(std::string("sim/") + name + ".npy")),
-              npy_data(path(std::string("ref/updated/") + name + ".npy")))
-        << name;
-  EXPECT_EQ(npy_data(path("sim/loss.npy")), npy_data(path("ref/loss.npy")));
+  struct Case {
+    const char* model;
+    const char* flags;
+    std::vector<std::string> weights;
+  };
+  for (const Case& c : {Case{"lenet5", " --batch 2 --image 16", {"conv1.weight", "fc3.bias"}},
+                        Case{"gpt",
+                             " --dropout 0.1 --attention-dropout 0.2",
+                             {"transformer.wte.weight", "transformer.h.1.attn.c_attn.weight"}}}) {
+    SCOPED_TRACE(c.model);
+    const std::string bin = path(std::string(c.model) + ".bin");
+    const std::string ref = path(std::string(c.model) + "_ref"),
+                      sim = path(std::string(c.model) + "_sim");
+    Result r = run(kS2c + " compile " + c.model + c.flags + " -o " + quoted(bin));
+    ASSERT_EQ(r.status, 0) << r.out;
+    r = run(kS2c + " reference " + c.model + c.flags + " --out-dir " + quoted(ref));
+    ASSERT_EQ(r.status, 0) << r.out;
+    std::string dump = "loss";
+    for (const std::string& w : c.weights)
+      dump += "," + w;
+    r = run(kS2sim + " run " + quoted(bin) + " --check --dump " + dump + " --dump-dir " +
+            quoted(sim));
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("check              no findings"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("step 1    loss"), std::string::npos) << r.out;
+    for (const std::string& w : c.weights)
+      EXPECT_EQ(npy_data(sim + "/" + w + ".npy"), npy_data(ref + "/updated/" + w + ".npy")) << w;
+    EXPECT_EQ(npy_data(sim + "/loss.npy"), npy_data(ref + "/loss.npy"));
+  }
 }
 
 // --threads changes how fast the DRAM model runs, never what it reports.

@@ -9,6 +9,7 @@
 #include "isa/asm/names.h"
 #include "isa/common/errors.h"
 #include "isa/common/float_text.h"
+#include "isa/common/hex.h"
 #include "isa/container/byte_io.h"
 #include "isa/container/validator.h"
 #include "isa/encoding/semantics.h"
@@ -151,6 +152,13 @@ class Assembler {
     const std::string name = name_of(st.tokens[1], st.tokens[1].text);
     if (name.size() > kMaxTargetName)
       fail(st.tokens[1], "target name longer than " + std::to_string(kMaxTargetName) + " bytes");
+    for (size_t i = 0; i < name.size(); ++i) {
+      if (!target_name_char(name[i]))
+        fail(st.tokens[1], "target name has byte " + hex(static_cast<unsigned char>(name[i])) +
+                               " at position " + std::to_string(i) +
+                               ": a target name is printable ASCII without spaces (the "
+                               "executable's header holds no other)");
+    }
     exe_.target = name;
     target_seen_ = true;
   }

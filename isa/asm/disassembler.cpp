@@ -23,10 +23,21 @@ std::string type_text(DType dtype, const std::vector<uint32_t>& shape) {
   return std::string(dtype_name(dtype)) + "[" + join_dims(shape.data(), shape.size()) + "]";
 }
 
+// Whether d's strides are exactly the dense ones the assembler writes for its shape (a size-1
+// dimension's stride addresses nothing, but is still encoded, so it must read back the same).
+// A shape whose dense strides would not fit 32 bits is never canonical: its descriptor can
+// only hold other strides.
+bool canonical_strides(const TensorDesc& d) {
+  uint64_t stride = 1;
+  for (unsigned i = d.rank; i-- > 0;) {
+    if (d.strides[i] != stride) return false;  // also when stride no longer fits 32 bits
+    stride *= d.shape[i];                      // < 2^64: stride < 2^32 here
+  }
+  return true;
+}
+
 std::string operand_text(const Executable& exe, const TensorDesc& d) {
-  // Dense strides exactly as the assembler writes them for a shape (a size-1 dimension's
-  // stride addresses nothing, but is still encoded, so it must read back the same).
-  const bool canonical = d.strides == TensorDesc::contiguous(d.addr, d.dtype, d.dims()).strides;
+  const bool canonical = canonical_strides(d);
   if (canonical)
     for (const TensorEntry& t : exe.tensors)
       if (t.addr == d.addr && t.dtype == d.dtype && t.shape == d.dims())

@@ -21,6 +21,11 @@ inline constexpr size_t kHeaderBytes = 64;
 inline constexpr size_t kSectionEntryBytes = 32;
 inline constexpr size_t kSectionAlignment = 64;
 inline constexpr size_t kMaxTargetName = 31;
+// What the header's target name may hold: printable ASCII without spaces (0x21-0x7e). The
+// reader refuses anything else, so the assembler and the writer apply the same rule.
+inline constexpr bool target_name_char(char c) {
+  return c >= 0x21 && c <= 0x7e;
+}
 inline constexpr uint32_t kMaxSections = 16;
 
 enum class SectionKind : uint32_t {

@@ -77,7 +77,7 @@ class Parser {
     if (name_len > kMaxTargetName) fail_header(24, "target name is not NUL-terminated");
     exe_.target.assign(name, name_len);
     for (char c : exe_.target)
-      if (c < 0x21 || c > 0x7e) fail_header(24, "target name has a non-printable character");
+      if (!target_name_char(c)) fail_header(24, "target name has a non-printable character");
 
     for (uint32_t i = 0; i < count; ++i)
       parse_section_entry(kHeaderBytes + i * kSectionEntryBytes, table_end);

@@ -452,6 +452,61 @@ TEST_F(Cli, AbsurdSizesAndDataFaultsAreUserErrors) {
       << r.out;
 }
 
+// Found by the asm fuzz target: a target name the executable's header cannot hold (printable
+// ASCII without spaces, at most 31 bytes) was accepted by the assembler and the target loader,
+// and the executable written from it was refused by the reader (or `serialize` stopped with an
+// internal error). Both now refuse the name where it is written.
+TEST_F(Cli, TargetNamesTheHeaderCannotHoldAreRefusedWhereTheyAreWritten) {
+  write_text(path("name.s2asm"), "; a byte above ASCII\n.target s2train_\x9b_base\n0: end\n");
+  Result r = run(kS2c + " asm " + quoted(path("name.s2asm")) + " -o " + quoted(path("name.bin")));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("name.s2asm:2:9: target name has byte 0x9b at position 8: a target name is "
+                       "printable ASCII without spaces"),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(path("name.bin")));
+
+  const std::string base = read_text(kSource + "/configs/s2train_base.yaml");
+  const std::string line = "name: s2train_base";
+  ASSERT_NE(base.find(line), std::string::npos);
+  for (const auto& [name, message] :
+       {std::pair<std::string, std::string>{"\"my accelerator\"",
+                                            "name: has byte 0x20 at position 2"},
+        {"a_name_of_forty_characters_is_too_long__",
+         "name: is 40 bytes long; an executable's header holds at most 31"}}) {
+    std::string config = base;
+    config.replace(config.find(line), line.size(), "name: " + name);
+    write_text(path("named.yaml"), config);
+    r = run(kS2c + " compile mlp --batch 2 --config " + quoted(path("named.yaml")) + " -o " +
+            quoted(path("named.bin")));
+    EXPECT_EQ(r.status, 1) << name << ": " << r.out;
+    EXPECT_NE(r.out.find("named.yaml:7:"), std::string::npos) << name << ": " << r.out;
+    EXPECT_NE(r.out.find(message), std::string::npos) << name << ": " << r.out;
+    EXPECT_FALSE(fs::exists(path("named.bin")));
+  }
+}
+
+// Found by the roundtrip fuzz target: `disasm` stopped with an internal error ("stride
+// overflows 32 bits") on a valid executable whose descriptor has explicit strides and a shape
+// whose dense strides would not fit 32 bits. It prints the descriptor, and the text reads back.
+TEST_F(Cli, DisassemblesStridedDescriptorsOfShapesWithoutDenseStrides) {
+  write_text(path("wide.s2asm"),
+             ".target s2train_base\n.tensor x activation f32[4] @0x0\n"
+             "0: eltwise op=relu a=f32[2,65536,65536]{0,0,0}@0x0 "
+             "y=f32[2,65536,65536]{0,0,0}@0x40\n1: end\n");
+  Result r = run(kS2c + " asm " + quoted(path("wide.s2asm")) + " -o " + quoted(path("wide.bin")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = run(kS2sim + " disasm " + quoted(path("wide.bin")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("a=f32[2,65536,65536]{0,0,0}@0x0 y=f32[2,65536,65536]{0,0,0}@0x40"),
+            std::string::npos)
+      << r.out;
+  write_text(path("again.s2asm"), r.out);
+  r = run(kS2c + " asm " + quoted(path("again.s2asm")) + " -o " + quoted(path("again.bin")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(read_text(path("again.bin")), read_text(path("wide.bin")));
+}
+
 TEST_F(Cli, CompileWritesAnExecutableAndAPlan) {
   const std::string bin = path("lenet5.bin");
   Result r = run(kS2c + " compile lenet5 --batch 2 -o " + quoted(bin) + " --memory-report " +

@@ -153,7 +153,10 @@ std::string Graph::unique_name(const std::string& base) const {
     return names_.count("%" + n) || names_.count("@" + n);
   };
   if (!taken(base)) return base;
-  for (int k = 2;; ++k) {
+  // Names are never removed, so the suffixes found taken stay taken: the search resumes where
+  // the last one for this base stopped, and N ops of one name cost O(N), not O(N^2).
+  int& k = suffix_floor_.try_emplace(base, 2).first->second;
+  for (;; ++k) {
     const std::string candidate = base + "_" + std::to_string(k);
     if (!taken(candidate)) return candidate;
   }

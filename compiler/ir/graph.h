@@ -162,6 +162,9 @@ class Graph {
   std::vector<TensorId> outputs_;
   TensorId loss_;
   std::unordered_map<std::string, uint32_t> names_;  // every op, tensor and data name
+  // unique_name(): per base, the smallest suffix not known to be taken (a cache, hence
+  // mutable; a Graph is built by one thread at a time).
+  mutable std::unordered_map<std::string, int> suffix_floor_;
 };
 
 }  // namespace s2::ir

@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 
+#include "compiler/onnx/tensor_data.h"
 #include "isa/common/errors.h"
 
 namespace s2::onnx_import {
@@ -74,6 +75,7 @@ void load_external(onnx::TensorProto* t, const std::string& model_path, const st
                     std::to_string(offset + length.value_or(0)) + ") reaches past the end of '" +
                     file.string() + "' (" + std::to_string(size) + " bytes)");
   const uint64_t count = length.value_or(size - offset);
+  check_raw_data_size(*t, count, where);  // before the bytes are allocated
   std::ifstream in(file, std::ios::binary);
   std::string bytes(count, '\0');
   in.seekg(static_cast<std::streamoff>(offset));

@@ -90,6 +90,26 @@ std::vector<float> float_values(const onnx::TensorProto& t, const std::string& w
   return values;
 }
 
+void check_raw_data_size(const onnx::TensorProto& t, uint64_t bytes, const std::string& where) {
+  size_t unit = 0;
+  switch (t.data_type()) {
+    case onnx::TensorProto::FLOAT:
+    case onnx::TensorProto::INT32:
+      unit = 4;
+      break;
+    case onnx::TensorProto::INT64:
+      unit = 8;
+      break;
+    case onnx::TensorProto::BOOL:
+      unit = 1;
+      break;
+    default:
+      return;
+  }
+  check_count(static_cast<size_t>(bytes), element_count(t, where), unit, t, where,
+              "bytes of raw data");
+}
+
 std::vector<int64_t> int_values(const onnx::TensorProto& t, const std::string& where) {
   check_stored_inline(t, where);
   const size_t count = element_count(t, where);

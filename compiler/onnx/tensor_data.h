@@ -25,4 +25,10 @@ std::vector<float> float_values(const onnx::TensorProto& t, const std::string& w
 // The elements of an INT64, INT32 or BOOL (as 0 and 1) tensor; UserError as above.
 std::vector<int64_t> int_values(const onnx::TensorProto& t, const std::string& where);
 
+// Before `bytes` of raw data for `t` are read from elsewhere (external data): the UserError
+// that decoding them would give when they cannot be its payload (the element count times the
+// size of FLOAT, INT64, INT32 or BOOL), so nothing is allocated for a length the dims do not
+// promise. Other element types are left to the decoder.
+void check_raw_data_size(const onnx::TensorProto& t, uint64_t bytes, const std::string& where);
+
 }  // namespace s2::onnx_import

@@ -260,6 +260,18 @@ void translate_constant_of_shape(NodeContext& n) {
     n.fail("input 0 (shape) has rank " + std::to_string(shape.dims.size()) + "; it must be 1");
   for (int64_t d : shape.values)
     if (d < 0) n.fail("shape " + ir::ints_text(shape.values) + " has a negative dimension");
+  // The constant is materialised here: a few bytes of shape must not ask for unbounded memory
+  // (nor overflow the count). Models build masks and fills far below this.
+  constexpr int64_t kMaxElements = int64_t{1} << 28;
+  int64_t elements = 1;
+  for (int64_t d : shape.values) {
+    if (d != 0 && elements > kMaxElements / d)
+      n.fail("shape " + ir::ints_text(shape.values) + " has more than " +
+             std::to_string(kMaxElements) +
+             " elements, the limit for a constant the importer "
+             "builds");
+    elements *= d;
+  }
   const onnx::TensorProto* value = n.attr_tensor("value");
   const std::string where = n.import().path() + ": node '" + n.name() + "' (ConstantOfShape)";
   if (value && value->data_type() == onnx::TensorProto::FLOAT) {
@@ -269,8 +281,7 @@ void translate_constant_of_shape(NodeContext& n) {
     t.set_data_type(onnx::TensorProto::FLOAT);
     for (int64_t d : shape.values)
       t.add_dims(d);
-    for (int64_t i = 0; i < count(shape.values); ++i)
-      t.add_float_data(v[0]);
+    t.mutable_float_data()->Resize(static_cast<int>(elements), v[0]);
     n.import().add_computed_constant(n.node().output(0), std::move(t));
     return;
   }
@@ -281,8 +292,7 @@ void translate_constant_of_shape(NodeContext& n) {
   const std::vector<int64_t> v = int_values(*value, where + ": attribute 'value'");
   if (v.size() != 1) n.fail_attr("value", "must hold one value");
   n.set_int_output(
-      0, IntConstant{shape.values,
-                     std::vector<int64_t>(static_cast<size_t>(count(shape.values)), v[0])});
+      0, IntConstant{shape.values, std::vector<int64_t>(static_cast<size_t>(elements), v[0])});
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ using asm_text::Token;
 
 constexpr size_t kMaxReported = 20;
 
-// data=fill(v) expands to at most this many bytes per tensor (docs/assembly.md): a few
+// data=fill(v) expands to at most this many bytes over all tensors (docs/assembly.md): a few
 // characters must not ask for unbounded memory. Zeros of any size are data=zeros, which takes
 // no bytes.
 constexpr uint64_t kMaxFillBytes = uint64_t{256} << 20;
@@ -262,11 +262,18 @@ class Assembler {
     const uint64_t n = t.dense_bytes() / dtype_bytes(t.dtype);
     std::vector<std::string> items;
     if (text.rfind("fill(", 0) == 0 && text.back() == ')') {
-      // One short token stands for every element: bound what it expands to before allocating.
-      if (t.dense_bytes() > kMaxFillBytes)
+      // One short token stands for every element: bound what it expands to before allocating,
+      // over all tensors together (many short lines must not ask for gigabytes either).
+      if (t.dense_bytes() > kMaxFillBytes - filled_bytes_)
         fail(tok, "data: fill(v) of tensor '" + t.name + "' would expand to " +
-                      std::to_string(t.dense_bytes()) + " bytes, more than the limit of " +
-                      std::to_string(kMaxFillBytes) + "; use data=zeros for zeros");
+                      std::to_string(t.dense_bytes()) + " bytes, " +
+                      (filled_bytes_ == 0
+                           ? std::string()
+                           : "and the fills before it to " + std::to_string(filled_bytes_) + ": ") +
+                      "more than the limit of " + std::to_string(kMaxFillBytes) +
+                      (filled_bytes_ == 0 ? "" : " for a file's fills together") +
+                      "; use data=zeros for zeros");
+      filled_bytes_ += t.dense_bytes();
       ByteWriter one;
       element(tok, text.substr(5, text.size() - 6), t.dtype, &one);
       std::vector<uint8_t> bytes;
@@ -533,10 +540,18 @@ class Assembler {
     p.planner = "asm";
     p.arena_base = end == 0 ? 0 : begin;
     p.arena_size = end - p.arena_base;
+    // Live bytes per instruction as a prefix sum of +size at each tensor's first instruction
+    // and -size after its last: linear in instructions + tensors. Unsigned wrap-around in
+    // the running sums cancels out, so each prefix sum is exact.
+    std::vector<uint64_t> change(static_cast<size_t>(last) + 2, 0);
+    for (const TensorEntry& t : exe_.tensors) {
+      if (!in_arena(t) || t.first > std::min(t.last, last)) continue;
+      change[t.first] += t.size;
+      change[static_cast<size_t>(std::min(t.last, last)) + 1] -= t.size;
+    }
+    uint64_t live = 0;
     for (uint32_t i = 0; i <= last; ++i) {
-      uint64_t live = 0;
-      for (const TensorEntry& t : exe_.tensors)
-        if (in_arena(t) && t.first <= i && i <= t.last) live += t.size;
+      live += change[i];
       p.lower_bound = std::max(p.lower_bound, std::min(live, p.arena_size));
     }
   }
@@ -555,6 +570,7 @@ class Assembler {
   std::map<std::string, size_t> tensor_index_;
   std::vector<std::vector<std::string>> debug_;
   std::optional<uint64_t> dram_;
+  uint64_t filled_bytes_ = 0;  // what the fill(v) data so far expanded to
   bool target_seen_ = false;
   bool plan_seen_ = false;
   std::vector<std::string> errors_;

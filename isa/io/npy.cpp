@@ -61,8 +61,11 @@ class HeaderParser {
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
+    // The header is quoted for context, cut short: a version-2 header may be gigabytes long.
+    constexpr std::size_t kShown = 200;
+    const std::string shown = s_.size() > kShown ? s_.substr(0, kShown) + "..." : s_;
     throw UserError(source_ + ": malformed .npy header at character " + std::to_string(pos_) +
-                    ": " + what + " (header: " + s_ + ")");
+                    ": " + what + " (header: " + shown + ")");
   }
   void skip_space() {
     while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_])))

@@ -11,7 +11,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
-#include <sstream>
+#include <unordered_map>
 #include <utility>
 
 #include "isa/common/errors.h"
@@ -268,19 +268,17 @@ class KeyChecker {
         check(item, path + "[" + std::to_string(index++) + "]", line_of(item.Mark(), line));
       }
     } else if (node.IsMap()) {
-      std::vector<std::pair<std::string, int>> seen;  // key, line
+      std::unordered_map<std::string, int> seen;  // key -> line: linear in the keys
       for (auto it = node.begin(); it != node.end(); ++it) {
         const int key_line = line_of(it->first.Mark(), line);
         if (!it->first.IsScalar()) continue;  // reported when the mapping is read
         const std::string& key = it->first.Scalar();
         const std::string key_path = path.empty() ? key : path + "." + key;
-        for (const auto& [earlier, earlier_line] : seen) {
-          if (earlier == key) {
-            throw_at(file_, key_line, key_path,
-                     "duplicate key (first given at line " + std::to_string(earlier_line) + ")");
-          }
+        const auto [earlier, fresh] = seen.emplace(key, key_line);
+        if (!fresh) {
+          throw_at(file_, key_line, key_path,
+                   "duplicate key (first given at line " + std::to_string(earlier->second) + ")");
         }
-        seen.emplace_back(key, key_line);
         check(it->second, key_path, key_line);
       }
     }
@@ -335,6 +333,10 @@ ParamReader ParamReader::from_node(const YAML::Node& node, const std::string& fi
 }
 
 ParamReader ParamReader::parse(const std::string& yaml_text, const std::string& file_name) {
+  if (yaml_text.size() > kMaxConfigBytes) {
+    throw UserError(file_name + ": more than " + format_bytes(kMaxConfigBytes) +
+                    " (the limit for a configuration file); is this the right file?");
+  }
   YAML::Node root;
   try {
     root = YAML::Load(yaml_text);
@@ -355,10 +357,15 @@ ParamReader ParamReader::parse(const std::string& yaml_text, const std::string& 
 std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UserError(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::string text(kMaxConfigBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (in.bad()) throw UserError(path + ": cannot open: read failed");
-  return text.str();
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMaxConfigBytes) {
+    throw UserError(path + ": more than " + format_bytes(kMaxConfigBytes) +
+                    " (the limit for a configuration file); is this the right file?");
+  }
+  return text;
 }
 
 ParamReader ParamReader::load(const std::string& path) {

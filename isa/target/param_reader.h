@@ -65,7 +65,12 @@ std::string format_bytes(uint64_t bytes);
 [[noreturn]] void throw_at(const std::string& file, int line, const std::string& key_path,
                            const std::string& problem);
 
-// The whole file at `path`, or the UserError `PATH: cannot open: reason`.
+// A configuration file is a few KiB; anything beyond this is refused before it is parsed (the
+// YAML parser builds a node per value, so a file of gigabytes would cost gigabytes first).
+inline constexpr std::size_t kMaxConfigBytes = std::size_t{1} << 20;
+
+// The whole file at `path`, or the UserError `PATH: cannot open: reason`, or the UserError
+// naming the limit when it holds more than kMaxConfigBytes (read no further than that).
 std::string read_text_file(const std::string& path);
 
 // The value types a ParamReader can produce.

@@ -45,6 +45,24 @@ TEST(Graph, ParametersAndOutputs) {
   EXPECT_TRUE(verify_graph(g).empty());
 }
 
+// unique_name() resumes its search where the last one for the same base stopped (N ops of one
+// ONNX node name cost O(N)), and answers exactly as a search from 2 would: a name is taken only
+// once added, and suffixes filled in out of order are skipped.
+TEST(Graph, UniqueNamesCountUpFromTheLastFound) {
+  Graph g = tiny_mlp();
+  EXPECT_EQ(g.unique_name("relu2"), "relu2");
+  EXPECT_EQ(g.unique_name("relu"), "relu_2");
+  EXPECT_EQ(g.unique_name("relu"), "relu_2");  // not taken until added
+  const TensorId fc1 = g.find_tensor("fc1");
+  g.add(OpType::Relu, "relu_2", OpCategory::Forward, {fc1});
+  g.add(OpType::Relu, "relu_4", OpCategory::Forward, {fc1});
+  EXPECT_EQ(g.unique_name("relu"), "relu_3");
+  g.add(OpType::Relu, g.unique_name("relu"), OpCategory::Forward, {fc1});
+  EXPECT_EQ(g.unique_name("relu"), "relu_5");
+  // Tensor names count too (the op "fc1" made the tensor "fc1").
+  EXPECT_EQ(g.unique_name("fc1"), "fc1_2");
+}
+
 TEST(Graph, PrinterIsStable) {
   const Graph g = tiny_mlp();
   const std::string text = print_graph(g);

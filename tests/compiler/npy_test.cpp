@@ -26,7 +26,10 @@ Bytes npy_file(const std::string& header, const Bytes& data, uint8_t major = 1) 
   Bytes out = {0x93, 'N', 'U', 'M', 'P', 'Y', major, 0};
   out.push_back(static_cast<uint8_t>(h.size()));
   out.push_back(static_cast<uint8_t>(h.size() >> 8));
-  if (major == 2) out.insert(out.end(), {0, 0});
+  if (major == 2) {
+    out.push_back(static_cast<uint8_t>(h.size() >> 16));
+    out.push_back(static_cast<uint8_t>(h.size() >> 24));
+  }
   out.insert(out.end(), h.begin(), h.end());
   out.insert(out.end(), data.begin(), data.end());
   return out;
@@ -133,6 +136,19 @@ TEST(Npy, AcceptsVersion2AndKeysInAnyOrder) {
   const NpyArray a = decode_npy(file, "t.npy");
   EXPECT_EQ(a.shape, (ir::Shape{1, 1}));
   EXPECT_EQ(a.data.f32(), (std::vector<float>{1.0f}));
+}
+
+// A version-2 header may be gigabytes long: a malformed one is quoted in the error only in part.
+TEST(Npy, QuotesOnlyTheStartOfALongMalformedHeader) {
+  const std::string header =
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'x" + std::string(1 << 20, 'y');
+  const std::string message = decode_error(npy_file(header, le_bytes({0}, 4), 2));
+  EXPECT_EQ(message.rfind("t.npy: malformed .npy header at character ", 0), 0u) << message;
+  EXPECT_NE(message.find("(header: {'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'xyy"),
+            std::string::npos)
+      << message;
+  EXPECT_LT(message.size(), 400u);
+  EXPECT_EQ(message.substr(message.size() - 4), "...)");
 }
 
 TEST(Npy, RejectsBadMagic) {

@@ -258,6 +258,19 @@ TEST_F(OnnxImportError, InitializerWithAZeroDimension) {
                                  "[8075784385762125,7961,0]; empty tensors are not supported"));
 }
 
+// Found by tests/fuzz/fuzz_onnx: a Gemm with a second output, which the graph returns, stopped
+// the import with an internal error ("left its used output unbound"). An output the importer
+// does not compute but something uses is the user's error, naming the node and the output.
+TEST_F(OnnxImportError, UsedOutputTheImporterDoesNotCompute) {
+  TestModel m = linear_model();
+  onnx::NodeProto* gemm = m.graph().mutable_node(0);
+  gemm->clear_output();
+  gemm->add_output("extra");
+  gemm->add_output("logits");
+  EXPECT_EQ(error_of(m), at_file("node '/fc/Gemm' (Gemm): output 1 'logits' is used, but the "
+                                 "importer computes no value for it"));
+}
+
 TEST_F(OnnxImportError, InitializerAsStateAndAsWeight) {
   TestModel m = around(3);
   for (const char* p : {"s", "b", "m", "v"})

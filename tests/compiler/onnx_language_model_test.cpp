@@ -251,5 +251,29 @@ TEST_F(OnnxLanguageModel, ClassTokenExpandAndFirstTokenSlice) {
     EXPECT_EQ(first[i], token[i % 6]) << i;
 }
 
+// Issue 19 point 4: a ConstantOfShape is materialised by the importer, so a few bytes of
+// shape must not ask for unbounded memory (or overflow the count): refused before allocating,
+// naming the node and the limit.
+TEST_F(OnnxLanguageModel, ConstantOfShapeBeyondTheLimitIsAnError) {
+  for (const std::vector<int64_t>& dims :
+       {std::vector<int64_t>{1 << 20, 1 << 20}, std::vector<int64_t>{int64_t{1} << 40, 1 << 30}}) {
+    TestModel m;
+    m.input("x", {2, 6});
+    m.initializer("fc.weight", {4, 6});
+    constant(m, "huge", int64s({2}, dims));
+    onnx::NodeProto& cos = m.node("ConstantOfShape", "/ConstantOfShape", {"huge"}, {"ones"});
+    onnx::AttributeProto* value = cos.add_attribute();
+    value->set_name("value");
+    value->set_type(onnx::AttributeProto::TENSOR);
+    *value->mutable_t() = int64s({1}, {1});
+    testing::attr_i(m.node("Gemm", "/fc/Gemm", {"x", "fc.weight"}, {"logits"}), "transB", 1);
+    m.output("logits", {2, 4});
+    EXPECT_EQ(error_of(m),
+              at_file("node '/ConstantOfShape' (ConstantOfShape): shape " + ir::ints_text(dims) +
+                      " has more than 268435456 elements, the limit for a constant "
+                      "the importer builds"));
+  }
+}
+
 }  // namespace
 }  // namespace s2::onnx_import

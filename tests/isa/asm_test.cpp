@@ -206,6 +206,14 @@ INSTANTIATE_TEST_SUITE_P(
                 ".target t\n.tensor a weight f32[65536,1025] @0x0 data=fill(1)\nend\n",
                 "bad.s2asm:2:39: data: fill(v) of tensor 'a' would expand to 268697600 bytes, "
                 "more than the limit of 268435456; use data=zeros for zeros"},
+        // Each fill below the limit, together above it: a few short lines must not ask for
+        // gigabytes either.
+        BadCase{"FillsTooLargeTogether",
+                ".target t\n.tensor a weight f32[33554432] @0x0 data=fill(1)\n"
+                ".tensor b weight f32[33554433] @0x8000000 data=fill(2)\nend\n",
+                "bad.s2asm:3:43: data: fill(v) of tensor 'b' would expand to 134217732 bytes, "
+                "and the fills before it to 134217728: more than the limit of 268435456 for a "
+                "file's fills together; use data=zeros for zeros"},
         BadCase{"BadFill", ".target t\n.tensor a weight f32[2] @0x0 data=fill(zz)\nend\n",
                 "bad.s2asm:2:30: data: 'zz' is not an f32 value"},
         BadCase{"BadFloat", ".target t\n.tensor a weight f32[2] @0x0 data=[1,zz]\nend\n",

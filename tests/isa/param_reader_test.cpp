@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstdio>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -214,6 +216,38 @@ TEST(ParamReader, DuplicateKey) {
             "x.yaml:3: a: duplicate key (first given at line 1)");
   EXPECT_EQ(error_of([] { ParamReader::parse("list:\n  - {x: 1}\n  - {y: 1, y: 2}\n", "x.yaml"); }),
             "x.yaml:3: list[1].y: duplicate key (first given at line 3)");
+}
+
+// Issue 19 point 4: the largest legal file in time proportional to its size. A mapping of
+// 50000 keys (under the 1 MiB limit) is checked for duplicates by a hash of its keys; the
+// duplicate at its very end is still found, with both lines.
+TEST(ParamReader, DuplicateKeyAtTheEndOfALargeMapping) {
+  std::string text;
+  for (int i = 0; i < 50000; ++i)
+    text += "k" + std::to_string(i) + ": 1\n";
+  ASSERT_LT(text.size(), kMaxConfigBytes);
+  text += "k7: 2\n";
+  EXPECT_EQ(error_of([&] { ParamReader::parse(text, "x.yaml"); }),
+            "x.yaml:50001: k7: duplicate key (first given at line 8)");
+}
+
+// A configuration is a few KiB: more than kMaxConfigBytes is refused before YAML builds a node
+// per value, from text and from a file alike (the file is not read past the limit).
+TEST(ParamReader, RefusesAFileOverTheSizeLimit) {
+  const std::string big = "a: \"" + std::string(kMaxConfigBytes, 'x') + "\"\n";
+  EXPECT_EQ(error_of([&] { ParamReader::parse(big, "x.yaml"); }),
+            "x.yaml: more than 1 MiB (the limit for a configuration file); is this the right "
+            "file?");
+  const std::string path = ::testing::TempDir() + "param_reader_big.yaml";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << big;
+  }
+  EXPECT_EQ(error_of([&] { ParamReader::load(path); }),
+            path +
+                ": more than 1 MiB (the limit for a configuration file); is this the right "
+                "file?");
+  std::remove(path.c_str());
 }
 
 TEST(ParamReader, SurvivesHostileAliases) {

@@ -417,6 +417,9 @@ class Assembler {
     size_t next = 0;
     const uint32_t index = static_cast<uint32_t>(exe_.instructions.size());
     const Token& first = st.tokens[0];
+    if (index == kMaxInstructions)
+      fail(first, "more than " + std::to_string(kMaxInstructions) +
+                      " instructions, the limit of an executable");
     if (first.text.back() == ':') {
       const uint64_t given = number(first, first.text.substr(0, first.text.size() - 1), "index");
       if (given != index)

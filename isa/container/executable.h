@@ -27,6 +27,10 @@ inline constexpr bool target_name_char(char c) {
   return c >= 0x21 && c <= 0x7e;
 }
 inline constexpr uint32_t kMaxSections = 16;
+// Instructions per executable. A decoded Instruction holds every operand slot (a few KiB,
+// against 8 bytes for the shortest encoding), so the count is bounded to keep the memory a
+// file can ask for bounded too; compiled training steps have thousands at most.
+inline constexpr uint32_t kMaxInstructions = 1u << 18;
 
 enum class SectionKind : uint32_t {
   Instructions = 1,

@@ -165,6 +165,9 @@ class Parser {
     if (count > nwords / kHeaderWords)
       r.fail("instruction count " + std::to_string(count) + " cannot fit in " +
              std::to_string(nwords) + " words");
+    if (count > kMaxInstructions)
+      r.fail("instruction count " + std::to_string(count) + " is more than the limit of " +
+             std::to_string(kMaxInstructions));
     const size_t base = r.offset();
     std::vector<uint32_t> words(nwords);
     for (uint32_t& w : words)

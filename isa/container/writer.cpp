@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "isa/common/crc32.h"
+#include "isa/common/errors.h"
 #include "isa/container/byte_io.h"
 #include "isa/encoding/codec.h"
 
@@ -48,6 +49,11 @@ bool write_all(int fd, const uint8_t* data, size_t size) {
 }
 
 std::vector<uint8_t> instructions_section(const Executable& exe) {
+  // The compiler's programs are far below the limit; one above it would not read back.
+  if (exe.instructions.size() > kMaxInstructions)
+    throw UserError("the program has " + std::to_string(exe.instructions.size()) +
+                    " instructions, more than the limit of " + std::to_string(kMaxInstructions) +
+                    " of an executable");
   std::vector<uint32_t> words;
   for (const Instruction& inst : exe.instructions)
     encode(inst, &words);

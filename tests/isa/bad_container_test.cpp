@@ -297,6 +297,25 @@ TEST(BadContainer, SectionOutOfRange) {
   EXPECT_TRUE(rejected(f, "data", ~uint64_t{0} - 7, "section out of range"));
 }
 
+// Issue 19 point 4: a decoded instruction takes far more memory than its words, so the count
+// is bounded (kMaxInstructions), checked before any is decoded. The instruction section is
+// moved to the end of the file and given one instruction more than the limit (words enough
+// for the count-versus-words check).
+TEST(BadContainer, InstructionCountOverTheLimit) {
+  Bytes f = good_file();
+  while (f.size() % kSectionAlignment != 0)
+    f.push_back(0);
+  const uint64_t at = f.size();
+  const uint32_t count = kMaxInstructions + 1;
+  f.resize(f.size() + 4 + 4 * 4 * uint64_t{count}, 0);
+  store_u32(&f[at], count);
+  set_offset(&f, SectionKind::Instructions, at);
+  set_size(&f, SectionKind::Instructions, f.size() - at);
+  refresh_crcs(&f);
+  EXPECT_TRUE(rejected(f, "instructions", at + 4,
+                       "instruction count 262145 is more than the limit of 262144"));
+}
+
 TEST(BadContainer, OverlappingSections) {
   Bytes f = good_file();
   const Entry tensors = entry(f, SectionKind::Tensors);

@@ -22,6 +22,15 @@ std::string read_file(const std::string& path) {
   if (std::filesystem::is_directory(path, ec)) fail(path, "is a directory, not an .onnx file");
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, std::string("cannot open the file: ") + std::strerror(errno));
+  // Protobuf parses no message over 2 GiB - 1 byte; say so before reading gigabytes (a model
+  // that large keeps its weights beside it as external data, which is read separately).
+  const uint64_t size = std::filesystem::file_size(path, ec);
+  constexpr uint64_t kMaxMessage = 2147483647;
+  if (!ec && size > kMaxMessage)
+    fail(path, "is " + std::to_string(size) + " bytes, more than the " +
+                   std::to_string(kMaxMessage) +
+                   " bytes protobuf can parse as one ONNX model; export the model with its "
+                   "weights as external data (torch.onnx.export does so for models over 2 GB)");
   std::ostringstream bytes;
   bytes << in.rdbuf();
   if (in.bad()) fail(path, std::string("cannot read the file: ") + std::strerror(errno));

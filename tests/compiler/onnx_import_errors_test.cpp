@@ -3,6 +3,8 @@
 // onnx_node_errors_test.cpp.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <random>
 
@@ -26,6 +28,18 @@ TEST_F(OnnxImportError, NotAProtobuf) {
   std::ofstream(path_, std::ios::binary) << "\x0a\xff";  // a length-delimited field cut short
   EXPECT_EQ(error_of(path_),
             at_file("not an ONNX model (the file does not parse as an ONNX ModelProto protobuf)"));
+}
+
+// Issue 19 point 4: a file over protobuf's 2 GiB message limit is refused before it is read,
+// with what to do instead (it was read whole, twice, then called "not an ONNX model"). The
+// file is sparse: it takes no disk space.
+TEST_F(OnnxImportError, FileOverProtobufsLimit) {
+  std::ofstream(path_, std::ios::binary).flush();
+  std::filesystem::resize_file(path_, uint64_t{1} << 31);
+  EXPECT_EQ(error_of(path_),
+            at_file("is 2147483648 bytes, more than the 2147483647 bytes protobuf can parse as one "
+                    "ONNX model; export the model with its weights as external data "
+                    "(torch.onnx.export does so for models over 2 GB)"));
 }
 
 TEST_F(OnnxImportError, EmptyOrForeignProtobuf) {

@@ -54,6 +54,9 @@ class InitializerTable {
   }
 
   void create_parameters() {
+    // Identity aliases share their source's proto: decoded once, their contents shared (a
+    // file of M aliases of an S-byte weight must not cost M x S).
+    std::map<const onnx::TensorProto*, std::shared_ptr<const ir::HostArray>> decoded;
     for (const Initializer& init : entries_) {
       if (!init.role) continue;
       const std::string where = ctx_.path() + ": initializer '" + init.name + "'";
@@ -63,7 +66,8 @@ class InitializerTable {
       if (std::find(dims.begin(), dims.end(), 0) != dims.end())
         throw UserError(where + ": has a zero dimension in " + ir::ints_text(dims) +
                         "; empty tensors are not supported");
-      auto data = std::make_shared<const ir::HostArray>(float_values(*init.proto, where));
+      std::shared_ptr<const ir::HostArray>& data = decoded[init.proto];
+      if (!data) data = std::make_shared<const ir::HostArray>(float_values(*init.proto, where));
       const ir::TensorId t =
           ctx_.graph().add_parameter(init.name, *init.role, isa::DType::F32, dims, data);
       ctx_.bind(init.name, t);

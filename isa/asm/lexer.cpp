@@ -21,12 +21,12 @@ std::vector<Statement> lex(const std::string& text, const std::string& file_name
   std::vector<Statement> statements;
   Statement current;
   Token token;
-  int depth = 0;
-  int line = 1, column = 1;
-  int open_line = 0, open_column = 0;
+  int64_t depth = 0;
+  uint64_t line = 1, column = 1;
+  uint64_t open_line = 0, open_column = 0;
   bool in_comment = false;
   bool in_quote = false, escaped = false;  // inside a quoted name (names.h)
-  int quote_line = 0, quote_column = 0;
+  uint64_t quote_line = 0, quote_column = 0;
 
   auto end_token = [&] {
     if (!token.text.empty()) current.tokens.push_back(token);

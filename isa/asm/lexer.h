@@ -4,6 +4,7 @@
 // several lines; ';' at depth zero starts a comment. A double-quoted name (names.h) is part of
 // its token with whatever it holds, up to the closing quote on the same line.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -11,12 +12,13 @@ namespace s2::isa::asm_text {
 
 struct Token {
   std::string text;
-  int line = 0;    // 1-based
-  int column = 0;  // 1-based
+  // 1-based; 64-bit, since one line (a tensor's data list) can pass 2^31 characters.
+  uint64_t line = 0;
+  uint64_t column = 0;
 };
 
 struct Statement {
-  int line = 0;
+  uint64_t line = 0;
   std::vector<Token> tokens;
 };
 

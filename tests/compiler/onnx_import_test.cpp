@@ -364,6 +364,10 @@ TEST_F(OnnxImport, IdentityOfAnInitializerIsAParameterOfItsOwn) {
   const ir::TensorId b2 = g.find_tensor("onnx::Conv_12");
   ASSERT_TRUE(b1.valid() && b2.valid());
   EXPECT_NE(g.tensor(b1).data, g.tensor(b2).data);
+  // Their initial contents are decoded once and shared (issue 19 point 4: M aliases of a large
+  // weight must not cost M copies).
+  ASSERT_NE(g.data(g.tensor(b1).data).init, nullptr);
+  EXPECT_EQ(g.data(g.tensor(b1).data).init, g.data(g.tensor(b2).data).init);
   EXPECT_EQ(role_of(g, "onnx::Conv_12"), isa::TensorRole::Weight);
   EXPECT_EQ(op_named(g, "/c1/Conv").inputs.at(2), b1);
   EXPECT_EQ(op_named(g, "/c2/Conv").inputs.at(2), b2);

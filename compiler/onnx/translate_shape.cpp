@@ -268,8 +268,7 @@ void translate_constant_of_shape(NodeContext& n) {
     if (d != 0 && elements > kMaxElements / d)
       n.fail("shape " + ir::ints_text(shape.values) + " has more than " +
              std::to_string(kMaxElements) +
-             " elements, the limit for a constant the importer "
-             "builds");
+             " elements, the limit for a constant the importer builds");
     elements *= d;
   }
   const onnx::TensorProto* value = n.attr_tensor("value");

@@ -9,7 +9,6 @@
 #include "isa/asm/names.h"
 #include "isa/common/errors.h"
 #include "isa/common/float_text.h"
-#include "isa/common/hex.h"
 #include "isa/container/byte_io.h"
 #include "isa/container/validator.h"
 #include "isa/encoding/semantics.h"
@@ -150,15 +149,8 @@ class Assembler {
   void directive_target(const Statement& st) {
     expect_count(st, 2, ".target NAME");
     const std::string name = name_of(st.tokens[1], st.tokens[1].text);
-    if (name.size() > kMaxTargetName)
-      fail(st.tokens[1], "target name longer than " + std::to_string(kMaxTargetName) + " bytes");
-    for (size_t i = 0; i < name.size(); ++i) {
-      if (!target_name_char(name[i]))
-        fail(st.tokens[1], "target name has byte " + hex(static_cast<unsigned char>(name[i])) +
-                               " at position " + std::to_string(i) +
-                               ": a target name is printable ASCII without spaces (the "
-                               "executable's header holds no other)");
-    }
+    if (const std::string problem = target_name_problem(name); !problem.empty())
+      fail(st.tokens[1], "target name " + problem);
     exe_.target = name;
     target_seen_ = true;
   }
@@ -264,15 +256,16 @@ class Assembler {
     if (text.rfind("fill(", 0) == 0 && text.back() == ')') {
       // One short token stands for every element: bound what it expands to before allocating,
       // over all tensors together (many short lines must not ask for gigabytes either).
-      if (t.dense_bytes() > kMaxFillBytes - filled_bytes_)
+      if (t.dense_bytes() > kMaxFillBytes - filled_bytes_) {
+        const std::string before = filled_bytes_ == 0 ? ""
+                                                      : "and the fills before it to " +
+                                                            std::to_string(filled_bytes_) + ": ";
         fail(tok, "data: fill(v) of tensor '" + t.name + "' would expand to " +
-                      std::to_string(t.dense_bytes()) + " bytes, " +
-                      (filled_bytes_ == 0
-                           ? std::string()
-                           : "and the fills before it to " + std::to_string(filled_bytes_) + ": ") +
+                      std::to_string(t.dense_bytes()) + " bytes, " + before +
                       "more than the limit of " + std::to_string(kMaxFillBytes) +
                       (filled_bytes_ == 0 ? "" : " for a file's fills together") +
                       "; use data=zeros for zeros");
+      }
       filled_bytes_ += t.dense_bytes();
       ByteWriter one;
       element(tok, text.substr(5, text.size() - 6), t.dtype, &one);

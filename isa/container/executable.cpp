@@ -1,5 +1,7 @@
 #include "isa/container/executable.h"
 
+#include "isa/common/hex.h"
+
 namespace s2::isa {
 
 const char* section_name(SectionKind kind) {
@@ -94,6 +96,20 @@ const TensorEntry* Executable::find_tensor(const std::string& name) const {
   for (const TensorEntry& t : tensors)
     if (t.name == name) return &t;
   return nullptr;
+}
+
+std::string target_name_problem(const std::string& name) {
+  if (name.size() > kMaxTargetName)
+    return "is " + std::to_string(name.size()) +
+           " bytes long; an executable's header holds at most " + std::to_string(kMaxTargetName);
+  for (size_t i = 0; i < name.size(); ++i) {
+    if (!target_name_char(name[i]))
+      return "has byte " + hex(static_cast<unsigned char>(name[i])) + " at position " +
+             std::to_string(i) +
+             ": a target name is printable ASCII without spaces (an executable's header holds "
+             "no other)";
+  }
+  return "";
 }
 
 }  // namespace s2::isa

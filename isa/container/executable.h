@@ -26,6 +26,10 @@ inline constexpr size_t kMaxTargetName = 31;
 inline constexpr bool target_name_char(char c) {
   return c >= 0x21 && c <= 0x7e;
 }
+// Why `name` cannot be an executable's target name (too long, or the first byte outside
+// target_name_char), as text that follows "target name "; empty when it can. The assembler and
+// the target loader report it where the name is written; the writer checks it.
+std::string target_name_problem(const std::string& name);
 inline constexpr uint32_t kMaxSections = 16;
 // Instructions per executable. A decoded Instruction holds every operand slot (a few KiB,
 // against 8 bytes for the shortest encoding), so the count is bounded to keep the memory a

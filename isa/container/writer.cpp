@@ -137,12 +137,9 @@ Layout layout(const Executable& exe) {
   built(SectionKind::MemoryPlan, plan_section(exe.plan));
   if (!exe.debug.empty()) built(SectionKind::Debug, debug_section(exe));
 
-  S2_CHECK(exe.target.size() <= kMaxTargetName &&
-               std::all_of(exe.target.begin(), exe.target.end(), target_name_char),
-           "serialize: target name '" + exe.target + "' is longer than " +
-               std::to_string(kMaxTargetName) +
-               " bytes or not printable ASCII without spaces (the assembler and the target "
-               "loader refuse such names)");
+  S2_CHECK(target_name_problem(exe.target).empty(),
+           "serialize: target name '" + exe.target + "' " + target_name_problem(exe.target) +
+               " (the assembler and the target loader refuse such names)");
   ByteWriter w;
   w.raw(kMagic, sizeof kMagic);
   w.u32(kFormatVersion);

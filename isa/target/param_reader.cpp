@@ -291,6 +291,12 @@ class KeyChecker {
   std::size_t visited_ = 0;
 };
 
+// A file over kMaxConfigBytes, refused before it is parsed (and read no further).
+[[noreturn]] void refuse_oversized(const std::string& file) {
+  throw UserError(file + ": more than " + format_bytes(kMaxConfigBytes) +
+                  " (the limit for a configuration file); is this the right file?");
+}
+
 }  // namespace
 
 std::string format_bytes(uint64_t bytes) {
@@ -333,10 +339,7 @@ ParamReader ParamReader::from_node(const YAML::Node& node, const std::string& fi
 }
 
 ParamReader ParamReader::parse(const std::string& yaml_text, const std::string& file_name) {
-  if (yaml_text.size() > kMaxConfigBytes) {
-    throw UserError(file_name + ": more than " + format_bytes(kMaxConfigBytes) +
-                    " (the limit for a configuration file); is this the right file?");
-  }
+  if (yaml_text.size() > kMaxConfigBytes) refuse_oversized(file_name);
   YAML::Node root;
   try {
     root = YAML::Load(yaml_text);
@@ -361,10 +364,7 @@ std::string read_text_file(const std::string& path) {
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (in.bad()) throw UserError(path + ": cannot open: read failed");
   text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > kMaxConfigBytes) {
-    throw UserError(path + ": more than " + format_bytes(kMaxConfigBytes) +
-                    " (the limit for a configuration file); is this the right file?");
-  }
+  if (text.size() > kMaxConfigBytes) refuse_oversized(path);
   return text;
 }
 

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "isa/common/errors.h"
-#include "isa/common/hex.h"
 #include "isa/container/executable.h"
 #include "isa/target/dram_section.h"
 #include "isa/target/param_fields.h"
@@ -223,17 +222,8 @@ TargetDesc parse_target(const std::string& yaml_text, const std::string& file_na
   target.name = root.required<std::string>("name");
   if (target.name.empty()) root.fail("name", "must not be empty");
   // Executables carry the name in their header (isa/container/executable.h).
-  if (target.name.size() > isa::kMaxTargetName)
-    root.fail("name", "is " + std::to_string(target.name.size()) +
-                          " bytes long; an executable's header holds at most " +
-                          std::to_string(isa::kMaxTargetName));
-  for (size_t i = 0; i < target.name.size(); ++i) {
-    if (!isa::target_name_char(target.name[i]))
-      root.fail("name", "has byte " + hex(static_cast<unsigned char>(target.name[i])) +
-                            " at position " + std::to_string(i) +
-                            ": a target name is printable ASCII without spaces (an "
-                            "executable's header holds no other)");
-  }
+  if (const std::string problem = isa::target_name_problem(target.name); !problem.empty())
+    root.fail("name", problem);
   target.clock_mhz = positive_field(root, "clock_mhz", nullptr, 100000.0);
   target.pe_array = read_pe_array(root.child("pe_array"));
   target.sram = read_sram(root.child("sram"));

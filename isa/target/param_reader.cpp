@@ -314,6 +314,41 @@ void throw_at(const std::string& file, int line, const std::string& key_path,
   throw UserError(file + ":" + std::to_string(line) + ": " + key_path + ": " + problem);
 }
 
+std::optional<uint64_t> parse_byte_size_text(const std::string& text, std::string& problem) {
+  return parse_byte_size(text, problem);
+}
+
+std::optional<double> parse_number_text(std::string_view text) {
+  double value = 0;
+  if (!parse_double(text, value)) return std::nullopt;
+  return value;
+}
+
+std::optional<std::string> closest_name(const std::string& word,
+                                        const std::vector<std::string>& candidates) {
+  return closest(word, candidates);
+}
+
+// ---- values of any kind ------------------------------------------------------------------
+
+std::string ParamValue::text(const std::string& kind) const {
+  if (!node_.IsScalar()) fail("expected " + kind + ", got " + describe(node_));
+  return node_.Scalar();
+}
+
+std::vector<ParamValue> ParamValue::items() const {
+  if (!node_.IsSequence()) fail("expected a list, got " + describe(node_));
+  std::vector<ParamValue> items;
+  for (const YAML::Node& item : node_)
+    items.push_back(ParamValue(item, file_, path_ + "[" + std::to_string(items.size()) + "]",
+                               line_of(item.Mark(), line_)));
+  return items;
+}
+
+void ParamValue::fail(const std::string& problem) const {
+  throw_at(file_, line_, path_, problem);
+}
+
 // ---- construction ------------------------------------------------------------------------
 
 ParamReader::ParamReader(std::shared_ptr<State> state) : state_(std::move(state)) {}
@@ -481,6 +516,20 @@ std::optional<ParamReader> ParamReader::optional_child(const std::string& key) {
     fail(key, "expected a mapping of keys, got " + describe(entry->value));
   }
   ParamReader child = from_node(entry->value, state_->file, key_path(key), entry->line);
+  state_->children.push_back(child.state_);
+  return child;
+}
+
+std::optional<ParamValue> ParamReader::value(const std::string& key) {
+  const Entry* entry = take(key);
+  if (entry == nullptr) return std::nullopt;
+  return ParamValue(entry->value, state_->file, key_path(key), entry->line);
+}
+
+ParamReader ParamReader::mapping(const ParamValue& value) {
+  if (!value.is_mapping()) value.fail("expected a mapping of keys, got " + describe(value.node_));
+  // Duplicate keys anywhere in the document were rejected when it was parsed.
+  ParamReader child = from_node(value.node_, value.file(), value.path(), value.line());
   state_->children.push_back(child.state_);
   return child;
 }

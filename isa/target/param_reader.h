@@ -37,6 +37,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "isa/target/target_desc.h"
@@ -72,6 +73,42 @@ inline constexpr std::size_t kMaxConfigBytes = std::size_t{1} << 20;
 // The whole file at `path`, or the UserError `PATH: cannot open: reason`, or the UserError
 // naming the limit when it holds more than kMaxConfigBytes (read no further than that).
 std::string read_text_file(const std::string& path);
+
+// The scalar forms the reader accepts, for text read through ParamValue: a byte size (plain
+// integer or binary unit; `problem` says what is wrong when nullopt), a finite number.
+std::optional<uint64_t> parse_byte_size_text(const std::string& text, std::string& problem);
+std::optional<double> parse_number_text(std::string_view text);
+// The candidate `word` most likely misspells (the reader's did-you-mean), if any.
+std::optional<std::string> closest_name(const std::string& word,
+                                        const std::vector<std::string>& candidates);
+
+// One value read through ParamReader::value() whatever its kind (a scalar, a list or a
+// mapping), with the place it was written: for schemas whose values take several shapes, such
+// as a sweep's axes (simulator/sweep/sweep_spec.h). Errors read like the reader's.
+class ParamValue {
+ public:
+  const std::string& file() const { return file_; }
+  const std::string& path() const { return path_; }  // dotted, list items as `key[i]`
+  int line() const { return line_; }
+  bool is_scalar() const { return node_.IsScalar(); }
+  bool is_list() const { return node_.IsSequence(); }
+  bool is_mapping() const { return node_.IsMap() || node_.IsNull(); }
+  // The scalar's text; anything else fails "expected KIND".
+  std::string text(const std::string& kind = "a value") const;
+  // The items of a list, each at its own line; anything else fails "expected a list".
+  std::vector<ParamValue> items() const;
+  // Throws `FILE:LINE: PATH: problem`.
+  [[noreturn]] void fail(const std::string& problem) const;
+
+ private:
+  friend class ParamReader;
+  ParamValue(YAML::Node node, std::string file, std::string path, int line)
+      : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)), line_(line) {}
+  YAML::Node node_;
+  std::string file_;
+  std::string path_;
+  int line_ = 0;
+};
 
 // The value types a ParamReader can produce.
 template <typename T>
@@ -186,6 +223,12 @@ class ParamReader {
   // Like optional_child, but an absent key gives an empty mapping, so that get() on it returns
   // the fallbacks. Useful for a section of overrides.
   ParamReader child_or_empty(const std::string& key);
+
+  // The value of `key` whatever its kind (reading it); nullopt when absent.
+  std::optional<ParamValue> value(const std::string& key);
+  // A reader of a mapping found as a value (a list item, say), whose unknown keys this
+  // reader's finish() reports; a value of another kind fails "expected a mapping".
+  ParamReader mapping(const ParamValue& value);
 
   // Throws `FILE:LINE: PATH.key: problem`, LINE being the key's line when it is present and
   // this mapping's line otherwise.

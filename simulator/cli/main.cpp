@@ -1,4 +1,6 @@
 // s2sim: the S2Train simulator front end.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <iostream>
@@ -9,6 +11,7 @@
 #include "simulator/cli/commands.h"
 #include "simulator/cli/run_command.h"
 #include "simulator/rtl/regress.h"
+#include "simulator/sweep/sweep_run.h"
 #include "simulator/top/rtl_selection.h"
 
 int sc_main(int argc, char** argv) {
@@ -97,6 +100,28 @@ int sc_main(int argc, char** argv) {
                   "with --rtl: dump the RTL units' waveforms during the functional replay to "
                   "PREFIX.pe_array.vcd and PREFIX.ppu.vcd");
 
+  s2::sim::sweep::SweepOptions sweep_options;
+  CLI::App* sweep = app.add_subcommand(
+      "sweep",
+      "Design-space exploration: run every point of a sweep spec (configurations x workloads) "
+      "in parallel and write results.csv, results.jsonl and pareto.csv into DIR; an "
+      "interrupted sweep rerun with the same spec continues (docs/sweep.md)");
+  sweep->add_option("spec", sweep_options.spec, "sweep spec (.yaml; configs/sweeps/ has examples)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sweep
+      ->add_option("-o,--output", sweep_options.dir,
+                   "directory of the results: new, empty, or this spec's earlier run")
+      ->required();
+  sweep
+      ->add_option("-j,--jobs", sweep_options.jobs,
+                   "simulations (and compiles) at once (default: one per core)")
+      ->check(CLI::PositiveNumber);
+  sweep
+      ->add_option("--s2c", sweep_options.s2c,
+                   "the compiler for the spec's models (default: s2c beside s2sim)")
+      ->check(CLI::ExistingFile);
+
   s2::sim::rtl::RegressOptions regress_options;
   std::string regress_unit = "all";
   std::string regress_rounding = "nearest";
@@ -130,6 +155,10 @@ int sc_main(int argc, char** argv) {
     if (*info) std::cout << s2::sim::run_info(info_path);
     if (*validate) std::cout << s2::sim::run_validate_config(config_path);
     if (*run) return s2::sim::run_simulation(run_options, std::cout);
+    if (*sweep) {
+      sweep_options.progress = isatty(STDERR_FILENO) != 0;
+      s2::sim::sweep::run_sweep(sweep_options, std::cout);
+    }
     if (*regress) {
       regress_options.pe_array = regress_unit != "ppu";
       regress_options.ppu = regress_unit != "pe_array";

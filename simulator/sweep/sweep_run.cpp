@@ -1,0 +1,711 @@
+#include "simulator/sweep/sweep_run.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "isa/common/config_dir.h"
+#include "isa/common/errors.h"
+#include "isa/common/json.h"
+#include "isa/container/reader.h"
+#include "isa/container/writer.h"
+#include "isa/target/param_reader.h"
+#include "isa/target/target_values.h"
+#include "s2/version.h"
+#include "simulator/dram/load_target.h"
+#include "simulator/run/run_program.h"
+#include "simulator/sweep/points.h"
+#include "simulator/sweep/results.h"
+
+namespace s2::sim::sweep {
+namespace fs = std::filesystem;
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// ---- files -------------------------------------------------------------------------------
+
+std::string read_all(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  isa::write_file(path.string(), std::vector<uint8_t>(text.begin(), text.end()));
+}
+
+// Appends with one write(2) on an O_APPEND descriptor: a line is in the file whole or, when
+// the process is killed inside the call, torn at its end (a rerun drops a torn last line).
+void append_line(const fs::path& path, const std::string& line) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0) throw UserError(path.string() + ": cannot append: " + std::strerror(errno));
+  size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = errno;
+      ::close(fd);
+      throw UserError(path.string() + ": cannot append: " + std::strerror(err));
+    }
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+}
+
+// FNV-1a, 64 bits: the sweep's identity, not a security boundary.
+struct Fingerprint {
+  uint64_t h = 1469598103934665603ull;
+  void add(const std::string& bytes) {
+    for (char c : bytes) {
+      h ^= static_cast<unsigned char>(c);
+      h *= 1099511628211ull;
+    }
+    add_size(bytes.size());
+  }
+  void add_size(uint64_t n) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= (n >> (8 * i)) & 0xff;
+      h *= 1099511628211ull;
+    }
+  }
+  std::string hex() const { return fmt::format("{:016x}", h); }
+};
+
+std::string fingerprint(const SweepSpec& spec) {
+  Fingerprint f;
+  f.add(std::string("s2sim sweep ") + kVersion);
+  f.add(spec.text);
+  f.add(read_all(spec.base_config));
+  std::vector<fs::path> presets;
+  std::error_code ec;
+  for (const auto& entry :
+       fs::directory_iterator(fs::path(spec.base_config).parent_path() / "dram", ec))
+    if (entry.path().extension() == ".yaml") presets.push_back(entry.path());
+  std::sort(presets.begin(), presets.end());
+  for (const fs::path& p : presets) {
+    f.add(p.filename().string());
+    f.add(read_all(p));
+  }
+  for (const Workload& w : spec.workloads)
+    if (fs::path(w.model).is_absolute()) f.add(read_all(w.model));
+  return f.hex();
+}
+
+// ---- the sweep directory -----------------------------------------------------------------
+
+struct Layout {
+  fs::path dir, configs, bin, logs, state, jsonl, csv, pareto, excluded;
+  explicit Layout(const fs::path& d)
+      : dir(d),
+        configs(d / "configs"),
+        bin(d / "bin"),
+        logs(d / "logs"),
+        state(d / "sweep.json"),
+        jsonl(d / "results.jsonl"),
+        csv(d / "results.csv"),
+        pareto(d / "pareto.csv"),
+        excluded(d / "excluded.csv") {}
+};
+
+// Creates DIR for this spec, or accepts it as this spec's earlier run; refuses anything else.
+// Returns whether it is a rerun.
+bool claim_directory(const Layout& l, const SweepSpec& spec, const std::string& print,
+                     const std::vector<std::string>& columns, uint64_t points) {
+  std::error_code ec;
+  const std::string dir = l.dir.string();
+  if (fs::exists(l.dir, ec) && !fs::is_directory(l.dir, ec))
+    throw UserError(dir + ": exists and is not a directory; give -o a new or empty directory");
+  if (fs::exists(l.state, ec)) {
+    Json state;
+    try {
+      state = Json::parse(read_all(l.state));
+    } catch (const Json::exception& e) {
+      throw UserError(l.state.string() + ": not a sweep state file (" + e.what() +
+                      "); give -o a new or empty directory");
+    }
+    if (row_text(state, "fingerprint") != print)
+      throw UserError(dir + " holds the results of another sweep (" + row_text(state, "spec") +
+                      ", or this one before its spec, base configuration, presets, workload "
+                      "files or the simulator changed); they are never mixed or overwritten: "
+                      "give -o another directory, or remove " +
+                      dir);
+    return true;
+  }
+  if (fs::exists(l.dir, ec) && !fs::is_empty(l.dir, ec))
+    throw UserError(dir +
+                    ": not empty and holds no sweep (no sweep.json); give -o a new or "
+                    "empty directory");
+  for (const fs::path& d : {l.dir, l.configs, l.configs / "dram", l.bin, l.logs}) {
+    fs::create_directories(d, ec);
+    if (ec) throw UserError(d.string() + ": cannot create: " + ec.message());
+  }
+  Json state;
+  state["spec"] = fs::absolute(spec.file).string();
+  state["fingerprint"] = print;
+  state["version"] = kVersion;
+  state["points"] = points;
+  state["workloads"] = Json::array();
+  for (const Workload& w : spec.workloads)
+    state["workloads"].push_back(w.name);
+  state["columns"] = columns;
+  // The spec's copy first, the state last: a DIR with sweep.json is complete.
+  write_text(l.dir / "spec.yaml", spec.text);
+  write_text(l.state, state.dump(2) + "\n");
+  return false;
+}
+
+// The base's DRAM presets beside the points' configurations, so each point-N.yaml loads
+// on its own (`s2sim run X.bin --config DIR/configs/point-N.yaml`).
+void copy_presets(const SweepSpec& spec, const Layout& l) {
+  std::error_code ec;
+  for (const auto& entry :
+       fs::directory_iterator(fs::path(spec.base_config).parent_path() / "dram", ec))
+    if (entry.path().extension() == ".yaml") {
+      const fs::path to = l.configs / "dram" / entry.path().filename();
+      if (!fs::exists(to, ec)) write_text(to, read_all(entry.path()));
+    }
+}
+
+// ---- points ------------------------------------------------------------------------------
+
+struct PointState {
+  Point point;
+  fs::path config;
+  std::optional<target::TargetDesc> target;  // nullopt: refused
+  std::string refused;                       // the loader's message
+  std::string excluded_by;                   // the constraint that rules it out
+  std::vector<target::NamedTargetValue> values;
+};
+
+std::optional<ExprValue> lookup(const std::vector<target::NamedTargetValue>& values,
+                                const std::string& name) {
+  for (const auto& v : values)
+    if (v.path == name) return std::visit([](const auto& x) { return ExprValue(x); }, v.value);
+  return std::nullopt;
+}
+
+std::vector<PointState> prepare_points(const SweepSpec& spec, const Layout& l) {
+  const YAML::Node base = YAML::Load(read_all(spec.base_config));
+  std::vector<PointState> states;
+  for (const Point& p : enumerate_points(spec)) {
+    PointState s;
+    s.point = p;
+    s.config = l.configs / fmt::format("point-{}.yaml", p.index);
+    const auto settings = point_settings(spec, p);
+    std::string comment =
+        fmt::format("point {} of sweep {}, on {}", p.index, spec.file, spec.base_config);
+    for (const auto& [key, value] : settings)
+      comment += "\n  " + key + ": " + value;
+    std::error_code ec;
+    if (!fs::exists(s.config, ec)) write_text(s.config, configured_text(base, settings, comment));
+    try {
+      s.target = target::load_target(s.config.string());
+      s.values = target::target_values(*s.target);
+      for (const Constraint& c : spec.constraints) {
+        bool holds = false;
+        try {
+          holds = truthy(
+              c.expression.evaluate([&](const std::string& n) { return lookup(s.values, n); }), 1);
+        } catch (const ExpressionError& e) {
+          throw UserError(fmt::format("{}:{}: {}: {} at column {} for point {}", spec.file, c.line,
+                                      c.path, e.problem, e.column, p.index));
+        }
+        if (!holds) {
+          s.excluded_by = c.expression.text();
+          break;
+        }
+      }
+    } catch (const UserError& e) {
+      if (std::string(e.what()).rfind(spec.file + ":", 0) == 0) throw;
+      s.target.reset();
+      s.refused = e.what();
+    }
+    states.push_back(std::move(s));
+  }
+  return states;
+}
+
+// ---- compiling ---------------------------------------------------------------------------
+
+std::string find_s2c(const std::string& given) {
+  if (!given.empty()) {
+    if (::access(given.c_str(), X_OK) != 0)
+      throw UserError("--s2c " + given + ": not an executable");
+    return given;
+  }
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec).parent_path();
+  for (const fs::path& p : {self / "s2c", self / ".." / "compiler" / "s2c"})
+    if (!ec && ::access(p.c_str(), X_OK) == 0) return fs::weakly_canonical(p, ec).string();
+  throw UserError("cannot find s2c beside s2sim (" + self.string() +
+                  ") or in the build tree's compiler/; give --s2c PATH");
+}
+
+struct CompileJob {
+  size_t workload = 0;
+  std::string properties;   // compiler_properties() of its points
+  size_t config_point = 0;  // the point whose configuration it compiles with
+  fs::path bin, log;
+  std::string error;  // empty: compiled
+};
+
+// Runs `argv` with stdout and stderr into `log`; returns the child's pid.
+pid_t spawn(const std::vector<std::string>& argv, const fs::path& log) {
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw UserError(std::string("cannot start a process: ") + std::strerror(errno));
+  if (pid > 0) return pid;
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+  if (fd >= 0) {
+    ::dup2(fd, STDOUT_FILENO);
+    ::dup2(fd, STDERR_FILENO);
+    ::close(fd);
+  }
+  std::vector<char*> args;
+  for (const std::string& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  ::execv(args[0], args.data());
+  std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
+  ::_exit(127);
+}
+
+std::string last_line(const std::string& text) {
+  std::istringstream lines(text);
+  std::string last;
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) last = line;
+  return last;
+}
+
+void run_compiles(std::vector<CompileJob>& jobs, const SweepSpec& spec,
+                  const std::vector<PointState>& points, const std::string& s2c, uint32_t width,
+                  std::ostream& out) {
+  std::map<pid_t, CompileJob*> running;
+  auto reap = [&](bool block) {
+    int status = 0;
+    const pid_t pid = ::waitpid(-1, &status, block ? 0 : WNOHANG);
+    if (pid <= 0) return false;
+    const auto it = running.find(pid);
+    if (it == running.end()) return true;
+    CompileJob& job = *it->second;
+    running.erase(it);
+    std::error_code ec;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !fs::exists(job.bin, ec)) {
+      const std::string why = last_line(read_all(job.log));
+      job.error = "s2c compile failed (logs/" + job.log.filename().string() +
+                  "): " + (why.empty() ? "no message" : why);
+    }
+    return true;
+  };
+  for (CompileJob& job : jobs) {
+    std::error_code ec;
+    if (fs::exists(job.bin, ec)) continue;  // s2c writes through a rename: a file is whole
+    while (running.size() >= width)
+      reap(true);
+    const Workload& w = spec.workloads[job.workload];
+    std::vector<std::string> argv{s2c, "compile", w.model};
+    argv.insert(argv.end(), w.options.begin(), w.options.end());
+    argv.insert(argv.end(),
+                {"--config", points[job.config_point].config.string(), "-o", job.bin.string()});
+    out << "compiling " << w.name << " for " << job.bin.filename().string() << "\n" << std::flush;
+    running[spawn(argv, job.log)] = &job;
+  }
+  while (!running.empty())
+    reap(true);
+}
+
+// ---- simulating --------------------------------------------------------------------------
+
+struct RowTask {
+  uint64_t row = 0;
+  size_t point = 0, workload = 0;
+  std::string executable;  // what runs
+};
+
+// A number as an integer when it is one (JSON readers then see 8, not 8.0).
+Json json_value(const ExprValue& v) {
+  if (const std::string* text = std::get_if<std::string>(&v)) return *text;
+  const double d = std::get<double>(v);
+  if (d >= 0 && d < 9.0e18 && d == std::floor(d)) return static_cast<uint64_t>(d);
+  return d;
+}
+
+Json base_row(const SweepSpec& spec, const PointState& p, size_t workload, uint64_t row,
+              const std::vector<std::string>& columns) {
+  Json j;
+  j["row"] = row;
+  j["point"] = p.point.index;
+  j["workload"] = spec.workloads[workload].name;
+  const auto settings = point_settings(spec, p.point);
+  for (size_t c = 3; c < columns.size() && columns[c] != "status"; ++c) {
+    Json value;  // null when unknown
+    if (std::optional<ExprValue> v = lookup(p.values, columns[c]))
+      value = json_value(*v);
+    else
+      for (const auto& [key, text] : settings)
+        if (key == columns[c]) value = text;
+    j[columns[c]] = value;
+  }
+  j["status"] = "failed";
+  for (const std::string& m : metric_names())
+    j[m] = nullptr;
+  j["error"] = nullptr;
+  return j;
+}
+
+Json failed(Json row, const std::string& error) {
+  row["status"] = "failed";
+  row["error"] = error;
+  return row;
+}
+
+// In the forked child: the row's timing simulation.
+Json simulate(Json row, const isa::Executable& exe, const std::string& path,
+              const target::TargetDesc& t) {
+  try {
+    if (exe.plan.dram_size > t.dram.capacity_bytes)
+      throw UserError(
+          fmt::format("{}: memory plan: dram_size {} bytes exceeds the {} bytes of "
+                      "DRAM of this point",
+                      path, exe.plan.dram_size, t.dram.capacity_bytes));
+    RunOptions run;
+    run.threads = 1;
+    run.program = path;
+    const report::RunResult r = run_program(exe, t, run).timing;
+    if (!r.deadlock.empty())
+      throw InternalError("deadlock at cycle " + std::to_string(r.total_cycles));
+    const double cycles = static_cast<double>(r.total_cycles);
+    row["status"] = "ok";
+    row["cycles"] = r.total_cycles;
+    row["ms"] = r.milliseconds();
+    row["pe_utilization"] = cycles > 0 && r.pe_count > 0
+                                ? static_cast<double>(r.total_macs) / (r.pe_count * cycles)
+                                : 0.0;
+    row["ppu_utilization"] =
+        cycles > 0 ? static_cast<double>(r.unit(isa::Unit::Ppu).busy_cycles) / cycles : 0.0;
+    row["dram_bytes"] = r.dram.bytes_read + r.dram.bytes_written;
+    row["dram_gbps"] = r.dram_bandwidth_bytes_per_s() / 1e9;
+    row["peak_memory"] = r.memory_peak;
+    row["roofline_ratio"] = r.roofline_ratio();
+    return row;
+  } catch (const UserError& e) {
+    return failed(std::move(row), e.what());
+  } catch (const std::exception& e) {
+    return failed(std::move(row), std::string("internal error: ") + e.what());
+  }
+}
+
+struct Child {
+  RowTask task;
+  Json row;  // what it reports when it dies without a result
+  int fd = -1;
+  pid_t pid = 0;
+  std::string received;
+};
+
+// A progress bar with the rate and ETA, redrawn when a row finishes (stderr, a terminal).
+class Progress {
+ public:
+  Progress(bool on, size_t total) : on_(on), total_(total), start_(Clock::now()) {}
+  void update(size_t done, size_t failed) {
+    if (!on_) return;
+    const double s = std::chrono::duration<double>(Clock::now() - start_).count();
+    const double rate = s > 0 ? static_cast<double>(done) / s : 0;
+    const double eta = rate > 0 ? static_cast<double>(total_ - done) / rate : 0;
+    const size_t filled = total_ == 0 ? 30 : done * 30 / total_;
+    std::fprintf(stderr, "\r[%s%s] %zu/%zu rows, %zu failed, %.1f rows/s, ETA %d:%02d ",
+                 std::string(filled, '#').c_str(), std::string(30 - filled, ' ').c_str(), done,
+                 total_, failed, rate, static_cast<int>(eta) / 60, static_cast<int>(eta) % 60);
+    if (done == total_) std::fputc('\n', stderr);
+    std::fflush(stderr);
+  }
+
+ private:
+  bool on_;
+  size_t total_;
+  Clock::time_point start_;
+};
+
+}  // namespace
+
+void run_sweep(const SweepOptions& options, std::ostream& out) {
+  const auto start = Clock::now();
+  const SweepSpec spec = load_sweep_spec(options.spec, default_config());
+  const uint32_t width =
+      options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  const std::vector<std::string> columns = result_columns(spec);
+  const Layout l{fs::path(options.dir)};
+  std::error_code ec;
+  if (fs::exists(options.spec, ec) && fs::exists(l.dir / "spec.yaml", ec) &&
+      fs::equivalent(options.spec, l.dir / "spec.yaml", ec) && !fs::exists(l.state, ec))
+    throw UserError(options.spec + ": the spec lies in -o " + options.dir +
+                    " without a sweep there; give another -o directory");
+  const std::string print = fingerprint(spec);
+  const uint64_t point_count = enumerate_points(spec).size();
+  const bool rerun = claim_directory(l, spec, print, columns, point_count);
+  copy_presets(spec, l);
+  const std::vector<PointState> points = prepare_points(spec, l);
+  const size_t nw = spec.workloads.size();
+
+  // The rows already done; a torn last line (a killed run) is dropped and the CSV rebuilt.
+  std::map<uint64_t, Json> done;
+  if (rerun && fs::exists(l.jsonl, ec)) {
+    std::istringstream lines(read_all(l.jsonl));
+    for (std::string line; std::getline(lines, line);) {
+      try {
+        Json row = Json::parse(line);
+        const uint64_t r = row.at("row").get<uint64_t>();
+        if (r < points.size() * nw && done.count(r) == 0) done.emplace(r, std::move(row));
+      } catch (const Json::exception&) {
+        // torn: the row runs again
+      }
+    }
+  }
+  auto rewrite = [&] {
+    std::string jsonl, csv = csv_header(columns);
+    for (const auto& [r, row] : done) {
+      jsonl += row.dump() + "\n";
+      csv += csv_line(row, columns);
+    }
+    write_text(l.jsonl, jsonl);
+    write_text(l.csv, csv);
+  };
+  rewrite();
+  auto record = [&](Json row) {
+    const uint64_t r = row.at("row").get<uint64_t>();
+    append_line(l.jsonl, row.dump() + "\n");
+    append_line(l.csv, csv_line(row, columns));
+    done.emplace(r, std::move(row));
+  };
+
+  // Excluded points, and the rows of refused configurations.
+  std::string excluded_csv = "point,constraint\n";
+  size_t excluded = 0;
+  for (const PointState& p : points) {
+    if (!p.excluded_by.empty()) {
+      ++excluded;
+      excluded_csv += fmt::format("{},{}\n", p.point.index, csv_field(p.excluded_by));
+    }
+    if (!p.target)
+      for (size_t w = 0; w < nw; ++w) {
+        const uint64_t r = p.point.index * nw + w;
+        if (done.count(r) == 0)
+          record(failed(base_row(spec, p, w, r, columns), "configuration refused: " + p.refused));
+      }
+  }
+  write_text(l.excluded, excluded_csv);
+
+  // The compiles: one per workload and distinct compiler_properties() over all the points
+  // that run (so a rerun names them alike), named by the group's first point; the largest
+  // DRAM of the group compiles it (a plan that fits there is the same plan everywhere, and
+  // the points with less DRAM refuse it when they run).
+  std::vector<CompileJob> compiles;
+  std::map<std::pair<size_t, std::string>, size_t> compile_of;
+  std::vector<std::vector<size_t>> compile_index(points.size(), std::vector<size_t>(nw, 0));
+  for (const PointState& p : points) {
+    if (!p.target || !p.excluded_by.empty()) continue;
+    for (size_t w = 0; w < nw; ++w) {
+      const Workload& wl = spec.workloads[w];
+      if (wl.kind != Workload::Kind::Model) continue;
+      const std::string props = target::compiler_properties(*p.target, wl.fuse_attention);
+      const size_t index = static_cast<size_t>(p.point.index);
+      const auto [it, fresh] = compile_of.emplace(std::make_pair(w, props), compiles.size());
+      if (fresh) {
+        CompileJob job;
+        job.workload = w;
+        job.properties = props;
+        job.config_point = index;
+        job.bin = l.bin / fmt::format("{}.p{}.bin", wl.name, index);
+        job.log = l.logs / fmt::format("{}.p{}.log", wl.name, index);
+        compiles.push_back(job);
+      }
+      CompileJob& job = compiles[it->second];
+      if (p.target->dram.capacity_bytes > points[job.config_point].target->dram.capacity_bytes)
+        job.config_point = index;
+      compile_index[index][w] = it->second;
+    }
+  }
+
+  // The rows to simulate, and the compiles they need.
+  std::vector<RowTask> tasks;
+  std::vector<CompileJob> needed;
+  std::set<size_t> needed_index;
+  for (const PointState& p : points) {
+    if (!p.target || !p.excluded_by.empty()) continue;
+    for (size_t w = 0; w < nw; ++w) {
+      const uint64_t r = p.point.index * nw + w;
+      if (done.count(r) != 0) continue;
+      const size_t index = static_cast<size_t>(p.point.index);
+      tasks.push_back(RowTask{r, index, w, spec.workloads[w].model});
+      if (spec.workloads[w].kind == Workload::Kind::Model)
+        needed_index.insert(compile_index[index][w]);
+    }
+  }
+  if (!needed_index.empty()) {
+    const std::string s2c = find_s2c(options.s2c);
+    std::vector<CompileJob> run;
+    for (size_t i : needed_index)
+      run.push_back(compiles[i]);
+    run_compiles(run, spec, points, s2c, width, out);
+    size_t k = 0;
+    for (size_t i : needed_index)
+      compiles[i] = run[k++];
+  }
+
+  // Executables, loaded once here and shared with the forked children.
+  std::map<std::string, std::shared_ptr<const isa::Executable>> loaded;
+  std::map<std::string, std::string> load_error;
+  auto executable_of = [&](const RowTask& t, std::string& path) -> std::string {
+    path = t.executable;
+    if (spec.workloads[t.workload].kind == Workload::Kind::Model) {
+      const CompileJob& job = compiles[compile_index[t.point][t.workload]];
+      if (!job.error.empty()) return job.error;
+      path = job.bin.string();
+    }
+    if (loaded.count(path) == 0 && load_error.count(path) == 0) {
+      try {
+        loaded[path] = std::make_shared<const isa::Executable>(isa::load_executable(path));
+      } catch (const UserError& e) {
+        load_error[path] = e.what();
+      }
+    }
+    return load_error.count(path) != 0 ? load_error[path] : std::string();
+  };
+
+  Progress progress(options.progress, tasks.size());
+  size_t finished = 0, failures = 0;
+  auto note = [&](Json row) {
+    if (row_text(row, "status") != "ok") ++failures;
+    record(std::move(row));
+    progress.update(++finished, failures);
+  };
+  progress.update(0, 0);
+  std::vector<Child> children;
+  size_t next = 0;
+  const auto sim_start = Clock::now();
+  while (next < tasks.size() || !children.empty()) {
+    while (next < tasks.size() && children.size() < width) {
+      const RowTask& t = tasks[next++];
+      const PointState& p = points[t.point];
+      Json row = base_row(spec, p, t.workload, t.row, columns);
+      std::string path;
+      if (std::string error = executable_of(t, path); !error.empty()) {
+        note(failed(std::move(row), error));
+        continue;
+      }
+      int fds[2];
+      if (::pipe2(fds, O_CLOEXEC) != 0)
+        throw UserError(std::string("cannot create a pipe: ") + std::strerror(errno));
+      std::fflush(nullptr);
+      const pid_t pid = ::fork();
+      if (pid < 0) throw UserError(std::string("cannot start a process: ") + std::strerror(errno));
+      if (pid == 0) {
+        ::close(fds[0]);
+        const int null = ::open("/dev/null", O_WRONLY);
+        ::dup2(null, STDOUT_FILENO);
+        ::dup2(null, STDERR_FILENO);
+        // Compiled executables are named inside DIR, so rows do not depend on where it is.
+        const std::string shown = fs::path(path).parent_path() == l.bin
+                                      ? "bin/" + fs::path(path).filename().string()
+                                      : path;
+        const std::string line = simulate(row, *loaded[path], shown, *p.target).dump() + "\n";
+        size_t sent = 0;
+        while (sent < line.size()) {
+          const ssize_t n = ::write(fds[1], line.data() + sent, line.size() - sent);
+          if (n <= 0 && errno != EINTR) break;
+          if (n > 0) sent += static_cast<size_t>(n);
+        }
+        ::_exit(0);
+      }
+      ::close(fds[1]);
+      Child c;
+      c.task = t;
+      c.row = std::move(row);
+      c.fd = fds[0];
+      c.pid = pid;
+      children.push_back(std::move(c));
+    }
+    if (children.empty()) continue;
+    std::vector<pollfd> polls;
+    for (const Child& c : children)
+      polls.push_back(pollfd{c.fd, POLLIN, 0});
+    if (::poll(polls.data(), polls.size(), -1) < 0 && errno != EINTR)
+      throw UserError(std::string("poll: ") + std::strerror(errno));
+    for (size_t i = polls.size(); i-- > 0;) {
+      if (polls[i].revents == 0) continue;
+      Child& c = children[i];
+      char buffer[65536];
+      const ssize_t n = ::read(c.fd, buffer, sizeof buffer);
+      if (n > 0) {
+        c.received.append(buffer, static_cast<size_t>(n));
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      ::close(c.fd);
+      int status = 0;
+      ::waitpid(c.pid, &status, 0);
+      Json row;
+      try {
+        row = Json::parse(c.received);
+      } catch (const Json::exception&) {
+        row = failed(c.row, WIFSIGNALED(status) ? fmt::format("the simulation crashed (signal {})",
+                                                              WTERMSIG(status))
+                                                : "the simulation ended without a result");
+      }
+      note(std::move(row));
+      children.erase(children.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+  const double sim_seconds = std::chrono::duration<double>(Clock::now() - sim_start).count();
+
+  rewrite();
+  std::vector<Json> rows;
+  for (const auto& [r, row] : done)
+    rows.push_back(row);
+  size_t ok = 0;
+  for (const Json& row : rows)
+    if (row_text(row, "status") == "ok") ++ok;
+  out << fmt::format(
+      "sweep {}: {} points x {} workload(s); {} rows: {} ok, {} failed; {} point(s) excluded by "
+      "constraints ({}); {} compile(s)\n",
+      spec.file, points.size(), nw, rows.size(), ok, rows.size() - ok, excluded,
+      l.excluded.string(), compiles.size());
+  if (!tasks.empty())
+    out << fmt::format("  simulated {} row(s) in {:.2f} s on {} process(es): {:.2f} rows/s\n",
+                       tasks.size(), sim_seconds, width,
+                       sim_seconds > 0 ? static_cast<double>(tasks.size()) / sim_seconds : 0.0);
+  out << "  results            " << l.csv.string() << ", " << l.jsonl.string() << "\n";
+  if (!spec.objectives.empty()) {
+    const std::vector<const Json*> front = pareto_rows(rows, spec.objectives);
+    std::string csv = csv_header(columns);
+    for (const Json* row : front)
+      csv += csv_line(*row, columns);
+    write_text(l.pareto, csv);
+    out << fmt::format("  Pareto front       {} row(s) over {} in {}\n", front.size(),
+                       fmt::join(spec.objectives, ", "), l.pareto.string());
+  }
+  out << fmt::format("  wall time          {:.2f} s\n",
+                     std::chrono::duration<double>(Clock::now() - start).count());
+}
+
+}  // namespace s2::sim::sweep

@@ -1,0 +1,182 @@
+// `s2sim sweep` end to end: results, resuming, refusing another spec's directory, and a sweep
+// killed with SIGKILL and rerun (no row lost or duplicated; the same rows as an uninterrupted
+// run).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../common/run_command.h"
+
+namespace {
+namespace fs = std::filesystem;
+using s2::test::run_command;
+using s2::test::shell_quoted;
+
+const std::string kS2sim = shell_quoted(S2SIM_PATH);
+const std::string kS2c = shell_quoted(S2C_PATH);
+const std::string kBase = std::string(S2_SOURCE_DIR) + "/configs/s2train_base.yaml";
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    out.push_back(line);
+  return out;
+}
+
+class Sweep : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ =
+        fs::temp_directory_path() /
+        ("s2sweep_" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // A spec of mlp over the array's rows and the DRAM capacity (16 MiB is too little for the
+  // batch-512 step: those rows fail) and one refused combination (rows 3 with 1 GiB of
+  // LPDDR4 is fine; output_stationary on 7 rows is fine too): the rows of every kind.
+  std::string spec(const std::string& name, const std::string& extra = "") {
+    const fs::path path = dir_ / name;
+    std::ofstream(path) << "base: " << kBase << "\n"
+                        << "axes:\n"
+                        << "  - key: pe_array.rows\n    values: [8, 16, 32]\n"
+                        << "  - key: dram.capacity\n    values: [12MiB, 1GiB]\n"
+                        << "constraints:\n  - pe_array.rows != 8 || dram.capacity > 12MiB\n"
+                        << "workloads:\n  - model: mlp\n    options: --batch 512\n"
+                        << "  - model: mlp\n    name: mlp_b8\n    options: [--batch, '8']\n"
+                        << "objectives: [ms, pe_array.rows]\n"
+                        << extra;
+    return path.string();
+  }
+  std::string sweep(const std::string& spec_path, const std::string& out,
+                    const std::string& flags = "-j 2") {
+    return kS2sim + " sweep " + shell_quoted(spec_path) + " -o " + shell_quoted(out) + " " + flags +
+           " --s2c " + kS2c;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(Sweep, RunsEveryRowResumesAndRefusesAnotherSpec) {
+  const std::string s = spec("spec.yaml");
+  const std::string out = (dir_ / "out").string();
+  const auto first = run_command(sweep(s, out));
+  ASSERT_EQ(first.status, 0) << first.out;
+  // 6 points, one excluded (rows 8 with 12 MiB); 5 x 2 workloads = 10 rows.
+  EXPECT_NE(first.out.find("6 points x 2 workload(s); 10 rows: "), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find("1 point(s) excluded"), std::string::npos) << first.out;
+  const std::vector<std::string> csv = lines(read_text(fs::path(out) / "results.csv"));
+  ASSERT_EQ(csv.size(), 11u);
+  EXPECT_EQ(csv[0],
+            "row,point,workload,pe_array.rows,dram.capacity,status,cycles,ms,pe_utilization,"
+            "ppu_utilization,dram_bytes,dram_gbps,peak_memory,roofline_ratio,error");
+  EXPECT_EQ(csv[1].rfind("2,1,mlp,8,1073741824,ok,", 0), 0u) << csv[1];
+  size_t failed = 0;
+  for (const std::string& line : csv)
+    if (line.find(",failed,") != std::string::npos) {
+      ++failed;
+      EXPECT_NE(line.find("exceeds the 12582912 bytes of DRAM of this point"), std::string::npos)
+          << line;
+    }
+  EXPECT_EQ(failed, 2u);  // batch 512 with 16 MiB on rows 16 and 32
+  EXPECT_EQ(lines(read_text(fs::path(out) / "results.jsonl")).size(), 10u);
+  EXPECT_TRUE(fs::exists(fs::path(out) / "configs" / "point-5.yaml"));
+  EXPECT_EQ(read_text(fs::path(out) / "excluded.csv"),
+            "point,constraint\n0,pe_array.rows != 8 || dram.capacity > 12MiB\n");
+  // One compile per workload: s2c reads nothing these axes change.
+  EXPECT_NE(first.out.find("; 2 compile(s)"), std::string::npos) << first.out;
+  const std::vector<std::string> pareto = lines(read_text(fs::path(out) / "pareto.csv"));
+  EXPECT_GE(pareto.size(), 3u);  // a front per workload
+
+  // A rerun has nothing left to simulate and changes nothing.
+  const std::string before = read_text(fs::path(out) / "results.csv");
+  const auto again = run_command(sweep(s, out));
+  ASSERT_EQ(again.status, 0) << again.out;
+  EXPECT_EQ(again.out.find("simulated"), std::string::npos) << again.out;
+  EXPECT_EQ(read_text(fs::path(out) / "results.csv"), before);
+
+  // Another spec in the same directory is refused, and nothing there changes.
+  const std::string other = spec("other.yaml", "# another spec\n");
+  const auto refused = run_command(sweep(other, out));
+  EXPECT_EQ(refused.status, 1) << refused.out;
+  EXPECT_NE(refused.out.find("holds the results of another sweep"), std::string::npos)
+      << refused.out;
+  EXPECT_EQ(read_text(fs::path(out) / "results.csv"), before);
+
+  // A directory that is not a sweep's is refused too.
+  fs::create_directories(dir_ / "busy");
+  std::ofstream(dir_ / "busy" / "notes.txt") << "mine\n";
+  const auto busy = run_command(sweep(s, (dir_ / "busy").string()));
+  EXPECT_EQ(busy.status, 1) << busy.out;
+  EXPECT_NE(busy.out.find("not empty and holds no sweep"), std::string::npos) << busy.out;
+}
+
+TEST_F(Sweep, SpecMistakesAreUserErrorsWithTheirPlace) {
+  const fs::path path = dir_ / "bad.yaml";
+  std::ofstream(path) << "base: " << kBase << "\naxes:\n  - key: pe_array.rows\n"
+                      << "    values: [16, -4]\nworkloads:\n  - model: mlp\n";
+  const auto r = run_command(sweep(path.string(), (dir_ / "out").string()));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find(path.string() + ":4: axes[0].values[1]: the base configuration"),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
+
+// SIGKILL in the middle, then a rerun: every row once, the same rows as a clean run; a torn
+// last line (a kill inside the append) is dropped and its row run again.
+TEST_F(Sweep, KilledAndRerunLosesAndDuplicatesNothing) {
+  const std::string s = spec("spec.yaml");
+  const std::string clean = (dir_ / "clean").string();
+  ASSERT_EQ(run_command(sweep(s, clean)).status, 0);
+
+  const std::string out = (dir_ / "killed").string();
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    const std::string command = "exec " + sweep(s, out, "-j 1") + " > /dev/null 2>&1";
+    ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);
+  // Kill once some rows are in, before all are.
+  const fs::path jsonl = fs::path(out) / "results.jsonl";
+  for (int i = 0; i < 6000; ++i) {
+    if (fs::exists(jsonl) && lines(read_text(jsonl)).size() >= 4) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ::kill(-pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  const size_t kept = lines(read_text(jsonl)).size();
+  EXPECT_GE(kept, 4u);
+  EXPECT_LT(kept, 10u) << "the sweep ended before the kill";
+  std::ofstream(jsonl, std::ios::app) << "{\"row\": 9, \"point\": 4, \"workl";  // torn
+
+  const auto rerun = run_command(sweep(s, out));
+  ASSERT_EQ(rerun.status, 0) << rerun.out;
+  EXPECT_EQ(read_text(fs::path(out) / "results.csv"), read_text(fs::path(clean) / "results.csv"));
+  EXPECT_EQ(read_text(jsonl), read_text(fs::path(clean) / "results.jsonl"));
+  EXPECT_EQ(read_text(fs::path(out) / "pareto.csv"), read_text(fs::path(clean) / "pareto.csv"));
+}
+
+}  // namespace

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on a fresh machine: install what is needed, build, compile resnet18's training
 # step into resnet18.bin, simulate it with `s2sim run` and print the report; then assemble
-# the hand-written training step of a small MLP, describe and disassemble it.
+# the hand-written training step of a small MLP, describe and disassemble it; then run the
+# quick-start design-space sweep and draw its plots.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${S2_BUILD_DIR:-$root/build}
@@ -27,3 +28,11 @@ echo "== s2sim disasm $out"
 echo
 echo "== s2sim validate-config configs/s2train_base.yaml"
 "$build/simulator/s2sim" validate-config "$root/configs/s2train_base.yaml"
+sweep="$build/sweep-quickstart"
+rm -rf "$sweep"
+echo
+echo "== s2sim sweep configs/sweeps/quickstart.yaml -o $sweep"
+"$build/simulator/s2sim" sweep "$root/configs/sweeps/quickstart.yaml" -o "$sweep"
+echo
+echo "== scripts/plot_sweep.py $sweep"
+/usr/bin/python3 "$root/scripts/plot_sweep.py" "$sweep"

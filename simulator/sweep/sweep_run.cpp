@@ -166,6 +166,10 @@ bool claim_directory(const Layout& l, const SweepSpec& spec, const std::string& 
   state["workloads"] = Json::array();
   for (const Workload& w : spec.workloads)
     state["workloads"].push_back(w.name);
+  state["axes"] = Json::array();  // per axis, the keys it sets together
+  for (const Axis& axis : spec.axes)
+    state["axes"].push_back(axis.keys);
+  state["objectives"] = spec.objectives;
   state["columns"] = columns;
   // The spec's copy first, the state last: a DIR with sweep.json is complete.
   write_text(l.dir / "spec.yaml", spec.text);
@@ -379,6 +383,9 @@ Json failed(Json row, const std::string& error) {
   return row;
 }
 
+// What a child adds to its row for the parent's accounting: its simulation's wall seconds.
+constexpr const char* kSecondsKey = "_simulation_seconds";
+
 // In the forked child: the row's timing simulation.
 Json simulate(Json row, const isa::Executable& exe, const std::string& path,
               const target::TargetDesc& t) {
@@ -391,7 +398,10 @@ Json simulate(Json row, const isa::Executable& exe, const std::string& path,
     RunOptions run;
     run.threads = 1;
     run.program = path;
+    const auto start = Clock::now();
     const report::RunResult r = run_program(exe, t, run).timing;
+    // For the sweep's overhead figure only; taken out before the row is recorded.
+    row[kSecondsKey] = std::chrono::duration<double>(Clock::now() - start).count();
     if (!r.deadlock.empty())
       throw InternalError("deadlock at cycle " + std::to_string(r.total_cycles));
     const double cycles = static_cast<double>(r.total_cycles);
@@ -420,6 +430,7 @@ struct Child {
   Json row;  // what it reports when it dies without a result
   int fd = -1;
   pid_t pid = 0;
+  Clock::time_point started;
   std::string received;
 };
 
@@ -602,6 +613,7 @@ void run_sweep(const SweepOptions& options, std::ostream& out) {
   progress.update(0, 0);
   std::vector<Child> children;
   size_t next = 0;
+  double simulation_seconds = 0, overhead_seconds = 0;  // summed over the rows
   const auto sim_start = Clock::now();
   while (next < tasks.size() || !children.empty()) {
     while (next < tasks.size() && children.size() < width) {
@@ -643,6 +655,7 @@ void run_sweep(const SweepOptions& options, std::ostream& out) {
       c.row = std::move(row);
       c.fd = fds[0];
       c.pid = pid;
+      c.started = Clock::now();
       children.push_back(std::move(c));
     }
     if (children.empty()) continue;
@@ -664,9 +677,17 @@ void run_sweep(const SweepOptions& options, std::ostream& out) {
       ::close(c.fd);
       int status = 0;
       ::waitpid(c.pid, &status, 0);
+      const double lifetime = std::chrono::duration<double>(Clock::now() - c.started).count();
       Json row;
       try {
         row = Json::parse(c.received);
+        double simulated = 0;
+        if (const auto it = row.find(kSecondsKey); it != row.end()) {
+          simulated = it->get<double>();
+          row.erase(kSecondsKey);
+        }
+        simulation_seconds += simulated;
+        overhead_seconds += lifetime - simulated;
       } catch (const Json::exception&) {
         row = failed(c.row, WIFSIGNALED(status) ? fmt::format("the simulation crashed (signal {})",
                                                               WTERMSIG(status))
@@ -690,10 +711,14 @@ void run_sweep(const SweepOptions& options, std::ostream& out) {
       "constraints ({}); {} compile(s)\n",
       spec.file, points.size(), nw, rows.size(), ok, rows.size() - ok, excluded,
       l.excluded.string(), compiles.size());
-  if (!tasks.empty())
-    out << fmt::format("  simulated {} row(s) in {:.2f} s on {} process(es): {:.2f} rows/s\n",
-                       tasks.size(), sim_seconds, width,
-                       sim_seconds > 0 ? static_cast<double>(tasks.size()) / sim_seconds : 0.0);
+  if (!tasks.empty()) {
+    const double n = static_cast<double>(tasks.size());
+    out << fmt::format(
+        "  simulated {} row(s) in {:.2f} s on {} process(es): {:.2f} rows/s; per row {:.1f} ms "
+        "of simulation and {:.1f} ms of overhead (process, collecting, writing)\n",
+        tasks.size(), sim_seconds, width, sim_seconds > 0 ? n / sim_seconds : 0.0,
+        1e3 * simulation_seconds / n, 1e3 * overhead_seconds / n);
+  }
   out << "  results            " << l.csv.string() << ", " << l.jsonl.string() << "\n";
   if (!spec.objectives.empty()) {
     const std::vector<const Json*> front = pareto_rows(rows, spec.objectives);

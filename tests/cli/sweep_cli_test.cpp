@@ -179,4 +179,25 @@ TEST_F(Sweep, KilledAndRerunLosesAndDuplicatesNothing) {
   EXPECT_EQ(read_text(fs::path(out) / "pareto.csv"), read_text(fs::path(clean) / "pareto.csv"));
 }
 
+// scripts/plot_sweep.py draws the PNGs from a sweep's directory (skipped without matplotlib).
+TEST_F(Sweep, PlotScriptDrawsTheFrontAndTheAxes) {
+  if (run_command("/usr/bin/python3 -c 'import matplotlib'").status != 0)
+    GTEST_SKIP() << "/usr/bin/python3 cannot import matplotlib";
+  const std::string out = (dir_ / "out").string();
+  ASSERT_EQ(run_command(sweep(spec("spec.yaml"), out)).status, 0);
+  const std::string script = shell_quoted(std::string(S2_SOURCE_DIR) + "/scripts/plot_sweep.py");
+  const auto plot = run_command("/usr/bin/python3 " + script + " " + shell_quoted(out));
+  ASSERT_EQ(plot.status, 0) << plot.out;
+  for (const char* name : {"mlp-ms-vs-pe_array_rows.png", "mlp-axes.png",
+                           "mlp_b8-ms-vs-pe_array_rows.png", "mlp_b8-axes.png"}) {
+    const std::string png = read_text(fs::path(out) / "plots" / name);
+    EXPECT_GT(png.size(), 1000u) << name;
+    EXPECT_EQ(png.substr(0, 8), "\x89PNG\r\n\x1a\n") << name;
+  }
+  const auto missing =
+      run_command("/usr/bin/python3 " + script + " " + shell_quoted((dir_ / "nothing").string()));
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.out.find("sweep.json: cannot read"), std::string::npos) << missing.out;
+}
+
 }  // namespace

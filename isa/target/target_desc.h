@@ -13,9 +13,11 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "isa/encoding/isa_table.h"
 
@@ -219,6 +221,26 @@ struct DramControllerDesc {
   AddressOrder address_mapping = kDefaultAddressOrder;
 };
 
+// The power of a DRAM device (`dram.power`), as Micron's power calculator (TN-40-07) and
+// DRAMPower take it: per supply rail, its voltage and the datasheet currents of the IDD tests.
+// The energy model (simulator/energy/energy_model.h, docs/energy.md) turns them into energy per
+// activate-precharge pair, per read and write burst, per refresh and per standby cycle.
+struct DramRail {
+  double vdd = 0;    // V
+  double idd0 = 0;   // mA: one bank activate-precharge cycling at tRC
+  double idd2n = 0;  // mA: precharge standby (all banks closed)
+  double idd3n = 0;  // mA: active standby (a bank open)
+  double idd4r = 0;  // mA: burst read
+  double idd4w = 0;  // mA: burst write
+  double idd5b = 0;  // mA: burst refresh (an all-bank REF every tRFC)
+};
+
+struct DramPowerDesc {
+  // Data bits of one device; a rank is bus_width_bits / device_width_bits devices.
+  uint32_t device_width_bits = 0;
+  std::vector<DramRail> rails;  // VDD, then VPP (DDR4) or VDD2 (LPDDR4) ...
+};
+
 struct DramDesc {
   std::string preset;  // name of the preset file it started from; empty when fully explicit
   // The DRAM model, a name of simulator/dram/dram_registry.h: `dram.backend`, or by default
@@ -238,6 +260,7 @@ struct DramDesc {
   uint32_t rows_per_bank = 0;
   DramTiming timing;
   DramControllerDesc controller;
+  std::optional<DramPowerDesc> power;  // none: the DRAM's energy is not modelled
 
   uint32_t bus_bytes() const { return bus_width_bits / 8; }
   uint32_t burst_bytes() const { return bus_bytes() * burst_length; }
@@ -251,6 +274,38 @@ struct DramDesc {
   double peak_bandwidth_bytes_per_s() const {
     return static_cast<double>(channels) * bus_bytes() * data_rate * clock_mhz * 1e6;
   }
+};
+
+// ---- technology --------------------------------------------------------------------------
+
+// The silicon the accelerator is built in: the energy of each action and the area of each
+// unit (`technology: NAME` loads configs/tech/NAME.yaml; docs/energy.md gives every number's
+// source). Energies in pJ, areas in um^2.
+struct TechDesc {
+  std::string name;  // NAME
+  std::string file;  // the file it came from
+  double node_nm = 0;
+  // The PE's multiply-add of f32 operands (a multiplier and an f32 adder), per MAC and its area.
+  double mac_energy_pj = 0;
+  double mac_area_um2 = 0;
+  // A flip-flop: energy per bit written in a cycle, area per bit (the PE's and lanes' registers).
+  double register_bit_energy_pj = 0;
+  double register_bit_area_um2 = 0;
+  // SRAM: the energy of one access of `sram_reference_width_bytes` to an array of
+  // `sram_reference_bytes`; an access of width w to a bank of c bytes costs
+  // sram_access_energy_pj * (w / reference width) * sqrt(c / reference bytes).
+  double sram_access_energy_pj = 0;
+  uint32_t sram_reference_width_bytes = 0;
+  uint64_t sram_reference_bytes = 0;
+  double sram_bit_area_um2 = 0;  // per bit stored, periphery included
+  // A PPU lane's operation on one element (one f32 multiply-add), and a lane's area.
+  double ppu_op_energy_pj = 0;
+  double ppu_lane_area_um2 = 0;
+  // A DMA engine: energy per byte it moves (its staging registers), and its area.
+  double dma_byte_energy_pj = 0;
+  double dma_engine_area_um2 = 0;
+  // Static power per area of logic and SRAM alike, mW/mm^2.
+  double leakage_mw_per_mm2 = 0;
 };
 
 // ---- where each key was written ----------------------------------------------------------
@@ -274,8 +329,9 @@ struct TargetDesc {
   PpuDesc ppu;
   DmaDesc dma;
   DramDesc dram;
-  std::string source_file;  // the YAML it was loaded from
-  KeyLocations locations;   // filled by the loader; empty for a hand-built target
+  std::optional<TechDesc> tech;  // `technology`; none: no energy or area is reported
+  std::string source_file;       // the YAML it was loaded from
+  KeyLocations locations;        // filled by the loader; empty for a hand-built target
 
   // "FILE:LINE: KEY.PATH": where a key was written, as the loader's errors name it: the key's
   // own line, or, for a key left at its default, the line of the closest enclosing mapping

@@ -213,6 +213,54 @@ DramControllerDesc read_controller(ParamReader dram) {
   return c;
 }
 
+// `technology: NAME`: configs/tech/NAME.yaml beside the presets' directory. Every key is
+// required: a technology file states each number with its source (docs/energy.md).
+TechDesc read_tech(ParamReader& root, const std::string& preset_dir) {
+  const std::string name = root.required<std::string>("technology");
+  const fs::path dir = fs::path(preset_dir).parent_path() / "tech";
+  const fs::path path = dir / (name + ".yaml");
+  std::error_code ec;
+  if (!valid_preset_name(name) || !fs::is_regular_file(path, ec)) {
+    const std::vector<std::string> known = presets_in(dir.string());
+    std::string problem = "unknown technology \"" + name + "\"; ";
+    if (known.empty())
+      problem += "no technology files in " + dir.string();
+    else
+      problem += "technologies in " + dir.string() + ": ";
+    for (std::size_t i = 0; i < known.size(); ++i)
+      problem += (i ? ", " : "") + known[i];
+    root.fail("technology", problem);
+  }
+  ParamReader file = ParamReader::load(path.string());
+  TechDesc t;
+  t.name = name;
+  t.file = path.string();
+  constexpr double kBig = 1e12;
+  t.node_nm = positive_field(file, "node_nm", nullptr, 1000.0);
+  ParamReader mac = file.child("pe").child("mac");
+  t.mac_energy_pj = positive_field(mac, "energy_pj", nullptr, kBig);
+  t.mac_area_um2 = positive_field(mac, "area_um2", nullptr, kBig);
+  ParamReader reg = file.child("register");
+  t.register_bit_energy_pj = positive_field(reg, "bit_energy_pj", nullptr, kBig);
+  t.register_bit_area_um2 = positive_field(reg, "bit_area_um2", nullptr, kBig);
+  ParamReader sram = file.child("sram");
+  t.sram_access_energy_pj = positive_field(sram, "access_energy_pj", nullptr, kBig);
+  t.sram_reference_width_bytes = static_cast<uint32_t>(
+      sram.required<ByteSize>("reference_width", ByteSize{1}, ByteSize{4096}).bytes);
+  t.sram_reference_bytes =
+      sram.required<ByteSize>("reference_size", ByteSize{1}, ByteSize{uint64_t{1} << 40}).bytes;
+  t.sram_bit_area_um2 = positive_field(sram, "bit_area_um2", nullptr, kBig);
+  ParamReader ppu = file.child("ppu");
+  t.ppu_op_energy_pj = positive_field(ppu, "op_energy_pj", nullptr, kBig);
+  t.ppu_lane_area_um2 = positive_field(ppu, "lane_area_um2", nullptr, kBig);
+  ParamReader dma = file.child("dma");
+  t.dma_byte_energy_pj = positive_field(dma, "byte_energy_pj", nullptr, kBig);
+  t.dma_engine_area_um2 = positive_field(dma, "engine_area_um2", nullptr, kBig);
+  t.leakage_mw_per_mm2 = file.required<double>("leakage_mw_per_mm2", 0.0, kBig);
+  file.finish();
+  return t;
+}
+
 }  // namespace
 
 TargetDesc parse_target(const std::string& yaml_text, const std::string& file_name,
@@ -229,6 +277,7 @@ TargetDesc parse_target(const std::string& yaml_text, const std::string& file_na
   target.sram = read_sram(root.child("sram"));
   target.ppu = read_ppu(root.child("ppu"));
   target.dma = read_dma(root.child("dma"));
+  if (root.has("technology")) target.tech = read_tech(root, preset_dir);
 
   // The keys of the dram mapping every backend shares; the backend reads the rest.
   ParamReader dram = root.child("dram");
@@ -288,6 +337,10 @@ std::string describe_target(const TargetDesc& t) {
   out << "\n";
   const PeArrayDesc& pe = t.pe_array;
   line(out, "clock", num(t.clock_mhz) + " MHz");
+  if (t.tech)
+    line(out, "technology",
+         t.tech->name + " (" + num(t.tech->node_nm) + " nm, " + t.tech->file +
+             "): energy and area in s2sim run's summary and report");
   // Two floating-point operations (multiply and add) per MAC per cycle.
   const double peak_flops = 2.0 * static_cast<double>(pe.macs()) * t.clock_mhz * 1e6;
   line(out, "PE array",

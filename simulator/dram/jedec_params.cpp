@@ -43,6 +43,37 @@ struct DramSource {
   ParamReader timing;
 };
 
+// `power`: the device width and a mapping of datasheet currents per supply rail. The currents
+// of each state must not be below the standby current they are measured against, or an
+// activate, burst or refresh would cost negative energy (a typo in a datasheet transcription).
+target::DramPowerDesc read_power(ParamReader power) {
+  target::DramPowerDesc p;
+  p.device_width_bits = power_of_two_field(power, "device_width_bits", nullptr, 1, 1024);
+  const std::optional<target::ParamValue> rails = power.value("rails");
+  if (!rails) power.fail("rails", "missing required key");
+  for (const target::ParamValue& item : rails->items()) {
+    ParamReader r = power.mapping(item);
+    target::DramRail rail;
+    rail.vdd = positive_field(r, "vdd", nullptr, 100.0);
+    const std::pair<const char*, double target::DramRail::*> currents[] = {
+        {"idd0", &target::DramRail::idd0},   {"idd2n", &target::DramRail::idd2n},
+        {"idd3n", &target::DramRail::idd3n}, {"idd4r", &target::DramRail::idd4r},
+        {"idd4w", &target::DramRail::idd4w}, {"idd5b", &target::DramRail::idd5b}};
+    for (const auto& [key, member] : currents)
+      rail.*member = r.required<double>(key, 0.0, 1e6);
+    if (rail.idd3n < rail.idd2n)
+      r.fail("idd3n", fmt::format("active standby {} mA is below precharge standby idd2n {} mA",
+                                  rail.idd3n, rail.idd2n));
+    for (const auto& [key, member] : {currents[3], currents[4], currents[5]})
+      if (rail.*member < rail.idd3n)
+        r.fail(key,
+               fmt::format("{} mA is below active standby idd3n {} mA", rail.*member, rail.idd3n));
+    p.rails.push_back(rail);
+  }
+  if (p.rails.empty()) rails->fail("lists no supply rail");
+  return p;
+}
+
 // Reads a dram mapping (a preset file's top level, or the config's `dram:`). With `base`, every
 // key is an override of base's value. capacity_bytes stays 0 when not given: its default
 // depends on the final organisation.
@@ -80,6 +111,11 @@ DramSource read_dram(ParamReader reader, const DramDesc* base) {
     const uint32_t* fallback = base != nullptr ? &(base->timing.*f.member) : nullptr;
     d.timing.*f.member = field<uint32_t>(timing, f.key, fallback, 1, kMaxTimingCycles);
   }
+  // A config's power mapping replaces the preset's whole (a device's currents go together).
+  if (std::optional<ParamReader> power = reader.optional_child("power"))
+    d.power = read_power(*power);
+  else if (base != nullptr)
+    d.power = base->power;
   return DramSource{d, reader, timing};
 }
 
@@ -180,6 +216,14 @@ void check_dram(const DramDesc& d, const DramOrigin& origin) {
                     " bytes) must be a multiple of the burst size, bus_width_bits / 8 x "
                     "burst_length = " +
                     str(d.burst_bytes()) + " bytes");
+  }
+  // A rank is a whole number of devices.
+  if (d.power && (d.power->device_width_bits > d.bus_width_bits ||
+                  d.bus_width_bits % d.power->device_width_bits != 0)) {
+    origin.fail({"power", "bus_width_bits"},
+                "power.device_width_bits (" + str(d.power->device_width_bits) +
+                    ") must divide bus_width_bits (" + str(d.bus_width_bits) +
+                    "): a rank is a whole number of devices");
   }
   // Every address must map to a channel, rank, bank, row and column.
   if (d.capacity_bytes > d.addressable_bytes()) {

@@ -1,12 +1,58 @@
 #include "simulator/report/json_report.h"
 
 #include "isa/common/json.h"
+#include "simulator/timing/tiling.h"
 
 namespace s2::sim::report {
 namespace {
 
 double ratio(uint64_t a, uint64_t b) {
   return b == 0 ? 0 : static_cast<double>(a) / static_cast<double>(b);
+}
+
+}  // namespace
+
+namespace {
+
+// The step's energy by part (pJ) with the counters it came from; null without a technology.
+Json energy_json(const RunResult& r) {
+  if (!r.energy) return nullptr;
+  Json parts = Json::object();
+  for (const auto& [name, pj] : r.energy->parts())
+    parts[name] = pj;
+  const timing::Activity& a = r.activity;
+  Json sram = Json::object();
+  for (size_t b = 0; b < 4; ++b)
+    sram[timing::kBufferNames[b]] = {{"read_bytes", a.sram_read_bytes[b]},
+                                     {"write_bytes", a.sram_write_bytes[b]}};
+  const double seconds = r.seconds();
+  return {{"total_pj", r.energy->total_pj()},
+          {"average_power_w", seconds > 0 ? r.energy->total_pj() * 1e-12 / seconds : 0.0},
+          {"dram_modelled", r.energy->dram_modelled},
+          {"parts_pj", parts},
+          {"counters",
+           {{"macs", a.macs},
+            {"sram", sram},
+            {"ppu_ops", a.ppu_ops},
+            {"dma_bytes", a.dma_bytes},
+            {"dram_activates", r.dram.activates},
+            {"dram_read_bursts", r.dram.read_bursts},
+            {"dram_write_bursts", r.dram.write_bursts},
+            {"dram_refreshes", r.dram.refreshes}}}};
+}
+
+Json area_json(const RunResult& r) {
+  if (!r.area) return nullptr;
+  const energy::AreaBreakdown& a = *r.area;
+  return {{"total_mm2", a.total_mm2()},
+          {"pe_array_mm2", a.pe_array_mm2},
+          {"sram_mm2",
+           {{"input", a.sram_mm2[0]},
+            {"weight", a.sram_mm2[1]},
+            {"accumulator", a.sram_mm2[2]},
+            {"output", a.sram_mm2[3]}}},
+          {"ppu_mm2", a.ppu_mm2},
+          {"dma_mm2", a.dma_mm2}};
 }
 
 }  // namespace
@@ -86,6 +132,8 @@ void write_json_report(const RunResult& r, std::ostream& os) {
                          {"ratio", r.roofline_ratio()},
                          {"total_macs", r.total_macs},
                          {"total_bytes", r.total_bytes}}},
+                       {"energy", energy_json(r)},
+                       {"area", area_json(r)},
                        {"deadlock", deadlock},
                        {"instructions", instructions}};
   os << json_text(report);

@@ -5,11 +5,14 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "isa/encoding/isa_table.h"
 #include "simulator/dram/dram_model.h"
+#include "simulator/energy/energy_model.h"
+#include "simulator/timing/activity.h"
 #include "simulator/top/dependency_tracker.h"
 #include "simulator/top/memory_tracker.h"
 
@@ -33,6 +36,7 @@ struct InstructionRecord {
   uint64_t bytes = 0;       // roofline bytes
   uint64_t dram_bytes = 0;  // what its tiles load and store (the timing plan)
   uint64_t roofline_cycles = 0;
+  timing::Activity activity;  // what its tiles made the hardware do (energy counters)
 
   uint64_t cycles() const { return end_cycle - start_cycle; }
 };
@@ -80,6 +84,10 @@ struct RunResult {
   uint64_t total_macs = 0;
   uint64_t total_bytes = 0;
   uint64_t roofline_cycles = 0;  // whole step: max(total MACs / PEs, total bytes / peak)
+  timing::Activity activity;     // the instructions' activity summed
+  // With a technology (target.tech): the step's energy from the counters and the area.
+  std::optional<energy::EnergyBreakdown> energy;
+  std::optional<energy::AreaBreakdown> area;
   std::vector<top::StuckInstruction> deadlock;  // non-empty: the run stopped there
   double wall_seconds = 0;
 

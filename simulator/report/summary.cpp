@@ -113,6 +113,33 @@ std::string summary_text(const RunResult& r) {
      << " B + arena " << r.planned_arena << " B) of " << mib(r.dram_capacity_bytes) << " DRAM\n";
   os << "  roofline           " << r.roofline_cycles << " cycles for the whole step; simulated / "
      << "roofline = " << fixed(r.roofline_ratio(), 3) << "\n";
+  if (r.area) {
+    const energy::AreaBreakdown& a = *r.area;
+    os << fmt::format(
+        "  area               {:.3f} mm^2: PE array {:.3f}, SRAM {:.3f} (input {:.3f}, weight "
+        "{:.3f}, accumulator {:.3f}, output {:.3f}), PPU {:.3f}, DMA {:.3f}\n",
+        a.total_mm2(), a.pe_array_mm2,
+        a.sram_mm2[0] + a.sram_mm2[1] + a.sram_mm2[2] + a.sram_mm2[3], a.sram_mm2[0], a.sram_mm2[1],
+        a.sram_mm2[2], a.sram_mm2[3], a.ppu_mm2, a.dma_mm2);
+  }
+  if (r.energy) {
+    const energy::EnergyBreakdown& e = *r.energy;
+    const double total = e.total_pj();
+    const double seconds = r.seconds();
+    os << fmt::format("  energy             {:.4f} mJ per step, {:.3f} W average{}\n", total * 1e-9,
+                      seconds > 0 ? total * 1e-12 / seconds : 0.0,
+                      e.dram_modelled ? "" : " (DRAM not included: its preset has no power data)");
+    // The parts, grouped by unit; they sum to the total.
+    const double sram = e.sram_pj[0] + e.sram_pj[1] + e.sram_pj[2] + e.sram_pj[3];
+    const double dram = e.dram_activate_pj + e.dram_read_pj + e.dram_write_pj + e.dram_refresh_pj +
+                        e.dram_standby_pj;
+    const auto share = [total](double pj) {
+      return fmt::format("{:.4f} mJ ({:.1f}%)", pj * 1e-9, total > 0 ? 100.0 * pj / total : 0.0);
+    };
+    os << "    PE " << share(e.pe_mac_pj + e.pe_register_pj) << ", SRAM " << share(sram) << ", PPU "
+       << share(e.ppu_pj) << ", DMA " << share(e.dma_pj) << ", DRAM " << share(dram) << ", leakage "
+       << share(e.leakage_pj) << "\n";
+  }
   return os.str();
 }
 

@@ -7,6 +7,7 @@
 
 #include "isa/common/errors.h"
 #include "isa/target/param_reader.h"
+#include "simulator/energy/energy_model.h"
 
 namespace s2::sim::sweep {
 
@@ -80,6 +81,22 @@ std::vector<Point> enumerate_points(const SweepSpec& spec) {
     points.push_back(std::move(p));
   }
   return points;
+}
+
+std::vector<target::NamedTargetValue> point_values(const target::TargetDesc& target) {
+  std::vector<target::NamedTargetValue> values = target::target_values(target);
+  if (target.tech) {
+    const energy::AreaBreakdown a = energy::area(target);
+    double sram = 0;
+    for (double s : a.sram_mm2)
+      sram += s;
+    values.push_back({"area_mm2", a.total_mm2()});
+    values.push_back({"area.pe_array_mm2", a.pe_array_mm2});
+    values.push_back({"area.sram_mm2", sram});
+    values.push_back({"area.ppu_mm2", a.ppu_mm2});
+    values.push_back({"area.dma_mm2", a.dma_mm2});
+  }
+  return values;
 }
 
 std::vector<std::pair<std::string, std::string>> point_settings(const SweepSpec& spec,

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "isa/target/target_values.h"
 #include "simulator/sweep/sweep_spec.h"
 
 namespace s2::sim::sweep {
@@ -26,6 +27,11 @@ std::vector<Point> enumerate_points(const SweepSpec& spec);
 // The number of grid (or zip) points before sampling; throws UserError at the spec's axes
 // when it passes kMaxPoints.
 uint64_t combination_count(const SweepSpec& spec);
+
+// What constraints and objectives may name of a point's configuration: target_values(), and
+// with a technology the area model's figures (simulator/energy/energy_model.h): area_mm2 and
+// area.pe_array_mm2, area.sram_mm2, area.ppu_mm2, area.dma_mm2.
+std::vector<target::NamedTargetValue> point_values(const target::TargetDesc& target);
 
 // key path -> the YAML text a point gives it, in axis order.
 std::vector<std::pair<std::string, std::string>> point_settings(const SweepSpec& spec,

@@ -97,12 +97,13 @@ std::string fingerprint(const SweepSpec& spec) {
   f.add(read_all(spec.base_config));
   std::vector<fs::path> presets;
   std::error_code ec;
-  for (const auto& entry :
-       fs::directory_iterator(fs::path(spec.base_config).parent_path() / "dram", ec))
-    if (entry.path().extension() == ".yaml") presets.push_back(entry.path());
+  for (const char* kind : {"dram", "tech"})
+    for (const auto& entry :
+         fs::directory_iterator(fs::path(spec.base_config).parent_path() / kind, ec))
+      if (entry.path().extension() == ".yaml") presets.push_back(entry.path());
   std::sort(presets.begin(), presets.end());
   for (const fs::path& p : presets) {
-    f.add(p.filename().string());
+    f.add(p.parent_path().filename().string() + "/" + p.filename().string());
     f.add(read_all(p));
   }
   for (const Workload& w : spec.workloads)
@@ -181,12 +182,15 @@ bool claim_directory(const Layout& l, const SweepSpec& spec, const std::string& 
 // on its own (`s2sim run X.bin --config DIR/configs/point-N.yaml`).
 void copy_presets(const SweepSpec& spec, const Layout& l) {
   std::error_code ec;
-  for (const auto& entry :
-       fs::directory_iterator(fs::path(spec.base_config).parent_path() / "dram", ec))
-    if (entry.path().extension() == ".yaml") {
-      const fs::path to = l.configs / "dram" / entry.path().filename();
-      if (!fs::exists(to, ec)) write_text(to, read_all(entry.path()));
-    }
+  for (const char* kind : {"dram", "tech"}) {
+    fs::create_directories(l.configs / kind, ec);
+    for (const auto& entry :
+         fs::directory_iterator(fs::path(spec.base_config).parent_path() / kind, ec))
+      if (entry.path().extension() == ".yaml") {
+        const fs::path to = l.configs / kind / entry.path().filename();
+        if (!fs::exists(to, ec)) write_text(to, read_all(entry.path()));
+      }
+  }
 }
 
 // ---- points ------------------------------------------------------------------------------
@@ -223,7 +227,7 @@ std::vector<PointState> prepare_points(const SweepSpec& spec, const Layout& l) {
     if (!fs::exists(s.config, ec)) write_text(s.config, configured_text(base, settings, comment));
     try {
       s.target = target::load_target(s.config.string());
-      s.values = target::target_values(*s.target);
+      s.values = point_values(*s.target);
       for (const Constraint& c : spec.constraints) {
         bool holds = false;
         try {
@@ -417,6 +421,12 @@ Json simulate(Json row, const isa::Executable& exe, const std::string& path,
     row["dram_gbps"] = r.dram_bandwidth_bytes_per_s() / 1e9;
     row["peak_memory"] = r.memory_peak;
     row["roofline_ratio"] = r.roofline_ratio();
+    if (r.energy) {
+      const double pj = r.energy->total_pj();
+      row["energy_mj"] = pj * 1e-9;
+      row["power_w"] = r.seconds() > 0 ? pj * 1e-12 / r.seconds() : 0.0;
+    }
+    if (r.area) row["area_mm2"] = r.area->total_mm2();
     return row;
   } catch (const UserError& e) {
     return failed(std::move(row), e.what());

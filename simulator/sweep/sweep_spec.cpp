@@ -23,7 +23,8 @@ using target::ParamValue;
 const std::vector<std::string>& metric_names() {
   static const std::vector<std::string> names{
       "cycles",     "ms",        "pe_utilization", "ppu_utilization",
-      "dram_bytes", "dram_gbps", "peak_memory",    "roofline_ratio"};
+      "dram_bytes", "dram_gbps", "peak_memory",    "roofline_ratio",
+      "energy_mj",  "power_w",   "area_mm2"};
   return names;
 }
 
@@ -278,7 +279,7 @@ SweepSpec load_sweep_spec(const std::string& path, const std::string& default_ba
   const std::string preset_dir = (fs::path(spec.base_config).parent_path() / "dram").string();
   check_axes(spec, base, preset_dir);
 
-  const std::vector<target::NamedTargetValue> base_values = target::target_values(base_target);
+  const std::vector<target::NamedTargetValue> base_values = point_values(base_target);
   std::vector<std::string> value_names;
   for (const auto& v : base_values)
     value_names.push_back(v.path);

@@ -27,6 +27,7 @@ void finish_result(const RunContext& ctx, report::RunResult& r) {
     rec.unit = exe.instructions[i].info().unit;
     r.total_macs += rec.macs;
     r.total_bytes += rec.bytes;
+    r.activity += rec.activity;
   }
   r.config = target.name;
   r.clock_mhz = target.clock_mhz;
@@ -48,6 +49,10 @@ void finish_result(const RunContext& ctx, report::RunResult& r) {
   r.roofline_cycles =
       std::max(ceil_div(static_cast<double>(r.total_macs), static_cast<double>(r.pe_count)),
                ceil_div(static_cast<double>(r.total_bytes), timing::dram_bytes_per_cycle(target)));
+  if (target.tech) {
+    r.area = energy::area(target);
+    r.energy = energy::step_energy(target, r.activity, r.dram, r.seconds());
+  }
 }
 
 }  // namespace

@@ -60,6 +60,7 @@ void Unit::execute(uint32_t index) {
   r.bytes = plan.bytes;
   r.dram_bytes = plan.load_bytes() + plan.store_bytes();
   r.roofline_cycles = plan.roofline_cycles;
+  r.activity = timing::instruction_activity(plan, ctx.target);
   r.tiles = plan.tiles.size();
   for (const timing::Tile& t : plan.tiles)
     r.pe_cycles += t.pe_cycles;

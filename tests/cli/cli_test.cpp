@@ -181,6 +181,7 @@ TEST_F(Cli, SideOutputsNeverDestroyAnInputOrAFileOfAnotherKind) {
   const std::string bin = path("m.bin"), cfg = path("cfg.yaml"), notes = path("notes.txt");
   write_text(cfg, read_text(kSource + "/configs/s2train_base.yaml"));
   fs::create_directory_symlink(kSource + "/configs/dram", dir_ / "dram");  // its presets
+  fs::create_directory_symlink(kSource + "/configs/tech", dir_ / "tech");
   write_text(notes, "keep me");
   ASSERT_EQ(run(kS2c + " compile mlp --batch 2 -o " + quoted(bin)).status, 0);
   const std::string exe = read_text(bin), config = read_text(cfg);
@@ -278,19 +279,20 @@ TEST_F(Cli, ConfigMisspellingsAreNamedAtTheirLines) {
   ASSERT_NE(cols, std::string::npos);
   text.replace(cols, 8, "\n  colums:");
   fs::create_directory_symlink(kSource + "/configs/dram", dir_ / "dram");
+  fs::create_directory_symlink(kSource + "/configs/tech", dir_ / "tech");
   write_text(path("bad.yaml"), text);
   Result r = run(kS2sim + " validate-config " + quoted(path("bad.yaml")));
   EXPECT_EQ(r.status, 1) << r.out;
-  EXPECT_NE(r.out.find("bad.yaml:10: pe_array.cols: missing required key (is \"colums\" at "
-                       "line 12 a misspelling of \"cols\"?)"),
+  EXPECT_NE(r.out.find("bad.yaml:11: pe_array.cols: missing required key (is \"colums\" at "
+                       "line 13 a misspelling of \"cols\"?)"),
             std::string::npos)
       << r.out;
   text.replace(cols, 10, "\n  cols: 32\n  colour: red\n  extra:");
   write_text(path("two.yaml"), text + "\nspare: 1\n");
   r = run(kS2sim + " validate-config " + quoted(path("two.yaml")));
   EXPECT_EQ(r.status, 1) << r.out;
-  for (const char* line : {"two.yaml:13: pe_array.colour: unknown key",
-                           "two.yaml:14: pe_array.extra: unknown key", ": spare: unknown key"})
+  for (const char* line : {"two.yaml:14: pe_array.colour: unknown key",
+                           "two.yaml:15: pe_array.extra: unknown key", ": spare: unknown key"})
     EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
 }
 
@@ -306,6 +308,7 @@ TEST_F(Cli, ValidateConfig) {
   const long line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n');
   fs::create_directories(path("cfg"));
   fs::copy(kSource + "/configs/dram", path("cfg/dram"));
+  fs::copy(kSource + "/configs/tech", path("cfg/tech"));
   write_text(path("cfg/bad.yaml"), text);
   r = run(kS2sim + " validate-config " + quoted(path("cfg/bad.yaml")));
   EXPECT_EQ(r.status, 1);
@@ -318,6 +321,7 @@ TEST_F(Cli, ValidateConfig) {
 TEST_F(Cli, UnknownDramBackendFailsAlikeInCompilerAndSimulator) {
   fs::create_directories(path("cfg"));
   fs::copy(kSource + "/configs/dram", path("cfg/dram"));
+  fs::copy(kSource + "/configs/tech", path("cfg/tech"));
   fs::copy(kSource + "/configs/dram/DDR4-3200.yaml", path("cfg/dram/DDR5-4800.yaml"));
   std::string text = read_text(kSource + "/configs/s2train_base.yaml");
   const size_t at = text.find("preset: DDR4-3200");

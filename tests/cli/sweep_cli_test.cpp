@@ -87,7 +87,8 @@ TEST_F(Sweep, RunsEveryRowResumesAndRefusesAnotherSpec) {
   ASSERT_EQ(csv.size(), 11u);
   EXPECT_EQ(csv[0],
             "row,point,workload,pe_array.rows,dram.capacity,status,cycles,ms,pe_utilization,"
-            "ppu_utilization,dram_bytes,dram_gbps,peak_memory,roofline_ratio,error");
+            "ppu_utilization,dram_bytes,dram_gbps,peak_memory,roofline_ratio,energy_mj,power_w,"
+            "area_mm2,error");
   EXPECT_EQ(csv[1].rfind("2,1,mlp,8,1073741824,ok,", 0), 0u) << csv[1];
   size_t failed = 0;
   for (const std::string& line : csv)

@@ -33,6 +33,7 @@ const fs::path& temp_dir() {
     char tmpl[] = "/tmp/s2_config_sensitivity_XXXXXX";
     const fs::path d = mkdtemp(tmpl);
     fs::create_directory_symlink(fs::path(S2_SOURCE_DIR) / "configs" / "dram", d / "dram");
+    fs::create_directory_symlink(fs::path(S2_SOURCE_DIR) / "configs" / "tech", d / "tech");
     return d;
   }();
   return dir;

@@ -1,0 +1,129 @@
+#include "simulator/energy/energy_model.h"
+
+#include <cmath>
+
+#include "isa/common/errors.h"
+
+namespace s2::sim::energy {
+namespace {
+
+constexpr double kUm2PerMm2 = 1e6;
+
+const target::TechDesc& tech_of(const target::TargetDesc& t) {
+  S2_CHECK(t.tech.has_value(), "energy model: target '" + t.name + "' has no technology");
+  return *t.tech;
+}
+
+const target::SramBufferDesc& buffer(const target::TargetDesc& t, size_t b) {
+  const target::SramBufferDesc* buffers[] = {&t.sram.input, &t.sram.weight, &t.sram.accumulator,
+                                             &t.sram.output};
+  return *buffers[b];
+}
+
+}  // namespace
+
+double AreaBreakdown::total_mm2() const {
+  double total = pe_array_mm2 + ppu_mm2 + dma_mm2;
+  for (double s : sram_mm2)
+    total += s;
+  return total;
+}
+
+AreaBreakdown area(const target::TargetDesc& t) {
+  const target::TechDesc& tech = tech_of(t);
+  AreaBreakdown a;
+  const double pe_um2 = tech.mac_area_um2 + kPeRegisterBits * tech.register_bit_area_um2;
+  a.pe_array_mm2 = static_cast<double>(t.pe_array.macs()) * pe_um2 / kUm2PerMm2;
+  for (size_t b = 0; b < 4; ++b)
+    a.sram_mm2[b] =
+        static_cast<double>(buffer(t, b).size_bytes) * 8.0 * tech.sram_bit_area_um2 / kUm2PerMm2;
+  a.ppu_mm2 = t.ppu.lanes * tech.ppu_lane_area_um2 / kUm2PerMm2;
+  // Each engine: its address generation and descriptor (the technology's figure) and a
+  // staging register of dma.width bytes.
+  a.dma_mm2 = t.dma.engines *
+              (tech.dma_engine_area_um2 + t.dma.width_bytes * 8.0 * tech.register_bit_area_um2) /
+              kUm2PerMm2;
+  return a;
+}
+
+double sram_access_energy_pj(const target::TechDesc& tech, const target::SramBufferDesc& b) {
+  const double bank_bytes = static_cast<double>(b.size_bytes) / b.banks;
+  return tech.sram_access_energy_pj * b.bank_width_bytes / tech.sram_reference_width_bytes *
+         std::sqrt(bank_bytes / static_cast<double>(tech.sram_reference_bytes));
+}
+
+DramEventEnergy dram_event_energy(const target::DramDesc& d) {
+  DramEventEnergy e;
+  if (!d.power) return e;
+  const double tck_ns = d.tck_ns();
+  const double devices = static_cast<double>(d.bus_width_bits) / d.power->device_width_bits;
+  const double burst_ns = static_cast<double>(d.burst_length) / d.data_rate * tck_ns;
+  const double trc = d.timing.tRC * tck_ns, tras = d.timing.tRAS * tck_ns;
+  const double trfc = d.timing.tRFC * tck_ns;
+  const bool open = d.controller.row_policy == target::RowPolicy::Open;
+  for (const target::DramRail& r : d.power->rails) {
+    // mA x V x ns = pJ.
+    e.activate_pj += devices * r.vdd * (r.idd0 * trc - (r.idd3n * tras + r.idd2n * (trc - tras)));
+    e.read_pj += devices * r.vdd * (r.idd4r - r.idd3n) * burst_ns;
+    e.write_pj += devices * r.vdd * (r.idd4w - r.idd3n) * burst_ns;
+    e.refresh_pj += devices * r.vdd * (r.idd5b - r.idd3n) * trfc;
+    // An open-page controller leaves a row open: active standby; a closed-page one precharges.
+    e.standby_pj_per_ns += devices * d.ranks * d.channels * r.vdd * (open ? r.idd3n : r.idd2n);
+  }
+  return e;
+}
+
+double EnergyBreakdown::total_pj() const {
+  double total = 0;
+  for (const auto& [name, pj] : parts())
+    total += pj;
+  return total;
+}
+
+std::vector<std::pair<std::string, double>> EnergyBreakdown::parts() const {
+  return {{"pe.mac", pe_mac_pj},
+          {"pe.registers", pe_register_pj},
+          {"sram.input", sram_pj[0]},
+          {"sram.weight", sram_pj[1]},
+          {"sram.accumulator", sram_pj[2]},
+          {"sram.output", sram_pj[3]},
+          {"ppu", ppu_pj},
+          {"dma", dma_pj},
+          {"dram.activate", dram_activate_pj},
+          {"dram.read", dram_read_pj},
+          {"dram.write", dram_write_pj},
+          {"dram.refresh", dram_refresh_pj},
+          {"dram.standby", dram_standby_pj},
+          {"leakage", leakage_pj}};
+}
+
+EnergyBreakdown step_energy(const target::TargetDesc& t, const timing::Activity& a,
+                            const dram::DramStats& dram, double seconds) {
+  const target::TechDesc& tech = tech_of(t);
+  EnergyBreakdown e;
+  const double macs = static_cast<double>(a.macs);
+  e.pe_mac_pj = macs * tech.mac_energy_pj;
+  e.pe_register_pj = macs * kPeRegisterBitsPerMac * tech.register_bit_energy_pj;
+  for (size_t b = 0; b < 4; ++b) {
+    const target::SramBufferDesc& buf = buffer(t, b);
+    const double accesses =
+        static_cast<double>(a.sram_read_bytes[b] + a.sram_write_bytes[b]) / buf.bank_width_bytes;
+    e.sram_pj[b] = accesses * sram_access_energy_pj(tech, buf);
+  }
+  e.ppu_pj = static_cast<double>(a.ppu_ops) * tech.ppu_op_energy_pj;
+  e.dma_pj = static_cast<double>(a.dma_bytes) * tech.dma_byte_energy_pj;
+  if (t.dram.power) {
+    e.dram_modelled = true;
+    const DramEventEnergy d = dram_event_energy(t.dram);
+    e.dram_activate_pj = static_cast<double>(dram.activates) * d.activate_pj;
+    e.dram_read_pj = static_cast<double>(dram.read_bursts) * d.read_pj;
+    e.dram_write_pj = static_cast<double>(dram.write_bursts) * d.write_pj;
+    e.dram_refresh_pj = static_cast<double>(dram.refreshes) * d.refresh_pj;
+    e.dram_standby_pj = seconds * 1e9 * d.standby_pj_per_ns;
+  }
+  // mW/mm^2 x mm^2 x s = mJ = 1e9 pJ.
+  e.leakage_pj = tech.leakage_mw_per_mm2 * area(t).total_mm2() * seconds * 1e9;
+  return e;
+}
+
+}  // namespace s2::sim::energy

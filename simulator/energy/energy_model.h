@@ -1,0 +1,79 @@
+#pragma once
+// Energy and area of a training step, from the simulation's counters and the target's
+// technology (docs/energy.md gives every formula and every number's source).
+//
+// Area: the PE array (rows x cols x (a MAC + the PE's registers)), each SRAM buffer (its bits
+// x the area per bit), the PPU lanes and the DMA engines.
+// Energy: MACs and the PE registers they switch; each buffer's accesses (bytes / bank width)
+// at the energy of one access to one of its banks; PPU lane operations; DMA bytes; the DRAM's
+// activate-precharge pairs, read and write bursts, refreshes and standby from the device's
+// datasheet currents (Micron TN-40-07, as DRAMPower computes them); leakage of the whole area
+// over the step's time. Nothing is a fixed guess: every term is a count times an energy.
+
+#include <array>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "isa/target/target_desc.h"
+#include "simulator/dram/dram_model.h"
+#include "simulator/timing/activity.h"
+
+namespace s2::sim::energy {
+
+// The registers of one PE (rtl_models/pe_array/pe_array_pe.sv): the stationary weight, the
+// input passed right and the partial sum passed down (32 bits each) and their two valid bits;
+// a MAC writes the input and partial-sum registers and their valid bits.
+inline constexpr uint32_t kPeRegisterBits = 98;
+inline constexpr uint32_t kPeRegisterBitsPerMac = 66;
+
+struct AreaBreakdown {
+  double pe_array_mm2 = 0;
+  std::array<double, 4> sram_mm2{};  // input, weight, accumulator, output
+  double ppu_mm2 = 0;
+  double dma_mm2 = 0;
+  double total_mm2() const;
+};
+
+// Needs target.tech.
+AreaBreakdown area(const target::TargetDesc& target);
+
+// One access of bank_width bytes to one bank of `buffer`, pJ.
+double sram_access_energy_pj(const target::TechDesc& tech, const target::SramBufferDesc& buffer);
+
+// The DRAM's energy per event, pJ, summed over the devices of a rank and the rails; standby per
+// nanosecond for the whole memory (every device of every rank and channel).
+struct DramEventEnergy {
+  double activate_pj = 0;  // one activate and its precharge
+  double read_pj = 0;      // one read burst
+  double write_pj = 0;     // one write burst
+  double refresh_pj = 0;   // one all-bank refresh of one rank
+  double standby_pj_per_ns = 0;
+};
+DramEventEnergy dram_event_energy(const target::DramDesc& dram);
+
+struct EnergyBreakdown {
+  double pe_mac_pj = 0;
+  double pe_register_pj = 0;
+  std::array<double, 4> sram_pj{};
+  double ppu_pj = 0;
+  double dma_pj = 0;
+  double dram_activate_pj = 0;
+  double dram_read_pj = 0;
+  double dram_write_pj = 0;
+  double dram_refresh_pj = 0;
+  double dram_standby_pj = 0;
+  double leakage_pj = 0;
+  bool dram_modelled = false;  // the target's DRAM has power data
+
+  double total_pj() const;
+  // Every part by name ("pe.mac", "sram.input", ..., "leakage"), in a fixed order; they sum
+  // to total_pj().
+  std::vector<std::pair<std::string, double>> parts() const;
+};
+
+// Needs target.tech. `seconds`: the step's simulated time (leakage and DRAM standby).
+EnergyBreakdown step_energy(const target::TargetDesc& target, const timing::Activity& activity,
+                            const dram::DramStats& dram, double seconds);
+
+}  // namespace s2::sim::energy

@@ -27,7 +27,9 @@ packages=(
   python3-torchvision
   python3-onnx
   python3-numpy
-  python3-matplotlib # scripts/plot_memory.py
+  python3-matplotlib # scripts/plot_memory.py, scripts/plot_sweep.py
+  slurm-wlm         # the sweep's Slurm test starts a single-node Slurm (tests/slurm/) ...
+  munge             # ... authenticated by munge
 )
 
 missing=()

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <systemc>
@@ -101,26 +102,40 @@ int sc_main(int argc, char** argv) {
                   "PREFIX.pe_array.vcd and PREFIX.ppu.vcd");
 
   s2::sim::sweep::SweepOptions sweep_options;
+  std::string sweep_shard, sweep_collect;
   CLI::App* sweep = app.add_subcommand(
       "sweep",
       "Design-space exploration: run every point of a sweep spec (configurations x workloads) "
       "in parallel and write results.csv, results.jsonl and pareto.csv into DIR; an "
       "interrupted sweep rerun with the same spec continues (docs/sweep.md)");
   sweep->add_option("spec", sweep_options.spec, "sweep spec (.yaml; configs/sweeps/ has examples)")
-      ->required()
       ->check(CLI::ExistingFile);
-  sweep
-      ->add_option("-o,--output", sweep_options.dir,
-                   "directory of the results: new, empty, or this spec's earlier run")
-      ->required();
+  sweep->add_option("-o,--output", sweep_options.dir,
+                    "directory of the results: new, empty, or this spec's earlier run");
   sweep
       ->add_option("-j,--jobs", sweep_options.jobs,
-                   "simulations (and compiles) at once (default: one per core)")
+                   "simulations (and compiles) at once (default: one per core; with --slurm, "
+                   "the CPUs of each task, default 1)")
       ->check(CLI::PositiveNumber);
   sweep
       ->add_option("--s2c", sweep_options.s2c,
                    "the compiler for the spec's models (default: s2c beside s2sim)")
       ->check(CLI::ExistingFile);
+  sweep->add_option("--shard", sweep_shard,
+                    "I/N: run only the rows whose number modulo N is I, into DIR/shards/I/ "
+                    "(a Slurm array task does this; --collect merges the shards)");
+  sweep->add_flag("--slurm", sweep_options.slurm,
+                  "compile every workload here, write DIR/sweep.sbatch (a job array of --tasks "
+                  "tasks, task i running --shard i/N) and submit it with sbatch");
+  sweep->add_option("--tasks", sweep_options.shards, "with --slurm: array tasks (default 4)")
+      ->check(CLI::PositiveNumber);
+  sweep->add_option("--partition", sweep_options.partition,
+                    "with --slurm: the partition (default: the cluster's)");
+  sweep->add_flag("--wait", sweep_options.wait,
+                  "with --slurm: wait for the job array to finish (sbatch --wait), then collect");
+  sweep->add_option("--collect", sweep_collect,
+                    "merge the shards' rows in DIR into results.jsonl, results.csv and "
+                    "pareto.csv (no spec is given)");
 
   s2::sim::rtl::RegressOptions regress_options;
   std::string regress_unit = "all";
@@ -156,7 +171,33 @@ int sc_main(int argc, char** argv) {
     if (*validate) std::cout << s2::sim::run_validate_config(config_path);
     if (*run) return s2::sim::run_simulation(run_options, std::cout);
     if (*sweep) {
-      sweep_options.progress = isatty(STDERR_FILENO) != 0;
+      if (!sweep_collect.empty()) {
+        if (!sweep_options.spec.empty() || !sweep_options.dir.empty())
+          throw s2::UserError("--collect DIR takes no spec and no -o: it merges DIR's shards");
+        s2::sim::sweep::collect_sweep(sweep_collect, std::cout);
+        return s2::kExitOk;
+      }
+      if (sweep_options.spec.empty() || sweep_options.dir.empty())
+        throw s2::UserError("sweep: give a spec and -o DIR (or --collect DIR)");
+      if (!sweep_shard.empty()) {
+        if (sweep_options.slurm) throw s2::UserError("--shard and --slurm exclude each other");
+        const size_t slash = sweep_shard.find('/');
+        uint32_t index = 0, count = 0;
+        const char* text = sweep_shard.c_str();
+        if (slash == std::string::npos || std::sscanf(text, "%u/%u", &index, &count) != 2 ||
+            count == 0 || index >= count ||
+            sweep_shard.find_first_not_of("0123456789/") != std::string::npos)
+          throw s2::UserError("--shard " + sweep_shard +
+                              ": expected I/N with 0 <= I < N, such as 0/4");
+        sweep_options.shard = index;
+        sweep_options.shards = count;
+      } else if (sweep_options.slurm) {
+        if (sweep_options.shards == 0) sweep_options.shards = 4;
+      } else if (sweep_options.shards != 0 || !sweep_options.partition.empty() ||
+                 sweep_options.wait) {
+        throw s2::UserError("--tasks, --partition and --wait apply to --slurm");
+      }
+      sweep_options.progress = isatty(STDERR_FILENO) != 0 && sweep_options.shards == 0;
       s2::sim::sweep::run_sweep(sweep_options, std::cout);
     }
     if (*regress) {

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
@@ -113,6 +114,33 @@ std::string fingerprint(const SweepSpec& spec) {
 
 // ---- the sweep directory -----------------------------------------------------------------
 
+// Held (flock) while a run claims DIR and writes the points' configurations, so shards that
+// start together claim it once.
+constexpr const char* kLockName = ".sweep.lock";
+
+class DirectoryLock {
+ public:
+  explicit DirectoryLock(const fs::path& dir) {
+    std::error_code ec;
+    if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+      throw UserError(dir.string() +
+                      ": exists and is not a directory; give -o a new or empty directory");
+    fs::create_directories(dir, ec);
+    if (ec) throw UserError(dir.string() + ": cannot create: " + ec.message());
+    fd_ = ::open((dir / kLockName).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0)
+      throw UserError((dir / kLockName).string() + ": cannot lock: " + std::strerror(errno));
+  }
+  ~DirectoryLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  DirectoryLock(const DirectoryLock&) = delete;
+  DirectoryLock& operator=(const DirectoryLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 struct Layout {
   fs::path dir, configs, bin, logs, state, jsonl, csv, pareto, excluded;
   explicit Layout(const fs::path& d)
@@ -151,7 +179,10 @@ bool claim_directory(const Layout& l, const SweepSpec& spec, const std::string& 
                       dir);
     return true;
   }
-  if (fs::exists(l.dir, ec) && !fs::is_empty(l.dir, ec))
+  bool empty = true;
+  for (const auto& entry : fs::directory_iterator(l.dir, ec))
+    empty = empty && entry.path().filename() == kLockName;
+  if (!empty)
     throw UserError(dir +
                     ": not empty and holds no sweep (no sweep.json); give -o a new or "
                     "empty directory");
@@ -467,6 +498,88 @@ class Progress {
   Clock::time_point start_;
 };
 
+// DIR/results.jsonl and results.csv in row order, and pareto.csv over `objectives` (none:
+// no front). Returns the summary lines.
+std::string write_final(const Layout& l, const std::vector<std::string>& columns,
+                        const std::vector<std::string>& objectives,
+                        const std::map<uint64_t, Json>& done) {
+  std::string jsonl, csv = csv_header(columns);
+  std::vector<Json> rows;
+  size_t ok = 0;
+  for (const auto& [r, row] : done) {
+    jsonl += row.dump() + "\n";
+    csv += csv_line(row, columns);
+    rows.push_back(row);
+    if (row_text(row, "status") == "ok") ++ok;
+  }
+  write_text(l.jsonl, jsonl);
+  write_text(l.csv, csv);
+  std::string text =
+      fmt::format("  results            {} rows ({} ok, {} failed) in {}, {}\n", rows.size(), ok,
+                  rows.size() - ok, l.csv.string(), l.jsonl.string());
+  if (objectives.empty()) return text;
+  const std::vector<const Json*> front = pareto_rows(rows, objectives);
+  std::string pareto = csv_header(columns);
+  for (const Json* row : front)
+    pareto += csv_line(*row, columns);
+  write_text(l.pareto, pareto);
+  return text + fmt::format("  Pareto front       {} row(s) over {} in {}\n", front.size(),
+                            fmt::join(objectives, ", "), l.pareto.string());
+}
+
+std::string shell_quote(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text)
+    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// Writes DIR/sweep.sbatch, a job array of one task per shard, and submits it.
+void submit_slurm(const SweepOptions& options, const SweepSpec& spec, const Layout& l,
+                  std::ostream& out) {
+  std::error_code ec;
+  const std::string self = fs::read_symlink("/proc/self/exe", ec).string();
+  const std::string dir = fs::absolute(l.dir).lexically_normal().string();
+  const uint32_t tasks = options.shards;
+  const uint32_t cpus = std::max(1u, options.jobs);
+  std::string script = "#!/bin/sh\n";
+  script += "# s2sim sweep " + spec.file + " -o " + dir + " --slurm: task i runs shard i/" +
+            std::to_string(tasks) + "; then s2sim sweep --collect " + dir + "\n";
+  script += "#SBATCH --job-name=s2sweep\n";
+  script += fmt::format("#SBATCH --array=0-{}\n", tasks - 1);
+  script += fmt::format("#SBATCH --cpus-per-task={}\n", cpus);
+  script += "#SBATCH --output=" + dir + "/logs/slurm-%A_%a.out\n";
+  if (!options.partition.empty()) script += "#SBATCH --partition=" + options.partition + "\n";
+  script += "exec " + shell_quote(self) + " sweep " +
+            shell_quote(fs::absolute(spec.file).string()) + " -o " + shell_quote(dir) +
+            " --shard \"$SLURM_ARRAY_TASK_ID/" + std::to_string(tasks) + "\" -j " +
+            std::to_string(cpus) + " --s2c " + shell_quote(find_s2c(options.s2c)) + "\n";
+  const fs::path path = l.dir / "sweep.sbatch";
+  write_text(path, script);
+  const std::string command = std::string("sbatch --parsable") + (options.wait ? " --wait" : "") +
+                              " " + shell_quote(path.string()) + " 2>&1";
+  std::fflush(nullptr);
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) throw UserError("cannot run sbatch: " + std::string(std::strerror(errno)));
+  std::string reply;
+  char buffer[4096];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+    reply.append(buffer, n);
+  const int status = ::pclose(pipe);
+  while (!reply.empty() && (reply.back() == '\n' || reply.back() == '\r'))
+    reply.pop_back();
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw UserError("sbatch " + path.string() + " failed" +
+                    (WIFEXITED(status) && WEXITSTATUS(status) == 127
+                         ? std::string(": sbatch not found (--slurm needs Slurm's sbatch on PATH)")
+                         : ": " + reply));
+  out << fmt::format("submitted {} as Slurm job {} ({} tasks{}){}\n", path.string(),
+                     last_line(reply), tasks,
+                     options.partition.empty() ? "" : ", partition " + options.partition,
+                     options.wait ? ", finished" : "");
+  if (!options.wait) out << "  when it has finished: s2sim sweep --collect " << dir << "\n";
+}
+
 }  // namespace
 
 void run_sweep(const SweepOptions& options, std::ostream& out) {
@@ -483,20 +596,38 @@ void run_sweep(const SweepOptions& options, std::ostream& out) {
                     " without a sweep there; give another -o directory");
   const std::string print = fingerprint(spec);
   const uint64_t point_count = enumerate_points(spec).size();
-  const bool rerun = claim_directory(l, spec, print, columns, point_count);
-  copy_presets(spec, l);
-  const std::vector<PointState> points = prepare_points(spec, l);
+  std::vector<PointState> points;
+  {
+    const DirectoryLock lock(l.dir);
+    claim_directory(l, spec, print, columns, point_count);
+    copy_presets(spec, l);
+    points = prepare_points(spec, l);
+  }
   const size_t nw = spec.workloads.size();
+  const bool sharded = options.shards != 0;
+  if (sharded && options.shard >= options.shards)
+    throw UserError(fmt::format("--shard {}/{}: the shard must be below the count", options.shard,
+                                options.shards));
+  const auto mine = [&](uint64_t row) {
+    return options.slurm || !sharded || row % options.shards == options.shard;
+  };
+  // A shard keeps its rows apart; collect_sweep merges them.
+  const fs::path results_dir =
+      sharded && !options.slurm ? l.dir / "shards" / std::to_string(options.shard) : l.dir;
+  const fs::path jsonl_path = results_dir / "results.jsonl";
+  const fs::path csv_path = results_dir / "results.csv";
+  fs::create_directories(results_dir, ec);
 
   // The rows already done; a torn last line (a killed run) is dropped and the CSV rebuilt.
   std::map<uint64_t, Json> done;
-  if (rerun && fs::exists(l.jsonl, ec)) {
-    std::istringstream lines(read_all(l.jsonl));
+  if (fs::exists(jsonl_path, ec)) {
+    std::istringstream lines(read_all(jsonl_path));
     for (std::string line; std::getline(lines, line);) {
       try {
         Json row = Json::parse(line);
         const uint64_t r = row.at("row").get<uint64_t>();
-        if (r < points.size() * nw && done.count(r) == 0) done.emplace(r, std::move(row));
+        if (r < points.size() * nw && mine(r) && done.count(r) == 0)
+          done.emplace(r, std::move(row));
       } catch (const Json::exception&) {
         // torn: the row runs again
       }
@@ -508,14 +639,14 @@ void run_sweep(const SweepOptions& options, std::ostream& out) {
       jsonl += row.dump() + "\n";
       csv += csv_line(row, columns);
     }
-    write_text(l.jsonl, jsonl);
-    write_text(l.csv, csv);
+    write_text(jsonl_path, jsonl);
+    write_text(csv_path, csv);
   };
-  rewrite();
+  if (!options.slurm) rewrite();
   auto record = [&](Json row) {
     const uint64_t r = row.at("row").get<uint64_t>();
-    append_line(l.jsonl, row.dump() + "\n");
-    append_line(l.csv, csv_line(row, columns));
+    append_line(jsonl_path, row.dump() + "\n");
+    append_line(csv_path, csv_line(row, columns));
     done.emplace(r, std::move(row));
   };
 
@@ -527,10 +658,10 @@ void run_sweep(const SweepOptions& options, std::ostream& out) {
       ++excluded;
       excluded_csv += fmt::format("{},{}\n", p.point.index, csv_field(p.excluded_by));
     }
-    if (!p.target)
+    if (!p.target && !options.slurm)
       for (size_t w = 0; w < nw; ++w) {
         const uint64_t r = p.point.index * nw + w;
-        if (done.count(r) == 0)
+        if (mine(r) && done.count(r) == 0)
           record(failed(base_row(spec, p, w, r, columns), "configuration refused: " + p.refused));
       }
   }
@@ -575,7 +706,7 @@ void run_sweep(const SweepOptions& options, std::ostream& out) {
     if (!p.target || !p.excluded_by.empty()) continue;
     for (size_t w = 0; w < nw; ++w) {
       const uint64_t r = p.point.index * nw + w;
-      if (done.count(r) != 0) continue;
+      if (!mine(r) || done.count(r) != 0) continue;
       const size_t index = static_cast<size_t>(p.point.index);
       tasks.push_back(RowTask{r, index, w, spec.workloads[w].model});
       if (spec.workloads[w].kind == Workload::Kind::Model)
@@ -591,6 +722,12 @@ void run_sweep(const SweepOptions& options, std::ostream& out) {
     size_t k = 0;
     for (size_t i : needed_index)
       compiles[i] = run[k++];
+  }
+
+  if (options.slurm) {
+    submit_slurm(options, spec, l, out);
+    if (options.wait) collect_sweep(l.dir.string(), out);
+    return;
   }
 
   // Executables, loaded once here and shared with the forked children.
@@ -710,16 +847,13 @@ void run_sweep(const SweepOptions& options, std::ostream& out) {
   const double sim_seconds = std::chrono::duration<double>(Clock::now() - sim_start).count();
 
   rewrite();
-  std::vector<Json> rows;
-  for (const auto& [r, row] : done)
-    rows.push_back(row);
   size_t ok = 0;
-  for (const Json& row : rows)
+  for (const auto& [r, row] : done)
     if (row_text(row, "status") == "ok") ++ok;
   out << fmt::format(
       "sweep {}: {} points x {} workload(s); {} rows: {} ok, {} failed; {} point(s) excluded by "
       "constraints ({}); {} compile(s)\n",
-      spec.file, points.size(), nw, rows.size(), ok, rows.size() - ok, excluded,
+      spec.file, points.size(), nw, done.size(), ok, done.size() - ok, excluded,
       l.excluded.string(), compiles.size());
   if (!tasks.empty()) {
     const double n = static_cast<double>(tasks.size());
@@ -729,18 +863,61 @@ void run_sweep(const SweepOptions& options, std::ostream& out) {
         tasks.size(), sim_seconds, width, sim_seconds > 0 ? n / sim_seconds : 0.0,
         1e3 * simulation_seconds / n, 1e3 * overhead_seconds / n);
   }
-  out << "  results            " << l.csv.string() << ", " << l.jsonl.string() << "\n";
-  if (!spec.objectives.empty()) {
-    const std::vector<const Json*> front = pareto_rows(rows, spec.objectives);
-    std::string csv = csv_header(columns);
-    for (const Json* row : front)
-      csv += csv_line(*row, columns);
-    write_text(l.pareto, csv);
-    out << fmt::format("  Pareto front       {} row(s) over {} in {}\n", front.size(),
-                       fmt::join(spec.objectives, ", "), l.pareto.string());
-  }
+  if (sharded)
+    out << fmt::format(
+        "  shard {} of {}: results in {}; merge the shards with s2sim sweep --collect {}\n",
+        options.shard, options.shards, csv_path.string(), l.dir.string());
+  else
+    out << write_final(l, columns, spec.objectives, done);
   out << fmt::format("  wall time          {:.2f} s\n",
                      std::chrono::duration<double>(Clock::now() - start).count());
+}
+
+void collect_sweep(const std::string& dir, std::ostream& out) {
+  const Layout l{fs::path(dir)};
+  std::error_code ec;
+  if (!fs::exists(l.state, ec))
+    throw UserError(dir +
+                    ": holds no sweep (no sweep.json); --collect merges the shards of a "
+                    "sweep run with --shard or --slurm");
+  Json state;
+  try {
+    state = Json::parse(read_all(l.state));
+  } catch (const Json::exception& e) {
+    throw UserError(l.state.string() + ": not a sweep state file (" + e.what() + ")");
+  }
+  const auto strings = [&](const char* key) {
+    std::vector<std::string> v;
+    const auto it = state.find(key);
+    if (it != state.end() && it->is_array())
+      for (const Json& item : *it)
+        if (const std::string* text = item.get_ptr<const std::string*>()) v.push_back(*text);
+    return v;
+  };
+  const std::vector<std::string> columns = strings("columns");
+  if (columns.empty()) throw UserError(l.state.string() + ": no columns; not a sweep state file");
+  std::vector<fs::path> files{l.jsonl};
+  size_t shards = 0;
+  for (const auto& entry : fs::directory_iterator(l.dir / "shards", ec)) {
+    files.push_back(entry.path() / "results.jsonl");
+    ++shards;
+  }
+  std::map<uint64_t, Json> done;
+  for (const fs::path& file : files) {
+    if (!fs::exists(file, ec)) continue;
+    std::istringstream lines(read_all(file));
+    for (std::string line; std::getline(lines, line);) {
+      try {
+        Json row = Json::parse(line);
+        const uint64_t r = row.at("row").get<uint64_t>();
+        if (done.count(r) == 0) done.emplace(r, std::move(row));
+      } catch (const Json::exception&) {
+        // a torn last line of a killed shard: that row runs again when the shard reruns
+      }
+    }
+  }
+  out << fmt::format("collected {} from {} shard(s)\n", dir, shards);
+  out << write_final(l, columns, strings("objectives"), done);
 }
 
 }  // namespace s2::sim::sweep

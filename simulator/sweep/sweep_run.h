@@ -28,10 +28,24 @@ struct SweepOptions {
   uint32_t jobs = 0;      // simulations (and compiles) at once; 0: one per core
   std::string s2c;        // the compiler; empty: beside s2sim (installed or build tree)
   bool progress = false;  // a progress bar with ETA on stderr
+  // Shard `shard` of `shards` (0: not sharded): only the rows whose number modulo `shards` is
+  // `shard`, their results in DIR/shards/SHARD/ (collect_sweep merges them).
+  uint32_t shard = 0;
+  uint32_t shards = 0;
+  // Slurm: prepare DIR and compile every workload here, write DIR/sweep.sbatch (a job array of
+  // `shards` tasks, each `s2sim sweep SPEC -o DIR --shard i/shards`) and submit it with sbatch.
+  bool slurm = false;
+  std::string partition;  // sbatch --partition (empty: the cluster's default)
+  bool wait = false;      // sbatch --wait, then collect
 };
 
 // Throws UserError for a bad spec, a DIR of another spec, or a missing s2c. Rows that fail are
 // results (status "failed" and the error), not errors of the sweep.
 void run_sweep(const SweepOptions& options, std::ostream& out);
+
+// `s2sim sweep --collect DIR`: merges the shards' rows (and any of an unsharded run) into
+// DIR/results.jsonl, DIR/results.csv and DIR/pareto.csv, in row order, as a local run writes
+// them. Throws UserError when DIR holds no sweep.
+void collect_sweep(const std::string& dir, std::ostream& out);
 
 }  // namespace s2::sim::sweep

@@ -180,6 +180,32 @@ TEST_F(Sweep, KilledAndRerunLosesAndDuplicatesNothing) {
   EXPECT_EQ(read_text(fs::path(out) / "pareto.csv"), read_text(fs::path(clean) / "pareto.csv"));
 }
 
+// Shards (what a Slurm array task runs) merged by --collect give the local run's files.
+TEST_F(Sweep, ShardsCollectedEqualTheLocalRun) {
+  const std::string s = spec("spec.yaml");
+  const std::string local = (dir_ / "local").string(), out = (dir_ / "sharded").string();
+  ASSERT_EQ(run_command(sweep(s, local)).status, 0);
+  for (const char* shard : {"2/3", "0/3", "1/3"}) {
+    const auto r = run_command(sweep(s, out, std::string("-j 1 --shard ") + shard));
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("merge the shards with s2sim sweep --collect"), std::string::npos);
+  }
+  EXPECT_FALSE(fs::exists(fs::path(out) / "results.csv"));
+  const auto collected = run_command(kS2sim + " sweep --collect " + shell_quoted(out));
+  ASSERT_EQ(collected.status, 0) << collected.out;
+  EXPECT_NE(collected.out.find("from 3 shard(s)"), std::string::npos) << collected.out;
+  for (const char* file : {"results.csv", "results.jsonl", "pareto.csv", "excluded.csv"})
+    EXPECT_EQ(read_text(fs::path(out) / file), read_text(fs::path(local) / file)) << file;
+
+  for (const char* bad :
+       {"--shard 3/3", "--shard 1", "--shard a/b", "--tasks 2", "--shard 0/2 --slurm"}) {
+    const auto r = run_command(sweep(s, (dir_ / "bad").string(), bad));
+    EXPECT_EQ(r.status, 1) << bad << "\n" << r.out;
+  }
+  EXPECT_EQ(
+      run_command(kS2sim + " sweep --collect " + shell_quoted((dir_ / "none").string())).status, 1);
+}
+
 // scripts/plot_sweep.py draws the PNGs from a sweep's directory (skipped without matplotlib).
 TEST_F(Sweep, PlotScriptDrawsTheFrontAndTheAxes) {
   if (run_command("/usr/bin/python3 -c 'import matplotlib'").status != 0)

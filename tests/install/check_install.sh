@@ -22,6 +22,11 @@ unset S2TRAIN_CONFIG_DIR
 "$prefix/bin/s2sim" run mlp.bin > run.txt
 grep -q "on s2train_base" run.txt || { echo "check_install: s2sim did not use the shipped base configuration:"; cat run.txt; exit 1; }
 "$prefix/bin/s2sim" validate-config "$prefix/share/s2train/configs/s2train_small.yaml" > validate.txt
+# A sweep from the installed tree: the shipped base and technology, s2c found beside s2sim.
+printf 'axes:\n  - key: pe_array.rows\n    values: [8, 16]\nworkloads:\n  - model: mlp\n' > spec.yaml
+"$prefix/bin/s2sim" sweep spec.yaml -o sweep -j 1 > sweep.txt
+[ "$(grep -c ',ok,' sweep/results.csv)" -eq 2 ] || { echo "check_install: the sweep failed:"; cat sweep.txt sweep/results.csv; exit 1; }
+[ -x "$prefix/share/s2train/scripts/plot_sweep.py" ] || { echo "check_install: plot_sweep.py is not installed"; exit 1; }
 # Without its share/ directory the binary says where it looked instead of guessing.
 mv "$prefix/share" "$tmp/share-elsewhere"
 if "$prefix/bin/s2sim" run mlp.bin > missing.txt 2>&1; then

@@ -722,6 +722,11 @@ void run_sweep(const SweepOptions& options, std::ostream& out) {
     size_t k = 0;
     for (size_t i : needed_index)
       compiles[i] = run[k++];
+    // A failed compile fails its rows; say so now, not only in each row.
+    for (const CompileJob& job : run)
+      if (!job.error.empty())
+        out << "  " << spec.workloads[job.workload].name << ": " << job.error
+            << "; its rows fail\n";
   }
 
   if (options.slurm) {
@@ -761,6 +766,7 @@ void run_sweep(const SweepOptions& options, std::ostream& out) {
   std::vector<Child> children;
   size_t next = 0;
   double simulation_seconds = 0, overhead_seconds = 0;  // summed over the rows
+  size_t forked = 0;  // rows that ran (the others failed before: no executable)
   const auto sim_start = Clock::now();
   while (next < tasks.size() || !children.empty()) {
     while (next < tasks.size() && children.size() < width) {
@@ -797,6 +803,7 @@ void run_sweep(const SweepOptions& options, std::ostream& out) {
         ::_exit(0);
       }
       ::close(fds[1]);
+      ++forked;
       Child c;
       c.task = t;
       c.row = std::move(row);
@@ -855,12 +862,12 @@ void run_sweep(const SweepOptions& options, std::ostream& out) {
       "constraints ({}); {} compile(s)\n",
       spec.file, points.size(), nw, done.size(), ok, done.size() - ok, excluded,
       l.excluded.string(), compiles.size());
-  if (!tasks.empty()) {
-    const double n = static_cast<double>(tasks.size());
+  if (forked != 0) {
+    const double n = static_cast<double>(forked);
     out << fmt::format(
         "  simulated {} row(s) in {:.2f} s on {} process(es): {:.2f} rows/s; per row {:.1f} ms "
         "of simulation and {:.1f} ms of overhead (process, collecting, writing)\n",
-        tasks.size(), sim_seconds, width, sim_seconds > 0 ? n / sim_seconds : 0.0,
+        forked, sim_seconds, width, sim_seconds > 0 ? n / sim_seconds : 0.0,
         1e3 * simulation_seconds / n, 1e3 * overhead_seconds / n);
   }
   if (sharded)

@@ -110,9 +110,14 @@ Axis read_axis(ParamReader& spec_reader, const ParamValue& item) {
   } else {
     axis.keys.push_back(key.text("a key path such as sram.input.size, or a list of them"));
   }
-  for (const std::string& k : axis.keys)
+  for (size_t i = 0; i < axis.keys.size(); ++i) {
+    const std::string& k = axis.keys[i];
     if (k.empty() || k.front() == '.' || k.back() == '.' || k.find("..") != std::string::npos)
       key.fail("\"" + k + "\" is not a key path such as sram.input.size");
+    if (std::find(axis.keys.begin(), axis.keys.begin() + static_cast<std::ptrdiff_t>(i), k) !=
+        axis.keys.begin() + static_cast<std::ptrdiff_t>(i))
+      key.fail(k + " is listed twice");
+  }
   std::optional<ParamValue> values = r.value("values");
   std::optional<ParamReader> linear = r.optional_child("linear");
   std::optional<ParamReader> geometric = r.optional_child("geometric");

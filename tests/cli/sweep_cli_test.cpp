@@ -140,6 +140,18 @@ TEST_F(Sweep, SpecMistakesAreUserErrorsWithTheirPlace) {
             std::string::npos)
       << r.out;
   EXPECT_FALSE(fs::exists(dir_ / "out"));
+
+  // A model s2c cannot compile is not the spec's mistake (s2c judges it): its rows fail, and
+  // the run says why at once.
+  const fs::path unknown = dir_ / "unknown.yaml";
+  std::ofstream(unknown) << "base: " << kBase << "\nworkloads:\n  - model: nosuchmodel\n";
+  const auto u = run_command(sweep(unknown.string(), (dir_ / "unknown").string()));
+  EXPECT_EQ(u.status, 0) << u.out;
+  EXPECT_NE(u.out.find("nosuchmodel: s2c compile failed (logs/nosuchmodel.p0.log): s2c: error: "
+                       "unknown model 'nosuchmodel'"),
+            std::string::npos)
+      << u.out;
+  EXPECT_NE(u.out.find("1 rows: 0 ok, 1 failed"), std::string::npos) << u.out;
 }
 
 // SIGKILL in the middle, then a rerun: every row once, the same rows as a clean run; a torn

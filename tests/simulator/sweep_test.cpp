@@ -217,6 +217,10 @@ TEST_F(SweepSpecTest, MistakesNameTheFileLineAndKey) {
   EXPECT_EQ(error(std::string("axes:\n  - key: pe_array.rows\n    valeus: [1]\n") + kWorkload),
             file + ":3: axes[0].values: missing: give values, linear or geometric");
   EXPECT_EQ(error("workloads: []\n"), file + ":2: workloads: lists no workload");
+  EXPECT_EQ(error(std::string("axes:\n  - key: [pe_array.rows, pe_array.rows]\n"
+                              "    values: [16]\n") +
+                  kWorkload),
+            file + ":3: axes[0].key: pe_array.rows is listed twice");
   EXPECT_EQ(
       error(std::string("combin: zip\n") + kWorkload).rfind(file + ":2: combin: unknown key", 0),
       0u);

@@ -22,11 +22,12 @@ const target::SramBufferDesc& buffer(const target::TargetDesc& t, size_t b) {
 
 }  // namespace
 
+double AreaBreakdown::sram_total_mm2() const {
+  return sram_mm2[0] + sram_mm2[1] + sram_mm2[2] + sram_mm2[3];
+}
+
 double AreaBreakdown::total_mm2() const {
-  double total = pe_array_mm2 + ppu_mm2 + dma_mm2;
-  for (double s : sram_mm2)
-    total += s;
-  return total;
+  return pe_array_mm2 + sram_total_mm2() + ppu_mm2 + dma_mm2;
 }
 
 AreaBreakdown area(const target::TargetDesc& t) {
@@ -71,6 +72,14 @@ DramEventEnergy dram_event_energy(const target::DramDesc& d) {
     e.standby_pj_per_ns += devices * d.ranks * d.channels * r.vdd * (open ? r.idd3n : r.idd2n);
   }
   return e;
+}
+
+double EnergyBreakdown::sram_total_pj() const {
+  return sram_pj[0] + sram_pj[1] + sram_pj[2] + sram_pj[3];
+}
+
+double EnergyBreakdown::dram_total_pj() const {
+  return dram_activate_pj + dram_read_pj + dram_write_pj + dram_refresh_pj + dram_standby_pj;
 }
 
 double EnergyBreakdown::total_pj() const {

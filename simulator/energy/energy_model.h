@@ -32,6 +32,7 @@ struct AreaBreakdown {
   std::array<double, 4> sram_mm2{};  // input, weight, accumulator, output
   double ppu_mm2 = 0;
   double dma_mm2 = 0;
+  double sram_total_mm2() const;  // the four buffers
   double total_mm2() const;
 };
 
@@ -66,6 +67,8 @@ struct EnergyBreakdown {
   double leakage_pj = 0;
   bool dram_modelled = false;  // the target's DRAM has power data
 
+  double sram_total_pj() const;  // the four buffers
+  double dram_total_pj() const;  // activate, read, write, refresh, standby
   double total_pj() const;
   // Every part by name ("pe.mac", "sram.input", ..., "leakage"), in a fixed order; they sum
   // to total_pj().

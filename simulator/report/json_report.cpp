@@ -25,9 +25,8 @@ Json energy_json(const RunResult& r) {
   for (size_t b = 0; b < 4; ++b)
     sram[timing::kBufferNames[b]] = {{"read_bytes", a.sram_read_bytes[b]},
                                      {"write_bytes", a.sram_write_bytes[b]}};
-  const double seconds = r.seconds();
   return {{"total_pj", r.energy->total_pj()},
-          {"average_power_w", seconds > 0 ? r.energy->total_pj() * 1e-12 / seconds : 0.0},
+          {"average_power_w", r.average_power_w()},
           {"dram_modelled", r.energy->dram_modelled},
           {"parts_pj", parts},
           {"counters",

@@ -7,6 +7,23 @@ double RunResult::dram_bandwidth_bytes_per_s() const {
   return s <= 0 ? 0 : static_cast<double>(dram.bytes_read + dram.bytes_written) / s;
 }
 
+double RunResult::mac_utilization() const {
+  if (total_cycles == 0 || pe_count == 0) return 0;
+  return static_cast<double>(total_macs) /
+         (static_cast<double>(pe_count) * static_cast<double>(total_cycles));
+}
+
+double RunResult::busy_fraction(isa::Unit u) const {
+  return total_cycles == 0
+             ? 0
+             : static_cast<double>(unit(u).busy_cycles) / static_cast<double>(total_cycles);
+}
+
+double RunResult::average_power_w() const {
+  const double s = seconds();
+  return energy && s > 0 ? energy->total_pj() * 1e-12 / s : 0.0;
+}
+
 double RunResult::roofline_ratio() const {
   return roofline_cycles == 0
              ? 0

@@ -96,6 +96,9 @@ struct RunResult {
   double seconds() const { return milliseconds() / 1e3; }
   double dram_bandwidth_bytes_per_s() const;  // achieved: bytes moved / simulated time
   double roofline_ratio() const;              // simulated / whole-step roofline
+  double mac_utilization() const;             // MACs / (PEs x cycles), 0..1
+  double busy_fraction(isa::Unit u) const;    // the unit's busy cycles / cycles, 0..1
+  double average_power_w() const;             // energy / simulated time (0 without energy)
   // DRAM bytes the peak bandwidth moves per accelerator cycle.
   double dram_bytes_per_cycle() const;
   // "compute" when MACs / PEs exceeds bytes / DRAM bytes per cycle (the roofline's compute

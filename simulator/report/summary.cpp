@@ -43,9 +43,7 @@ std::string summary_text(const RunResult& r) {
   for (isa::Unit u : kTimedUnits) {
     const UnitSummary& s = r.unit(u);
     busy_sum += s.busy_cycles;
-    const double util = r.total_cycles == 0 ? 0
-                                            : 100.0 * static_cast<double>(s.busy_cycles) /
-                                                  static_cast<double>(r.total_cycles);
+    const double util = 100.0 * r.busy_fraction(u);
     const double active = r.total_cycles == 0 ? 0
                                               : 100.0 * static_cast<double>(s.compute_cycles) /
                                                     static_cast<double>(r.total_cycles);
@@ -60,11 +58,7 @@ std::string summary_text(const RunResult& r) {
                   : static_cast<double>(busy_sum) / static_cast<double>(r.total_cycles),
               2)
      << "x the total)\n";
-  const double pe_util =
-      r.total_cycles == 0 || r.pe_count == 0
-          ? 0
-          : 100.0 * static_cast<double>(r.total_macs) /
-                (static_cast<double>(r.pe_count) * static_cast<double>(r.total_cycles));
+  const double pe_util = 100.0 * r.mac_utilization();
   os << "  MACs               " << r.total_macs << " (PE array MAC utilization "
      << fixed(pe_util, 1, "%") << ")\n";
   os << "  DRAM               read " << mib(r.dram.bytes_read) << ", written "
@@ -125,9 +119,8 @@ std::string summary_text(const RunResult& r) {
   if (r.energy) {
     const energy::EnergyBreakdown& e = *r.energy;
     const double total = e.total_pj();
-    const double seconds = r.seconds();
     os << fmt::format("  energy             {:.4f} mJ per step, {:.3f} W average{}\n", total * 1e-9,
-                      seconds > 0 ? total * 1e-12 / seconds : 0.0,
+                      r.average_power_w(),
                       e.dram_modelled ? "" : " (DRAM not included: its preset has no power data)");
     // The parts, grouped by unit; they sum to the total.
     const double sram = e.sram_pj[0] + e.sram_pj[1] + e.sram_pj[2] + e.sram_pj[3];

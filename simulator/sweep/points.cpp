@@ -87,12 +87,9 @@ std::vector<target::NamedTargetValue> point_values(const target::TargetDesc& tar
   std::vector<target::NamedTargetValue> values = target::target_values(target);
   if (target.tech) {
     const energy::AreaBreakdown a = energy::area(target);
-    double sram = 0;
-    for (double s : a.sram_mm2)
-      sram += s;
     values.push_back({"area_mm2", a.total_mm2()});
     values.push_back({"area.pe_array_mm2", a.pe_array_mm2});
-    values.push_back({"area.sram_mm2", sram});
+    values.push_back({"area.sram_mm2", a.sram_total_mm2()});
     values.push_back({"area.ppu_mm2", a.ppu_mm2});
     values.push_back({"area.dma_mm2", a.dma_mm2});
   }

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
-#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
@@ -33,196 +32,12 @@
 #include "simulator/run/run_program.h"
 #include "simulator/sweep/points.h"
 #include "simulator/sweep/results.h"
+#include "simulator/sweep/sweep_dir.h"
 
 namespace s2::sim::sweep {
-namespace fs = std::filesystem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// ---- files -------------------------------------------------------------------------------
-
-std::string read_all(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void write_text(const fs::path& path, const std::string& text) {
-  isa::write_file(path.string(), std::vector<uint8_t>(text.begin(), text.end()));
-}
-
-// Appends with one write(2) on an O_APPEND descriptor: a line is in the file whole or, when
-// the process is killed inside the call, torn at its end (a rerun drops a torn last line).
-void append_line(const fs::path& path, const std::string& line) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
-  if (fd < 0) throw UserError(path.string() + ": cannot append: " + std::strerror(errno));
-  size_t done = 0;
-  while (done < line.size()) {
-    const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int err = errno;
-      ::close(fd);
-      throw UserError(path.string() + ": cannot append: " + std::strerror(err));
-    }
-    done += static_cast<size_t>(n);
-  }
-  ::close(fd);
-}
-
-// FNV-1a, 64 bits: the sweep's identity, not a security boundary.
-struct Fingerprint {
-  uint64_t h = 1469598103934665603ull;
-  void add(const std::string& bytes) {
-    for (char c : bytes) {
-      h ^= static_cast<unsigned char>(c);
-      h *= 1099511628211ull;
-    }
-    add_size(bytes.size());
-  }
-  void add_size(uint64_t n) {
-    for (int i = 0; i < 8; ++i) {
-      h ^= (n >> (8 * i)) & 0xff;
-      h *= 1099511628211ull;
-    }
-  }
-  std::string hex() const { return fmt::format("{:016x}", h); }
-};
-
-std::string fingerprint(const SweepSpec& spec) {
-  Fingerprint f;
-  f.add(std::string("s2sim sweep ") + kVersion);
-  f.add(spec.text);
-  f.add(read_all(spec.base_config));
-  std::vector<fs::path> presets;
-  std::error_code ec;
-  for (const char* kind : {"dram", "tech"})
-    for (const auto& entry :
-         fs::directory_iterator(fs::path(spec.base_config).parent_path() / kind, ec))
-      if (entry.path().extension() == ".yaml") presets.push_back(entry.path());
-  std::sort(presets.begin(), presets.end());
-  for (const fs::path& p : presets) {
-    f.add(p.parent_path().filename().string() + "/" + p.filename().string());
-    f.add(read_all(p));
-  }
-  for (const Workload& w : spec.workloads)
-    if (fs::path(w.model).is_absolute()) f.add(read_all(w.model));
-  return f.hex();
-}
-
-// ---- the sweep directory -----------------------------------------------------------------
-
-// Held (flock) while a run claims DIR and writes the points' configurations, so shards that
-// start together claim it once.
-constexpr const char* kLockName = ".sweep.lock";
-
-class DirectoryLock {
- public:
-  explicit DirectoryLock(const fs::path& dir) {
-    std::error_code ec;
-    if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-      throw UserError(dir.string() +
-                      ": exists and is not a directory; give -o a new or empty directory");
-    fs::create_directories(dir, ec);
-    if (ec) throw UserError(dir.string() + ": cannot create: " + ec.message());
-    fd_ = ::open((dir / kLockName).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0)
-      throw UserError((dir / kLockName).string() + ": cannot lock: " + std::strerror(errno));
-  }
-  ~DirectoryLock() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  DirectoryLock(const DirectoryLock&) = delete;
-  DirectoryLock& operator=(const DirectoryLock&) = delete;
-
- private:
-  int fd_ = -1;
-};
-
-struct Layout {
-  fs::path dir, configs, bin, logs, state, jsonl, csv, pareto, excluded;
-  explicit Layout(const fs::path& d)
-      : dir(d),
-        configs(d / "configs"),
-        bin(d / "bin"),
-        logs(d / "logs"),
-        state(d / "sweep.json"),
-        jsonl(d / "results.jsonl"),
-        csv(d / "results.csv"),
-        pareto(d / "pareto.csv"),
-        excluded(d / "excluded.csv") {}
-};
-
-// Creates DIR for this spec, or accepts it as this spec's earlier run; refuses anything else.
-// Returns whether it is a rerun.
-bool claim_directory(const Layout& l, const SweepSpec& spec, const std::string& print,
-                     const std::vector<std::string>& columns, uint64_t points) {
-  std::error_code ec;
-  const std::string dir = l.dir.string();
-  if (fs::exists(l.dir, ec) && !fs::is_directory(l.dir, ec))
-    throw UserError(dir + ": exists and is not a directory; give -o a new or empty directory");
-  if (fs::exists(l.state, ec)) {
-    Json state;
-    try {
-      state = Json::parse(read_all(l.state));
-    } catch (const Json::exception& e) {
-      throw UserError(l.state.string() + ": not a sweep state file (" + e.what() +
-                      "); give -o a new or empty directory");
-    }
-    if (row_text(state, "fingerprint") != print)
-      throw UserError(dir + " holds the results of another sweep (" + row_text(state, "spec") +
-                      ", or this one before its spec, base configuration, presets, workload "
-                      "files or the simulator changed); they are never mixed or overwritten: "
-                      "give -o another directory, or remove " +
-                      dir);
-    return true;
-  }
-  bool empty = true;
-  for (const auto& entry : fs::directory_iterator(l.dir, ec))
-    empty = empty && entry.path().filename() == kLockName;
-  if (!empty)
-    throw UserError(dir +
-                    ": not empty and holds no sweep (no sweep.json); give -o a new or "
-                    "empty directory");
-  for (const fs::path& d : {l.dir, l.configs, l.configs / "dram", l.bin, l.logs}) {
-    fs::create_directories(d, ec);
-    if (ec) throw UserError(d.string() + ": cannot create: " + ec.message());
-  }
-  Json state;
-  state["spec"] = fs::absolute(spec.file).string();
-  state["fingerprint"] = print;
-  state["version"] = kVersion;
-  state["points"] = points;
-  state["workloads"] = Json::array();
-  for (const Workload& w : spec.workloads)
-    state["workloads"].push_back(w.name);
-  state["axes"] = Json::array();  // per axis, the keys it sets together
-  for (const Axis& axis : spec.axes)
-    state["axes"].push_back(axis.keys);
-  state["objectives"] = spec.objectives;
-  state["columns"] = columns;
-  // The spec's copy first, the state last: a DIR with sweep.json is complete.
-  write_text(l.dir / "spec.yaml", spec.text);
-  write_text(l.state, state.dump(2) + "\n");
-  return false;
-}
-
-// The base's DRAM presets beside the points' configurations, so each point-N.yaml loads
-// on its own (`s2sim run X.bin --config DIR/configs/point-N.yaml`).
-void copy_presets(const SweepSpec& spec, const Layout& l) {
-  std::error_code ec;
-  for (const char* kind : {"dram", "tech"}) {
-    fs::create_directories(l.configs / kind, ec);
-    for (const auto& entry :
-         fs::directory_iterator(fs::path(spec.base_config).parent_path() / kind, ec))
-      if (entry.path().extension() == ".yaml") {
-        const fs::path to = l.configs / kind / entry.path().filename();
-        if (!fs::exists(to, ec)) write_text(to, read_all(entry.path()));
-      }
-  }
-}
 
 // ---- points ------------------------------------------------------------------------------
 
@@ -439,23 +254,18 @@ Json simulate(Json row, const isa::Executable& exe, const std::string& path,
     row[kSecondsKey] = std::chrono::duration<double>(Clock::now() - start).count();
     if (!r.deadlock.empty())
       throw InternalError("deadlock at cycle " + std::to_string(r.total_cycles));
-    const double cycles = static_cast<double>(r.total_cycles);
     row["status"] = "ok";
     row["cycles"] = r.total_cycles;
     row["ms"] = r.milliseconds();
-    row["pe_utilization"] = cycles > 0 && r.pe_count > 0
-                                ? static_cast<double>(r.total_macs) / (r.pe_count * cycles)
-                                : 0.0;
-    row["ppu_utilization"] =
-        cycles > 0 ? static_cast<double>(r.unit(isa::Unit::Ppu).busy_cycles) / cycles : 0.0;
+    row["pe_utilization"] = r.mac_utilization();
+    row["ppu_utilization"] = r.busy_fraction(isa::Unit::Ppu);
     row["dram_bytes"] = r.dram.bytes_read + r.dram.bytes_written;
     row["dram_gbps"] = r.dram_bandwidth_bytes_per_s() / 1e9;
     row["peak_memory"] = r.memory_peak;
     row["roofline_ratio"] = r.roofline_ratio();
     if (r.energy) {
-      const double pj = r.energy->total_pj();
-      row["energy_mj"] = pj * 1e-9;
-      row["power_w"] = r.seconds() > 0 ? pj * 1e-12 / r.seconds() : 0.0;
+      row["energy_mj"] = r.energy->total_pj() * 1e-9;
+      row["power_w"] = r.average_power_w();
     }
     if (r.area) row["area_mm2"] = r.area->total_mm2();
     return row;
@@ -497,35 +307,6 @@ class Progress {
   size_t total_;
   Clock::time_point start_;
 };
-
-// DIR/results.jsonl and results.csv in row order, and pareto.csv over `objectives` (none:
-// no front). Returns the summary lines.
-std::string write_final(const Layout& l, const std::vector<std::string>& columns,
-                        const std::vector<std::string>& objectives,
-                        const std::map<uint64_t, Json>& done) {
-  std::string jsonl, csv = csv_header(columns);
-  std::vector<Json> rows;
-  size_t ok = 0;
-  for (const auto& [r, row] : done) {
-    jsonl += row.dump() + "\n";
-    csv += csv_line(row, columns);
-    rows.push_back(row);
-    if (row_text(row, "status") == "ok") ++ok;
-  }
-  write_text(l.jsonl, jsonl);
-  write_text(l.csv, csv);
-  std::string text =
-      fmt::format("  results            {} rows ({} ok, {} failed) in {}, {}\n", rows.size(), ok,
-                  rows.size() - ok, l.csv.string(), l.jsonl.string());
-  if (objectives.empty()) return text;
-  const std::vector<const Json*> front = pareto_rows(rows, objectives);
-  std::string pareto = csv_header(columns);
-  for (const Json* row : front)
-    pareto += csv_line(*row, columns);
-  write_text(l.pareto, pareto);
-  return text + fmt::format("  Pareto front       {} row(s) over {} in {}\n", front.size(),
-                            fmt::join(objectives, ", "), l.pareto.string());
-}
 
 std::string shell_quote(const std::string& text) {
   std::string quoted = "'";
@@ -600,7 +381,7 @@ void run_sweep(const SweepOptions& options, std::ostream& out) {
   {
     const DirectoryLock lock(l.dir);
     claim_directory(l, spec, print, columns, point_count);
-    copy_presets(spec, l);
+    copy_side_files(spec, l);
     points = prepare_points(spec, l);
   }
   const size_t nw = spec.workloads.size();
@@ -633,15 +414,7 @@ void run_sweep(const SweepOptions& options, std::ostream& out) {
       }
     }
   }
-  auto rewrite = [&] {
-    std::string jsonl, csv = csv_header(columns);
-    for (const auto& [r, row] : done) {
-      jsonl += row.dump() + "\n";
-      csv += csv_line(row, columns);
-    }
-    write_text(jsonl_path, jsonl);
-    write_text(csv_path, csv);
-  };
+  const auto rewrite = [&] { write_rows(jsonl_path, csv_path, columns, done); };
   if (!options.slurm) rewrite();
   auto record = [&](Json row) {
     const uint64_t r = row.at("row").get<uint64_t>();
@@ -878,53 +651,6 @@ void run_sweep(const SweepOptions& options, std::ostream& out) {
     out << write_final(l, columns, spec.objectives, done);
   out << fmt::format("  wall time          {:.2f} s\n",
                      std::chrono::duration<double>(Clock::now() - start).count());
-}
-
-void collect_sweep(const std::string& dir, std::ostream& out) {
-  const Layout l{fs::path(dir)};
-  std::error_code ec;
-  if (!fs::exists(l.state, ec))
-    throw UserError(dir +
-                    ": holds no sweep (no sweep.json); --collect merges the shards of a "
-                    "sweep run with --shard or --slurm");
-  Json state;
-  try {
-    state = Json::parse(read_all(l.state));
-  } catch (const Json::exception& e) {
-    throw UserError(l.state.string() + ": not a sweep state file (" + e.what() + ")");
-  }
-  const auto strings = [&](const char* key) {
-    std::vector<std::string> v;
-    const auto it = state.find(key);
-    if (it != state.end() && it->is_array())
-      for (const Json& item : *it)
-        if (const std::string* text = item.get_ptr<const std::string*>()) v.push_back(*text);
-    return v;
-  };
-  const std::vector<std::string> columns = strings("columns");
-  if (columns.empty()) throw UserError(l.state.string() + ": no columns; not a sweep state file");
-  std::vector<fs::path> files{l.jsonl};
-  size_t shards = 0;
-  for (const auto& entry : fs::directory_iterator(l.dir / "shards", ec)) {
-    files.push_back(entry.path() / "results.jsonl");
-    ++shards;
-  }
-  std::map<uint64_t, Json> done;
-  for (const fs::path& file : files) {
-    if (!fs::exists(file, ec)) continue;
-    std::istringstream lines(read_all(file));
-    for (std::string line; std::getline(lines, line);) {
-      try {
-        Json row = Json::parse(line);
-        const uint64_t r = row.at("row").get<uint64_t>();
-        if (done.count(r) == 0) done.emplace(r, std::move(row));
-      } catch (const Json::exception&) {
-        // a torn last line of a killed shard: that row runs again when the shard reruns
-      }
-    }
-  }
-  out << fmt::format("collected {} from {} shard(s)\n", dir, shards);
-  out << write_final(l, columns, strings("objectives"), done);
 }
 
 }  // namespace s2::sim::sweep

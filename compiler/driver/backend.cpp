@@ -61,7 +61,7 @@ std::string clipping_summary(const Program& program, const BackendOptions& optio
 // fused attention instructions are planned twice, not 24 times (a second of a 7 s compile). A
 // bmm's block is chosen on the DRAM model, which sees the addresses: each is planned.
 uint64_t attention_traffic(const isa::Executable& exe, const target::TargetDesc& target) {
-  const auto model = sim::timing::make_pe_array_model(target);
+  const sim::timing::PeArrayModels models(target);
   std::vector<std::pair<isa::Instruction, uint64_t>> planned;  // without addresses and deps
   uint64_t bytes = 0;
   for (const isa::Instruction& inst : exe.instructions) {
@@ -86,14 +86,14 @@ uint64_t attention_traffic(const isa::Executable& exe, const target::TargetDesc&
           break;
         }
         const sim::timing::InstructionPlan plan =
-            sim::timing::plan_instruction(inst, target, *model);
+            sim::timing::plan_instruction(inst, target, models);
         planned.emplace_back(std::move(key), plan.load_bytes() + plan.store_bytes());
         bytes += planned.back().second;
         break;
       }
       case isa::Opcode::Bmm: {
         const sim::timing::InstructionPlan plan =
-            sim::timing::plan_instruction(inst, target, *model);
+            sim::timing::plan_instruction(inst, target, models);
         bytes += plan.load_bytes() + plan.store_bytes();
         break;
       }

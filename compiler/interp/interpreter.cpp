@@ -85,9 +85,12 @@ HostArray Interpreter::value(TensorId id) const {
     case DType::I32:
       return HostArray(gather(t, b.i32()));
     case DType::U8:
+    case DType::BF16:
+    case DType::F16:
       break;
   }
-  throw InternalError("interpreter: u8 tensors are not supported ('" + t.name + "')");
+  throw InternalError("interpreter: " + std::string(isa::dtype_name(t.dtype)) +
+                      " tensors are not supported ('" + t.name + "')");
 }
 
 void Interpreter::set_value(TensorId id, const HostArray& values) {

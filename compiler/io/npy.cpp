@@ -22,11 +22,17 @@ std::vector<uint8_t> bytes_of(const ir::HostArray& data) {
     case isa::DType::U8:
       out = data.u8();
       break;
+    case isa::DType::BF16:
+    case isa::DType::F16:
+      break;  // no HostArray holds them
   }
   return out;
 }
 
-ir::HostArray array_of(const npy::Array& a) {
+ir::HostArray array_of(const npy::Array& a, const std::string& source) {
+  if (a.dtype == isa::DType::F16 || a.dtype == isa::DType::BF16)
+    throw UserError(source + ": holds " + std::string(isa::dtype_name(a.dtype)) +
+                    " data; the compiler reads float32, int32, int64 and uint8 arrays");
   const size_t n = a.data.size() / isa::dtype_bytes(a.dtype);
   ir::HostArray out(a.dtype, n);
   switch (a.dtype) {
@@ -41,6 +47,9 @@ ir::HostArray array_of(const npy::Array& a) {
     case isa::DType::U8:
       out.u8() = a.data;
       break;
+    case isa::DType::BF16:
+    case isa::DType::F16:
+      break;  // refused above
   }
   return out;
 }
@@ -53,7 +62,7 @@ std::vector<uint8_t> encode_npy(const ir::HostArray& data, const ir::Shape& shap
 
 NpyArray decode_npy(const std::vector<uint8_t>& bytes, const std::string& source) {
   npy::Array a = npy::decode(bytes, source);
-  return {a.shape, array_of(a)};
+  return {a.shape, array_of(a, source)};
 }
 
 void write_npy(const std::string& path, const ir::HostArray& data, const ir::Shape& shape) {
@@ -62,7 +71,7 @@ void write_npy(const std::string& path, const ir::HostArray& data, const ir::Sha
 
 NpyArray read_npy(const std::string& path) {
   npy::Array a = npy::read(path);
-  return {a.shape, array_of(a)};
+  return {a.shape, array_of(a, path)};
 }
 
 ir::HostArray read_npy_expect(const std::string& path, isa::DType dtype, const ir::Shape& shape) {

@@ -15,6 +15,10 @@ HostArray::HostArray(isa::DType dtype, size_t elements) : lazy_(elements) {
     case isa::DType::U8:
       storage_ = std::vector<uint8_t>();
       break;
+    case isa::DType::BF16:
+    case isa::DType::F16:
+      throw InternalError("HostArray: the Graph-IR holds no " +
+                          std::string(isa::dtype_name(dtype)) + " data");
   }
 }
 

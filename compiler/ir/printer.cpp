@@ -44,6 +44,9 @@ std::string init_text(const HostArray& init) {
       return values_text(init.i32(), integer);
     case DType::U8:
       return values_text(init.u8(), [](uint8_t v) { return std::to_string(unsigned{v}); });
+    case DType::BF16:
+    case DType::F16:
+      break;  // no HostArray holds them
   }
   return "?";
 }

@@ -71,6 +71,9 @@ uint64_t append_init(const ir::Data& data, std::vector<uint8_t>& section) {
     case isa::DType::U8:
       std::memcpy(out, init.u8().data(), init.size());
       break;
+    case isa::DType::BF16:
+    case isa::DType::F16:
+      throw InternalError("lowering: '" + data.name + "' is a 16-bit tensor of the Graph-IR");
   }
   return offset;
 }

@@ -12,6 +12,7 @@
 #include "isa/container/byte_io.h"
 #include "isa/container/validator.h"
 #include "isa/encoding/semantics.h"
+#include "isa/numerics/low_precision.h"
 
 namespace s2::isa {
 namespace {
@@ -289,6 +290,10 @@ class Assembler {
   }
 
   void element(const Token& tok, const std::string& item, DType dtype, ByteWriter* w) {
+    if (dtype == DType::BF16 || dtype == DType::F16) {
+      w->u16(half_element(tok, item, dtype));
+      return;
+    }
     if (dtype == DType::F32) {
       const std::optional<float> v = parse_f32(item);
       if (!v) fail(tok, "data: '" + item + "' is not an f32 value");
@@ -305,6 +310,27 @@ class Assembler {
       if (!ok || v < 0 || v > 255) fail(tok, "data: '" + item + "' is not a u8");
       w->u8(static_cast<uint8_t>(v));
     }
+  }
+
+  // A bf16 or f16 literal: a number read as f32 and rounded to nearest even (exact for what the
+  // disassembler prints), or "nan:0xHHHH", a NaN of that bit pattern.
+  uint16_t half_element(const Token& tok, const std::string& item, DType dtype) {
+    const bool bf16 = dtype == DType::BF16;
+    const std::string type(dtype_name(dtype));
+    if (item.rfind("nan:0x", 0) == 0) {
+      unsigned bits = 0;
+      const char* end = item.data() + item.size();
+      const auto r = std::from_chars(item.data() + 6, end, bits, 16);
+      const uint16_t exponent = bf16 ? 0x7F80 : 0x7C00;
+      if (r.ec != std::errc() || r.ptr != end || bits > 0xFFFF || (bits & exponent) != exponent ||
+          (bits & ~exponent & 0x7FFFu) == 0)
+        fail(tok, "data: '" + item + "' is not the bit pattern of a " + type + " NaN");
+      return static_cast<uint16_t>(bits);
+    }
+    const std::optional<float> v = parse_f32(item);
+    if (!v) fail(tok, "data: '" + item + "' is not a " + type + " value");
+    // bf16_from_f32 rounds any f32, so a bf16 subnormal (an f32 subnormal) comes back too.
+    return bf16 ? numerics::bf16_from_f32(*v) : numerics::f16_from_f32(*v);
   }
 
   // The dense descriptor of `shape`, whose strides must fit the descriptor's 32-bit fields.

@@ -1,5 +1,7 @@
 #include "isa/asm/disassembler.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <sstream>
 
@@ -8,6 +10,7 @@
 #include "isa/common/float_text.h"
 #include "isa/common/hex.h"
 #include "isa/container/byte_io.h"
+#include "isa/numerics/low_precision.h"
 
 namespace s2::isa {
 namespace {
@@ -66,6 +69,18 @@ std::string field_text(const Instruction& inst, Field f) {
   return std::to_string(v);
 }
 
+// A 16-bit float element as the assembler reads it back to the same bits: its value, which
+// widens to f32 exactly (bf16 as fp32's top half, subnormals kept), or a NaN's bit pattern.
+std::string half_text(DType dtype, uint16_t bits) {
+  const bool bf16 = dtype == DType::BF16;
+  const uint16_t exponent = bf16 ? 0x7F80 : 0x7C00;
+  if ((bits & exponent) == exponent && (bits & ~exponent & 0x7FFF) != 0) {
+    if (bits == (bf16 ? numerics::kBf16CanonicalNaN : numerics::kF16CanonicalNaN)) return "nan";
+    return fmt::format("nan:{:#06x}", bits);
+  }
+  return format_f32(bf16 ? f32_from_bits(uint32_t{bits} << 16) : numerics::f16_to_f32(bits));
+}
+
 std::string element_text(DType dtype, const uint8_t* p) {
   switch (dtype) {
     case DType::F32:
@@ -74,6 +89,9 @@ std::string element_text(DType dtype, const uint8_t* p) {
       return std::to_string(static_cast<int32_t>(load_u32(p)));
     case DType::U8:
       return std::to_string(unsigned{*p});
+    case DType::BF16:
+    case DType::F16:
+      return half_text(dtype, load_u16(p));
   }
   return "?";
 }

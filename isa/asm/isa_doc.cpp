@@ -215,7 +215,17 @@ void write_dtypes(std::ostream& os) {
   for (uint32_t c = 0; c < 16; ++c)  // the descriptor's 4-bit type code
     if (const std::optional<DType> t = dtype_from_code(c))
       os << "| " << c << " | " << code(dtype_name(*t)) << " | " << dtype_bytes(*t) << " |\n";
-  os << "\n";
+  os << "\nThe datapath computes in f32 (IEEE binary32, subnormals flushed). An operand slot of "
+        "type "
+        "`f32, bf16 or f16` takes any of the three: a `bf16` or `f16` element is widened to f32 "
+        "where it enters the PE array or the PPU (exactly; `f16` subnormals are kept, `bf16` "
+        "subnormals read as zero like f32 ones), and a result is rounded to its operand's type "
+        "where it is written (round to nearest even; overflow to infinity; `f16` underflows "
+        "gradually through its subnormals; a NaN becomes the type's canonical quiet NaN). "
+        "`isa/numerics/low_precision.h` defines both directions. A PE instruction's "
+        "multiplicands share one type, its multiply mode: products of two `bf16` or two `f16` "
+        "values are exact in f32, so only the f32 additions round. Master weights, optimizer "
+        "state and normalisation statistics are `f32` only.\n\n";
 }
 
 void write_enums(std::ostream& os) {

@@ -37,6 +37,10 @@ class ByteWriter {
 
 // Little-endian words at `p`; inline, since the DRAM images of the functional model and the
 // stream checker move every element through them.
+inline void store_u16(uint8_t* p, uint16_t v) {
+  p[0] = static_cast<uint8_t>(v);
+  p[1] = static_cast<uint8_t>(v >> 8);
+}
 inline void store_u32(uint8_t* p, uint32_t v) {
   for (int i = 0; i < 4; ++i)
     p[i] = static_cast<uint8_t>(v >> (8 * i));
@@ -44,6 +48,9 @@ inline void store_u32(uint8_t* p, uint32_t v) {
 inline void store_u64(uint8_t* p, uint64_t v) {
   for (int i = 0; i < 8; ++i)
     p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+inline uint16_t load_u16(const uint8_t* p) {
+  return static_cast<uint16_t>(p[0] | (p[1] << 8));
 }
 inline uint32_t load_u32(const uint8_t* p) {
   return uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 24);

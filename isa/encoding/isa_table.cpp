@@ -22,8 +22,8 @@ struct AccessSpec {
 [[maybe_unused]] constexpr AccessSpec In{Access::In, false}, Out{Access::Out, false},
     InOut{Access::InOut, false}, OptIn{Access::In, true}, OptOut{Access::Out, true},
     OptInOut{Access::InOut, true};
-[[maybe_unused]] constexpr DTypeReq F32 = DTypeReq::F32, I32 = DTypeReq::I32, U8 = DTypeReq::U8,
-                                    Any = DTypeReq::Any;
+[[maybe_unused]] constexpr DTypeReq F32 = DTypeReq::F32, Float = DTypeReq::Float,
+                                    I32 = DTypeReq::I32, U8 = DTypeReq::U8, Any = DTypeReq::Any;
 
 struct OperandEntry {
   Slot slot;
@@ -237,6 +237,8 @@ bool dtype_allowed(DTypeReq requirement, DType dtype) {
   switch (requirement) {
     case DTypeReq::F32:
       return dtype == DType::F32;
+    case DTypeReq::Float:
+      return dtype == DType::F32 || dtype == DType::BF16 || dtype == DType::F16;
     case DTypeReq::I32:
       return dtype == DType::I32;
     case DTypeReq::U8:
@@ -251,6 +253,8 @@ std::string_view dtype_req_name(DTypeReq requirement) {
   switch (requirement) {
     case DTypeReq::F32:
       return "f32";
+    case DTypeReq::Float:
+      return "f32, bf16 or f16";
     case DTypeReq::I32:
       return "i32";
     case DTypeReq::U8:

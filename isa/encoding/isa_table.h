@@ -140,7 +140,7 @@ enum class FieldKind : uint8_t { UInt, Int, Flag, Float, Enum };
 enum class Access : uint8_t { In, Out, InOut };
 
 // Element-type requirement of an operand slot.
-enum class DTypeReq : uint8_t { F32, I32, U8, Any };
+enum class DTypeReq : uint8_t { F32, Float, I32, U8, Any };
 
 struct EnumValue {
   uint32_t value;

@@ -161,6 +161,20 @@ std::optional<std::vector<uint32_t>> product_shape(Checker& c) {
   return std::vector<uint32_t>{m, n};
 }
 
+// The PE array multiplies in one mode per instruction: its multiplicands share an element type.
+void check_multiplicands(Checker& c) {
+  const std::optional<DType> mode = multiplicand_dtype(c.inst());
+  if (!mode) return;
+  for (Slot s : kMultiplicands) {
+    if (!c.has(s)) continue;
+    const TensorDesc& d = c.inst().get(s);
+    if (d.dtype != *mode)
+      c.fail("operand '" + Checker::name(s) + "' is " + std::string(dtype_name(d.dtype)) +
+             " but the PE array multiplies " + std::string(dtype_name(*mode)) +
+             " in this instruction: every multiplicand has one element type");
+  }
+}
+
 void check_shapes(Checker& c) {
   const Instruction& inst = c.inst();
   switch (inst.opcode()) {
@@ -363,12 +377,13 @@ void check_shapes(Checker& c) {
     case Opcode::Sgd:
       c.expect_same_elements(Slot::Grad, Slot::Weight);
       c.expect_same_elements(Slot::Velocity, Slot::Weight);
+      c.expect_same_elements(Slot::WeightCopy, Slot::Weight);
       if (inst.f32(Field::Momentum) != 0.0f && !c.has(Slot::Velocity))
         c.fail("momentum is not zero but operand 'velocity' is missing");
       c.expect_shape(Slot::GradScale, {1}, "a scalar");
       return;
     case Opcode::AdamW: {
-      for (Slot s : {Slot::Grad, Slot::ExpAvg, Slot::ExpAvgSq})
+      for (Slot s : {Slot::Grad, Slot::ExpAvg, Slot::ExpAvgSq, Slot::WeightCopy})
         c.expect_same_elements(s, Slot::Weight);
       c.expect_shape(Slot::Step, {1}, "one step count");
       c.expect_shape(Slot::GradScale, {1}, "a scalar");
@@ -380,6 +395,9 @@ void check_shapes(Checker& c) {
       }
       return;
     }
+    case Opcode::Cast:
+      c.expect_same_elements(Slot::Y, Slot::X);
+      return;
     case Opcode::ClipScale: {
       c.expect_shape(Slot::GradScale, {1}, "a scalar");
       c.expect_shape(Slot::TotalNorm, {1}, "a scalar");
@@ -427,9 +445,17 @@ uint64_t window_output_size(uint64_t input, uint64_t pad_before, uint64_t pad_af
   return out;
 }
 
+std::optional<DType> multiplicand_dtype(const Instruction& inst) {
+  if (inst.info().unit != Unit::Pe) return std::nullopt;
+  for (Slot s : kMultiplicands)
+    if (inst.has_slot(s) && inst.operand(s)) return inst.operand(s)->dtype;
+  return std::nullopt;
+}
+
 std::vector<std::string> check_instruction(const Instruction& inst) {
   Checker c(inst);
   check_signature(c);
+  check_multiplicands(c);
   // Shape rules assume the signature holds (operands present, right ranks).
   if (c.problems().empty()) check_shapes(c);
   return std::move(c.problems());

@@ -154,6 +154,10 @@ const char* descr_of(isa::DType dtype) {
       return "<i4";
     case isa::DType::U8:
       return "|u1";
+    case isa::DType::F16:
+      return "<f2";
+    case isa::DType::BF16:
+      return "<f4";  // widened: numpy has no bfloat16 (encode())
   }
   S2_CHECK(false, "npy: no descr for dtype " + std::to_string(static_cast<int>(dtype)));
   return "";
@@ -199,7 +203,16 @@ std::vector<uint8_t> encode(isa::DType dtype, const Shape& shape,
   out.push_back(0);
   store_le(header.size(), 2, &out);
   out.insert(out.end(), header.begin(), header.end());
-  out.insert(out.end(), data.begin(), data.end());
+  if (dtype != isa::DType::BF16) {
+    out.insert(out.end(), data.begin(), data.end());
+    return out;
+  }
+  // bf16 is the top half of a float32: widening is exact, every bit pattern kept.
+  out.reserve(out.size() + 2 * data.size());
+  for (size_t i = 0; i + 1 < data.size(); i += 2) {
+    out.insert(out.end(), {0, 0});
+    out.insert(out.end(), {data[i], data[i + 1]});
+  }
   return out;
 }
 
@@ -243,10 +256,13 @@ Array decode(const std::vector<uint8_t>& bytes, const std::string& source) {
   } else if (descr == "|u1") {
     item = 1;
     dtype = isa::DType::U8;
+  } else if (descr == "<f2") {
+    item = 2;
+    dtype = isa::DType::F16;
   } else {
     throw fail("unsupported dtype '" + descr +
-               "': supported are '<f4' (float32), '<i4' (int32), '|u1' (uint8) and '<i8' (int64, "
-               "read as int32)");
+               "': supported are '<f4' (float32), '<f2' (float16), '<i4' (int32), '|u1' (uint8) "
+               "and '<i8' (int64, read as int32)");
   }
 
   Array array;

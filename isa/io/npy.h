@@ -4,10 +4,12 @@
 // tensors.
 //
 // Writing produces exactly what numpy.save writes for a C-ordered little-endian array: format
-// version 1.0, descr '<f4', '<i4' or '|u1', the header padded with spaces (room for the first
-// axis to grow to 21 digits, as NumPy leaves it) to a multiple of 64 bytes. Reading accepts
-// format versions 1.0 and 2.0, C order only, descr '<f4', '<i4', '|u1' and '<i8' (NumPy's
-// default integer, as labels usually come), which is narrowed to i32 with a range check.
+// version 1.0, descr '<f4', '<f2', '<i4' or '|u1', the header padded with spaces (room for the
+// first axis to grow to 21 digits, as NumPy leaves it) to a multiple of 64 bytes. bf16, which
+// NumPy lacks, is written as '<f4': each value widened exactly (its bits in the top half).
+// Reading accepts format versions 1.0 and 2.0, C order only, descr '<f4', '<f2', '<i4', '|u1'
+// and '<i8' (NumPy's default integer, as labels usually come), which is narrowed to i32 with a
+// range check.
 // Every error is a UserError naming the file and what is wrong with it.
 
 #include <cstdint>

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <limits>
 
+#include "isa/numerics/fp32.h"
+#include "isa/numerics/low_precision.h"
 #include "simulator/functional/operands.h"
 
 namespace s2::sim::functional {
@@ -49,6 +51,16 @@ void run_fill(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/) 
     case isa::DType::U8:
       element[0] = saturate<uint8_t>(value);
       break;
+    case isa::DType::BF16:
+    case isa::DType::F16: {
+      // The value as the datapath holds it, rounded to the element type.
+      const float v = numerics::load(value);
+      const uint16_t bits =
+          dst.dtype == isa::DType::BF16 ? numerics::bf16_from_f32(v) : numerics::f16_from_f32(v);
+      element[0] = static_cast<uint8_t>(bits);
+      element[1] = static_cast<uint8_t>(bits >> 8);
+      break;
+    }
   }
   std::vector<uint8_t> bytes(static_cast<size_t>(dst.elements()) * width);
   for (size_t i = 0; i < bytes.size(); i += width)

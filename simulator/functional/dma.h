@@ -4,7 +4,8 @@
 //         the whole source is gathered before any byte of dst is written, so an overlapping
 //         copy moves the old values.
 //   fill  every element of dst = value (an f32 field); i32 and u8 take its integer part
-//         (truncation toward zero), saturated to the type's range, NaN giving 0.
+//         (truncation toward zero), saturated to the type's range, NaN giving 0; bf16 and
+//         f16 take it as a datapath value rounded to the type (isa/numerics/low_precision.h).
 
 #include "isa/encoding/instruction.h"
 #include "simulator/functional/datapath.h"

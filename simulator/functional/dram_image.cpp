@@ -9,6 +9,7 @@
 #include "isa/container/byte_io.h"
 #include "isa/container/dram_layout.h"
 #include "isa/numerics/fp32.h"
+#include "isa/numerics/low_precision.h"
 
 namespace s2::sim::functional {
 namespace {
@@ -17,6 +18,12 @@ void expect_dtype(const isa::TensorDesc& d, isa::DType want) {
   S2_CHECK(d.dtype == want, "functional DRAM image: descriptor at " + hex(d.addr) + " is " +
                                 std::string(isa::dtype_name(d.dtype)) + ", not " +
                                 std::string(isa::dtype_name(want)));
+}
+
+void expect_float(const isa::TensorDesc& d) {
+  S2_CHECK(numerics::is_float_dtype(d.dtype),
+           "functional DRAM image: descriptor at " + hex(d.addr) + " is " +
+               std::string(isa::dtype_name(d.dtype)) + ", not a floating-point type");
 }
 
 void expect_count(const isa::TensorDesc& d, size_t count) {
@@ -32,13 +39,26 @@ DramImage DramImage::load(const isa::Executable& exe) {
 }
 
 std::vector<float> DramImage::read_f32(const isa::TensorDesc& d) const {
-  expect_dtype(d, isa::DType::F32);
+  expect_float(d);
   isa::check_in_dram(d, size());
   std::vector<float> out(static_cast<size_t>(d.elements()));
   const uint8_t* base = bytes_.data();
-  isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
-    out[k] = numerics::load(f32_from_bits(isa::load_u32(base + at)));
-  });
+  switch (d.dtype) {
+    case isa::DType::BF16:
+      isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
+        out[k] = numerics::bf16_to_f32(isa::load_u16(base + at));
+      });
+      break;
+    case isa::DType::F16:
+      isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
+        out[k] = numerics::f16_to_f32(isa::load_u16(base + at));
+      });
+      break;
+    default:
+      isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
+        out[k] = numerics::load(f32_from_bits(isa::load_u32(base + at)));
+      });
+  }
   return out;
 }
 
@@ -53,13 +73,26 @@ std::vector<int32_t> DramImage::read_i32(const isa::TensorDesc& d) const {
 }
 
 void DramImage::write_f32(const isa::TensorDesc& d, const std::vector<float>& values) {
-  expect_dtype(d, isa::DType::F32);
+  expect_float(d);
   expect_count(d, values.size());
   isa::check_in_dram(d, size());
   uint8_t* base = bytes_.data();
-  isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
-    isa::store_u32(base + at, f32_bits(numerics::store(values[k])));
-  });
+  switch (d.dtype) {
+    case isa::DType::BF16:
+      isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
+        isa::store_u16(base + at, numerics::bf16_from_f32(numerics::store(values[k])));
+      });
+      break;
+    case isa::DType::F16:
+      isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
+        isa::store_u16(base + at, numerics::f16_from_f32(numerics::store(values[k])));
+      });
+      break;
+    default:
+      isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
+        isa::store_u32(base + at, f32_bits(numerics::store(values[k])));
+      });
+  }
 }
 
 void DramImage::write_i32(const isa::TensorDesc& d, const std::vector<int32_t>& values) {

@@ -28,12 +28,14 @@ class DramImage {
   const std::vector<uint8_t>& bytes() const { return bytes_; }
 
   // The descriptor's elements, dense in row-major order. The descriptor's dtype must be the
-  // one asked for (an InternalError otherwise: the caller checked the instruction). f32
-  // values enter the datapath: subnormals read as zero (numerics::load).
+  // one asked for (an InternalError otherwise: the caller checked the instruction). Float
+  // values (f32, bf16, f16) enter the datapath as f32: subnormals of f32 and bf16 read as zero
+  // (numerics::load), 16-bit values widen exactly (isa/numerics/low_precision.h).
   std::vector<float> read_f32(const isa::TensorDesc& desc) const;
   std::vector<int32_t> read_i32(const isa::TensorDesc& desc) const;
-  // Scatters dense row-major values; their count must be the descriptor's element count. f32
-  // values leave the datapath: flushed, NaNs canonical (numerics::store).
+  // Scatters dense row-major values; their count must be the descriptor's element count. Values
+  // leave the datapath: flushed, NaNs canonical (numerics::store), then rounded to the
+  // descriptor's float type.
   void write_f32(const isa::TensorDesc& desc, const std::vector<float>& values);
   void write_i32(const isa::TensorDesc& desc, const std::vector<int32_t>& values);
 

@@ -72,4 +72,9 @@ void run_eltwise(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
                     inst.as<isa::Activation>(isa::Field::Act)));
 }
 
+void run_cast(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/) {
+  Operands ops(inst, image);
+  ops.write(isa::Slot::Y, ops.f32(isa::Slot::X));
+}
+
 }  // namespace s2::sim::functional

@@ -23,5 +23,8 @@ std::vector<float> eltwise(PpuLanes& ppu, isa::EltwiseOp op, const std::vector<f
                            isa::Activation act = isa::Activation::None);
 
 void run_eltwise(const isa::Instruction& inst, DramImage& image, Datapath& dp);
+// cast: x read into the datapath and written in y's element type (the rounding of
+// DramImage::write_f32); no arithmetic.
+void run_cast(const isa::Instruction& inst, DramImage& image, Datapath& dp);
 
 }  // namespace s2::sim::functional

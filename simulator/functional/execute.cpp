@@ -92,6 +92,7 @@ const KernelRegistry& kernel_registry() {
     add(isa::Opcode::ScatterAdd, run_scatter_add);
     add(isa::Opcode::Softmax, run_softmax);
     add(isa::Opcode::SoftmaxBwd, run_softmax_bwd);
+    add(isa::Opcode::Cast, run_cast);
     return r;
   }();
   return registry;

@@ -47,6 +47,7 @@ void run_sgd(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   dp.ppu.run(pass, weight.data(), grad.data(), v, nullptr, weight.data(), v);
   ops.write(Slot::Weight, weight);
   if (velocity) ops.write(Slot::Velocity, *velocity);
+  if (ops.has(Slot::WeightCopy)) ops.write(Slot::WeightCopy, weight);
 }
 
 void run_adamw(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/) {
@@ -71,6 +72,7 @@ void run_adamw(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/)
   for (size_t i = 0; i < weight.size(); ++i)
     numerics::adamw_step(p, s, weight[i], grad[i], m[i], v[i]);
   ops.write(Slot::Weight, weight);
+  if (ops.has(Slot::WeightCopy)) ops.write(Slot::WeightCopy, weight);
   ops.write(Slot::ExpAvg, m);
   ops.write(Slot::ExpAvgSq, v);
   ops.write(Slot::Step, step);

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "isa/common/errors.h"
+#include "isa/io/npy.h"
 
 namespace s2::io {
 namespace {
@@ -167,12 +168,28 @@ TEST(Npy, RejectsUnsupportedVersion) {
 }
 
 TEST(Npy, RejectsUnsupportedDtypes) {
-  for (const char* descr : {"<f8", ">f4", "|i1", "<f2", "|b1"}) {
+  for (const char* descr : {"<f8", ">f4", "|i1", ">f2", "|b1"}) {
     const Bytes file =
         npy_file(std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (1,), }",
                  le_bytes({0}, 8));
     EXPECT_ERROR(file, std::string("unsupported dtype '") + descr + "'");
   }
+}
+
+// float16 files are valid .npy (the simulator's f16 dumps), but no compiler input is f16.
+TEST(Npy, Float16IsReadButIsNoCompilerInput) {
+  const Bytes file =
+      npy_file("{'descr': '<f2', 'fortran_order': False, 'shape': (1,), }", le_bytes({0x3c00}, 2));
+  EXPECT_EQ(npy::decode(file, "h.npy").dtype, isa::DType::F16);
+  EXPECT_ERROR(file, "holds f16 data; the compiler reads float32, int32, int64 and uint8 arrays");
+}
+
+// bf16, which NumPy lacks, is written as float32: each value widened, bits kept.
+TEST(Npy, Bf16IsWrittenAsTheFloat32ItWidensTo) {
+  const Bytes file = npy::encode(isa::DType::BF16, {2}, Bytes{0x80, 0x3f, 0x01, 0xff});
+  const npy::Array a = npy::decode(file, "b.npy");
+  EXPECT_EQ(a.dtype, isa::DType::F32);
+  EXPECT_EQ(a.data, (Bytes{0, 0, 0x80, 0x3f, 0, 0, 0x01, 0xff}));  // 1.0 and a NaN's pattern
 }
 
 TEST(Npy, ReadsAndWritesBytes) {

@@ -145,6 +145,35 @@ TEST(Asm, SpecialFloatsSurvive) {
   EXPECT_NE(listing.find("fill dst=v value=-0"), std::string::npos) << listing;
 }
 
+// bf16 and f16 data: every value prints as the decimal it widens to (exact), a NaN other than
+// the canonical one as its bit pattern, and reads back to the same bits.
+TEST(Asm, SixteenBitFloatsSurvive) {
+  const std::string text =
+      ".target t\n"
+      ".tensor b weight bf16[6] @0x0 data=[-0, inf, 1.5, nan, nan:0xff81, 0.1]\n"
+      ".tensor h weight f16[6] @0x40 data=[65504, 5.960464477539063e-08, -inf, nan:0x7c01, "
+      "0.1, 1e9]\n"
+      "cast x=b y=h\nend deps=0\n";
+  const Executable exe = assemble(text, "h.s2asm");
+  const std::string listing = disassemble(exe, all_data());
+  // 0.1 rounds to bf16 0x3DCD = 0.10009765625 and to f16 0x2E66 = 0.0999755859375 (printed
+  // as the shortest f32 text of each); 1e9 overflows f16 to infinity.
+  EXPECT_NE(listing.find("data=[-0, inf, 1.5, nan, nan:0xff81, 0.100097656]"), std::string::npos)
+      << listing;
+  EXPECT_NE(listing.find("data=[65504, 5.9604645e-08, -inf, nan:0x7c01, 0.099975586, inf]"),
+            std::string::npos)
+      << listing;
+  EXPECT_EQ(serialize(assemble(listing, "listing")), serialize(exe));
+  try {
+    assemble(".target t\n.tensor h weight f16[1] @0x0 data=[nan:0x7c00]\nend deps=0\n", "n.s2asm");
+    FAIL() << "an infinity's pattern was accepted as a NaN";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("'nan:0x7c00' is not the bit pattern of a f16 NaN"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // Each bad input: the source, then the expected start of the first message line.
 struct BadCase {
   const char* name;

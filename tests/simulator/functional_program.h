@@ -14,6 +14,7 @@
 
 #include "compiler/lower/stream_checker.h"
 #include "isa/common/float_bits.h"
+#include "isa/numerics/low_precision.h"
 #include "simulator/functional/execute.h"
 
 namespace s2::sim::functional::test {
@@ -92,6 +93,21 @@ class Program {
     for (float v : values)
       for (unsigned b = 0; b < 4; ++b)
         *at++ = static_cast<uint8_t>(f32_bits(v) >> (8 * b));
+    return d;
+  }
+
+  // A dense tensor of a float type (f32, bf16, f16) holding `values` rounded to it.
+  TensorDesc typed(const std::vector<uint32_t>& shape, DType dtype,
+                   const std::vector<float>& values) {
+    TensorDesc d = zeros(shape, dtype);
+    uint8_t* at = exe_.data.data() + exe_.tensors.back().data_offset;
+    for (float v : values) {
+      const uint32_t bits = dtype == DType::BF16  ? numerics::bf16_from_f32(v)
+                            : dtype == DType::F16 ? numerics::f16_from_f32(v)
+                                                  : f32_bits(v);
+      for (unsigned b = 0; b < isa::dtype_bytes(dtype); ++b)
+        *at++ = static_cast<uint8_t>(bits >> (8 * b));
+    }
     return d;
   }
 

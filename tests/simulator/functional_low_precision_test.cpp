@@ -1,0 +1,209 @@
+// bf16 and f16 operands through the functional kernels: a value is widened to f32 where it
+// enters the datapath and rounded where it leaves (isa/numerics/low_precision.h), so every
+// kernel on 16-bit operands must give the bits of the same kernel on the widened f32 values,
+// rounded once to the output's type.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "isa/encoding/semantics.h"
+#include "isa/numerics/low_precision.h"
+#include "simulator/functional/dram_image.h"
+#include "simulator/functional/execute.h"
+#include "tests/simulator/functional_program.h"
+
+namespace s2::sim::functional {
+namespace {
+
+using test::Program;
+
+std::vector<float> random_values(size_t n, uint32_t seed, float scale = 1.0f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> real(-scale, scale);
+  std::vector<float> v(n);
+  for (float& x : v)
+    x = real(rng);
+  return v;
+}
+
+std::vector<float> rounded(isa::DType dtype, std::vector<float> v) {
+  for (float& x : v)
+    x = numerics::round_to(dtype, x);
+  return v;
+}
+
+// The widened result of the 16-bit program must equal the f32 program's result rounded to
+// `out` (bit for bit: compared as f32 patterns, so NaN and -0 count).
+void expect_rounded_equal(isa::DType out, const std::vector<float>& low,
+                          const std::vector<float>& wide, const std::string& what) {
+  ASSERT_EQ(low.size(), wide.size());
+  for (size_t i = 0; i < low.size(); ++i)
+    ASSERT_EQ(f32_bits(low[i]), f32_bits(numerics::round_to(out, wide[i])))
+        << what << " element " << i << ": " << low[i] << " vs " << wide[i];
+}
+
+TEST(FunctionalLowPrecision, GemmWidensItsOperandsAndRoundsItsOutput) {
+  const uint32_t m = 7, n = 45, k = 70;  // K spans three K-tiles of 32
+  const auto va = random_values(m * k, 1), vb = random_values(k * n, 2),
+             vbias = random_values(n, 3), vres = random_values(m * n, 4);
+  for (isa::DType mode : {isa::DType::BF16, isa::DType::F16}) {
+    for (isa::DType out : {mode, isa::DType::F32}) {
+      const std::string what =
+          std::string(isa::dtype_name(mode)) + " -> " + std::string(isa::dtype_name(out));
+      Program low(isa::Opcode::Gemm);
+      const auto y = low.zeros({m, n}, out);
+      low.set(isa::Slot::A, low.typed({m, k}, mode, va))
+          .set(isa::Slot::B, low.typed({k, n}, mode, vb))
+          .set(isa::Slot::Bias, low.typed({n}, mode, vbias))
+          .set(isa::Slot::Residual, low.typed({m, n}, out, vres))
+          .set(isa::Slot::Y, y)
+          .field(isa::Field::Act, static_cast<uint32_t>(isa::Activation::Gelu));
+      ASSERT_TRUE(isa::check_instruction(low.inst()).empty()) << what;
+      Program wide(isa::Opcode::Gemm);
+      const auto yw = wide.zeros({m, n});
+      wide.set(isa::Slot::A, wide.values({m, k}, rounded(mode, va)))
+          .set(isa::Slot::B, wide.values({k, n}, rounded(mode, vb)))
+          .set(isa::Slot::Bias, wide.values({n}, rounded(mode, vbias)))
+          .set(isa::Slot::Residual, wide.values({m, n}, rounded(out, vres)))
+          .set(isa::Slot::Y, yw)
+          .field(isa::Field::Act, static_cast<uint32_t>(isa::Activation::Gelu));
+      expect_rounded_equal(out, low.result(y), wide.result(yw), what);
+    }
+  }
+}
+
+TEST(FunctionalLowPrecision, ConvAndPpuKernelsReadAndWriteEveryFloatType) {
+  const auto vx = random_values(2 * 3 * 6 * 6, 5), vw = random_values(4 * 3 * 3 * 3, 6);
+  for (isa::DType t : {isa::DType::BF16, isa::DType::F16}) {
+    Program low(isa::Opcode::Conv2d);
+    const auto y = low.zeros({2, 4, 4, 4}, t);
+    low.set(isa::Slot::X, low.typed({2, 3, 6, 6}, t, vx))
+        .set(isa::Slot::W, low.typed({4, 3, 3, 3}, t, vw))
+        .set(isa::Slot::Y, y);
+    Program wide(isa::Opcode::Conv2d);
+    const auto yw = wide.zeros({2, 4, 4, 4});
+    wide.set(isa::Slot::X, wide.values({2, 3, 6, 6}, rounded(t, vx)))
+        .set(isa::Slot::W, wide.values({4, 3, 3, 3}, rounded(t, vw)))
+        .set(isa::Slot::Y, yw);
+    expect_rounded_equal(t, low.result(y), wide.result(yw), "conv2d");
+
+    // eltwise reads a bf16/f16 and an f32 operand and writes the 16-bit type.
+    Program add(isa::Opcode::Eltwise);
+    const auto sum = add.zeros({40}, t);
+    const auto va = random_values(40, 7), vb = random_values(40, 8);
+    add.set(isa::Slot::A, add.typed({40}, t, va))
+        .set(isa::Slot::B, add.values({40}, vb))
+        .set(isa::Slot::Y, sum)
+        .field(isa::Field::Op, static_cast<uint32_t>(isa::EltwiseOp::Add));
+    const std::vector<float> got = add.result(sum);
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_EQ(f32_bits(got[i]),
+                f32_bits(numerics::round_to(t, numerics::round_to(t, va[i]) + vb[i])))
+          << i;
+  }
+}
+
+TEST(FunctionalLowPrecision, CastRoundsOnceAndWidensExactly) {
+  // Values around fp16's limits: overflow to infinity, subnormals kept, underflow to zero.
+  const std::vector<float> v = {1.0f, 65519.0f, 65520.0f, -1e-5f, 3e-8f, 2.9e-8f, 0.1f, -0.0f};
+  for (isa::DType to : {isa::DType::BF16, isa::DType::F16}) {
+    Program down(isa::Opcode::Cast);
+    const auto y = down.zeros({8}, to);
+    down.set(isa::Slot::X, down.values({8}, v)).set(isa::Slot::Y, y);
+    const std::vector<float> got = down.result(y);
+    for (size_t i = 0; i < v.size(); ++i)
+      EXPECT_EQ(f32_bits(got[i]), f32_bits(numerics::round_to(to, v[i])))
+          << isa::dtype_name(to) << " " << v[i];
+    // Widening back to f32 is exact.
+    Program up(isa::Opcode::Cast);
+    const auto w = up.zeros({8});
+    up.set(isa::Slot::X, up.typed({8}, to, v)).set(isa::Slot::Y, w);
+    EXPECT_EQ(up.result(w), got);
+  }
+  const std::vector<float> f16 = rounded(isa::DType::F16, v);
+  EXPECT_EQ(f16[2], INFINITY);
+  EXPECT_EQ(f16[4], std::ldexp(1.0f, -24));  // 3e-8 > 2^-25: up to the smallest subnormal
+  EXPECT_EQ(f16[5], 0.0f);                   // 2.9e-8 < 2^-25: down to zero
+}
+
+TEST(FunctionalLowPrecision, FillAndCopyOf16BitTypes) {
+  for (isa::DType t : {isa::DType::BF16, isa::DType::F16}) {
+    Program fill(isa::Opcode::Fill);
+    const auto d = fill.zeros({5}, t);
+    fill.set(isa::Slot::Dst, d);
+    fill.inst().set_f32(isa::Field::Value, 0.1f);
+    for (float got : fill.result(d))
+      EXPECT_EQ(got, numerics::round_to(t, 0.1f)) << isa::dtype_name(t);
+    Program copy(isa::Opcode::Copy);
+    const auto src = copy.typed({6}, t, random_values(6, 9));
+    const auto dst = copy.zeros({2, 3}, t);
+    copy.set(isa::Slot::Src, src).set(isa::Slot::Dst, dst);
+    const DramImage image = copy.run_ours();
+    EXPECT_EQ(image.read_raw(dst), image.read_raw(src));
+  }
+}
+
+// The optimizers keep the f32 master weight and write the low-precision copy the PE array
+// multiplies in the same instruction: the updated weight, rounded once.
+TEST(FunctionalLowPrecision, UpdatesWriteTheWeightCopy) {
+  const auto w = random_values(33, 10), g = random_values(33, 11, 100.0f);
+  for (isa::DType t : {isa::DType::BF16, isa::DType::F16}) {
+    for (isa::Opcode op : {isa::Opcode::Sgd, isa::Opcode::AdamW}) {
+      Program p(op);
+      const auto weight = p.values({33}, w);
+      const auto copy = p.zeros({33}, t);
+      p.set(isa::Slot::Weight, weight).set(isa::Slot::Grad, p.typed({33}, t, g));
+      p.set(isa::Slot::WeightCopy, copy);
+      if (op == isa::Opcode::AdamW)
+        p.set(isa::Slot::ExpAvg, p.zeros({33}))
+            .set(isa::Slot::ExpAvgSq, p.zeros({33}))
+            .set(isa::Slot::Step, p.zeros({1}, isa::DType::I32));
+      p.inst().set_f32(isa::Field::Lr, 0.01f);
+      ASSERT_TRUE(isa::check_instruction(p.inst()).empty()) << isa::check_instruction(p.inst())[0];
+      const DramImage image = p.run_ours();
+      const std::vector<float> master = image.read_f32(weight), low = image.read_f32(copy);
+      EXPECT_NE(master, w);
+      expect_rounded_equal(t, low, master, std::string(isa::opcode_info(op).mnemonic));
+    }
+  }
+  Program bad(isa::Opcode::Sgd);
+  bad.set(isa::Slot::Weight, bad.zeros({4}))
+      .set(isa::Slot::Grad, bad.zeros({4}))
+      .set(isa::Slot::WeightCopy, bad.zeros({5}, isa::DType::BF16));
+  bad.inst().set_f32(isa::Field::Lr, 0.1f);
+  EXPECT_EQ(isa::check_instruction(bad.inst()).at(0),
+            "operand 'weight_copy' has 5 elements, 'weight' has 4");
+}
+
+TEST(FunctionalLowPrecision, SemanticsNameTheOperandOfAWrongType) {
+  // The PE array multiplies one type per instruction.
+  Program mixed(isa::Opcode::Gemm);
+  mixed.set(isa::Slot::A, mixed.zeros({2, 3}, isa::DType::BF16))
+      .set(isa::Slot::B, mixed.zeros({3, 4}, isa::DType::F16))
+      .set(isa::Slot::Y, mixed.zeros({2, 4}));
+  const auto problems = isa::check_instruction(mixed.inst());
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0],
+            "operand 'b' is f16 but the PE array multiplies bf16 in this instruction: every "
+            "multiplicand has one element type");
+  EXPECT_EQ(isa::multiplicand_dtype(mixed.inst()), isa::DType::BF16);
+  // Optimizer state and master weights stay f32.
+  Program sgd(isa::Opcode::Sgd);
+  sgd.set(isa::Slot::Weight, sgd.zeros({4}, isa::DType::BF16))
+      .set(isa::Slot::Grad, sgd.zeros({4}, isa::DType::BF16));
+  sgd.inst().set_f32(isa::Field::Lr, 0.1f);
+  const auto sgd_problems = isa::check_instruction(sgd.inst());
+  ASSERT_EQ(sgd_problems.size(), 1u);
+  EXPECT_EQ(sgd_problems[0], "operand 'weight' has element type bf16, expected f32");
+  // An integer type is no float.
+  Program cast(isa::Opcode::Cast);
+  cast.set(isa::Slot::X, cast.zeros({4}, isa::DType::I32)).set(isa::Slot::Y, cast.zeros({4}));
+  EXPECT_EQ(isa::check_instruction(cast.inst()).at(0),
+            "operand 'x' has element type i32, expected f32, bf16 or f16");
+}
+
+}  // namespace
+}  // namespace s2::sim::functional

@@ -53,8 +53,17 @@ struct PeArrayDesc {
   // The functions the epilogue's activation stage computes (with EpilogueFeature::Activation);
   // the compiler fuses only these into PE instructions.
   std::set<isa::Activation> activations = all_activations();
+  // The element types the array multiplies (an instruction's multiplicands, isa/encoding/
+  // semantics.h), each with its MACs per PE per cycle: f32 1 unless the YAML says otherwise.
+  // A PE instruction of a type not listed cannot run on this array.
+  std::map<isa::DType, uint32_t> datatypes{{isa::DType::F32, 1}};
 
   uint64_t macs() const { return uint64_t{rows} * cols; }
+  // MACs per PE per cycle in `dtype`; 0 when the array does not multiply it.
+  uint32_t macs_per_pe(isa::DType dtype) const {
+    const auto it = datatypes.find(dtype);
+    return it == datatypes.end() ? 0 : it->second;
+  }
   // The K-tile of the array's accumulation (isa/numerics/pe_gemm.h): a weight-stationary
   // column sums `rows` products per pass; an output-stationary PE sums the whole K (0).
   uint32_t k_tile() const { return dataflow == Dataflow::WeightStationary ? rows : 0; }
@@ -288,6 +297,9 @@ struct TechDesc {
   // The PE's multiply-add of f32 operands (a multiplier and an f32 adder), per MAC and its area.
   double mac_energy_pj = 0;
   double mac_area_um2 = 0;
+  // A MAC of two bf16 or f16 operands: a 16-bit multiplier and the f32 adder. (Its area is
+  // the f32 MAC's: docs/energy.md says why.)
+  double mac_16bit_energy_pj = 0;
   // A flip-flop: energy per bit written in a cycle, area per bit (the PE's and lanes' registers).
   double register_bit_energy_pj = 0;
   double register_bit_area_um2 = 0;

@@ -64,6 +64,19 @@ PeArrayDesc read_pe_array(ParamReader reader) {
     for (size_t index : *listed)
       pe.activations.insert(acts[index]);
   }
+  if (reader.has("datatypes")) {
+    // A mapping from the ISA's float element types to MACs per PE per cycle.
+    ParamReader types = reader.child("datatypes");
+    pe.datatypes.clear();
+    for (isa::DType dtype : {isa::DType::F32, isa::DType::BF16, isa::DType::F16})
+      if (const auto macs = types.optional<uint32_t>(std::string(isa::dtype_name(dtype)), 1, 64))
+        pe.datatypes[dtype] = *macs;
+    types.finish();  // an unknown key is the problem to report, not the emptiness it causes
+    if (pe.datatypes.empty())
+      reader.fail("datatypes",
+                  "lists no element type; the array must multiply at least one of "
+                  "f32, bf16, f16");
+  }
   return pe;
 }
 
@@ -237,9 +250,12 @@ TechDesc read_tech(ParamReader& root, const std::string& preset_dir) {
   t.file = path.string();
   constexpr double kBig = 1e12;
   t.node_nm = positive_field(file, "node_nm", nullptr, 1000.0);
-  ParamReader mac = file.child("pe").child("mac");
+  ParamReader pe = file.child("pe");
+  ParamReader mac = pe.child("mac");
   t.mac_energy_pj = positive_field(mac, "energy_pj", nullptr, kBig);
   t.mac_area_um2 = positive_field(mac, "area_um2", nullptr, kBig);
+  ParamReader mac16 = pe.child("mac_16bit");
+  t.mac_16bit_energy_pj = positive_field(mac16, "energy_pj", nullptr, kBig);
   ParamReader reg = file.child("register");
   t.register_bit_energy_pj = positive_field(reg, "bit_energy_pj", nullptr, kBig);
   t.register_bit_area_um2 = positive_field(reg, "bit_area_um2", nullptr, kBig);
@@ -346,6 +362,11 @@ std::string describe_target(const TargetDesc& t) {
   line(out, "PE array",
        str(pe.rows) + " x " + str(pe.cols) + " " + std::string(name(pe.dataflow)) + ", " +
            str(pe.macs()) + " MACs, peak " + num(peak_flops / 1e9) + " GFLOP/s");
+  std::string types;
+  for (const auto& [dtype, macs] : pe.datatypes)
+    types += (types.empty() ? "" : ", ") + std::string(isa::dtype_name(dtype)) + " " + str(macs) +
+             " MAC" + (macs == 1 ? "" : "s") + "/PE/cycle";
+  line(out, "datatypes", types);
   std::string epilogue;
   for (EpilogueFeature feature : pe.epilogue) {
     epilogue += (epilogue.empty() ? "" : ", ") + std::string(name(feature));

@@ -111,7 +111,8 @@ EnergyBreakdown step_energy(const target::TargetDesc& t, const timing::Activity&
   const target::TechDesc& tech = tech_of(t);
   EnergyBreakdown e;
   const double macs = static_cast<double>(a.macs);
-  e.pe_mac_pj = macs * tech.mac_energy_pj;
+  e.pe_mac_pj = static_cast<double>(a.macs - a.macs_16bit) * tech.mac_energy_pj +
+                static_cast<double>(a.macs_16bit) * tech.mac_16bit_energy_pj;
   e.pe_register_pj = macs * kPeRegisterBitsPerMac * tech.register_bit_energy_pj;
   for (size_t b = 0; b < 4; ++b) {
     const target::SramBufferDesc& buf = buffer(t, b);

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,8 +34,9 @@ struct InstructionRecord {
   uint64_t pe_cycles = 0;
   uint64_t block_m = 0, block_n = 0, block_k = 0;
   uint64_t macs = 0;
-  uint64_t bytes = 0;       // roofline bytes
-  uint64_t dram_bytes = 0;  // what its tiles load and store (the timing plan)
+  uint32_t macs_per_pe = 1;  // the array's MACs per PE per cycle in its multiply mode
+  uint64_t bytes = 0;        // roofline bytes
+  uint64_t dram_bytes = 0;   // what its tiles load and store (the timing plan)
   uint64_t roofline_cycles = 0;
   timing::Activity activity;  // what its tiles made the hardware do (energy counters)
 
@@ -57,6 +59,18 @@ struct DramEvent {
 
 // The units that run instructions from their own queue (isa.def S2_UNIT), in report order.
 inline constexpr const auto& kTimedUnits = isa::kQueuedUnits;
+
+// One element type's share of a step: the PE instructions that multiply in it, and the bytes
+// of every instruction's operands of that type (roofline footprints, read plus written).
+struct DatatypeSummary {
+  uint32_t macs_per_pe = 0;  // the array's MACs per PE per cycle in it (0: nothing multiplied)
+  uint64_t pe_instructions = 0;
+  uint64_t macs = 0;
+  uint64_t pe_cycles = 0;  // the array's computing cycles of those instructions
+  uint64_t bytes = 0;
+  // MACs / (PEs x MACs per PE x PE cycles), 0..1: how well the array ran in this mode.
+  double utilization(uint32_t pe_count) const;
+};
 
 struct RunResult {
   std::string program;  // executable path
@@ -83,6 +97,8 @@ struct RunResult {
   uint64_t planned_persistent = 0;  // bytes below the arena (arena_base)
   uint64_t total_macs = 0;
   uint64_t total_bytes = 0;
+  // Per element type of the program's operands; see mixed_precision().
+  std::map<isa::DType, DatatypeSummary> datatypes;
   uint64_t roofline_cycles = 0;  // whole step: max(total MACs / PEs, total bytes / peak)
   timing::Activity activity;     // the instructions' activity summed
   // With a technology (target.tech): the step's energy from the counters and the area.
@@ -96,9 +112,16 @@ struct RunResult {
   double seconds() const { return milliseconds() / 1e3; }
   double dram_bandwidth_bytes_per_s() const;  // achieved: bytes moved / simulated time
   double roofline_ratio() const;              // simulated / whole-step roofline
-  double mac_utilization() const;             // MACs / (PEs x cycles), 0..1
-  double busy_fraction(isa::Unit u) const;    // the unit's busy cycles / cycles, 0..1
-  double average_power_w() const;             // energy / simulated time (0 without energy)
+  // MACs / (PEs x cycles), 0..1, a MAC of a mode with m MACs per PE per cycle counting 1/m.
+  double mac_utilization() const;
+  // The MACs in single-MAC PE-cycles: a MAC of a mode with m MACs per PE per cycle counts
+  // 1/m. Divided by the PEs, the compute side of the whole step's roofline.
+  double peak_macs() const;
+  // Whether any operand is bf16 or f16: the reports then give the per-type figures (an f32
+  // program's reports stay as they were).
+  bool mixed_precision() const;
+  double busy_fraction(isa::Unit u) const;  // the unit's busy cycles / cycles, 0..1
+  double average_power_w() const;           // energy / simulated time (0 without energy)
   // DRAM bytes the peak bandwidth moves per accelerator cycle.
   double dram_bytes_per_cycle() const;
   // "compute" when MACs / PEs exceeds bytes / DRAM bytes per cycle (the roofline's compute

@@ -61,6 +61,20 @@ std::string summary_text(const RunResult& r) {
   const double pe_util = 100.0 * r.mac_utilization();
   os << "  MACs               " << r.total_macs << " (PE array MAC utilization "
      << fixed(pe_util, 1, "%") << ")\n";
+  if (r.mixed_precision()) {
+    // Per element type: the PE work in that mode against the array's peak in it, and the
+    // operand bytes of that type.
+    std::string line;
+    for (const auto& [dtype, s] : r.datatypes) {
+      line += (line.empty() ? "" : "; ") + std::string(isa::dtype_name(dtype)) + " ";
+      if (s.pe_instructions > 0)
+        line += std::to_string(s.macs) + " MACs at " + std::to_string(s.macs_per_pe) +
+                "/PE/cycle, " + fixed(100.0 * s.utilization(r.pe_count), 1, "%") +
+                " of that peak, ";
+      line += mib(s.bytes) + " of operands";
+    }
+    os << "  datatypes          " << line << "\n";
+  }
   os << "  DRAM               read " << mib(r.dram.bytes_read) << ", written "
      << mib(r.dram.bytes_written) << ", achieved "
      << fixed(r.dram_bandwidth_bytes_per_s() / 1e9, 2, " GB/s") << " of "

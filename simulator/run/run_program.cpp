@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "isa/common/errors.h"
+#include "isa/encoding/semantics.h"
 #include "simulator/checker/shadow_checker.h"
 #include "simulator/functional/execute.h"
 #include "simulator/rtl/rtl_pe_gemm.h"
@@ -78,6 +79,35 @@ void replay(const isa::Executable& exe, const target::TargetDesc& target,
   }
 }
 
+// Element types the run cannot serve, found before anything runs: a PE instruction whose
+// multiply mode the target's array lacks, and (with --rtl) any 16-bit operand, since the RTL
+// units compute and round f32 only.
+void check_datatypes(const isa::Executable& exe, const target::TargetDesc& target,
+                     const top::RtlSelection& rtl) {
+  for (size_t i = 0; i < exe.instructions.size(); ++i) {
+    const isa::Instruction& inst = exe.instructions[i];
+    const std::string where =
+        "instruction " + std::to_string(i) + " (" + std::string(inst.info().mnemonic) + ")";
+    if (const auto mode = isa::multiplicand_dtype(inst);
+        mode && target.pe_array.macs_per_pe(*mode) == 0) {
+      std::string listed;
+      for (const auto& entry : target.pe_array.datatypes)
+        listed += (listed.empty() ? "" : ", ") + std::string(isa::dtype_name(entry.first));
+      throw UserError(where + " multiplies " + std::string(isa::dtype_name(*mode)) +
+                      ", but the PE array of target '" + target.name +
+                      "' does not (pe_array.datatypes lists " + listed + ")");
+    }
+    if (!rtl.any()) continue;
+    for (const isa::OperandSig& sig : inst.info().operands) {
+      const auto& d = inst.operand(sig.slot);
+      if (d && (d->dtype == isa::DType::BF16 || d->dtype == isa::DType::F16))
+        throw UserError(where + ": operand '" + std::string(isa::slot_info(sig.slot).name) +
+                        "' is " + std::string(isa::dtype_name(d->dtype)) +
+                        ", but the RTL units compute f32 only; run without --rtl");
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<uint32_t> completion_order(const report::RunResult& result) {
@@ -111,6 +141,7 @@ RunOutput run_program(const isa::Executable& exe, const target::TargetDesc& targ
     }
   };
 
+  in_program([&] { check_datatypes(exe, target, options.rtl); });
   RunOutput out;
   top::Top& top = top::process_top(options.rtl, target);
   top::SimOptions sim;

@@ -45,6 +45,7 @@ void add_product(const PassShape& s, const target::TargetDesc& t, Activity& a) {
 
 Activity& Activity::operator+=(const Activity& o) {
   macs += o.macs;
+  macs_16bit += o.macs_16bit;
   for (size_t b = 0; b < 4; ++b) {
     sram_read_bytes[b] += o.sram_read_bytes[b];
     sram_write_bytes[b] += o.sram_write_bytes[b];
@@ -57,6 +58,7 @@ Activity& Activity::operator+=(const Activity& o) {
 Activity instruction_activity(const InstructionPlan& plan, const target::TargetDesc& target) {
   Activity a;
   a.macs = plan.macs;
+  if (plan.mode == isa::DType::BF16 || plan.mode == isa::DType::F16) a.macs_16bit = plan.macs;
   for (const Tile& tile : plan.tiles) {
     const uint64_t loads = bytes_of(tile.loads);
     const uint64_t stores = bytes_of(tile.stores);

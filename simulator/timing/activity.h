@@ -32,6 +32,7 @@ namespace s2::sim::timing {
 
 struct Activity {
   uint64_t macs = 0;
+  uint64_t macs_16bit = 0;                    // of them, MACs of bf16 or f16 operands
   std::array<uint64_t, 4> sram_read_bytes{};  // per Buffer (tiling.h)
   std::array<uint64_t, 4> sram_write_bytes{};
   uint64_t ppu_ops = 0;    // lane operations, one element each

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "isa/common/errors.h"
+#include "isa/encoding/semantics.h"
 #include "simulator/timing/ppu_model.h"
 
 namespace s2::sim::timing {
@@ -24,36 +25,38 @@ void check_pass(const PassShape& p, const PassShape& limit) {
 
 class WeightStationary final : public PeArrayModel {
  public:
-  explicit WeightStationary(const target::TargetDesc& t)
-      : PeArrayModel(t), max_m_(t.sram.accumulator.size_bytes / (kF32Bytes * cols_)) {
+  WeightStationary(const target::TargetDesc& t, isa::DType dtype)
+      : PeArrayModel(t, dtype), max_m_(t.sram.accumulator.size_bytes / (kF32Bytes * cols_)) {
     if (max_m_ == 0)
       t.fail("sram.accumulator.size", std::to_string(t.sram.accumulator.size_bytes) +
                                           " bytes hold no row of partial sums for " +
                                           std::to_string(cols_) + " PE columns (" +
                                           std::to_string(kF32Bytes * cols_) + " bytes)");
   }
-  PassShape max_pass() const override { return {max_m_, cols_, rows_}; }
+  PassShape max_pass() const override { return {max_m_, cols_, k_rows()}; }
   // Each group's input rows are its own array rows, so groups pack along both edges.
   uint64_t groups_per_pass(uint64_t k, uint64_t n) const override {
-    if (k == 0 || n == 0 || k > rows_ || n > cols_) return 1;
-    return std::min(rows_ / k, cols_ / n);
+    if (k == 0 || n == 0 || k > k_rows() || n > cols_) return 1;
+    return std::min(k_rows() / k, cols_ / n);
   }
   uint64_t pass_cycles(const PassShape& p) const override {
     check_pass(p, max_pass());
-    const uint64_t load = p.k * beats(kF32Bytes * p.n, weight_bytes_per_cycle_);
+    const uint64_t load = p.k * beats(element_bytes_ * p.n, weight_bytes_per_cycle_);
     const uint64_t fill = (rows_ - 1) + (cols_ - 1);
-    const uint64_t stream = p.m * std::max(beats(kF32Bytes * p.k, in_bytes_per_cycle_),
+    const uint64_t stream = p.m * std::max(beats(element_bytes_ * p.k, in_bytes_per_cycle_),
                                            beats(kF32Bytes * p.n, acc_bytes_per_cycle_));
-    return load + fill + stream + kAccumulateLatency;
+    return load + fill + stream + kAccumulateLatency + (macs_per_pe_ - 1);
   }
 
  private:
+  // The reduction steps a pass holds: m chains of R rows.
+  uint64_t k_rows() const { return rows_ * macs_per_pe_; }
   uint64_t max_m_;  // accumulator rows per PE column: the streamed rows one pass can hold
 };
 
 class OutputStationary final : public PeArrayModel {
  public:
-  explicit OutputStationary(const target::TargetDesc& t) : PeArrayModel(t) {}
+  OutputStationary(const target::TargetDesc& t, isa::DType dtype) : PeArrayModel(t, dtype) {}
   PassShape max_pass() const override { return {rows_, cols_, 0}; }
   // A row's streamed operand (one output pixel's inputs over time) is shared by every column,
   // and columns of different groups need different input channels: no packing.
@@ -61,8 +64,10 @@ class OutputStationary final : public PeArrayModel {
   uint64_t pass_cycles(const PassShape& p) const override {
     check_pass(p, max_pass());
     const uint64_t fill = (rows_ - 1) + (cols_ - 1);
-    const uint64_t stream = p.k * std::max(beats(kF32Bytes * p.m, in_bytes_per_cycle_),
-                                           beats(kF32Bytes * p.n, weight_bytes_per_cycle_));
+    const uint64_t m = macs_per_pe_;
+    const uint64_t stream = (p.k + m - 1) / m *
+                            std::max(beats(element_bytes_ * p.m * m, in_bytes_per_cycle_),
+                                     beats(element_bytes_ * p.n * m, weight_bytes_per_cycle_));
     const uint64_t drain = p.m * beats(kF32Bytes * p.n, acc_bytes_per_cycle_);
     return fill + stream + drain + kAccumulateLatency;
   }
@@ -80,12 +85,17 @@ Split split(uint64_t size, uint64_t limit) {
 
 }  // namespace
 
-PeArrayModel::PeArrayModel(const target::TargetDesc& t)
-    : rows_(t.pe_array.rows),
+PeArrayModel::PeArrayModel(const target::TargetDesc& t, isa::DType dtype)
+    : dtype_(dtype),
+      element_bytes_(isa::dtype_bytes(dtype)),
+      macs_per_pe_(t.pe_array.macs_per_pe(dtype)),
+      rows_(t.pe_array.rows),
       cols_(t.pe_array.cols),
       in_bytes_per_cycle_(bytes_per_cycle(t.sram.input)),
       weight_bytes_per_cycle_(bytes_per_cycle(t.sram.weight)),
       acc_bytes_per_cycle_(bytes_per_cycle(t.sram.accumulator)) {
+  S2_CHECK(macs_per_pe_ > 0, "timing: target '" + t.name + "' does not multiply " +
+                                 std::string(isa::dtype_name(dtype)));
   S2_CHECK(rows_ > 0 && cols_ > 0 && in_bytes_per_cycle_ > 0 && weight_bytes_per_cycle_ > 0 &&
                acc_bytes_per_cycle_ > 0,
            "timing: target '" + t.name + "' has an empty PE array or SRAM port");
@@ -116,10 +126,12 @@ uint64_t PeArrayModel::passes(const PassShape& tile) const {
 const PeArrayModelRegistry& pe_array_model_registry() {
   static const PeArrayModelRegistry registry = [] {
     PeArrayModelRegistry r("PE-array dataflow");
-    r.add("weight_stationary",
-          [](const target::TargetDesc& t) { return std::make_unique<WeightStationary>(t); });
-    r.add("output_stationary",
-          [](const target::TargetDesc& t) { return std::make_unique<OutputStationary>(t); });
+    r.add("weight_stationary", [](const target::TargetDesc& t, isa::DType dtype) {
+      return std::make_unique<WeightStationary>(t, dtype);
+    });
+    r.add("output_stationary", [](const target::TargetDesc& t, isa::DType dtype) {
+      return std::make_unique<OutputStationary>(t, dtype);
+    });
     // The target schema (isa/target) knows the dataflows the hardware contract has: each one
     // has a model here, so a loaded target always finds its own.
     for (std::string_view name : target::kDataflowNames)
@@ -131,12 +143,37 @@ const PeArrayModelRegistry& pe_array_model_registry() {
 }
 
 std::unique_ptr<PeArrayModel> make_pe_array_model(std::string_view dataflow,
-                                                  const target::TargetDesc& target) {
-  return pe_array_model_registry().get(dataflow)(target);
+                                                  const target::TargetDesc& target,
+                                                  isa::DType dtype) {
+  return pe_array_model_registry().get(dataflow)(target, dtype);
 }
 
-std::unique_ptr<PeArrayModel> make_pe_array_model(const target::TargetDesc& target) {
-  return make_pe_array_model(target::name(target.pe_array.dataflow), target);
+std::unique_ptr<PeArrayModel> make_pe_array_model(const target::TargetDesc& target,
+                                                  isa::DType dtype) {
+  return make_pe_array_model(target::name(target.pe_array.dataflow), target, dtype);
+}
+
+PeArrayModels::PeArrayModels(const target::TargetDesc& target) : target_name_(target.name) {
+  for (const auto& entry : target.pe_array.datatypes)
+    models_.emplace(entry.first, make_pe_array_model(target, entry.first));
+  S2_CHECK(!models_.empty(), "timing: target '" + target.name + "' multiplies no element type");
+}
+
+const PeArrayModel& PeArrayModels::get(isa::DType dtype) const {
+  const auto it = models_.find(dtype);
+  if (it != models_.end()) return *it->second;
+  std::string known;
+  for (const auto& entry : models_)
+    known += (known.empty() ? "" : ", ") + std::string(isa::dtype_name(entry.first));
+  throw UserError("the PE array of target '" + target_name_ + "' does not multiply " +
+                  std::string(isa::dtype_name(dtype)) + " (pe_array.datatypes lists " + known +
+                  ")");
+}
+
+const PeArrayModel& PeArrayModels::for_instruction(const isa::Instruction& inst) const {
+  if (const std::optional<isa::DType> mode = isa::multiplicand_dtype(inst)) return get(*mode);
+  const auto f32 = models_.find(isa::DType::F32);
+  return f32 != models_.end() ? *f32->second : *models_.begin()->second;
 }
 
 uint64_t epilogue_cycles(const target::TargetDesc& target, uint64_t elements) {

@@ -5,29 +5,39 @@
 // streamed rows. Bandwidth of the on-chip buffers enters through "beats": a buffer delivers
 // banks * bank_width bytes per cycle, so moving b bytes takes beats(b) = ceil(b / that)
 // cycles (every shipped config gives exactly one array edge of f32 per cycle: beats = 1).
-// E = 4 bytes per f32 element; R x C is the array (rows x cols).
+// R x C is the array (rows x cols). A model is built for one multiply mode, the element type
+// of an instruction's multiplicands: E is its size in bytes (f32 4, bf16 and f16 2) and m its
+// MACs per PE per cycle (pe_array.datatypes; f32 1). Partial sums are always f32 (4 bytes).
 //
-// weight_stationary (K_t <= R, N_t <= C, M_t <= A):
-//   A = sram.accumulator.size / (E * C), the accumulator rows of one PE column: a pass
+// weight_stationary (K_t <= R * m, N_t <= C, M_t <= A):
+//   A = sram.accumulator.size / (4 * C), the accumulator rows of one PE column: a pass
 //   accumulates its M_t output rows of each column in that column's accumulator bank (the
 //   RTL's MAX_M; base config 1024).
+//   With m > 1 each PE holds m stationary values, from m K-tiles of R rows (k, k + R, ...),
+//   and runs m partial-sum chains down its column side by side; the foot of the column adds
+//   the m chain sums into the accumulator one after the other, in ascending K-tile order. The
+//   sums are therefore exactly the K-tiled sums of isa/numerics/pe_gemm.h with K-tile R: the
+//   MAC rate changes the time, never the bits.
 //   pass = K_t * beats_w(E*N_t)                           weight load, one row per beat
 //        + (R - 1) + (C - 1)                              fill: skew through the whole array
-//        + M_t * max(beats_in(E*K_t), beats_acc(E*N_t))   stream, one input row per beat
-//        + kAccumulateLatency                             drain into the accumulator: the
-//                                                         read-add-write of the last row
+//        + M_t * max(beats_in(E*K_t), beats_acc(4*N_t))   stream, one input row per beat
+//        + kAccumulateLatency + (m - 1)                   drain into the accumulator: the
+//                                                         read-add-write of the last row, after
+//                                                         its m chain sums
 //   The fill spans the whole physical array because unused PEs still pass data along.
 //   Partial sums of successive K passes are added in the accumulator (the first pass writes).
 //
-// output_stationary (M_t <= R, N_t <= C): outputs stay in the PEs, both operands stream.
+// output_stationary (M_t <= R, N_t <= C): outputs stay in the PEs, both operands stream; a PE
+// consumes m reduction steps per cycle, adding each product to its sum in ascending k.
 //   pass = (R - 1) + (C - 1)                              fill
-//        + K_t * max(beats_in(E*M_t), beats_w(E*N_t))     stream, one reduction step per beat
-//        + M_t * beats_acc(E*N_t)                         drain: one output row per beat
+//        + ceil(K_t / m) * max(beats_in(E*M_t*m), beats_w(E*N_t*m))
+//                                                         stream, m reduction steps per beat
+//        + M_t * beats_acc(4*N_t)                         drain: one output row per beat
 //        + kAccumulateLatency                             accumulate the last row
 //
 // A tile of M_b x N_b x K_b (any size) is covered by passes of at most the limits above;
 // tile_cycles() is the sum of their costs, in closed form (pass sizes take at most two values
-// per dimension). The RTL must match pass_cycles() exactly.
+// per dimension). The RTL must match pass_cycles() exactly (it multiplies f32 only so far).
 //
 // The PPU epilogue streams each finished tile (M_b x N_b values, after its last K block) from
 // the accumulator through the PPU into the output buffer in one pass, all fused stages
@@ -36,12 +46,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "isa/common/registry.h"
+#include "isa/encoding/instruction.h"
 #include "isa/target/target_desc.h"
 
 namespace s2::sim::timing {
@@ -75,8 +87,16 @@ class PeArrayModel {
   // Number of passes a tile takes.
   uint64_t passes(const PassShape& tile) const;
 
+  // The multiply mode: bytes per multiplicand element and MACs per PE per cycle.
+  isa::DType dtype() const { return dtype_; }
+  uint64_t element_bytes() const { return element_bytes_; }
+  uint64_t macs_per_pe() const { return macs_per_pe_; }
+
  protected:
-  explicit PeArrayModel(const target::TargetDesc& target);
+  PeArrayModel(const target::TargetDesc& target, isa::DType dtype);
+  isa::DType dtype_;
+  uint64_t element_bytes_;
+  uint64_t macs_per_pe_;
   uint64_t rows_;
   uint64_t cols_;
   uint64_t in_bytes_per_cycle_;
@@ -87,17 +107,38 @@ class PeArrayModel {
   }
 };
 
-// The PE array model of the target's dataflow, built through the registry below.
-std::unique_ptr<PeArrayModel> make_pe_array_model(const target::TargetDesc& target);
+// The PE array model of the target's dataflow for one multiply mode, built through the
+// registry below. The target's array must multiply `dtype` (an internal error otherwise:
+// PeArrayModels checks instructions first).
+std::unique_ptr<PeArrayModel> make_pe_array_model(const target::TargetDesc& target,
+                                                  isa::DType dtype = isa::DType::F32);
 
 // The registry: dataflow name -> factory. It has a model for every dataflow of the target
 // schema (target_desc.h kDataflowNames; checked when it is built), so the overload above never
 // fails; an unknown name given here is the registry's UserError listing the known ones.
-using PeArrayFactory = std::function<std::unique_ptr<PeArrayModel>(const target::TargetDesc&)>;
+using PeArrayFactory =
+    std::function<std::unique_ptr<PeArrayModel>(const target::TargetDesc&, isa::DType)>;
 using PeArrayModelRegistry = Registry<PeArrayFactory>;
 const PeArrayModelRegistry& pe_array_model_registry();
 std::unique_ptr<PeArrayModel> make_pe_array_model(std::string_view dataflow,
-                                                  const target::TargetDesc& target);
+                                                  const target::TargetDesc& target,
+                                                  isa::DType dtype = isa::DType::F32);
+
+// One model per element type the target's array multiplies (pe_array.datatypes).
+class PeArrayModels {
+ public:
+  explicit PeArrayModels(const target::TargetDesc& target);
+  // The model of the instruction's multiply mode (isa::multiplicand_dtype); for an
+  // instruction of another unit, the f32 model (or the first, for an array without f32),
+  // which only PE instructions consult. A PE instruction in a type the array does not
+  // multiply is a UserError naming the type and the types the target lists.
+  const PeArrayModel& for_instruction(const isa::Instruction& inst) const;
+  const PeArrayModel& get(isa::DType dtype) const;
+
+ private:
+  std::string target_name_;
+  std::map<isa::DType, std::unique_ptr<PeArrayModel>> models_;
+};
 
 // Cycles the PPU spends streaming a finished M x N tile through the fused epilogue.
 uint64_t epilogue_cycles(const target::TargetDesc& target, uint64_t elements);

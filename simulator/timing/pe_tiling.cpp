@@ -32,23 +32,31 @@ uint64_t blocks(const Dims3& d, const Dims3& b) {
   return ceil_div(d[0], b[0]) * ceil_div(d[1], b[1]) * ceil_div(d[2], b[2]);
 }
 
-struct Needs {  // what the epilogue adds to the output buffer
-  uint64_t per_pixel = 0, per_column = 0;
+// Bytes per element of each buffer's contents. The input and weight buffers hold the
+// multiplicands (the multiply mode's element size), the accumulator f32 partial sums; the
+// output buffer holds the epilogue's outputs and per-pixel inputs (residual, gate) in their own
+// element types, and its per-column inputs (bias, and the two statistics rows).
+struct Needs {
+  uint64_t operand = kF32Bytes;  // input and weight buffers
+  uint64_t per_pixel = 0;        // output buffer, per output element
+  uint64_t per_column = 0;       // output buffer, per output column
 };
 
-Needs needs_of(const GemmView& v) {
+Needs needs_of(const GemmView& v, const isa::Instruction& inst, const PeArrayModel& model) {
   Needs n;
+  n.operand = model.element_bytes();
   for (const GemmOperand& op : v.operands) {
-    if (op.role == GemmRole::PerPixel) ++n.per_pixel;
-    if (op.role == GemmRole::PerColumn) n.per_column += 1;
-    if (op.role == GemmRole::Stats) n.per_column += 2;
+    const uint64_t bytes = isa::dtype_bytes(inst.get(op.slot).dtype);
+    if (op.role == GemmRole::Out || op.role == GemmRole::PerPixel) n.per_pixel += bytes;
+    if (op.role == GemmRole::PerColumn) n.per_column += bytes;
+    if (op.role == GemmRole::Stats) n.per_column += 2 * bytes;
   }
   return n;
 }
 
 std::array<uint64_t, 4> footprint(uint64_t m, uint64_t n, uint64_t k, const Needs& e) {
-  return {m * k * kF32Bytes, k * n * kF32Bytes, m * n * kF32Bytes,
-          m * n * kF32Bytes * (1 + e.per_pixel) + n * kF32Bytes * e.per_column};
+  return {m * k * e.operand, k * n * e.operand, m * n * kF32Bytes,
+          m * n * e.per_pixel + n * e.per_column};
 }
 
 struct Blocking {
@@ -182,25 +190,28 @@ class BlockCosts {
 // estimate never beats, so the DRAM model serves blocks only for those that can still win.
 Blocking choose(const GemmView& v, const isa::Instruction& inst, const target::TargetDesc& target,
                 const PeArrayModel& model) {
-  const Needs needs = needs_of(v);
+  const Needs needs = needs_of(v, inst, model);
+  const uint64_t e = needs.operand;
   std::array<uint64_t, 4> half{};
   for (unsigned b = 0; b < 4; ++b)
     half[b] = buffer_desc(target, static_cast<Buffer>(b)).size_bytes / 2;
   const BlockCosts costs(v, inst, target);
   const uint64_t msize = GemmView::size(v.m), nsize = GemmView::size(v.n),
                  ksize = GemmView::size(v.k);
-  const uint64_t per_pixel_bytes = kF32Bytes * (1 + needs.per_pixel);
+  const uint64_t per_pixel_bytes = needs.per_pixel;
+  // K blocks step by what one pass reduces (R rows, times the MACs per PE of the mode).
+  const uint64_t k_edge = std::max<uint64_t>(target.pe_array.rows, model.max_pass().k);
   std::vector<Blocking> candidates;
   for (uint64_t nb : block_size_candidates(nsize, target.pe_array.cols)) {
-    const uint64_t column_bytes = nb * kF32Bytes * needs.per_column;
+    const uint64_t column_bytes = nb * needs.per_column;
     if (column_bytes >= half[3]) continue;
     std::set<uint64_t> seen_k;
-    for (uint64_t kt : block_size_candidates(ksize, target.pe_array.rows)) {
+    for (uint64_t kt : block_size_candidates(ksize, k_edge)) {
       const Dims3 kd = aligned(v.k, kt);
       const uint64_t kb = GemmView::size(kd);
       if (!seen_k.insert(kb).second) continue;
-      if (kb * nb * kF32Bytes > half[1]) continue;
-      const uint64_t mt = std::min({msize, half[0] / (kb * kF32Bytes), half[2] / (nb * kF32Bytes),
+      if (kb * nb * e > half[1]) continue;
+      const uint64_t mt = std::min({msize, half[0] / (kb * e), half[2] / (nb * kF32Bytes),
                                     (half[3] - column_bytes) / (nb * per_pixel_bytes)});
       if (mt == 0) continue;
       const Dims3 md = aligned(v.m, mt);
@@ -220,11 +231,11 @@ Blocking choose(const GemmView& v, const isa::Instruction& inst, const target::T
   // K block, one N block), `pack` groups per tile, the block-diagonal weights dense in the
   // weight buffer as the array loads them. The same operands move; only the PE time shrinks.
   const uint64_t pack = std::min(v.groups, model.groups_per_pass(ksize, nsize));
-  const uint64_t pack_columns = pack * nsize * kF32Bytes * needs.per_column;
-  if (pack >= 2 && pack_columns < half[3] && pack * ksize * pack * nsize * kF32Bytes <= half[1]) {
+  const uint64_t pack_columns = pack * nsize * needs.per_column;
+  if (pack >= 2 && pack_columns < half[3] && pack * ksize * pack * nsize * e <= half[1]) {
     const uint64_t packs = ceil_div(v.groups, pack), last = v.groups - (packs - 1) * pack;
     for (uint64_t mt : block_size_candidates(msize, target.pe_array.cols)) {
-      mt = std::min({mt, half[0] / (pack * ksize * kF32Bytes), half[2] / (pack * nsize * kF32Bytes),
+      mt = std::min({mt, half[0] / (pack * ksize * e), half[2] / (pack * nsize * kF32Bytes),
                      (half[3] - pack_columns) / (pack * nsize * per_pixel_bytes)});
       if (mt == 0) continue;
       const Dims3 md = aligned(v.m, mt);
@@ -283,7 +294,7 @@ std::vector<Tile> tile_pe_instruction(const isa::Instruction& inst,
                                       const target::TargetDesc& target, const PeArrayModel& model) {
   const GemmView v = gemm_view(inst);
   const Blocking blk = choose(v, inst, target, model);
-  const Needs needs = needs_of(v);
+  const Needs needs = needs_of(v, inst, model);
   std::vector<Tile> tiles;
   tiles.reserve(blk.tiles);
   const uint64_t nk_total = blocks(v.k, blk.k);

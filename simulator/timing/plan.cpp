@@ -3,6 +3,7 @@
 #include <string>
 
 #include "isa/common/errors.h"
+#include "isa/encoding/semantics.h"
 #include "simulator/timing/attention_tiling.h"
 
 namespace s2::sim::timing {
@@ -38,7 +39,8 @@ uint64_t InstructionPlan::store_bytes() const {
 }
 
 InstructionPlan plan_instruction(const isa::Instruction& inst, const target::TargetDesc& target,
-                                 const PeArrayModel& model) {
+                                 const PeArrayModels& models) {
+  const PeArrayModel& model = models.for_instruction(inst);
   InstructionPlan plan;
   plan.unit = inst.info().unit;
   switch (plan.unit) {
@@ -56,23 +58,24 @@ InstructionPlan plan_instruction(const isa::Instruction& inst, const target::Tar
   }
   const Roofline r = roofline(inst, target);
   plan.macs = r.macs;
+  plan.mode = isa::multiplicand_dtype(inst);
   plan.bytes = r.bytes();
   plan.roofline_cycles = r.cycles;
   return plan;
 }
 
 InstructionPlan plan_instruction(const isa::Instruction& inst, const target::TargetDesc& target) {
-  return plan_instruction(inst, target, *make_pe_array_model(target));
+  return plan_instruction(inst, target, PeArrayModels(target));
 }
 
 std::vector<InstructionPlan> plan_program(const isa::Executable& exe,
                                           const target::TargetDesc& target) {
-  const auto model = make_pe_array_model(target);
+  const PeArrayModels models(target);
   std::vector<InstructionPlan> plans;
   plans.reserve(exe.instructions.size());
   for (size_t i = 0; i < exe.instructions.size(); ++i) {
     try {
-      plans.push_back(plan_instruction(exe.instructions[i], target, *model));
+      plans.push_back(plan_instruction(exe.instructions[i], target, models));
     } catch (const UserError& e) {
       throw UserError("instruction " + std::to_string(i) + ": " + e.what());
     }

@@ -8,6 +8,7 @@
 // UserError; plan_program prefixes it with the instruction index ("instruction 12: ...").
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "isa/container/executable.h"
@@ -22,7 +23,8 @@ struct InstructionPlan {
   isa::Unit unit = isa::Unit::Control;
   std::vector<Tile> tiles;
   uint64_t macs = 0;
-  uint64_t bytes = 0;  // roofline bytes: operand spans read plus written
+  std::optional<isa::DType> mode;  // PE instructions: the multiplicands' element type
+  uint64_t bytes = 0;              // roofline bytes: operand spans read plus written
   uint64_t roofline_cycles = 0;
 
   uint64_t pe_cycles() const;  // sums over the tiles
@@ -31,11 +33,12 @@ struct InstructionPlan {
   uint64_t store_bytes() const;
 };
 
-// Plans one instruction, building the PE array model of the target's dataflow.
+// Plans one instruction, building the PE array models of the target's dataflow. A PE
+// instruction in an element type the array does not multiply is a UserError.
 InstructionPlan plan_instruction(const isa::Instruction& inst, const target::TargetDesc& target);
-// The same with a model already built (plan_program builds it once).
+// The same with the models already built (plan_program builds them once).
 InstructionPlan plan_instruction(const isa::Instruction& inst, const target::TargetDesc& target,
-                                 const PeArrayModel& model);
+                                 const PeArrayModels& models);
 
 std::vector<InstructionPlan> plan_program(const isa::Executable& exe,
                                           const target::TargetDesc& target);

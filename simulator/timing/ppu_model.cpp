@@ -137,7 +137,7 @@ std::vector<StreamPass> stream_passes(const isa::Instruction& inst) {
                elements_of(inst, Slot::Logits),
                op}};
     case Opcode::Sgd: {
-      const auto state = present({Slot::Weight, Slot::Velocity});
+      const auto state = present({Slot::Weight, Slot::Velocity, Slot::WeightCopy});
       return {{present({Slot::Weight, Slot::Grad, Slot::Velocity}),
                state,
                present({Slot::GradScale}),
@@ -158,13 +158,15 @@ std::vector<StreamPass> stream_passes(const isa::Instruction& inst) {
     }
     case Opcode::AdamW:
       return {{{Slot::Weight, Slot::Grad, Slot::ExpAvg, Slot::ExpAvgSq},
-               {Slot::Weight, Slot::ExpAvg, Slot::ExpAvgSq},
+               present({Slot::Weight, Slot::ExpAvg, Slot::ExpAvgSq, Slot::WeightCopy}),
                present({Slot::Step, Slot::GradScale}),
                {Slot::Step},
                elements_of(inst, Slot::Weight),
                op}};
     case Opcode::Reduce:
       return {{{Slot::X}, {Slot::Y}, {}, {}, elements_of(inst, Slot::X), op}};
+    case Opcode::Cast:
+      return {{{Slot::X}, {Slot::Y}, {}, {}, elements_of(inst, Slot::Y), op}};
     case Opcode::ClipScale:
       return {{{Slot::SumSq},
                {},

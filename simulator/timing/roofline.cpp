@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <utility>
 #include <vector>
 
+#include "isa/encoding/semantics.h"
 #include "simulator/timing/attention_tiling.h"
 #include "simulator/timing/gemm_view.h"
 
@@ -29,7 +31,26 @@ uint64_t footprint_bytes(const isa::TensorDesc& d) {
   return std::min(d.span_bytes(), elements * isa::dtype_bytes(d.dtype));
 }
 
+// The bytes of one operand: its footprint, and for a gather's table at most one row per id.
+uint64_t operand_bytes(const isa::Instruction& inst, isa::Slot slot, const isa::TensorDesc& desc) {
+  uint64_t span = footprint_bytes(desc);
+  if (slot == isa::Slot::Table)
+    span = std::min(
+        span, inst.get(isa::Slot::Ids).elements() * desc.shape[1] * isa::dtype_bytes(desc.dtype));
+  return span;
+}
+
 }  // namespace
+
+std::map<isa::DType, uint64_t> operand_bytes_by_dtype(const isa::Instruction& inst) {
+  std::map<isa::DType, uint64_t> out;
+  for (const isa::OperandSig& sig : inst.info().operands)
+    if (const auto& desc = inst.operand(sig.slot)) {
+      const uint64_t bytes = operand_bytes(inst, sig.slot, *desc);
+      out[desc->dtype] += sig.access == isa::Access::InOut ? 2 * bytes : bytes;
+    }
+  return out;
+}
 
 double dram_bytes_per_cycle(const target::TargetDesc& target) {
   return target.dram.peak_bandwidth_bytes_per_s() / (target.clock_mhz * 1e6);
@@ -44,16 +65,17 @@ Roofline roofline(const isa::Instruction& inst, const target::TargetDesc& target
   for (const isa::OperandSig& sig : inst.info().operands) {
     const auto& desc = inst.operand(sig.slot);
     if (!desc) continue;
-    uint64_t span = footprint_bytes(*desc);
     // A gather reads only the table rows its ids name: at most one row per id.
-    if (sig.slot == isa::Slot::Table)
-      span = std::min(span, inst.get(isa::Slot::Ids).elements() * desc->shape[1] *
-                                isa::dtype_bytes(desc->dtype));
+    const uint64_t span = operand_bytes(inst, sig.slot, *desc);
     if (sig.access != isa::Access::Out) r.bytes_read += span;
     if (sig.access != isa::Access::In) r.bytes_written += span;
   }
-  const uint64_t pes = target.pe_array.macs();
-  r.compute_cycles = (r.macs + pes - 1) / pes;
+  // The peak of the instruction's multiply mode: MACs per PE per cycle of its multiplicands'
+  // type (1 for f32, and for instructions that multiply nothing).
+  const std::optional<isa::DType> mode = isa::multiplicand_dtype(inst);
+  const uint64_t per_pe = mode ? std::max<uint32_t>(target.pe_array.macs_per_pe(*mode), 1) : 1;
+  const uint64_t peak = target.pe_array.macs() * per_pe;
+  r.compute_cycles = (r.macs + peak - 1) / peak;
   r.memory_cycles = static_cast<uint64_t>(
       std::ceil(static_cast<double>(r.bytes()) / dram_bytes_per_cycle(target)));
   r.cycles = std::max(r.compute_cycles, r.memory_cycles);

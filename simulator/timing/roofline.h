@@ -1,14 +1,16 @@
 #pragma once
 // The roofline bound of an instruction: no schedule can beat
-//     max(MACs / (rows * cols), DRAM bytes / peak DRAM bytes per accelerator cycle)
-// accelerator cycles. MACs are the instruction's true multiply-accumulates (gemm_view.h; 0
-// for PPU, DMA and control instructions). DRAM bytes are the sum of the footprints of the
-// operands read plus those written (the bytes each operand's elements occupy, counted once: a
-// strided slice of a larger buffer less than its span, a broadcast axis nothing); an in-place
-// operand counts twice. Peak DRAM bytes per cycle: all channels transferring every beat
-// (DramDesc::peak_bandwidth_bytes_per_s) divided by the accelerator clock.
+//     max(MACs / (rows * cols * m), DRAM bytes / peak DRAM bytes per accelerator cycle)
+// accelerator cycles, m the MACs per PE per cycle of the instruction's multiply mode (the
+// element type of its multiplicands, pe_array.datatypes; 1 for f32). MACs are the instruction's
+// true multiply-accumulates (gemm_view.h; 0 for PPU, DMA and control instructions). DRAM bytes are
+// the sum of the footprints of the operands read plus those written (the bytes each operand's
+// elements occupy, counted once: a strided slice of a larger buffer less than its span, a broadcast
+// axis nothing); an in-place operand counts twice. Peak DRAM bytes per cycle: all channels
+// transferring every beat (DramDesc::peak_bandwidth_bytes_per_s) divided by the accelerator clock.
 
 #include <cstdint>
+#include <map>
 
 #include "isa/encoding/instruction.h"
 #include "isa/target/target_desc.h"
@@ -19,7 +21,7 @@ struct Roofline {
   uint64_t macs = 0;
   uint64_t bytes_read = 0;
   uint64_t bytes_written = 0;
-  uint64_t compute_cycles = 0;  // ceil(macs / (rows * cols))
+  uint64_t compute_cycles = 0;  // ceil(macs / (rows * cols * m))
   uint64_t memory_cycles = 0;   // ceil(bytes / peak bytes per cycle)
   uint64_t cycles = 0;          // the bound, max of the two
 
@@ -29,5 +31,8 @@ struct Roofline {
 double dram_bytes_per_cycle(const target::TargetDesc& target);
 
 Roofline roofline(const isa::Instruction& inst, const target::TargetDesc& target);
+
+// The operands' bytes as roofline() counts them (read plus written), by element type.
+std::map<isa::DType, uint64_t> operand_bytes_by_dtype(const isa::Instruction& inst);
 
 }  // namespace s2::sim::timing

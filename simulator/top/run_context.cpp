@@ -26,7 +26,7 @@ RunContext::RunContext(const isa::Executable& e, const target::TargetDesc& t, Si
       target(t),
       options(std::move(o)),
       clock(t.clock_mhz),
-      pe_model(timing::make_pe_array_model(t)),
+      pe_models(t),
       dram(dram::make_dram_model(t.dram)),
       dma(t.dma, t.clock_mhz),
       memory(e),

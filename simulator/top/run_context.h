@@ -65,7 +65,7 @@ struct RunContext {
   const target::TargetDesc& target;
   SimOptions options;
   AcceleratorClock clock;
-  std::unique_ptr<timing::PeArrayModel> pe_model;
+  timing::PeArrayModels pe_models;
   std::unique_ptr<dram::DramModel> dram;
   DmaEngines dma;  // every DRAM transfer goes through them
   MemoryTracker memory;

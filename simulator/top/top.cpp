@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "isa/common/errors.h"
+#include "isa/encoding/semantics.h"
 #include "simulator/timing/roofline.h"
 #include "simulator/top/rtl_tile_clock.h"
 
@@ -28,6 +29,16 @@ void finish_result(const RunContext& ctx, report::RunResult& r) {
     r.total_macs += rec.macs;
     r.total_bytes += rec.bytes;
     r.activity += rec.activity;
+    const isa::Instruction& inst = exe.instructions[i];
+    for (const auto& [dtype, bytes] : timing::operand_bytes_by_dtype(inst))
+      r.datatypes[dtype].bytes += bytes;
+    if (const auto mode = isa::multiplicand_dtype(inst)) {
+      report::DatatypeSummary& s = r.datatypes[*mode];
+      s.macs_per_pe = target.pe_array.macs_per_pe(*mode);
+      ++s.pe_instructions;
+      s.macs += rec.macs;
+      s.pe_cycles += rec.pe_cycles;
+    }
   }
   r.config = target.name;
   r.clock_mhz = target.clock_mhz;
@@ -47,7 +58,7 @@ void finish_result(const RunContext& ctx, report::RunResult& r) {
   r.planned_arena = exe.plan.arena_size;
   r.planned_persistent = exe.plan.arena_base;
   r.roofline_cycles =
-      std::max(ceil_div(static_cast<double>(r.total_macs), static_cast<double>(r.pe_count)),
+      std::max(ceil_div(r.peak_macs(), static_cast<double>(r.pe_count)),
                ceil_div(static_cast<double>(r.total_bytes), timing::dram_bytes_per_cycle(target)));
   if (target.tech) {
     r.area = energy::area(target);

@@ -48,7 +48,7 @@ void Unit::execute(uint32_t index) {
   const isa::Instruction& inst = ctx.exe.instructions[index];
   timing::InstructionPlan plan;
   try {
-    plan = timing::plan_instruction(inst, ctx.target, *ctx.pe_model);
+    plan = timing::plan_instruction(inst, ctx.target, ctx.pe_models);
   } catch (const UserError& e) {
     throw UserError("instruction " + std::to_string(index) + " (" +
                     std::string(inst.info().mnemonic) + "): " + e.what());
@@ -57,6 +57,7 @@ void Unit::execute(uint32_t index) {
   r.index = index;
   r.unit = unit_;
   r.macs = plan.macs;
+  r.macs_per_pe = static_cast<uint32_t>(ctx.pe_models.for_instruction(inst).macs_per_pe());
   r.bytes = plan.bytes;
   r.dram_bytes = plan.load_bytes() + plan.store_bytes();
   r.roofline_cycles = plan.roofline_cycles;

@@ -145,4 +145,44 @@ TEST_F(RtlCli, BadRtlUseIsAClearError) {
   EXPECT_NE(r.out.find("ppu.lanes"), std::string::npos) << r.out;
 }
 
+// The RTL units compute f32 only: a program with bf16 or f16 operands is refused before the run,
+// naming the instruction and the operand; and a target whose array lacks a program's multiply
+// mode is refused likewise.
+TEST_F(RtlCli, SixteenBitProgramsAreRefusedWhereTheyCannotRun) {
+  const std::string bin = path("ao.bin");
+  ASSERT_EQ(run(kS2c + " asm " +
+                shell_quoted(std::string(S2_SOURCE_DIR) + "/tests/isa/golden/all_opcodes.s2asm") +
+                " -o " + bin)
+                .status,
+            0);
+  Result r = run(kS2sim + " run " + bin + " --functional --rtl ppu");
+  EXPECT_EQ(r.status, 1) << r.out;
+  const std::string file = (dir_ / "ao.bin").string();
+  EXPECT_NE(r.out.find(file + ": instruction 21 (sgd): operand 'weight_copy' is bf16, but the RTL "
+                              "units compute f32 only; run without --rtl"),
+            std::string::npos)
+      << r.out;
+  std::ifstream base(std::string(S2_SOURCE_DIR) + "/configs/s2train_base.yaml");
+  std::stringstream text;
+  text << base.rdbuf();
+  std::string yaml = text.str();
+  const std::string line = "datatypes: {f32: 1, bf16: 4, f16: 4}";
+  ASSERT_NE(yaml.find(line), std::string::npos);
+  yaml.replace(yaml.find(line), line.size(), "datatypes: {f32: 1, bf16: 4}");
+  std::ofstream(dir_ / "f32_only.yaml") << yaml;
+  for (const char* sub : {"dram", "tech"})  // the presets and technologies beside the config
+    fs::create_directory_symlink(fs::path(S2_SOURCE_DIR) / "configs" / sub, dir_ / sub);
+  r = run(kS2sim + " run " + bin + " --config " + path("f32_only.yaml"));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find(file + ": instruction 38 (bmm) multiplies f16, but the PE array of target "
+                              "'s2train_base' does not (pe_array.datatypes lists f32, bf16)"),
+            std::string::npos)
+      << r.out;
+  // Without those limits it runs, checked, and reports each element type's share.
+  r = run(kS2sim + " run " + bin + " --functional --check");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("bf16 1296 MACs at 4/PE/cycle"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("check              no findings"), std::string::npos) << r.out;
+}
+
 }  // namespace

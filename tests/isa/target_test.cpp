@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 
@@ -395,6 +396,31 @@ TEST(TargetTest, ValueErrorsNameTheKey) {
             "t.yaml:1: name: must not be empty");
 }
 
+// pe_array.datatypes: MACs per PE per cycle of each float type the array multiplies; f32 1
+// when the key is absent.
+TEST(TargetTest, DatatypesListTheMultiplyModes) {
+  const std::string dram = "dram: {preset: HBM2}\n";
+  EXPECT_EQ(parse(kPrefix + dram).pe_array.datatypes,
+            (std::map<isa::DType, uint32_t>{{isa::DType::F32, 1}}));
+  const TargetDesc t = parse(
+      replace(kPrefix, "  cols: 32", "  cols: 32\n  datatypes: {f32: 1, bf16: 4, f16: 2}") + dram);
+  EXPECT_EQ(t.pe_array.macs_per_pe(isa::DType::BF16), 4u);
+  EXPECT_EQ(t.pe_array.macs_per_pe(isa::DType::F16), 2u);
+  EXPECT_EQ(t.pe_array.macs_per_pe(isa::DType::I32), 0u);
+  EXPECT_NE(describe_target(t).find("f32 1 MAC/PE/cycle, bf16 4 MACs/PE/cycle, f16 2"),
+            std::string::npos)
+      << describe_target(t);
+  EXPECT_EQ(parse_error(replace(kPrefix, "  cols: 32", "  cols: 32\n  datatypes: {bf8: 4}") + dram),
+            "t.yaml:6: pe_array.datatypes.bf8: unknown key; known keys: "
+            "f32, bf16, f16");
+  EXPECT_EQ(
+      parse_error(replace(kPrefix, "  cols: 32", "  cols: 32\n  datatypes: {bf16: 0}") + dram),
+      "t.yaml:6: pe_array.datatypes.bf16: must be between 1 and 64, got 0");
+  EXPECT_EQ(parse_error(replace(kPrefix, "  cols: 32", "  cols: 32\n  datatypes: {}") + dram),
+            "t.yaml:6: pe_array.datatypes: lists no element type; the array must multiply at "
+            "least one of f32, bf16, f16");
+}
+
 TEST(TargetTest, SramErrors) {
   const std::string dram = "dram: {preset: HBM2}\n";
   EXPECT_EQ(parse_error(replace(kPrefix, "input: {size: 64KiB, banks: 4,",
@@ -432,7 +458,7 @@ TEST(TargetTest, PpuOpsNeedACostEach) {
             "t.yaml:14: ppu.ops.batchnorm: unknown key; known keys: epilogue, bn_fwd, bn_bwd, "
             "maxpool_fwd, maxpool_bwd, avgpool_fwd, avgpool_bwd, eltwise, softmax_ce, sgd, "
             "reduce, dropout_mask, ln_fwd, ln_bwd, softmax, softmax_bwd, gather, scatter_add, "
-            "adamw, clip_scale, default");
+            "adamw, clip_scale, cast, default");
 }
 
 // ---- DRAM relations ----------------------------------------------------------------------

@@ -20,6 +20,7 @@ target::TechDesc round_tech() {
   t.node_nm = 45;
   t.mac_energy_pj = 4;
   t.mac_area_um2 = 1000;
+  t.mac_16bit_energy_pj = 1.5;
   t.register_bit_energy_pj = 0.01;
   t.register_bit_area_um2 = 1;
   t.sram_access_energy_pj = 10;
@@ -125,6 +126,10 @@ TEST(EnergyModel, StepEnergyIsCountsTimesEnergiesAndTheTotalIsTheSumOfItsParts) 
   const double seconds = 1e-6;
   const EnergyBreakdown e = step_energy(t, a, d, seconds);
   EXPECT_DOUBLE_EQ(e.pe_mac_pj, 4000);
+  // MACs of 16-bit operands cost the 16-bit MAC's energy.
+  timing::Activity half = a;
+  half.macs_16bit = 400;
+  EXPECT_DOUBLE_EQ(step_energy(t, half, d, seconds).pe_mac_pj, 600 * 4.0 + 400 * 1.5);
   EXPECT_DOUBLE_EQ(e.pe_register_pj, 1000 * kPeRegisterBitsPerMac * 0.01);
   // input: 160 bytes = 10 accesses of 16 bytes at 20 sqrt 2 pJ; weight: 88 bytes = 11 of 8 at
   // 10 sqrt(1/16) = 2.5 pJ; output: 2 accesses at 2.5 pJ.
@@ -209,6 +214,7 @@ TEST(EnergyModel, ShippedTechnologyLoadsWithTheShippedConfigurations) {
     ASSERT_TRUE(t.tech.has_value()) << name;
     EXPECT_EQ(t.tech->name, "cmos45");
     EXPECT_DOUBLE_EQ(t.tech->mac_energy_pj, 3.7 + 0.9);
+    EXPECT_DOUBLE_EQ(t.tech->mac_16bit_energy_pj, 1.1 + 0.9);
     EXPECT_GT(area(t).total_mm2(), 0);
   }
 }

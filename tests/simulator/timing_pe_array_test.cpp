@@ -75,6 +75,70 @@ TEST(TimingPeArray, OutputStationary) {
   EXPECT_EQ(model->tile_cycles({64, 32, 64}), 2u * 160u);
 }
 
+// bf16 with 4 MACs per PE per cycle: a pass reduces K = 4 x 32 = 128 (four chains of 32 rows
+// per column); its rows of 128 bf16 (256 B) take two beats of the 128-byte input port; the
+// accumulator still takes one f32 row of 32 per beat; the column foot adds 3 more chain sums.
+TEST(TimingPeArray, Bf16PacksFourKTilesIntoAPass) {
+  auto t = config("base");
+  t.pe_array.datatypes = {{isa::DType::F32, 1}, {isa::DType::BF16, 4}};
+  const auto model = make_pe_array_model(t, isa::DType::BF16);
+  EXPECT_EQ(model->max_pass().k, 128u);
+  EXPECT_EQ(model->element_bytes(), 2u);
+  // load K=128 rows of 32 bf16 (64 B, one beat) + fill 62 + stream 64 rows x 2 beats
+  // + accumulate 2 + 3 chain sums
+  EXPECT_EQ(model->pass_cycles({64, 32, 128}), 128u + 62u + 128u + 2u + 3u);
+  // The same work in f32 takes four passes of K=32.
+  const auto f32 = make_pe_array_model(t);
+  EXPECT_EQ(f32->tile_cycles({64, 32, 128}), 4u * (32u + 62u + 64u + 2u));
+  // A K of 32 in bf16 reads 64-byte rows: one beat; only the foot's chain sums cost extra.
+  EXPECT_EQ(model->pass_cycles({64, 32, 32}), 32u + 62u + 64u + 2u + 3u);
+  // Groups pack along the 128 reduction steps: depthwise 3x3 (k=9) fits 14 groups of rows,
+  // capped by the 32 columns at one column each.
+  EXPECT_EQ(model->groups_per_pass(9, 1), 14u);
+}
+
+TEST(TimingPeArray, OutputStationaryTakesMReductionStepsPerBeat) {
+  auto t = config("base");
+  t.pe_array.dataflow = target::Dataflow::OutputStationary;
+  t.pe_array.datatypes = {{isa::DType::F16, 2}};
+  const auto model = make_pe_array_model(t, isa::DType::F16);
+  // fill 62 + ceil(63/2) = 32 beats of 2 steps (32 rows x 2 x 2 B = 128 B: one beat each)
+  // + drain 32 rows + accumulate 2
+  EXPECT_EQ(model->pass_cycles({32, 32, 63}), 62u + 32u + 32u + 2u);
+}
+
+// The plan picks the model of the instruction's multiplicands; a mode the array lacks is a
+// UserError that names it and what the target lists.
+TEST(TimingPeArray, PlansUseTheMultiplicandsModeAndRefuseOnesTheArrayLacks) {
+  auto t = config("base");
+  t.pe_array.datatypes = {{isa::DType::F32, 1}, {isa::DType::BF16, 4}};
+  isa::Instruction g = gemm(64, 32, 128);
+  for (isa::Slot s : {isa::Slot::A, isa::Slot::B, isa::Slot::Y}) {
+    isa::TensorDesc d = g.get(s);
+    d.dtype = isa::DType::BF16;
+    g.set_operand(s, d);
+  }
+  const InstructionPlan low = plan_instruction(g, t);
+  const auto bf16 = make_pe_array_model(t, isa::DType::BF16);
+  uint64_t expected = 0;
+  for (const Tile& tile : low.tiles)
+    expected += bf16->tile_cycles(tile.shape);
+  EXPECT_EQ(low.pe_cycles(), expected);
+  EXPECT_LT(low.pe_cycles(), plan_instruction(gemm(64, 32, 128), t).pe_cycles());
+  // Its roofline takes the mode's peak: 64*32*128 MACs at 4 per PE per cycle.
+  EXPECT_EQ(low.macs, 64u * 32u * 128u);
+  EXPECT_EQ(roofline(g, t).compute_cycles, 64u * 32u * 128u / (32u * 32u * 4u));
+  t.pe_array.datatypes = {{isa::DType::F32, 1}};
+  try {
+    plan_instruction(g, t);
+    FAIL() << "expected a UserError";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("does not multiply bf16 (pe_array.datatypes lists f32)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(TimingPeArray, PassLargerThanTheArrayIsAnInternalError) {
   const auto model = make_pe_array_model(config("base"));
   EXPECT_THROW(model->pass_cycles({1, 33, 1}), InternalError);

@@ -378,6 +378,7 @@ void check_shapes(Checker& c) {
       c.expect_same_elements(Slot::Grad, Slot::Weight);
       c.expect_same_elements(Slot::Velocity, Slot::Weight);
       c.expect_same_elements(Slot::WeightCopy, Slot::Weight);
+      c.expect_shape(Slot::FoundInf, {1}, "a flag");
       if (inst.f32(Field::Momentum) != 0.0f && !c.has(Slot::Velocity))
         c.fail("momentum is not zero but operand 'velocity' is missing");
       c.expect_shape(Slot::GradScale, {1}, "a scalar");
@@ -387,6 +388,7 @@ void check_shapes(Checker& c) {
         c.expect_same_elements(s, Slot::Weight);
       c.expect_shape(Slot::Step, {1}, "one step count");
       c.expect_shape(Slot::GradScale, {1}, "a scalar");
+      c.expect_shape(Slot::FoundInf, {1}, "a flag");
       for (Field f : {Field::OneMinusBeta1, Field::OneMinusBeta2}) {
         const float b = inst.f32(f);
         if (!(b > 0.0f && b <= 1.0f))
@@ -398,6 +400,23 @@ void check_shapes(Checker& c) {
     case Opcode::Cast:
       c.expect_same_elements(Slot::Y, Slot::X);
       return;
+    case Opcode::AmpCheck:
+      c.expect_shape(Slot::FoundInf, {1}, "a flag");
+      return;
+    case Opcode::AmpUpdate: {
+      for (Slot s : {Slot::FoundInf, Slot::LossScale, Slot::GrowthTracker, Slot::InvScale})
+        c.expect_shape(s, {1}, "a scalar");
+      for (Field f : {Field::GrowthFactor, Field::BackoffFactor}) {
+        const float v = inst.f32(f);
+        if (!(v > 0.0f && std::isfinite(v)))
+          c.fail("field '" + std::string(field_info(f).name) + "' is " + std::to_string(v) +
+                 "; it must be finite and > 0");
+      }
+      if (inst.u(Field::GrowthInterval) > uint32_t{INT32_MAX})
+        c.fail("field 'growth_interval' is " + std::to_string(inst.u(Field::GrowthInterval)) +
+               ", more than the i32 growth tracker counts (2147483647)");
+      return;
+    }
     case Opcode::ClipScale: {
       c.expect_shape(Slot::GradScale, {1}, "a scalar");
       c.expect_shape(Slot::TotalNorm, {1}, "a scalar");

@@ -23,6 +23,8 @@ std::vector<NamedTargetValue> target_values(const TargetDesc& t) {
   add("pe_array.rows", num(t.pe_array.rows));
   add("pe_array.cols", num(t.pe_array.cols));
   add("pe_array.dataflow", std::string(name(t.pe_array.dataflow)));
+  for (const auto& [dtype, macs] : t.pe_array.datatypes)
+    add("pe_array.datatypes." + std::string(isa::dtype_name(dtype)), num(macs));
   const std::pair<const char*, const SramBufferDesc*> buffers[] = {
       {"input", &t.sram.input},
       {"weight", &t.sram.weight},

@@ -93,6 +93,8 @@ const KernelRegistry& kernel_registry() {
     add(isa::Opcode::Softmax, run_softmax);
     add(isa::Opcode::SoftmaxBwd, run_softmax_bwd);
     add(isa::Opcode::Cast, run_cast);
+    add(isa::Opcode::AmpCheck, run_amp_check);
+    add(isa::Opcode::AmpUpdate, run_amp_update);
     return r;
   }();
   return registry;

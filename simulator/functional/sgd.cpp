@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "isa/numerics/adamw.h"
+#include "isa/numerics/amp.h"
 #include "isa/numerics/clip.h"
 #include "isa/numerics/fp32.h"
 #include "simulator/functional/operands.h"
@@ -25,11 +26,18 @@ std::vector<float> scaled_grad(const Operands& ops) {
   return grad;
 }
 
+// An optimizer given found_inf skips its update when it is nonzero (GradScaler.step).
+bool overflowed(const Operands& ops) {
+  const auto found = ops.opt_f32(isa::Slot::FoundInf);
+  return found && (*found)[0] != 0.0f;
+}
+
 }  // namespace
 
 void run_sgd(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   using isa::Slot;
   Operands ops(inst, image);
+  if (overflowed(ops)) return;
   LanePass pass;
   pass.op = LaneOp::Sgd;
   pass.sgd.lr = numerics::load(inst.f32(isa::Field::Lr));
@@ -54,6 +62,7 @@ void run_adamw(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/)
   using isa::Field;
   using isa::Slot;
   Operands ops(inst, image);
+  if (overflowed(ops)) return;
   numerics::AdamWParams p;
   p.lr = numerics::load(inst.f32(Field::Lr));
   p.one_minus_beta1 = numerics::load(inst.f32(Field::OneMinusBeta1));
@@ -76,6 +85,32 @@ void run_adamw(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/)
   ops.write(Slot::ExpAvg, m);
   ops.write(Slot::ExpAvgSq, v);
   ops.write(Slot::Step, step);
+}
+
+void run_amp_check(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/) {
+  using isa::Slot;
+  Operands ops(inst, image);
+  const std::vector<float> x = ops.f32(Slot::X);
+  if (numerics::any_nonfinite(x.data(), x.size()))
+    ops.write(Slot::FoundInf, std::vector<float>{1.0f});
+}
+
+void run_amp_update(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/) {
+  using isa::Field;
+  using isa::Slot;
+  Operands ops(inst, image);
+  numerics::AmpScaleParams p;
+  p.growth_factor = numerics::load(inst.f32(Field::GrowthFactor));
+  p.backoff_factor = numerics::load(inst.f32(Field::BackoffFactor));
+  p.growth_interval = inst.u(Field::GrowthInterval);
+  const bool found = ops.f32(Slot::FoundInf)[0] != 0.0f;
+  float scale = ops.f32(Slot::LossScale)[0];
+  int32_t tracker = ops.i32(Slot::GrowthTracker)[0];
+  numerics::amp_update_scale(p, found, scale, tracker);
+  ops.write(Slot::LossScale, std::vector<float>{scale});
+  ops.write(Slot::GrowthTracker, std::vector<int32_t>{tracker});
+  if (ops.has(Slot::InvScale))
+    ops.write(Slot::InvScale, std::vector<float>{numerics::amp_inv_scale(scale)});
 }
 
 void run_clip_scale(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/) {

@@ -15,6 +15,10 @@
 //
 // clip_scale: the global gradient norm and the clipping factor from the per-gradient sums of
 // squares (isa/numerics/clip.h), on the PPU's scalar unit.
+//
+// Dynamic loss scaling (isa/numerics/amp.h): amp_check sets found_inf when its gradient holds
+// an inf or a NaN; sgd and adamw given found_inf write nothing when it is nonzero; amp_update
+// moves the loss scale and its growth tracker and gives the next step's inv_scale.
 
 #include "isa/encoding/instruction.h"
 #include "simulator/functional/datapath.h"
@@ -25,5 +29,7 @@ namespace s2::sim::functional {
 void run_sgd(const isa::Instruction& inst, DramImage& image, Datapath& dp);
 void run_adamw(const isa::Instruction& inst, DramImage& image, Datapath& dp);
 void run_clip_scale(const isa::Instruction& inst, DramImage& image, Datapath& dp);
+void run_amp_check(const isa::Instruction& inst, DramImage& image, Datapath& dp);
+void run_amp_update(const isa::Instruction& inst, DramImage& image, Datapath& dp);
 
 }  // namespace s2::sim::functional

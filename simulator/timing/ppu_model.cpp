@@ -140,7 +140,7 @@ std::vector<StreamPass> stream_passes(const isa::Instruction& inst) {
       const auto state = present({Slot::Weight, Slot::Velocity, Slot::WeightCopy});
       return {{present({Slot::Weight, Slot::Grad, Slot::Velocity}),
                state,
-               present({Slot::GradScale}),
+               present({Slot::GradScale, Slot::FoundInf}),
                {},
                elements_of(inst, Slot::Weight),
                op}};
@@ -159,12 +159,21 @@ std::vector<StreamPass> stream_passes(const isa::Instruction& inst) {
     case Opcode::AdamW:
       return {{{Slot::Weight, Slot::Grad, Slot::ExpAvg, Slot::ExpAvgSq},
                present({Slot::Weight, Slot::ExpAvg, Slot::ExpAvgSq, Slot::WeightCopy}),
-               present({Slot::Step, Slot::GradScale}),
+               present({Slot::Step, Slot::GradScale, Slot::FoundInf}),
                {Slot::Step},
                elements_of(inst, Slot::Weight),
                op}};
     case Opcode::Reduce:
       return {{{Slot::X}, {Slot::Y}, {}, {}, elements_of(inst, Slot::X), op}};
+    case Opcode::AmpCheck:
+      return {{{Slot::X}, {}, {Slot::FoundInf}, {Slot::FoundInf}, elements_of(inst, Slot::X), op}};
+    case Opcode::AmpUpdate:
+      return {{{},
+               {},
+               {Slot::FoundInf, Slot::LossScale, Slot::GrowthTracker},
+               present({Slot::LossScale, Slot::GrowthTracker, Slot::InvScale}),
+               1,
+               op}};
     case Opcode::Cast:
       return {{{Slot::X}, {Slot::Y}, {}, {}, elements_of(inst, Slot::Y), op}};
     case Opcode::ClipScale:

@@ -458,7 +458,7 @@ TEST(TargetTest, PpuOpsNeedACostEach) {
             "t.yaml:14: ppu.ops.batchnorm: unknown key; known keys: epilogue, bn_fwd, bn_bwd, "
             "maxpool_fwd, maxpool_bwd, avgpool_fwd, avgpool_bwd, eltwise, softmax_ce, sgd, "
             "reduce, dropout_mask, ln_fwd, ln_bwd, softmax, softmax_bwd, gather, scatter_add, "
-            "adamw, clip_scale, cast, default");
+            "adamw, clip_scale, cast, amp_check, amp_update, default");
 }
 
 // ---- DRAM relations ----------------------------------------------------------------------

@@ -7,9 +7,11 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "isa/encoding/semantics.h"
+#include "isa/numerics/amp.h"
 #include "isa/numerics/low_precision.h"
 #include "simulator/functional/dram_image.h"
 #include "simulator/functional/execute.h"
@@ -176,6 +178,81 @@ TEST(FunctionalLowPrecision, UpdatesWriteTheWeightCopy) {
   bad.inst().set_f32(isa::Field::Lr, 0.1f);
   EXPECT_EQ(isa::check_instruction(bad.inst()).at(0),
             "operand 'weight_copy' has 5 elements, 'weight' has 4");
+}
+
+// Dynamic loss scaling, as torch._amp_update_scale_ moves the scale (its CUDA kernel; 1.13 has
+// no CPU one): written out by hand for growth_interval 3.
+TEST(FunctionalLowPrecision, LossScaleBacksOffOnOverflowAndGrowsAfterCleanSteps) {
+  numerics::AmpScaleParams p;
+  p.growth_interval = 3;
+  float scale = 65536.0f;
+  int32_t tracker = 0;
+  const std::vector<std::pair<bool, std::pair<float, int32_t>>> steps = {
+      {false, {65536.0f, 1}}, {false, {65536.0f, 2}}, {false, {131072.0f, 0}},
+      {true, {65536.0f, 0}},  {false, {65536.0f, 1}}, {true, {32768.0f, 0}}};
+  for (const auto& [found, want] : steps) {
+    numerics::amp_update_scale(p, found, scale, tracker);
+    EXPECT_EQ(scale, want.first);
+    EXPECT_EQ(tracker, want.second);
+  }
+  // Growth that would overflow keeps the scale but restarts the count.
+  scale = std::ldexp(1.0f, 127);
+  tracker = 2;
+  numerics::amp_update_scale(p, false, scale, tracker);
+  EXPECT_EQ(scale, std::ldexp(1.0f, 127));
+  EXPECT_EQ(tracker, 0);
+  EXPECT_EQ(numerics::amp_inv_scale(65536.0f), std::ldexp(1.0f, -16));
+  EXPECT_EQ(numerics::amp_inv_scale(3.0f), static_cast<float>(1.0 / 3.0));
+}
+
+// The instructions: amp_check raises the flag on an inf or a NaN and leaves it otherwise; an
+// optimizer given a raised flag writes nothing, neither the weight nor AdamW's step count;
+// amp_update moves the scale and gives the next inverse.
+TEST(FunctionalLowPrecision, OverflowedStepsUpdateNothing) {
+  for (const float bad : {INFINITY, NAN, 1.0f}) {
+    Program check(isa::Opcode::AmpCheck);
+    const auto flag = check.zeros({1});
+    check.set(isa::Slot::X, check.typed({5}, isa::DType::F16, {1, 2, bad, 4, 5}))
+        .set(isa::Slot::FoundInf, flag);
+    ASSERT_TRUE(isa::check_instruction(check.inst()).empty());
+    EXPECT_EQ(check.result(flag)[0], bad == 1.0f ? 0.0f : 1.0f) << bad;
+  }
+  for (const float found : {0.0f, 1.0f}) {
+    for (isa::Opcode op : {isa::Opcode::Sgd, isa::Opcode::AdamW}) {
+      Program p(op);
+      const auto weight = p.values({4}, {1, 2, 3, 4});
+      const auto step = p.zeros({1}, isa::DType::I32);
+      p.set(isa::Slot::Weight, weight)
+          .set(isa::Slot::Grad, p.values({4}, {0.5f, 0.5f, 0.5f, 0.5f}))
+          .set(isa::Slot::FoundInf, p.values({1}, {found}));
+      if (op == isa::Opcode::AdamW)
+        p.set(isa::Slot::ExpAvg, p.zeros({4}))
+            .set(isa::Slot::ExpAvgSq, p.zeros({4}))
+            .set(isa::Slot::Step, step);
+      p.inst().set_f32(isa::Field::Lr, 0.1f);
+      ASSERT_TRUE(isa::check_instruction(p.inst()).empty());
+      const DramImage image = p.run_ours();
+      EXPECT_EQ(image.read_f32(weight) == std::vector<float>({1, 2, 3, 4}), found != 0.0f);
+      if (op == isa::Opcode::AdamW) {
+        EXPECT_EQ(image.read_i32(step)[0], found != 0.0f ? 0 : 1);
+      }
+    }
+  }
+  Program update(isa::Opcode::AmpUpdate);
+  const auto scale = update.values({1}, {65536.0f});
+  const auto tracker = update.zeros({1}, isa::DType::I32);
+  const auto inv = update.zeros({1});
+  update.set(isa::Slot::FoundInf, update.values({1}, {1.0f}))
+      .set(isa::Slot::LossScale, scale)
+      .set(isa::Slot::GrowthTracker, tracker)
+      .set(isa::Slot::InvScale, inv);
+  ASSERT_TRUE(isa::check_instruction(update.inst()).empty());
+  const DramImage image = update.run_ours();
+  EXPECT_EQ(image.read_f32(scale)[0], 32768.0f);
+  EXPECT_EQ(image.read_f32(inv)[0], std::ldexp(1.0f, -15));
+  update.inst().set_f32(isa::Field::BackoffFactor, 0.0f);
+  EXPECT_EQ(isa::check_instruction(update.inst()).at(0),
+            "field 'backoff_factor' is 0.000000; it must be finite and > 0");
 }
 
 TEST(FunctionalLowPrecision, SemanticsNameTheOperandOfAWrongType) {

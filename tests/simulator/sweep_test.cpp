@@ -8,6 +8,7 @@
 #include <string>
 
 #include "isa/common/errors.h"
+#include "isa/target/target_values.h"
 #include "simulator/dram/load_target.h"
 #include "simulator/sweep/expression.h"
 #include "simulator/sweep/points.h"
@@ -277,6 +278,21 @@ TEST_F(SweepSpecTest, APointsConfigurationIsTheBaseWithItsValues) {
   EXPECT_EQ(t.dram.controller.scheduler, target::DramScheduler::Fcfs);  // a new mapping
   EXPECT_EQ(t.pe_array.rows, 32u);                                      // the rest is the base's
   EXPECT_THROW(configured_text(YAML::LoadFile(base()), {{"clock_mhz.x", "1"}}, ""), UserError);
+}
+
+// A multiply mode's rate is a key like any other: an axis sets it, a constraint reads it.
+TEST_F(SweepSpecTest, DatatypeRatesAreAxesAndValues) {
+  const SweepSpec spec = load(
+      std::string("axes:\n  - key: pe_array.datatypes.bf16\n    values: [2, 8]\n") + kWorkload);
+  const Point p = enumerate_points(spec).at(1);
+  const std::string text = configured_text(YAML::LoadFile(base()), point_settings(spec, p), "");
+  const target::TargetDesc t =
+      target::parse_target(text, "point.yaml", std::string(S2_SOURCE_DIR) + "/configs/dram");
+  EXPECT_EQ(t.pe_array.macs_per_pe(isa::DType::BF16), 8u);
+  bool found = false;
+  for (const target::NamedTargetValue& v : target::target_values(t))
+    if (v.path == "pe_array.datatypes.bf16") found = std::get<double>(v.value) == 8.0;
+  EXPECT_TRUE(found);
 }
 
 }  // namespace

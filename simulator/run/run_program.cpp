@@ -10,6 +10,7 @@
 #include "simulator/functional/execute.h"
 #include "simulator/rtl/rtl_pe_gemm.h"
 #include "simulator/rtl/rtl_ppu_lanes.h"
+#include "simulator/timing/pe_array_model.h"
 #include "simulator/top/top.h"
 
 namespace s2::sim {
@@ -84,18 +85,15 @@ void replay(const isa::Executable& exe, const target::TargetDesc& target,
 // units compute and round f32 only.
 void check_datatypes(const isa::Executable& exe, const target::TargetDesc& target,
                      const top::RtlSelection& rtl) {
+  const timing::PeArrayModels models(target);
   for (size_t i = 0; i < exe.instructions.size(); ++i) {
     const isa::Instruction& inst = exe.instructions[i];
     const std::string where =
         "instruction " + std::to_string(i) + " (" + std::string(inst.info().mnemonic) + ")";
-    if (const auto mode = isa::multiplicand_dtype(inst);
-        mode && target.pe_array.macs_per_pe(*mode) == 0) {
-      std::string listed;
-      for (const auto& entry : target.pe_array.datatypes)
-        listed += (listed.empty() ? "" : ", ") + std::string(isa::dtype_name(entry.first));
-      throw UserError(where + " multiplies " + std::string(isa::dtype_name(*mode)) +
-                      ", but the PE array of target '" + target.name +
-                      "' does not (pe_array.datatypes lists " + listed + ")");
+    try {
+      models.for_instruction(inst);
+    } catch (const UserError& e) {
+      throw UserError(where + ": " + e.what());
     }
     if (!rtl.any()) continue;
     for (const isa::OperandSig& sig : inst.info().operands) {

@@ -174,8 +174,8 @@ TEST_F(RtlCli, SixteenBitProgramsAreRefusedWhereTheyCannotRun) {
     fs::create_directory_symlink(fs::path(S2_SOURCE_DIR) / "configs" / sub, dir_ / sub);
   r = run(kS2sim + " run " + bin + " --config " + path("f32_only.yaml"));
   EXPECT_EQ(r.status, 1) << r.out;
-  EXPECT_NE(r.out.find(file + ": instruction 38 (bmm) multiplies f16, but the PE array of target "
-                              "'s2train_base' does not (pe_array.datatypes lists f32, bf16)"),
+  EXPECT_NE(r.out.find(file + ": instruction 38 (bmm): the PE array of target 's2train_base' "
+                              "does not multiply f16 (pe_array.datatypes lists f32, bf16)"),
             std::string::npos)
       << r.out;
   // Without those limits it runs, checked, and reports each element type's share.

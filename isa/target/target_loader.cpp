@@ -365,7 +365,8 @@ std::string describe_target(const TargetDesc& t) {
   std::string types;
   for (const auto& [dtype, macs] : pe.datatypes)
     types += (types.empty() ? "" : ", ") + std::string(isa::dtype_name(dtype)) + " " + str(macs) +
-             " MAC" + (macs == 1 ? "" : "s") + "/PE/cycle";
+             " MAC" + (macs == 1 ? "" : "s") + "/PE/cycle (" + num(peak_flops * macs / 1e9) +
+             " GFLOP/s)";
   line(out, "datatypes", types);
   std::string epilogue;
   for (EpilogueFeature feature : pe.epilogue) {

@@ -407,7 +407,8 @@ TEST(TargetTest, DatatypesListTheMultiplyModes) {
   EXPECT_EQ(t.pe_array.macs_per_pe(isa::DType::BF16), 4u);
   EXPECT_EQ(t.pe_array.macs_per_pe(isa::DType::F16), 2u);
   EXPECT_EQ(t.pe_array.macs_per_pe(isa::DType::I32), 0u);
-  EXPECT_NE(describe_target(t).find("f32 1 MAC/PE/cycle, bf16 4 MACs/PE/cycle, f16 2"),
+  EXPECT_NE(describe_target(t).find("f32 1 MAC/PE/cycle (2048 GFLOP/s), bf16 4 "
+                                    "MACs/PE/cycle (8192 GFLOP/s), f16 2"),
             std::string::npos)
       << describe_target(t);
   EXPECT_EQ(parse_error(replace(kPrefix, "  cols: 32", "  cols: 32\n  datatypes: {bf8: 4}") + dram),

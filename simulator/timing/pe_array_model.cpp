@@ -176,8 +176,9 @@ const PeArrayModel& PeArrayModels::for_instruction(const isa::Instruction& inst)
   return f32 != models_.end() ? *f32->second : *models_.begin()->second;
 }
 
-uint64_t epilogue_cycles(const target::TargetDesc& target, uint64_t elements) {
-  return ppu_pass_cycles(target, target::PpuOp::Epilogue, elements);
+uint64_t epilogue_cycles(const target::TargetDesc& target, uint64_t elements,
+                         uint64_t element_bytes) {
+  return ppu_pass_cycles(target, target::PpuOp::Epilogue, elements, element_bytes);
 }
 
 }  // namespace s2::sim::timing

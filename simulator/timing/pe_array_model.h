@@ -140,7 +140,9 @@ class PeArrayModels {
   std::map<isa::DType, std::unique_ptr<PeArrayModel>> models_;
 };
 
-// Cycles the PPU spends streaming a finished M x N tile through the fused epilogue.
-uint64_t epilogue_cycles(const target::TargetDesc& target, uint64_t elements);
+// Cycles the PPU spends streaming a finished M x N tile through the fused epilogue, writing
+// results of `element_bytes` each (the output operand's type).
+uint64_t epilogue_cycles(const target::TargetDesc& target, uint64_t elements,
+                         uint64_t element_bytes = 4);
 
 }  // namespace s2::sim::timing

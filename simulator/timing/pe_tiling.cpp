@@ -295,6 +295,10 @@ std::vector<Tile> tile_pe_instruction(const isa::Instruction& inst,
   const GemmView v = gemm_view(inst);
   const Blocking blk = choose(v, inst, target, model);
   const Needs needs = needs_of(v, inst, model);
+  // The epilogue writes the output operand's type through the output buffer's port.
+  uint64_t out_bytes = kF32Bytes;
+  for (const GemmOperand& op : v.operands)
+    if (op.role == GemmRole::Out) out_bytes = isa::dtype_bytes(inst.get(op.slot).dtype);
   std::vector<Tile> tiles;
   tiles.reserve(blk.tiles);
   const uint64_t nk_total = blocks(v.k, blk.k);
@@ -346,7 +350,7 @@ std::vector<Tile> tile_pe_instruction(const isa::Instruction& inst,
         t.shape = {extent(mr), p * n, p * k};
         t.footprint = footprint(t.shape.m, t.shape.n, t.shape.k, needs);
         t.pe_cycles = model.tile_cycles(t.shape);
-        t.ppu_cycles = epilogue_cycles(target, t.shape.m * t.shape.n);
+        t.ppu_cycles = epilogue_cycles(target, t.shape.m * t.shape.n, out_bytes);
         for (uint64_t g = g0; g < g0 + p; ++g)
           add_accesses(t, g, mr, nr, kr, first_m, !more_m, true);
         tiles.push_back(std::move(t));
@@ -375,7 +379,7 @@ std::vector<Tile> tile_pe_instruction(const isa::Instruction& inst,
           t.shape = {extent(mr), extent(nr), extent(kr)};
           t.footprint = footprint(t.shape.m, t.shape.n, t.shape.k, needs);
           t.pe_cycles = model.tile_cycles(t.shape);
-          if (last_k) t.ppu_cycles = epilogue_cycles(target, t.shape.m * t.shape.n);
+          if (last_k) t.ppu_cycles = epilogue_cycles(target, t.shape.m * t.shape.n, out_bytes);
           add_accesses(t, g, mr, nr, kr, first_m, !more_m, last_k);
           tiles.push_back(std::move(t));
         }

@@ -18,12 +18,14 @@ uint64_t elements_of(const isa::Instruction& inst, Slot slot) {
 
 }  // namespace
 
-uint64_t ppu_pass_cycles(const target::TargetDesc& target, target::PpuOp op, uint64_t elements) {
+uint64_t ppu_pass_cycles(const target::TargetDesc& target, target::PpuOp op, uint64_t elements,
+                         uint64_t element_bytes) {
   if (elements == 0) return 0;
   const target::PpuOpCost& cost = target.ppu.cost(op);
+  // Results per cycle through the output buffer.
   const double port = static_cast<double>(uint64_t{target.sram.output.banks} *
                                           target.sram.output.bank_width_bytes) /
-                      4.0;  // fp32 values per cycle through the output buffer
+                      static_cast<double>(element_bytes);
   const double rate = std::min(static_cast<double>(target.ppu.lanes) * cost.throughput, port);
   if (!(rate > 0))
     throw InternalError("timing: PPU op '" + std::string(target::name(op)) +
@@ -195,10 +197,18 @@ std::vector<StreamPass> stream_passes(const isa::Instruction& inst) {
   }
 }
 
+uint64_t pass_element_bytes(const isa::Instruction& inst, const StreamPass& pass) {
+  uint64_t bytes = 0;
+  for (Slot s : pass.stores)
+    bytes = std::max<uint64_t>(bytes, isa::dtype_bytes(inst.get(s).dtype));
+  return bytes == 0 ? 4 : bytes;
+}
+
 uint64_t ppu_instruction_cycles(const isa::Instruction& inst, const target::TargetDesc& target) {
   uint64_t total = 0;
   for (const StreamPass& pass : stream_passes(inst))
-    if (pass.op) total += ppu_pass_cycles(target, *pass.op, pass.work);
+    if (pass.op)
+      total += ppu_pass_cycles(target, *pass.op, pass.work, pass_element_bytes(inst, pass));
   return total;
 }
 

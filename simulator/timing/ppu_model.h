@@ -49,8 +49,11 @@
 
 namespace s2::sim::timing {
 
-// Cycles of one pass of `op` over `elements` elements, with the latency.
-uint64_t ppu_pass_cycles(const target::TargetDesc& target, target::PpuOp op, uint64_t elements);
+// Cycles of one pass of `op` over `elements` elements, with the latency. The output buffer's
+// port caps the rate at its bytes per cycle over `element_bytes`, the size of the results the
+// pass writes (4 for f32; 2 when they are bf16 or f16).
+uint64_t ppu_pass_cycles(const target::TargetDesc& target, target::PpuOp op, uint64_t elements,
+                         uint64_t element_bytes = 4);
 
 struct StreamPass {
   // Operands streamed element by element, chunked into equal flat parts per tile.
@@ -84,5 +87,9 @@ std::optional<target::PpuOp> ppu_op_of(isa::Opcode opcode);
 
 // Untiled PPU cycles of a whole instruction: the sum over its passes.
 uint64_t ppu_instruction_cycles(const isa::Instruction& inst, const target::TargetDesc& target);
+
+// The element size that sets a pass's port rate: the largest of its streamed outputs (4 when
+// it streams none).
+uint64_t pass_element_bytes(const isa::Instruction& inst, const StreamPass& pass);
 
 }  // namespace s2::sim::timing

@@ -177,7 +177,9 @@ std::vector<Tile> tile_stream_instruction(const isa::Instruction& inst,
       Tile t;
       t.elements = part_begin(pass.work, i + 1, parts) - part_begin(pass.work, i, parts);
       t.ppu_op = pass.op;
-      if (pass.op) t.ppu_cycles = ppu_pass_cycles(target, *pass.op, t.elements);
+      if (pass.op)
+        t.ppu_cycles =
+            ppu_pass_cycles(target, *pass.op, t.elements, pass_element_bytes(inst, pass));
       uint64_t bytes = 0;
       for (const Stream& s : streams) {
         const uint64_t b = part_begin(s.elements, i, parts),

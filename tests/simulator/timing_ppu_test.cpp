@@ -2,6 +2,8 @@
 // config's ops table (32 lanes; bn_fwd 0.5/8, softmax_ce 0.25/16, default 1/4, reduce 1/8).
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "simulator/timing/plan.h"
 #include "simulator/timing/ppu_model.h"
 #include "timing_test_util.h"
@@ -68,6 +70,23 @@ TEST(TimingPpu, SoftmaxOnTheSmallConfigIsSlower) {
   // small: 16 lanes at 0.125 = 2 elements per cycle, latency 24
   EXPECT_EQ(ppu_instruction_cycles(inst, config("small")), 24u + 20u);
   EXPECT_EQ(ppu_instruction_cycles(inst, config("base")), 16u + 5u);
+}
+
+// The output buffer's port carries twice as many 16-bit results as f32 ones: with a 64-byte
+// port (16 f32 per cycle) and 32 lanes, an eltwise into bf16 runs at the lanes' 32 per cycle.
+TEST(TimingPpu, SixteenBitResultsPassThePortTwiceAsFast) {
+  auto t = config("base");
+  t.sram.output.banks = 4;
+  for (const auto& [dtype, cycles] :
+       {std::pair{isa::DType::F32, 4u + 1024u / 16u}, {isa::DType::BF16, 4u + 1024u / 32u}}) {
+    isa::Instruction add(Opcode::Eltwise);
+    add.set_raw(isa::Field::Op, static_cast<uint32_t>(isa::EltwiseOp::Add));
+    add.set_operand(Slot::A, f32(0, {1024}));
+    add.set_operand(Slot::B, f32(0x1000, {1024}));
+    add.set_operand(Slot::Y, isa::TensorDesc::contiguous(0x2000, dtype, {1024}));
+    EXPECT_EQ(ppu_instruction_cycles(add, t), cycles) << isa::dtype_name(dtype);
+    EXPECT_EQ(ppu_pass_cycles(t, target::PpuOp::Epilogue, 1024, isa::dtype_bytes(dtype)), cycles);
+  }
 }
 
 TEST(TimingPpu, DmaInstructionsUseNoPpuCycles) {

@@ -139,6 +139,10 @@ RunOutput run_program(const isa::Executable& exe, const target::TargetDesc& targ
     }
   };
 
+  // The RTL PE array multiplies f32 at one MAC per PE per cycle, whatever the program holds.
+  if (options.rtl.any() && target.pe_array.macs_per_pe(isa::DType::F32) != 1)
+    target.fail("pe_array.datatypes",
+                "the RTL units multiply f32 at 1 MAC per PE per cycle; --rtl needs 'f32: 1'");
   in_program([&] { check_datatypes(exe, target, options.rtl); });
   RunOutput out;
   top::Top& top = top::process_top(options.rtl, target);

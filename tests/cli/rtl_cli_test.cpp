@@ -178,6 +178,15 @@ TEST_F(RtlCli, SixteenBitProgramsAreRefusedWhereTheyCannotRun) {
                               "does not multiply f16 (pe_array.datatypes lists f32, bf16)"),
             std::string::npos)
       << r.out;
+  // An array whose f32 rate is not the RTL's cannot stand in for it.
+  yaml.replace(yaml.find("datatypes: {f32: 1, bf16: 4}"), 28, "datatypes: {bf16: 4}");
+  std::ofstream(dir_ / "no_f32.yaml") << yaml;
+  r = run(kS2sim + " run " + bin + " --rtl pe_array --config " + path("no_f32.yaml"));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("no_f32.yaml:20: pe_array.datatypes: the RTL units multiply f32 at 1 MAC "
+                       "per PE per cycle; --rtl needs 'f32: 1'"),
+            std::string::npos)
+      << r.out;
   // Without those limits it runs, checked, and reports each element type's share.
   r = run(kS2sim + " run " + bin + " --functional --check");
   EXPECT_EQ(r.status, 0) << r.out;

@@ -8,6 +8,7 @@
 #include "compiler/autodiff/backward_context.h"
 #include "compiler/ops/registry.h"
 #include "isa/common/errors.h"
+#include "isa/numerics/low_precision.h"
 
 namespace s2::ir {
 namespace {
@@ -75,7 +76,8 @@ class Autodiff {
         any = any || (in.valid() && needs_[in.index()]);
       if (!any) continue;
       for (TensorId out : op.outputs)
-        if (out.valid() && g_.tensor(out).dtype == DType::F32 && !updated_in_place(op, out))
+        if (out.valid() && numerics::is_float_dtype(g_.tensor(out).dtype) &&
+            !updated_in_place(op, out))
           needs_[out.index()] = true;
     }
   }

@@ -8,6 +8,7 @@
 #include "compiler/ops/registry.h"
 #include "isa/common/errors.h"
 #include "isa/numerics/fp32.h"
+#include "isa/numerics/low_precision.h"
 
 namespace s2::ir {
 namespace {
@@ -48,7 +49,7 @@ void scatter(const Tensor& t, const std::vector<T>& values, std::vector<T>* stor
 
 // Initial contents enter the datapath: subnormals read as zero.
 void flush(HostArray& a) {
-  if (a.dtype() != DType::F32) return;
+  if (!numerics::is_float_dtype(a.dtype())) return;
   for (float& v : a.f32())
     v = numerics::load(v);
 }
@@ -81,12 +82,12 @@ HostArray Interpreter::value(TensorId id) const {
   const HostArray& b = buffer(t.data);
   switch (t.dtype) {
     case DType::F32:
-      return HostArray(gather(t, b.f32()));
+    case DType::BF16:
+    case DType::F16:
+      return HostArray(gather(t, b.f32()), t.dtype);
     case DType::I32:
       return HostArray(gather(t, b.i32()));
     case DType::U8:
-    case DType::BF16:
-    case DType::F16:
       break;
   }
   throw InternalError("interpreter: " + std::string(isa::dtype_name(t.dtype)) +
@@ -98,7 +99,7 @@ void Interpreter::set_value(TensorId id, const HostArray& values) {
   S2_CHECK(static_cast<int64_t>(values.size()) == t.numel() && values.dtype() == t.dtype,
            "interpreter: set_value of '" + t.name + "' with the wrong size or type");
   HostArray& b = buffer(t.data);
-  if (t.dtype == DType::F32) {
+  if (numerics::is_float_dtype(t.dtype)) {
     std::vector<float> flushed = values.f32();
     for (float& v : flushed)
       v = numerics::load(v);
@@ -130,7 +131,7 @@ void Interpreter::run_op(const Op& op) {
         source = &temps.back();
         offset = 0;
       }
-      if (t.dtype == DType::F32)
+      if (numerics::is_float_dtype(t.dtype))
         k.f32 = source->f32().data() + offset;
       else
         k.i32 = source->i32().data() + offset;
@@ -167,9 +168,10 @@ void Interpreter::run_op(const Op& op) {
       target = &staged.back();
       offset = 0;
     }
-    S2_CHECK(t.dtype == DType::F32 || t.dtype == DType::I32,
-             "interpreter: output '" + t.name + "' of '" + op.name + "' is neither f32 nor i32");
-    if (t.dtype == DType::F32) {
+    S2_CHECK(numerics::is_float_dtype(t.dtype) || t.dtype == DType::I32,
+             "interpreter: output '" + t.name + "' of '" + op.name +
+                 "' is neither a float type nor i32");
+    if (numerics::is_float_dtype(t.dtype)) {
       k.f32 = target->f32().data() + offset;
       if (!in_place) std::fill(k.f32, k.f32 + n, 0.0f);
     } else {
@@ -182,7 +184,7 @@ void Interpreter::run_op(const Op& op) {
   for (const auto& [out, index] : scatters) {
     const Tensor& t = graph_.tensor(out);
     HostArray& b = buffer(t.data);
-    if (t.dtype == DType::F32)
+    if (numerics::is_float_dtype(t.dtype))
       scatter(t, staged[index].f32(), &b.f32());
     else
       scatter(t, staged[index].i32(), &b.i32());

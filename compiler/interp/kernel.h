@@ -15,7 +15,7 @@ namespace s2::ir {
 struct KernelInput {
   DType dtype = DType::F32;
   Shape shape;
-  const float* f32 = nullptr;    // set for f32 inputs
+  const float* f32 = nullptr;    // set for float inputs (f32, bf16, f16: the values as f32)
   const int32_t* i32 = nullptr;  // set for i32 inputs
   bool present() const { return f32 != nullptr || i32 != nullptr; }
   int64_t numel() const { return shape_numel(shape); }
@@ -24,7 +24,7 @@ struct KernelInput {
 struct KernelOutput {
   DType dtype = DType::F32;
   Shape shape;
-  float* f32 = nullptr;
+  float* f32 = nullptr;  // float outputs; run_kernel rounds 16-bit ones afterwards
   int32_t* i32 = nullptr;
   bool present() const { return f32 != nullptr || i32 != nullptr; }
   int64_t numel() const { return shape_numel(shape); }
@@ -38,8 +38,9 @@ struct KernelContext {
   numerics::PeGemm& pe;           // the PE array's GEMM (its K-tile) for the PE-class kernels
 };
 
-// Runs the op's kernel, then makes its f32 outputs datapath values as the hardware writes them
-// (subnormals flushed, NaNs canonical: isa/numerics/fp32.h store()). Inputs must already be
+// Runs the op's kernel, then makes its float outputs datapath values as the hardware writes them
+// (subnormals flushed, NaNs canonical: isa/numerics/fp32.h store()), and rounds bf16 and f16
+// outputs to their type (isa/numerics/low_precision.h). Inputs must already be
 // datapath values (flushed), as everything a kernel wrote is.
 void run_kernel(void (*kernel)(KernelContext&), KernelContext& ctx);
 

@@ -4,6 +4,7 @@
 #include "isa/common/float_bits.h"
 #include "isa/container/byte_io.h"
 #include "isa/io/npy.h"
+#include "isa/numerics/low_precision.h"
 
 namespace s2::io {
 namespace {
@@ -24,15 +25,18 @@ std::vector<uint8_t> bytes_of(const ir::HostArray& data) {
       break;
     case isa::DType::BF16:
     case isa::DType::F16:
-      break;  // no HostArray holds them
+      for (size_t i = 0; i < data.size(); ++i) {
+        const float v = data.f32()[i];
+        isa::store_u16(out.data() + 2 * i, data.dtype() == isa::DType::BF16
+                                               ? numerics::bf16_from_f32(v)
+                                               : numerics::f16_from_f32(v));
+      }
+      break;
   }
   return out;
 }
 
-ir::HostArray array_of(const npy::Array& a, const std::string& source) {
-  if (a.dtype == isa::DType::F16 || a.dtype == isa::DType::BF16)
-    throw UserError(source + ": holds " + std::string(isa::dtype_name(a.dtype)) +
-                    " data; the compiler reads float32, int32, int64 and uint8 arrays");
+ir::HostArray array_of(const npy::Array& a) {
   const size_t n = a.data.size() / isa::dtype_bytes(a.dtype);
   ir::HostArray out(a.dtype, n);
   switch (a.dtype) {
@@ -47,9 +51,16 @@ ir::HostArray array_of(const npy::Array& a, const std::string& source) {
     case isa::DType::U8:
       out.u8() = a.data;
       break;
-    case isa::DType::BF16:
-    case isa::DType::F16:
-      break;  // refused above
+    case isa::DType::BF16:  // npy never decodes to bf16 (it is written as float32)
+    case isa::DType::F16: {
+      std::vector<float> v(n);
+      for (size_t i = 0; i < n; ++i)
+        v[i] = a.dtype == isa::DType::F16
+                   ? numerics::f16_to_f32(isa::load_u16(a.data.data() + 2 * i))
+                   : numerics::bf16_to_f32(isa::load_u16(a.data.data() + 2 * i));
+      out = ir::HostArray(std::move(v), a.dtype);
+      break;
+    }
   }
   return out;
 }
@@ -62,7 +73,7 @@ std::vector<uint8_t> encode_npy(const ir::HostArray& data, const ir::Shape& shap
 
 NpyArray decode_npy(const std::vector<uint8_t>& bytes, const std::string& source) {
   npy::Array a = npy::decode(bytes, source);
-  return {a.shape, array_of(a, source)};
+  return {a.shape, array_of(a)};
 }
 
 void write_npy(const std::string& path, const ir::HostArray& data, const ir::Shape& shape) {
@@ -71,7 +82,7 @@ void write_npy(const std::string& path, const ir::HostArray& data, const ir::Sha
 
 NpyArray read_npy(const std::string& path) {
   npy::Array a = npy::read(path);
-  return {a.shape, array_of(a, path)};
+  return {a.shape, array_of(a)};
 }
 
 ir::HostArray read_npy_expect(const std::string& path, isa::DType dtype, const ir::Shape& shape) {

@@ -1,13 +1,17 @@
 #include "compiler/ir/host_array.h"
 
 #include "isa/common/errors.h"
+#include "isa/numerics/low_precision.h"
 
 namespace s2::ir {
 
 HostArray::HostArray(isa::DType dtype, size_t elements) : lazy_(elements) {
   switch (dtype) {
     case isa::DType::F32:
+    case isa::DType::BF16:
+    case isa::DType::F16:
       storage_ = std::vector<float>();
+      float_type_ = dtype;
       break;
     case isa::DType::I32:
       storage_ = std::vector<int32_t>();
@@ -15,11 +19,13 @@ HostArray::HostArray(isa::DType dtype, size_t elements) : lazy_(elements) {
     case isa::DType::U8:
       storage_ = std::vector<uint8_t>();
       break;
-    case isa::DType::BF16:
-    case isa::DType::F16:
-      throw InternalError("HostArray: the Graph-IR holds no " +
-                          std::string(isa::dtype_name(dtype)) + " data");
   }
+}
+
+HostArray::HostArray(std::vector<float> values, isa::DType float_type)
+    : storage_(std::move(values)), float_type_(float_type) {
+  S2_CHECK(numerics::is_float_dtype(float_type),
+           "HostArray: " + std::string(isa::dtype_name(float_type)) + " is not a float type");
 }
 
 void HostArray::materialize() const {
@@ -29,17 +35,16 @@ void HostArray::materialize() const {
 }
 
 bool HostArray::operator==(const HostArray& other) const {
-  if (lazy_zeros() && other.lazy_zeros())
-    return storage_.index() == other.storage_.index() && lazy_ == other.lazy_;
+  if (lazy_zeros() && other.lazy_zeros()) return dtype() == other.dtype() && lazy_ == other.lazy_;
   materialize();
   other.materialize();
-  return storage_ == other.storage_;
+  return dtype() == other.dtype() && storage_ == other.storage_;
 }
 
 isa::DType HostArray::dtype() const {
   switch (storage_.index()) {
     case 0:
-      return isa::DType::F32;
+      return float_type_;
     case 1:
       return isa::DType::I32;
     default:

@@ -1,6 +1,7 @@
 #pragma once
 // Numbers on the host: the initial contents of a data node (weights, a batch, labels) and the
-// reference interpreter's buffers. One element type per array.
+// reference interpreter's buffers. One element type per array. bf16 and f16 arrays hold their
+// values as floats (f32()), each exactly a value of the type (numerics::round_to).
 //
 // A zero-filled array allocates nothing until its elements are first accessed: optimizer
 // state and the zero parts of a slice's gradient are hundreds of MiB for a GPT-2, most of
@@ -19,6 +20,8 @@ class HostArray {
   HostArray() = default;
   HostArray(isa::DType dtype, size_t elements);  // zero-filled, allocated on first access
   explicit HostArray(std::vector<float> values) : storage_(std::move(values)) {}
+  // Values of a float type (f32, bf16, f16), already representable in it.
+  HostArray(std::vector<float> values, isa::DType float_type);
   explicit HostArray(std::vector<int32_t> values) : storage_(std::move(values)) {}
 
   isa::DType dtype() const;
@@ -27,7 +30,8 @@ class HostArray {
   // elements has been accessed: known to be all zeros without reading (or allocating) them.
   bool lazy_zeros() const { return lazy_ > 0; }
 
-  // The typed storage; asking for the wrong type is an internal error.
+  // The typed storage; asking for the wrong type is an internal error. f32() serves every
+  // float type.
   std::vector<float>& f32();
   const std::vector<float>& f32() const;
   std::vector<int32_t>& i32();
@@ -42,7 +46,8 @@ class HostArray {
   void materialize() const;
 
   mutable std::variant<std::vector<float>, std::vector<int32_t>, std::vector<uint8_t>> storage_;
-  mutable size_t lazy_ = 0;  // > 0: that many zeros, not yet allocated
+  mutable size_t lazy_ = 0;                  // > 0: that many zeros, not yet allocated
+  isa::DType float_type_ = isa::DType::F32;  // the element type of float storage
 };
 
 }  // namespace s2::ir

@@ -5,20 +5,14 @@
 #include <limits>
 
 #include "isa/common/float_text.h"
+#include "isa/numerics/low_precision.h"
 
 namespace s2::ir {
 namespace {
 
-// The element types a Graph-IR tensor can have: the ISA's, less the 16-bit floats, which
-// exist only in executables so far.
-bool ir_dtype(DType dtype) {
-  return dtype != DType::BF16 && dtype != DType::F16;
-}
-
 std::string known_dtypes() {
   std::string s;
-#define S2_DTYPE(Id, code, name, bytes) \
-  if (ir_dtype(DType::Id)) s += std::string(s.empty() ? "" : ", ") + (name);
+#define S2_DTYPE(Id, code, name, bytes) s += std::string(s.empty() ? "" : ", ") + (name);
 #include "isa/encoding/isa.def"
   return s;
 }
@@ -98,8 +92,7 @@ TypeTerm parse_type(TextCursor& c) {
   t.column = c.column();
   const std::string name = c.word("an element type (" + known_dtypes() + ")");
   const std::optional<DType> dtype = isa::dtype_from_name(name);
-  if (!dtype || !ir_dtype(*dtype))
-    c.fail_at(t.column, "unknown element type '" + name + "'; known: " + known_dtypes());
+  if (!dtype) c.fail_at(t.column, "unknown element type '" + name + "'; known: " + known_dtypes());
   t.dtype = *dtype;
   const int shape_column = c.column();
   t.shape = c.integer_list("the shape");
@@ -165,8 +158,13 @@ HostArray parse_values(TextCursor& c, const TypeTerm& type, const std::string& w
       return a;
     }
     case DType::BF16:
-    case DType::F16:
-      break;  // parse_type refuses them
+    case DType::F16: {
+      // Literals of a 16-bit type round to it, as the assembler reads them.
+      std::vector<float> v = values_of<float>(c, n, what, [&] { return f32_value(c, what); });
+      for (float& x : v)
+        x = numerics::round_to(type.dtype, x);
+      return HostArray(std::move(v), type.dtype);
+    }
   }
   return HostArray();
 }

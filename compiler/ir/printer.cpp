@@ -45,8 +45,8 @@ std::string init_text(const HostArray& init) {
     case DType::U8:
       return values_text(init.u8(), [](uint8_t v) { return std::to_string(unsigned{v}); });
     case DType::BF16:
-    case DType::F16:
-      break;  // no HostArray holds them
+    case DType::F16:  // values of the type, each exact as f32 text
+      return values_text(init.f32(), format_f32);
   }
   return "?";
 }

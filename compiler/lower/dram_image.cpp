@@ -8,6 +8,7 @@
 #include "isa/common/hex.h"
 #include "isa/container/byte_io.h"
 #include "isa/container/dram_layout.h"
+#include "isa/numerics/low_precision.h"
 
 namespace s2::lower {
 DramImage DramImage::load(const isa::Executable& exe) {
@@ -38,8 +39,16 @@ ir::HostArray DramImage::read(const isa::TensorDesc& d) const {
       break;
     }
     case isa::DType::BF16:
-    case isa::DType::F16:
-      break;  // HostArray refused them above
+    case isa::DType::F16: {
+      // As the hardware loads them (isa/numerics/low_precision.h).
+      std::vector<float>& v = out.f32();
+      const bool bf16 = d.dtype == isa::DType::BF16;
+      isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
+        const uint16_t bits = isa::load_u16(base + at);
+        v[k] = bf16 ? numerics::bf16_to_f32(bits) : numerics::f16_to_f32(bits);
+      });
+      break;
+    }
   }
   return out;
 }
@@ -69,8 +78,15 @@ void DramImage::write(const isa::TensorDesc& d, const ir::HostArray& values) {
       break;
     }
     case isa::DType::BF16:
-    case isa::DType::F16:
-      break;  // no HostArray holds them
+    case isa::DType::F16: {
+      const std::vector<float>& v = values.f32();
+      const bool bf16 = d.dtype == isa::DType::BF16;
+      isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
+        isa::store_u16(base + at,
+                       bf16 ? numerics::bf16_from_f32(v[k]) : numerics::f16_from_f32(v[k]));
+      });
+      break;
+    }
   }
 }
 

@@ -79,6 +79,7 @@ bool is_eltwise(const isa::Instruction& inst) {
 }
 
 // For ops whose instruction has no attribute fields, and opcodes that only one op lowers to.
+inline void encode_nothing(const ir::Op&, isa::Instruction&) {}
 inline void decode_nothing(const isa::Instruction&, ir::Attrs&) {}
 inline bool always(const isa::Instruction&) {
   return true;

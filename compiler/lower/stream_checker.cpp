@@ -11,6 +11,7 @@
 #include "compiler/ops/registry.h"
 #include "isa/common/errors.h"
 #include "isa/numerics/fp32.h"
+#include "isa/numerics/low_precision.h"
 
 namespace s2::lower {
 namespace {
@@ -90,7 +91,7 @@ class KernelRun {
       if (a != nullptr) {
         in.dtype = a->dtype();
         in.shape = shapes_.at(a);
-        if (a->dtype() == isa::DType::F32)
+        if (numerics::is_float_dtype(a->dtype()))
           in.f32 = a->f32().data();
         else
           in.i32 = a->i32().data();
@@ -104,7 +105,7 @@ class KernelRun {
       if (a != nullptr) {
         out.dtype = a->dtype();
         out.shape = shapes_.at(a);
-        if (a->dtype() == isa::DType::F32)
+        if (numerics::is_float_dtype(a->dtype()))
           out.f32 = a->f32().data();
         else
           out.i32 = a->i32().data();
@@ -139,7 +140,7 @@ class KernelRun {
         input ? image_.read(*operand)
               : ir::HostArray(operand->dtype, static_cast<size_t>(operand->elements())));
     ir::HostArray* a = &arrays_.back();
-    if (a->dtype() == isa::DType::F32)  // values enter the datapath flushed
+    if (numerics::is_float_dtype(a->dtype()))  // values enter the datapath flushed
       for (float& v : a->f32())
         v = numerics::load(v);
     shapes_[a] = shape_of(*operand);

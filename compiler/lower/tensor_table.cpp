@@ -4,6 +4,7 @@
 
 #include "isa/common/errors.h"
 #include "isa/common/float_bits.h"
+#include "isa/numerics/low_precision.h"
 
 namespace s2::lower {
 namespace {
@@ -73,7 +74,14 @@ uint64_t append_init(const ir::Data& data, std::vector<uint8_t>& section) {
       break;
     case isa::DType::BF16:
     case isa::DType::F16:
-      throw InternalError("lowering: '" + data.name + "' is a 16-bit tensor of the Graph-IR");
+      for (float v : init.f32()) {
+        const uint16_t bits =
+            data.dtype == isa::DType::BF16 ? numerics::bf16_from_f32(v) : numerics::f16_from_f32(v);
+        out[0] = static_cast<uint8_t>(bits);
+        out[1] = static_cast<uint8_t>(bits >> 8);
+        out += 2;
+      }
+      break;
   }
   return offset;
 }

@@ -119,8 +119,6 @@ void copy_backward(BackwardContext& b) {
   if (dy.valid() && b.needs_grad(0)) b.add_grad(0, dy);
 }
 
-void encode_nothing(const ir::Op&, Instruction&) {}
-
 }  // namespace
 
 Tensor concat_slot(const Graph& graph, const Op& op, size_t i) {

@@ -16,6 +16,7 @@ using isa::Opcode;
 using isa::Slot;
 using lower::always;
 using lower::decode_nothing;
+using lower::encode_nothing;
 using lower::field_enum_name;
 using lower::field_f64;
 using lower::field_i64;

@@ -136,6 +136,7 @@ const OpRegistry& op_registry() {
     register_concat_ops(r);
     register_loss_ops(r);
     register_optimizer_ops(r);
+    register_cast_ops(r);
     for (size_t i = 0; i < kNumOpTypes; ++i) {
       const std::string_view name = op_type_name(static_cast<OpType>(i));
       S2_CHECK(r.contains(name), "op type '" + std::string(name) +

@@ -136,5 +136,6 @@ void register_view_ops(OpRegistry& r);
 void register_concat_ops(OpRegistry& r);
 void register_loss_ops(OpRegistry& r);
 void register_optimizer_ops(OpRegistry& r);
+void register_cast_ops(OpRegistry& r);
 
 }  // namespace s2::ir

@@ -40,14 +40,13 @@ bool same_bits(const ir::HostArray& a, const ir::HostArray& b) {
   if (a.dtype() != b.dtype() || a.size() != b.size()) return false;
   switch (a.dtype()) {
     case ir::DType::F32:
+    case ir::DType::BF16:
+    case ir::DType::F16:
       return std::memcmp(a.f32().data(), b.f32().data(), a.size() * sizeof(float)) == 0;
     case ir::DType::I32:
       return a.i32() == b.i32();
     case ir::DType::U8:
       return a.u8() == b.u8();
-    case ir::DType::BF16:
-    case ir::DType::F16:
-      break;  // the Graph-IR holds no 16-bit data
   }
   return false;
 }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -176,12 +177,14 @@ TEST(Npy, RejectsUnsupportedDtypes) {
   }
 }
 
-// float16 files are valid .npy (the simulator's f16 dumps), but no compiler input is f16.
-TEST(Npy, Float16IsReadButIsNoCompilerInput) {
-  const Bytes file =
-      npy_file("{'descr': '<f2', 'fortran_order': False, 'shape': (1,), }", le_bytes({0x3c00}, 2));
-  EXPECT_EQ(npy::decode(file, "h.npy").dtype, isa::DType::F16);
-  EXPECT_ERROR(file, "holds f16 data; the compiler reads float32, int32, int64 and uint8 arrays");
+// float16 files (the simulator's f16 dumps) read as f16 arrays, their values widened exactly.
+TEST(Npy, Float16IsReadAsF16) {
+  const Bytes file = npy_file("{'descr': '<f2', 'fortran_order': False, 'shape': (2,), }",
+                              le_bytes({0x3c00, 0x0001}, 2));
+  const NpyArray a = decode_npy(file, "h.npy");
+  EXPECT_EQ(a.data.dtype(), isa::DType::F16);
+  EXPECT_EQ(a.data.f32(), (std::vector<float>{1.0f, std::ldexp(1.0f, -24)}));
+  EXPECT_EQ(encode_npy(a.data, a.shape), file);
 }
 
 // bf16, which NumPy lacks, is written as float32: each value widened, bits kept.

@@ -5,11 +5,20 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "compiler/autodiff/autodiff.h"
+#include "compiler/driver/backend.h"
+#include "compiler/interp/interpreter.h"
+#include "compiler/lower/stream_checker.h"
+#include "isa/container/reader.h"
+#include "isa/container/writer.h"
 #include "isa/encoding/semantics.h"
 #include "isa/numerics/amp.h"
 #include "isa/numerics/low_precision.h"
@@ -253,6 +262,71 @@ TEST(FunctionalLowPrecision, OverflowedStepsUpdateNothing) {
   update.inst().set_f32(isa::Field::BackoffFactor, 0.0f);
   EXPECT_EQ(isa::check_instruction(update.inst()).at(0),
             "field 'backoff_factor' is 0.000000; it must be finite and > 0");
+}
+
+// The Graph-IR carries 16-bit tensors: a training step that rounds an activation through bf16
+// and f16 (cast ops; their gradients cast back) compiles to cast instructions on 16-bit
+// descriptors, and the functional model leaves every byte the stream checker does, and the
+// loss and the updated weight the reference interpreter computes.
+// A one-layer training step whose logits round through bf16 and f16 (with casts = true).
+ir::Graph cast_step(bool casts) {
+  using ir::DType;
+  ir::Graph g("casts");
+  const std::vector<float> vx = random_values(4 * 6, 12, 2.0f), vw = random_values(5 * 6, 13);
+  const ir::TensorId x = g.add_parameter("x", ir::TensorRole::Input, DType::F32, {4, 6},
+                                         std::make_shared<ir::HostArray>(vx));
+  const ir::TensorId w = g.add_parameter("w", ir::TensorRole::Weight, DType::F32, {5, 6},
+                                         std::make_shared<ir::HostArray>(vw));
+  const ir::TensorId labels =
+      g.add_parameter("labels", ir::TensorRole::Label, DType::I32, {4},
+                      std::make_shared<ir::HostArray>(std::vector<int32_t>{1, 0, 4, 2}));
+  ir::TensorId h =
+      g.add(ir::OpType::Gemm, "fc", ir::OpCategory::Forward, {x, w}, {{"trans_b", int64_t{1}}});
+  if (casts)
+    for (const char* type : {"bf16", "f16", "f32"})
+      h = g.add(ir::OpType::Cast, std::string("to_") + type, ir::OpCategory::Forward, {h},
+                {{"dtype", std::string(type)}});
+  g.set_loss(g.add(ir::OpType::SoftmaxCe, "loss", ir::OpCategory::Forward, {h, labels}));
+  ir::build_training_step(g, ir::OptimizerOptions{"sgd", 0.5, 0.0, 0.0});
+  return g;
+}
+
+// The Graph-IR carries 16-bit tensors: a training step that rounds the logits through bf16 and
+// f16 (cast ops; their gradients cast back) compiles to cast instructions on 16-bit
+// descriptors, and the functional model leaves every byte the stream checker does, and the
+// loss and the updated weight the reference interpreter computes.
+TEST(FunctionalLowPrecision, CastsInAGraphCompileAndMatchTheInterpreter) {
+  const ir::Graph g = cast_step(true);
+  EXPECT_EQ(g.tensor(g.find_tensor("to_bf16")).dtype, ir::DType::BF16);
+  EXPECT_EQ(g.tensor(g.find_tensor("to_f16")).dtype, ir::DType::F16);
+  const compiler::BackendResult compiled = compiler::run_backend(g, compiler::BackendOptions{});
+  const isa::Executable exe =
+      isa::read_executable(isa::serialize(compiled.executable), "casts.bin");
+  std::set<std::pair<isa::DType, isa::DType>> casts;
+  for (const isa::Instruction& inst : exe.instructions)
+    if (inst.opcode() == isa::Opcode::Cast)
+      casts.insert({inst.get(isa::Slot::X).dtype, inst.get(isa::Slot::Y).dtype});
+  // f32 -> bf16 -> f16 -> f32 forward, f32 -> f16 -> bf16 -> f32 backward.
+  EXPECT_EQ(casts.size(), 6u);
+
+  const DramImage ours = execute_program(exe);
+  EXPECT_TRUE(ours.bytes() == lower::execute_stream(exe).bytes());
+  ir::Interpreter reference(g);
+  reference.run();
+  for (const isa::TensorEntry& entry : exe.tensors) {
+    if (entry.name != "w" && entry.name != "loss") continue;
+    const ir::TensorId t = g.find_tensor(entry.name);
+    const ir::HostArray want =
+        entry.name == "loss" ? reference.value(t) : reference.buffer(g.tensor(t).data);
+    std::vector<uint8_t> bytes(want.size() * 4);
+    std::memcpy(bytes.data(), want.f32().data(), bytes.size());
+    EXPECT_TRUE(ours.entry_bytes(entry) == bytes) << entry.name;
+  }
+  // The rounding is real: without the casts the loss differs.
+  const ir::Graph plain = cast_step(false);
+  ir::Interpreter unrounded(plain);
+  unrounded.run();
+  EXPECT_NE(reference.value(g.loss()).f32()[0], unrounded.value(plain.loss()).f32()[0]);
 }
 
 TEST(FunctionalLowPrecision, SemanticsNameTheOperandOfAWrongType) {

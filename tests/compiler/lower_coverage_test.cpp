@@ -85,7 +85,8 @@ TEST(LowerCoverage, EveryLoweringIsRecognisedFromItsInstruction) {
                                                         {"axes", std::vector<int64_t>{0}},
                                                         {"lr", 0.5},
                                                         {"max_norm", 1.0},
-                                                        {"num_rows", int64_t{1}}};
+                                                        {"num_rows", int64_t{1}},
+                                                        {"dtype", std::string("bf16")}};
     for (const ir::AttrSpec& spec : ir::op_schema(type).attrs) {
       if (spec.default_value) {
         op.attrs.set(spec.name, *spec.default_value);

@@ -321,9 +321,8 @@ class Assembler {
       unsigned bits = 0;
       const char* end = item.data() + item.size();
       const auto r = std::from_chars(item.data() + 6, end, bits, 16);
-      const uint16_t exponent = bf16 ? 0x7F80 : 0x7C00;
-      if (r.ec != std::errc() || r.ptr != end || bits > 0xFFFF || (bits & exponent) != exponent ||
-          (bits & ~exponent & 0x7FFFu) == 0)
+      if (r.ec != std::errc() || r.ptr != end || bits > 0xFFFF ||
+          !numerics::is_nan16(dtype, static_cast<uint16_t>(bits)))
         fail(tok, "data: '" + item + "' is not the bit pattern of a " + type + " NaN");
       return static_cast<uint16_t>(bits);
     }

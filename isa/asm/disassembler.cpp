@@ -73,8 +73,7 @@ std::string field_text(const Instruction& inst, Field f) {
 // widens to f32 exactly (bf16 as fp32's top half, subnormals kept), or a NaN's bit pattern.
 std::string half_text(DType dtype, uint16_t bits) {
   const bool bf16 = dtype == DType::BF16;
-  const uint16_t exponent = bf16 ? 0x7F80 : 0x7C00;
-  if ((bits & exponent) == exponent && (bits & ~exponent & 0x7FFF) != 0) {
+  if (numerics::is_nan16(dtype, bits)) {
     if (bits == (bf16 ? numerics::kBf16CanonicalNaN : numerics::kF16CanonicalNaN)) return "nan";
     return fmt::format("nan:{:#06x}", bits);
   }

@@ -69,6 +69,11 @@ float f16_to_f32(uint16_t bits) {
   return f32_from_bits(sign | (static_cast<uint32_t>(e + 127) << 23) | ((f & 0x3FFu) << 13));
 }
 
+bool is_nan16(isa::DType dtype, uint16_t bits) {
+  const uint16_t exponent = dtype == isa::DType::BF16 ? 0x7F80 : 0x7C00;
+  return (bits & exponent) == exponent && (bits & ~exponent & 0x7FFF) != 0;
+}
+
 float round_to(isa::DType dtype, float v) {
   switch (dtype) {
     case isa::DType::F32:

@@ -42,6 +42,9 @@ float bf16_to_f32(uint16_t bits);
 uint16_t f16_from_f32(float v);
 float f16_to_f32(uint16_t bits);
 
+// Whether `bits` is a NaN of the 16-bit float type `dtype` (bf16 or f16), any sign or payload.
+bool is_nan16(isa::DType dtype, uint16_t bits);
+
 // A datapath value as a tensor of `dtype` holds it: rounded to the format and widened back.
 // Identity for f32 (the value is already a datapath value). dtype must be a float type.
 float round_to(isa::DType dtype, float v);

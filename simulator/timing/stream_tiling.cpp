@@ -173,13 +173,12 @@ std::vector<Tile> tile_stream_instruction(const isa::Instruction& inst,
         lo = mid + 1;
     }
     const uint64_t parts = lo;
+    const uint64_t result_bytes = pass_element_bytes(inst, pass);
     for (uint64_t i = 0; i < parts; ++i) {
       Tile t;
       t.elements = part_begin(pass.work, i + 1, parts) - part_begin(pass.work, i, parts);
       t.ppu_op = pass.op;
-      if (pass.op)
-        t.ppu_cycles =
-            ppu_pass_cycles(target, *pass.op, t.elements, pass_element_bytes(inst, pass));
+      if (pass.op) t.ppu_cycles = ppu_pass_cycles(target, *pass.op, t.elements, result_bytes);
       uint64_t bytes = 0;
       for (const Stream& s : streams) {
         const uint64_t b = part_begin(s.elements, i, parts),

@@ -64,6 +64,7 @@ python3-torchvision and python3-numpy.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -88,6 +89,82 @@ SIM_DUMP_FORMAT = "s2sim-dump 1"  # simulator/report/dump_manifest.h
 
 class InputError(Exception):
     """The reference directory is missing something or does not fit the model."""
+
+
+PRECISIONS = ("fp32", "bf16", "fp16")  # s2c --precision
+# What PyTorch's own step of each precision is.
+OWN_STEP = {"fp32": "float32", "bf16": "bfloat16-autocast", "fp16": "float16-emulated"}
+
+
+class Fp16Emulation(torch.overrides.TorchFunctionMode):
+    """PyTorch's CPU autocast has no float16, so a step compiled with --precision fp16 is
+    compared with this emulation of CUDA's float16 autocast in float32: the operands of every
+    convolution and matrix product, and its result, are rounded to float16 (each a cast whose
+    backward rounds the gradient to float16 too, as autocast's casts do); the products of two
+    float16 values are exact in float32, which accumulates them."""
+
+    # By name: the functions arrive as torch.conv2d, torch._C._nn.linear, Tensor.matmul, ...
+    PE_OPS = {"conv2d", "linear", "matmul", "__matmul__", "bmm", "mm"}
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if getattr(func, "__name__", None) not in self.PE_OPS:
+            return func(*args, **kwargs)
+
+        def half(t):
+            if isinstance(t, torch.Tensor) and t.is_floating_point():
+                return t.half().float()
+            return t
+        out = func(*[half(a) for a in args], **{k: half(v) for k, v in kwargs.items()})
+        return half(out)
+
+
+class GradScalerEmulation:
+    """torch.cuda.amp.GradScaler, which needs CUDA, on the CPU: the loss times the scale
+    (float32) for the backward; then every gradient checked for an inf or a NaN and unscaled by
+    float32(1 / float64(scale)), the optimizers stepped only when none overflowed, and the scale
+    moved as torch._amp_update_scale_ does (all in float32)."""
+
+    def __init__(self, scaling):
+        self.scale_value = np.float32(scaling["init_scale"])
+        self.growth = np.float32(scaling["growth_factor"])
+        self.backoff = np.float32(scaling["backoff_factor"])
+        self.interval = int(scaling["growth_interval"])
+        self.tracker = 0
+        self.skipped = 0
+
+    def scale(self, loss):
+        return loss.float() * torch.tensor(float(self.scale_value), dtype=loss.dtype)
+
+    def step(self, params, opts):
+        grads = [p.grad for p in params if p.grad is not None]
+        found = any(not bool(torch.isfinite(g).all()) for g in grads)
+        inv = float(np.float32(1.0 / np.float64(self.scale_value)))
+        for g in grads:
+            g.mul_(inv)
+        if found:
+            self.skipped += 1
+            self.scale_value = np.float32(self.scale_value * self.backoff)
+            self.tracker = 0
+            return
+        for o in opts:
+            o.step()
+        self.tracker += 1
+        if self.tracker == self.interval:
+            grown = np.float32(self.scale_value * self.growth)
+            if np.isfinite(grown):
+                self.scale_value = grown
+            self.tracker = 0
+
+
+def precision_context(precision):
+    """Where PyTorch computes the forward of a --precision step: float32 as it is, bfloat16
+    under CPU autocast (master weights stay float32), float16 under Fp16Emulation."""
+    if precision == "bf16":
+        return torch.autocast("cpu", dtype=torch.bfloat16)
+    if precision == "fp16":
+        return Fp16Emulation()
+    return contextlib.nullcontext()
 
 
 class Mlp(nn.Module):
@@ -585,6 +662,11 @@ class ReferenceStep:
         self.files = {d["op"]: d.get("file", os.path.join("decisions", d["op"] + ".npy"))
                       for d in manifest["decisions"]}
         self.model = manifest["model"]
+        self.scaling = manifest.get("loss_scaling")
+        self.precision = manifest.get("precision", "fp32")
+        if self.precision not in PRECISIONS:
+            raise InputError("manifest.json: precision %r is not one of %s"
+                             % (self.precision, ", ".join(PRECISIONS)))
         self.loss_terms = [(t["logits"], t["weight"]) for t in manifest.get("loss_terms", [])] \
             or [(None, 1.0)]
         if self.model.endswith(".onnx"):  # an ONNX export: the torchvision model it came from
@@ -695,9 +777,26 @@ class SimDump:
         for t in manifest["tensors"]:
             by_role.setdefault(t["role"], []).append(t["name"])
         self.weights = by_role.get("weight", [])
-        # Dropout's step counters are state of ours with no state_dict counterpart.
+        # Dropout's step counters are state of ours with no state_dict counterpart, and so are
+        # the 16-bit weight copies of a --precision bf16|fp16 step (which also tell it).
         counters = {d.get("counter") for d in manifest["decisions"] if d["type"] == "dropout"}
-        self.state = [n for n in by_role.get("state", []) if n not in counters]
+        copies = {n for n in by_role.get("state", []) if self.tensors[n]["dtype"] in ("bf16", "f16")}
+        types = {self.tensors[n]["dtype"] for n in copies}
+        self.precision = "bf16" if "bf16" in types else "fp16" if "f16" in types else "fp32"
+        scaling = manifest.get("loss_scaling")
+        amp = set() if not scaling else \
+            {scaling[k] for k in ("loss_scale", "growth_tracker", "inv_scale") if scaling[k]}
+        self.state = [n for n in by_role.get("state", []) if n not in counters | copies | amp]
+        self.scaling = None
+        if scaling:
+            self.scaling = {"init_scale": float(self.initial(scaling["loss_scale"])[0]),
+                            "growth_factor": scaling["growth_factor"],
+                            "backoff_factor": scaling["backoff_factor"],
+                            "growth_interval": scaling["growth_interval"],
+                            "loss_scale": scaling["loss_scale"]}
+            if int(self.initial(scaling["growth_tracker"])[0]) != 0:
+                raise InputError("the loss scale's growth tracker does not start at zero: not a "
+                                 "first step")
         self.updates = {}
         for kind in ("sgd", "adamw"):
             for u in manifest.get(kind, []):
@@ -1002,7 +1101,7 @@ def optimizers(params, step):
     return out
 
 
-def torch_step(model, step, x, labels):
+def torch_step(model, step, x, labels, precision="fp32"):
     """step.steps training steps on the same batch; returns the last loss and gradients (before
     clipping), the updated weights, state and optimizer state (by our tensor names) and, when
     the step clips its gradients, the last step's global norm (None otherwise)."""
@@ -1010,20 +1109,28 @@ def torch_step(model, step, x, labels):
     opts = optimizers(params, step)
     max_norm = step.clip_grad_norm()
     total_norm = None
+    scaler = GradScalerEmulation(step.scaling) if step.scaling and precision != "fp32" else None
     model.train()
     for _ in range(step.steps):
         for o in opts:
             o.zero_grad()
-        loss = step_loss(model, step, x, labels)
-        loss.backward()
+        with precision_context(precision):
+            loss = step_loss(model, step, x, labels)
+        (scaler.scale(loss) if scaler else loss.float()).backward()
         grads = {k: p.grad.detach().clone() if p.grad is not None else torch.zeros_like(p)
                  for k, p in params.items()}
         if max_norm is not None:
             total_norm = torch.nn.utils.clip_grad_norm_(list(params.values()), max_norm)
+        if scaler:
+            scaler.step(params.values(), opts)
+            continue
         for o in opts:
             o.step()
     state = model.state_dict()
     updated = {k: state[k].detach().clone() for k in step.weights + step.state}
+    if scaler and step.scaling.get("loss_scale"):  # a simulator dump names its scale
+        updated[step.scaling["loss_scale"]] = torch.tensor([scaler.scale_value],
+                                                            dtype=torch.float32)
     for name, p in params.items():
         for key, ours in step.state_names(name).items():
             theirs = next(o.state[p] for o in opts if p in o.state)
@@ -1032,9 +1139,10 @@ def torch_step(model, step, x, labels):
     return loss.detach().reshape(1), grads, updated, norm
 
 
-def run_torch(step, dtype, follow=True):
-    """The step in PyTorch at `dtype`, following our decisions unless told not to. Returns the
-    compared tensors keyed by (kind, name), and the decisions with PyTorch's disagreements."""
+def run_torch(step, dtype, follow=True, precision="fp32"):
+    """The step in PyTorch at `dtype` (in `precision`, see precision_context), following our
+    decisions unless told not to. Returns the compared tensors keyed by (kind, name), and the
+    decisions with PyTorch's disagreements."""
     model = build_model(step.model, step.options, aux_logits=len(step.loss_terms) > 1)
     load_state(model, step)
     decisions = Decisions(step)
@@ -1051,9 +1159,9 @@ def run_torch(step, dtype, follow=True):
     labels = torch.from_numpy(labels.astype(np.int64))
     if follow:
         with FunctionalReLU(model, decisions):
-            loss, grads, updated, norm = torch_step(model, step, x, labels)
+            loss, grads, updated, norm = torch_step(model, step, x, labels, precision)
     else:
-        loss, grads, updated, norm = torch_step(model, step, x, labels)
+        loss, grads, updated, norm = torch_step(model, step, x, labels, precision)
     decisions.check_all_used()
     tensors = {("loss", "loss"): loss}
     tensors.update({("grad", k): grads[k] for k in step.weights})
@@ -1066,6 +1174,14 @@ def run_torch(step, dtype, follow=True):
 def relative_error(ours, theirs):
     ours = np.asarray(ours, dtype=np.float64)
     theirs = np.asarray(theirs, dtype=np.float64)
+    # An overflowed (loss-scaled) gradient: the infs and NaNs must be where PyTorch's are, the
+    # same; the error is the finite elements'.
+    special = ~(np.isfinite(ours) & np.isfinite(theirs))
+    if special.any():
+        a, b = ours[special], theirs[special]
+        if not np.all((a == b) | (np.isnan(a) & np.isnan(b))):
+            return float("inf"), float("nan")
+        ours, theirs = ours[~special], theirs[~special]
     scale = np.max(np.abs(theirs)) if theirs.size else 0.0
     diff = np.max(np.abs(ours - theirs)) if theirs.size else 0.0
     return float(diff / scale) if scale > 0 else float(diff), float(scale)
@@ -1084,7 +1200,7 @@ def compare(step, tensors, decisions, exact_tensors):
                              % (kind, name, tuple(ours.shape), tuple(theirs.shape)))
         error, scale = relative_error(ours, theirs)
         floor = exact = None
-        if exact_tensors is not None:
+        if exact_tensors is not None and (kind, name) in exact_tensors:
             exact64 = exact_tensors[(kind, name)].numpy()
             floor = relative_error(theirs, exact64)[0]
             exact = relative_error(ours, exact64)[0]
@@ -1143,7 +1259,8 @@ def main():
     try:
         step = open_step(args.directory, args.model)
         follow = not args.own_decisions
-        tensors, decisions = run_torch(step, torch.float32, follow)
+        precision = getattr(step, "precision", "fp32")
+        tensors, decisions = run_torch(step, torch.float32, follow, precision)
         exact_tensors = None
         if args.fp64_floor or args.exact_factor > 0:
             exact_tensors = run_torch(step, torch.float64, follow)[0]
@@ -1190,8 +1307,30 @@ def main():
     meaningful = [r for r in tensors_only if r[5] <= NOISE] or tensors_only
     floor = max(meaningful, key=lambda r: r[5])
     ours = max(meaningful, key=lambda r: r[6])
-    print("against the float64 step: PyTorch's float32 step is within %.3e (%s/%s), ours within "
-          "%.3e (%s/%s)" % (floor[5], floor[0], floor[1], ours[6], ours[0], ours[1]))
+    print("against the float64 step: PyTorch's %s step is within %.3e (%s/%s), ours within "
+          "%.3e (%s/%s)" % (OWN_STEP[precision], floor[5], floor[0], floor[1], ours[6], ours[0],
+                            ours[1]))
+    if precision != "fp32":
+        # A 16-bit step is judged tensor by tensor: ours no further from the float64 step than
+        # PyTorch's own step of that precision is, within --exact-factor (every tensor is
+        # "noise" at the format's precision, where one step's conditioning amplifies 2^-9).
+        worst = max(tensors_only, key=lambda r: r[6] / max(r[5], args.tolerance))
+        print("per tensor: ours is at most %.3f x PyTorch's %s distance from the float64 step "
+              "(%s/%s: %.3e against %.3e)" % (worst[6] / max(worst[5], args.tolerance),
+                                              OWN_STEP[precision], worst[0], worst[1], worst[6],
+                                              worst[5]))
+        if args.exact_factor <= 0:
+            return 1 if over_tolerance else 0
+        far = [r for r in tensors_only if not r[6] <= max(args.tolerance, args.exact_factor * r[5])]
+        # A decision PyTorch takes otherwise is a near-tie when its margin is within what the
+        # format moves a value in this step: F x PyTorch's own worst distance from float64.
+        tie = max(args.tolerance, args.exact_factor * floor[5])
+        flipped = [r for r in rows if r[6] is None and not r[4] <= tie]
+        print("judged by accuracy: %d of %d tensors further from the float64 step than %g x "
+              "PyTorch's %s step (or %.1e); %d decisions with a margin beyond %.3e"
+              % (len(far), len(tensors_only), args.exact_factor, OWN_STEP[precision],
+                 args.tolerance, len(flipped), tie))
+        return 1 if far or flipped else 0
     if noise:
         worst = max(noise, key=lambda r: r[6] / r[5])
         print("rounding noise: %d tensors where PyTorch's float32 step is more than %g from the "

@@ -226,7 +226,7 @@ Graph without_grad_clipping(const Graph& graph) {
     if (op.type == OpType::ClipScale) clipped = true;
     if (op.type != OpType::Sgd && op.type != OpType::AdamW) continue;
     const size_t scale = op.type == OpType::Sgd ? 3 : 5;
-    if (op.inputs.size() > scale) op.inputs.resize(scale);
+    if (op.inputs.size() > scale) op.inputs[scale] = TensorId();
     while (op.inputs.size() > 2 && !op.inputs.back().valid())
       op.inputs.pop_back();
   }

@@ -45,12 +45,17 @@ std::string frontend_summary(const FrontendResult& result) {
     ++by_category[ir::op_category_name(op.category)];
     ++by_type[std::string(ir::op_type_name(op.type))];
   }
-  std::map<std::string, std::pair<size_t, int64_t>> by_role;  // tensors, bytes
+  std::map<std::string, std::pair<size_t, int64_t>> by_role;   // tensors, bytes
+  std::map<std::string, std::pair<size_t, int64_t>> by_dtype;  // the same by element type
   for (size_t i = 0; i < g.num_datas(); ++i) {
     const ir::Data& d = g.data(ir::DataId(i));
+    const int64_t size = d.numel * isa::dtype_bytes(d.dtype);
     auto& [count, bytes] = by_role[isa::role_name(d.role)];
     ++count;
-    bytes += d.numel * isa::dtype_bytes(d.dtype);
+    bytes += size;
+    auto& [type_count, type_bytes] = by_dtype[std::string(isa::dtype_name(d.dtype))];
+    ++type_count;
+    type_bytes += size;
   }
   std::ostringstream os;
   os << "training graph '" << g.name() << "': " << g.num_ops() << " ops, " << g.num_tensors()
@@ -65,6 +70,13 @@ std::string frontend_summary(const FrontendResult& result) {
   for (const auto& [role, v] : by_role) {
     os << fmt::format("  {:<16} {:>6} tensors {:>12.3f} MiB\n", role, v.first,
                       static_cast<double>(v.second) / (1024.0 * 1024.0));
+  }
+  if (by_dtype.count("bf16") != 0 || by_dtype.count("f16") != 0) {
+    os << "data by element type (mixed precision):";
+    for (const auto& [type, v] : by_dtype)
+      os << fmt::format(" {} {} tensors {:.3f} MiB;", type, v.first,
+                        static_cast<double>(v.second) / (1024.0 * 1024.0));
+    os << "\n";
   }
   if (!result.batch_source.empty()) os << "batch: " << result.batch_source << "\n";
   os << "passes:\n";

@@ -1,8 +1,8 @@
 #pragma once
 // The compiler's front half: the front-half passes of pass_registry.h in order, import (model
 // zoo or ONNX) -> autodiff (the training step) -> shape-inference -> dce -> cse -> fold ->
-// simplify. The graph is verified after every pass; `--dump-after=NAME` prints it after the
-// named one (a back-half name is left to run_backend).
+// simplify -> autocast (--precision). The graph is verified after every pass; `--dump-after=NAME`
+// prints it after the named one (a back-half name is left to run_backend).
 
 #include <ostream>
 #include <string>
@@ -11,6 +11,7 @@
 #include "compiler/autodiff/autodiff.h"
 #include "compiler/ir/graph.h"
 #include "compiler/onnx/onnx_import.h"
+#include "compiler/passes/autocast.h"
 #include "compiler/zoo/zoo.h"
 
 namespace s2::compiler {
@@ -22,8 +23,12 @@ struct FrontendOptions {
   // seed comes from model_options.
   onnx_import::OnnxImportOptions onnx;
   ir::OptimizerOptions sgd;
-  std::string input_npy;   // replaces the batch (role input) when not empty
-  std::string labels_npy;  // replaces the labels (role label) when not empty
+  // --precision: the 16-bit type pass autocast stores the step in (passes/autocast.h), or F32
+  // (the pass leaves the step as it is).
+  isa::DType precision = isa::DType::F32;
+  std::optional<ir::LossScaling> loss_scaling;  // dynamic loss scaling (fp16's default)
+  std::string input_npy;                        // replaces the batch (role input) when not empty
+  std::string labels_npy;                       // replaces the labels (role label) when not empty
   // A zoo language model's attention_mask [N, T] (1 attend, 0 padding) when not empty: read
   // into model_options.attention_mask before the model is built.
   std::string attention_mask_npy;

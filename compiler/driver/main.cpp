@@ -1,6 +1,7 @@
 // s2c: the S2Train compiler driver.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <sstream>
 #include <utility>
@@ -12,6 +13,7 @@
 #include "compiler/driver/pass_registry.h"
 #include "compiler/driver/reference.h"
 #include "compiler/memory/planner_registry.h"
+#include "compiler/passes/autocast.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/zoo/zoo.h"
 #include "isa/common/config_dir.h"
@@ -100,6 +102,7 @@ struct ModelFlags {
   s2::ir::OptimizerOptions sgd;
   OptimizerFlags optimizer;
   std::string image;
+  std::string precision = "fp32";
   CLI::Option* batch = nullptr;
   CLI::Option* classes = nullptr;
   CLI::Option* channels = nullptr;
@@ -153,8 +156,62 @@ struct ModelFlags {
                           "one)")
               ->check(CLI::NonNegativeNumber);
     optimizer.add_to(cmd, &sgd);
+    cmd->add_option("--precision", precision,
+                    "fp32 (default), or mixed precision bf16 or fp16: 16-bit activations, "
+                    "gradients and PE multiplies with f32 accumulation, f32 master weights and "
+                    "optimizer state (docs/compiler.md, \"Precision\")")
+        ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
+    loss_scale = cmd->add_option("--loss-scale", scaling.init_scale,
+                                 "dynamic loss scaling's initial scale (torch.cuda.amp.GradScaler; "
+                                 "default 65536, on by default with --precision fp16, with bf16 "
+                                 "when given)");
+    no_loss_scaling = cmd->add_flag("--no-loss-scaling", "--precision fp16 without loss scaling");
+    growth_interval =
+        cmd->add_option("--loss-scale-growth-interval", scaling.growth_interval,
+                        "clean steps after which the loss scale doubles (default 2000)")
+            ->check(CLI::Range(int64_t{1}, int64_t{INT32_MAX}));
   }
 
+  // The --precision value as the tensors' 16-bit type, or F32.
+  s2::isa::DType precision_type() const { return *s2::ir::precision_from_name(precision); }
+
+  // Dynamic loss scaling as the flags ask: on with fp16 unless --no-loss-scaling, on with bf16
+  // when --loss-scale is given, never with fp32.
+  std::optional<s2::ir::LossScaling> loss_scaling() const {
+    const bool given = *loss_scale || *growth_interval;
+    if (precision == "fp32" && (given || *no_loss_scaling))
+      throw s2::UserError((*loss_scale        ? std::string("--loss-scale")
+                           : *growth_interval ? std::string("--loss-scale-growth-interval")
+                                              : std::string("--no-loss-scaling")) +
+                          ": loss scaling applies to --precision fp16 or bf16");
+    if (*no_loss_scaling) {
+      if (given)
+        throw s2::UserError(
+            "--no-loss-scaling and " +
+            std::string(*loss_scale ? "--loss-scale" : "--loss-scale-growth-interval") +
+            " contradict each other");
+      return std::nullopt;
+    }
+    if (precision == "bf16" && !*loss_scale) {
+      if (*growth_interval)
+        throw s2::UserError(
+            "--loss-scale-growth-interval: bf16 scales its loss only when "
+            "--loss-scale is given");
+      return std::nullopt;
+    }
+    if (precision == "fp32") return std::nullopt;
+    // The scale travels as an f32: finite and positive as a float.
+    const auto as_float = static_cast<float>(scaling.init_scale);
+    if (!(as_float > 0.0f && std::isfinite(as_float)))
+      throw s2::UserError("--loss-scale " + loss_scale->as<std::string>() +
+                          ": must be a positive number an f32 holds (at most 3.4e38)");
+    return scaling;
+  }
+
+  s2::ir::LossScaling scaling;
+  CLI::Option* loss_scale = nullptr;
+  CLI::Option* no_loss_scaling = nullptr;
+  CLI::Option* growth_interval = nullptr;
   std::vector<CLI::Option*> lm_options;
   std::vector<CLI::Option*> dropouts;
   CLI::Option* patch = nullptr;
@@ -357,6 +414,12 @@ int main(int argc, char** argv) {
       front.model_options = compile_flags.model;
       front.sgd = compile_flags.sgd;
       front.onnx = compile_flags.onnx();
+      front.precision = compile_flags.precision_type();
+      front.loss_scaling = compile_flags.loss_scaling();
+      if (back.fuse_attention && front.precision != s2::isa::DType::F32)
+        throw s2::UserError(
+            "--fuse-attention computes in fp32 only so far; drop it for --precision " +
+            compile_flags.precision);
       // Every output before any work: never an input of the run, never a file of another
       // kind without --force (isa/container/output_guard.h).
       using s2::isa::FileKind;
@@ -390,6 +453,11 @@ int main(int argc, char** argv) {
       const s2::target::TargetDesc target =
           s2::target::load_target(back.config.empty() ? s2::default_config() : back.config);
       back.target = &target;
+      if (target.pe_array.macs_per_pe(front.precision) == 0)
+        throw s2::UserError(target.source_file + ": pe_array.datatypes has no " +
+                            std::string(s2::isa::dtype_name(front.precision)) +
+                            ", which --precision " + compile_flags.precision +
+                            " multiplies on the PE array");
       // A zoo model's parameters and batch must fit the target's DRAM: checked as they are
       // created, before each is allocated (an absurd --classes or --batch fails at once).
       front.model_options.dram_bytes = target.dram.capacity_bytes;
@@ -414,6 +482,8 @@ int main(int argc, char** argv) {
       ref.model_options.weight_copies = ref_flags.sgd.weight_copies();
       ref.onnx = ref_flags.onnx();
       ref.sgd = ref_flags.sgd;
+      ref.precision = ref_flags.precision_type();
+      ref.loss_scaling = ref_flags.loss_scaling();
       s2::compiler::run_reference(ref);
     }
     if (*opt_cmd) {

@@ -10,6 +10,7 @@
 #include "compiler/memory/planner.h"
 #include "compiler/passes/algebraic_simplify.h"
 #include "compiler/passes/attention_fusion.h"
+#include "compiler/passes/autocast.h"
 #include "compiler/passes/concat_placement.h"
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/copy_elision.h"
@@ -68,6 +69,12 @@ std::string run_simplify(Program& p, PassContext&) {
   return dead.changed ? r.summary + "; then " + dead.summary : r.summary;
 }
 
+std::string run_autocast(Program& p, PassContext& c) {
+  ir::PassResult r = ir::autocast(p.graph, c.front.precision, c.front.loss_scaling);
+  if (r.changed) p.graph = std::move(r.graph);
+  return r.summary;
+}
+
 std::string run_fuse_attention(Program& p, PassContext& c) {
   if (!c.back.fuse_attention) return "off (give --fuse-attention)";
   ir::PassResult r = ir::fuse_attention(p.graph, c.target());
@@ -124,6 +131,10 @@ Registry<PassInfo> make_registry() {
                  run_graph_pass<ir::constant_folding>});
   r.add("simplify", {front, Stage::Graph, Stage::Graph,
                      "algebraic simplification, then dead-code elimination", run_simplify});
+  r.add("autocast", {front, Stage::Graph, Stage::Graph,
+                     "mixed precision (--precision): 16-bit tensors, f32 master weights with "
+                     "16-bit copies",
+                     run_autocast});
   r.add("fuse-attention",
         {back, Stage::Graph, Stage::Graph,
          "attention and its backward as FlashAttention-style PE ops (--fuse-attention)",

@@ -12,9 +12,12 @@
 #include <set>
 #include <string>
 
+#include "compiler/driver/frontend.h"
 #include "compiler/driver/model_import.h"
 #include "compiler/interp/interpreter.h"
 #include "compiler/io/npy.h"
+#include "compiler/passes/autocast.h"
+#include "compiler/passes/fusion.h"
 #include "isa/common/config_dir.h"
 #include "isa/common/errors.h"
 #include "isa/common/json.h"
@@ -95,14 +98,64 @@ class ReferenceStep {
     }
     for (size_t i = 0; i < graph_.num_ops(); ++i) {
       const ir::Op& op = graph_.op(ir::OpId(i));
-      if (!decision_type(op).empty()) decisions_.push_back(ir::OpId(i));
+      if (decision_type(op).empty()) continue;
+      // Max pooling decides its indices; the others by their output (a relu by its sign).
+      const TensorId value = op.outputs.at(op.type == ir::OpType::MaxPool2d ? 1 : 0);
+      decisions_.push_back({decision_op(op), decision_type(op), graph_.tensor(value).name,
+                            graph_.tensor(op.outputs.at(0)).shape});
     }
-    ir::build_training_step(graph_, o.sgd);
+    if (o.precision == isa::DType::F32)
+      ir::build_training_step(graph_, o.sgd);
+    else
+      compile_mixed_precision();
     for (size_t i = 0; i < graph_.num_ops(); ++i) {
       const ir::Op& op = graph_.op(ir::OpId(i));
       if (op.type == ir::OpType::Sgd || op.type == ir::OpType::AdamW)
         grad_of_[op.inputs.at(0).value] = op.inputs.at(1);
     }
+  }
+
+  // In 16-bit precision the fusion and the simplifications of a compile decide where results
+  // are rounded (a fused epilogue rounds once, where the PE op writes), so the step is built as
+  // `s2c compile` builds it: the front half with autocast, then epilogue fusion on the target.
+  // The tensors written are found again by name.
+  void compile_mixed_precision() {
+    std::vector<std::string> params, weights, state;
+    for (TensorId t : params_)
+      params.push_back(graph_.tensor(t).name);
+    for (TensorId t : weights_)
+      weights.push_back(graph_.tensor(t).name);
+    for (TensorId t : state_)
+      state.push_back(graph_.tensor(t).name);
+    const std::string input = graph_.tensor(input_).name, labels = graph_.tensor(labels_).name;
+    FrontendOptions f;
+    f.model = o_.model;
+    f.model_options = o_.model_options;
+    f.onnx = o_.onnx;
+    f.sgd = o_.sgd;
+    f.precision = o_.precision;
+    f.loss_scaling = o_.loss_scaling;
+    ir::Graph step = run_frontend(f).graph;
+    const std::string config = o_.config.empty() ? default_config() : o_.config;
+    ir::PassResult fused =
+        ir::fuse_epilogues(step, ir::fusion_options(target::load_target(config)));
+    graph_ = fused.changed ? std::move(fused.graph) : std::move(step);
+    auto find = [&](const std::string& name) {
+      const TensorId t = graph_.find_tensor(name);
+      S2_CHECK(t.valid(), "reference: tensor '" + name + "' is not in the compiled step");
+      return t;
+    };
+    auto find_all = [&](const std::vector<std::string>& names) {
+      std::vector<TensorId> ids;
+      for (const std::string& name : names)
+        ids.push_back(find(name));
+      return ids;
+    };
+    params_ = find_all(params);
+    weights_ = find_all(weights);
+    state_ = find_all(state);
+    input_ = find(input);
+    labels_ = find(labels);
   }
 
   void run() {
@@ -137,8 +190,8 @@ class ReferenceStep {
     for (TensorId t : state_)
       write(it, updated, t);
     const fs::path decisions = make_dir(out / "decisions");
-    for (ir::OpId id : decisions_)
-      write_decision(it, decisions, graph_.op(id));
+    for (const Decision& d : decisions_)
+      write_decision(it, decisions, d);
     write_manifest(out / "manifest.json");
   }
 
@@ -180,37 +233,43 @@ class ReferenceStep {
     return op.name;
   }
 
-  void write_decision(const ir::Interpreter& it, const fs::path& dir, const ir::Op& op) const {
-    const TensorId y = op.outputs.at(0);
-    if (op.type == ir::OpType::MaxPool2d) {
-      write_tensor(o_, dir, decision_op(op), it.value(op.outputs.at(1)), graph_.tensor(y).shape);
+  // The tensor a forward op's decision is read from survives fusion under its name (a fused
+  // relu's output is its PE op's), so it is kept by name.
+  struct Decision {
+    std::string op;      // decision_op()
+    std::string type;    // decision_type()
+    std::string tensor;  // the output holding it: max pooling's indices, otherwise y
+    ir::Shape shape;     // y's shape
+  };
+
+  void write_decision(const ir::Interpreter& it, const fs::path& dir, const Decision& d) const {
+    const TensorId t = graph_.find_tensor(d.tensor);
+    S2_CHECK(t.valid(), "reference: decision tensor '" + d.tensor + "' is not in the step");
+    // Max pooling: the indices; relu6: the output itself (the gradient passes where
+    // 0 < y < 6); dropout: the mask; relu: where the output is positive.
+    if (d.type != "relu") {
+      write_tensor(o_, dir, d.op, it.value(t), d.shape);
       return;
     }
-    // relu6: the output itself (the gradient passes where 0 < y < 6); dropout: the mask.
-    if (op.type != ir::OpType::Relu) {
-      write_tensor(o_, dir, decision_op(op), it.value(y), graph_.tensor(y).shape);
-      return;
-    }
-    const std::vector<float> values = it.value(y).f32();
+    const std::vector<float> values = it.value(t).f32();
     std::vector<int32_t> mask(values.size());
     for (size_t i = 0; i < values.size(); ++i)
       mask[i] = values[i] > 0.0f ? 1 : 0;
-    write_tensor(o_, dir, decision_op(op), ir::HostArray(std::move(mask)), graph_.tensor(y).shape);
+    write_tensor(o_, dir, d.op, ir::HostArray(std::move(mask)), d.shape);
   }
 
   void write_manifest(const fs::path& path) const {
     Json decisions = Json::array();
-    for (ir::OpId id : decisions_) {
-      const ir::Op& op = graph_.op(id);
-      decisions.push_back({{"op", decision_op(op)},
-                           {"type", decision_type(op)},
-                           {"file", "decisions/" + npy::file_name(decision_op(op))}});
-    }
+    for (const Decision& d : decisions_)
+      decisions.push_back(
+          {{"op", d.op}, {"type", d.type}, {"file", "decisions/" + npy::file_name(d.op)}});
     isa::guard_output(path.string(), isa::FileKind::Json, {o_.model, o_.config}, o_.force);
     write_json_file(path.string(), {{"format", "s2train-reference-step 1"},
                                     {"model", o_.model},
                                     {"options", model_options()},
                                     {"optimizer", optimizer()},
+                                    {"precision", ir::precision_name(o_.precision)},
+                                    {"loss_scaling", loss_scaling()},
                                     {"input", graph_.tensor(input_).name},
                                     {"labels", graph_.tensor(labels_).name},
                                     {"weights", tensor_names(graph_, weights_)},
@@ -252,6 +311,15 @@ class ReferenceStep {
   }
 
   // The step's sizes: the zoo's options, or for an ONNX model those of its input and logits.
+  Json loss_scaling() const {
+    if (!o_.loss_scaling) return Json(nullptr);
+    const ir::LossScaling& s = *o_.loss_scaling;
+    return {{"init_scale", s.init_scale},
+            {"growth_factor", s.growth_factor},
+            {"backoff_factor", s.backoff_factor},
+            {"growth_interval", s.growth_interval}};
+  }
+
   Json model_options() const {
     const zoo::ModelOptions& m = o_.model_options;
     const ir::Shape& x = graph_.tensor(input_).shape;
@@ -287,7 +355,7 @@ class ReferenceStep {
   ir::Graph graph_;
   TensorId input_, labels_;
   std::vector<TensorId> params_, weights_, state_;
-  std::vector<ir::OpId> decisions_;       // relu and max_pool2d ops of the forward pass
+  std::vector<Decision> decisions_;       // of the forward's relu, max_pool2d, ... ops
   std::map<uint32_t, TensorId> grad_of_;  // weight tensor id -> its summed gradient
   float loss_ = 0.0f;
   double seconds_ = 0.0;

@@ -7,7 +7,8 @@
 //   init/<name>.npy      every parameter before the step: weights, batch-norm running
 //                        statistics, `input` and `labels` (i32)
 //   loss.npy             the loss, shape (1,)
-//   grad/<weight>.npy    the summed gradient of every weight (before weight decay)
+//   grad/<weight>.npy    the summed gradient of every weight (before weight decay; with loss
+//                        scaling, times the loss scale, as PyTorch's .grad before unscale_)
 //   updated/<name>.npy   every weight after the SGD update, and every running statistic
 //                        after the step
 //   decisions/<op>.npy   the discrete choices of the forward pass: for every relu op its mask
@@ -33,6 +34,7 @@
 
 #include "compiler/autodiff/autodiff.h"
 #include "compiler/onnx/onnx_import.h"
+#include "compiler/passes/autocast.h"
 #include "compiler/zoo/zoo.h"
 
 namespace s2::compiler {
@@ -42,6 +44,10 @@ struct ReferenceOptions {
   zoo::ModelOptions model_options;
   onnx_import::OnnxImportOptions onnx;  // an ONNX model: the flags given (FrontendOptions::onnx)
   ir::OptimizerOptions sgd;
+  // --precision: the step stored in this 16-bit type (passes/autocast.h, without the fusion a
+  // compile adds), or F32.
+  isa::DType precision = isa::DType::F32;
+  std::optional<ir::LossScaling> loss_scaling;
   std::string out_dir;
   // The accelerator configuration whose PE array's K-tile the interpreter accumulates with
   // (isa/numerics/pe_gemm.h); empty: the base configuration.

@@ -159,11 +159,14 @@ class GraphParser {
     }
     c.expect_end("after the op (expected attributes NAME=VALUE, then '# CATEGORY [@NAME]')");
 
-    if (decls.size() != schema.outputs.size())
+    auto wrong_count = [&] {
       c.fail_at(decls[0].column, std::string(op_type_name(op.type)) + " has " +
                                      std::to_string(schema.outputs.size()) + " output(s) (" +
                                      join(schema.outputs) + "), found " +
                                      std::to_string(decls.size()) + " declared");
+    };
+    // Trailing outputs the op does not produce (shape inference says absent) may be left out.
+    if (decls.size() > schema.outputs.size()) wrong_count();
     if (explicit_name) {
       op.name = *explicit_name;
     } else if (decls[0].absent) {
@@ -183,10 +186,13 @@ class GraphParser {
     } catch (const UserError& e) {
       c.fail_at(type_column, e.what());
     }
-    S2_CHECK(specs.size() == decls.size(),
+    S2_CHECK(specs.size() == schema.outputs.size(),
              "shape inference of '" + op.name + "' returned the wrong number of outputs");
+    for (size_t k = decls.size(); k < specs.size(); ++k)
+      if (!specs[k].absent) wrong_count();
     for (size_t k = 0; k < decls.size(); ++k)
       op.outputs.push_back(output(c, op, schema, k, decls[k], specs[k]));
+    op.outputs.resize(specs.size());  // the absent outputs left out
     g().add_op_node(std::move(op));
     op_line_[g().op(OpId(g().num_ops() - 1)).name] = c.line();
     result_.op_line.push_back(c.line());

@@ -38,8 +38,9 @@ Activation checked_act(const InferContext& ctx) {
 
 std::vector<OutputSpec> infer_activation(const InferContext& ctx) {
   checked_act(ctx);
-  ctx.expect_dtype(0, DType::F32);
+  ctx.expect_float(0);
   OutputSpec y;
+  y.dtype = ctx.result_dtype();
   y.shape = ctx.shape(0);
   return {y};
 }
@@ -47,9 +48,10 @@ std::vector<OutputSpec> infer_activation(const InferContext& ctx) {
 std::vector<OutputSpec> infer_activation_bwd(const InferContext& ctx) {
   checked_act(ctx);
   for (size_t i = 0; i < 2; ++i)
-    ctx.expect_dtype(i, DType::F32);
+    ctx.expect_float(i);
   ctx.expect_shape(1, ctx.shape(0));
   OutputSpec dx;
+  dx.dtype = ctx.result_dtype();
   dx.shape = ctx.shape(0);
   return {dx};
 }

@@ -26,9 +26,9 @@
 namespace s2::ir {
 namespace {
 
-// Checks x (input `xi`, rank 2 or 4, f32) and returns its channel count.
+// Checks x (input `xi`, rank 2 or 4, a float type) and returns its channel count.
 int64_t check_activation(const InferContext& ctx, size_t xi) {
-  ctx.expect_dtype(xi, DType::F32);
+  ctx.expect_float(xi);
   const Shape& x = ctx.shape(xi);
   if (x.size() != 2 && x.size() != 4)
     ctx.fail(ctx.describe(xi) + " must have rank 2 ([N,C]) or 4 ([N,C,H,W])");
@@ -62,20 +62,13 @@ std::vector<OutputSpec> infer_batch_norm(const InferContext& ctx) {
     ctx.fail(ctx.describe(0) + " has " + std::to_string(g.count()) +
              " value per channel; training-mode batch norm needs more than one");
   epilogue::act_of(ctx);
-  OutputSpec y, stat;
+  OutputSpec y, stat;  // the statistics stay f32
+  y.dtype = ctx.result_dtype();
   y.shape = ctx.shape(0);
   stat.shape = {c};
   std::vector<OutputSpec> out{y, stat, stat};
-  for (size_t i : {size_t{3}, size_t{4}}) {  // running statistics, updated in place
-    const Tensor& t = ctx.input(i);
-    if (!t.contiguous())
-      ctx.fail(ctx.describe(i) + " is updated in place and must be a dense view");
-    OutputSpec alias = stat;
-    alias.alias_input = static_cast<int>(i);
-    alias.strides = t.strides;
-    alias.offset = t.offset;
-    out.push_back(alias);
-  }
+  for (size_t i : {size_t{3}, size_t{4}})  // running statistics, updated in place
+    out.push_back(ctx.in_place(i));
   return out;
 }
 
@@ -119,12 +112,13 @@ void batch_norm_backward(BackwardContext& b) {
 
 std::vector<OutputSpec> infer_batch_norm_bwd(const InferContext& ctx) {
   const int64_t c = check_activation(ctx, 1);
-  ctx.expect_dtype(0, DType::F32);
+  ctx.expect_float(0);
   ctx.expect_shape(0, ctx.shape(1));
   for (size_t i = 2; i <= 4; ++i)
     check_per_channel(ctx, i, c);
   epilogue::expect_operand(ctx, 5, ctx.shape(1));
-  OutputSpec dx, stat;
+  OutputSpec dx, stat;  // dgamma and dbeta stay f32
+  dx.dtype = ctx.result_dtype();
   dx.shape = ctx.shape(1);
   stat.shape = {c};
   return {dx, stat, stat};

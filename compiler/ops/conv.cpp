@@ -25,8 +25,8 @@ namespace {
 using conv_kernels::ConvGeometry;
 using Ints = std::vector<int64_t>;
 
-void expect_f32_rank(const InferContext& ctx, size_t i, size_t rank) {
-  ctx.expect_dtype(i, DType::F32);
+void expect_float_rank(const InferContext& ctx, size_t i, size_t rank) {
+  ctx.expect_float(i);
   ctx.expect_rank(i, rank);
 }
 
@@ -101,8 +101,9 @@ void expect_output_plane(const InferContext& ctx, size_t i, const ConvGeometry& 
 // --- conv2d ---------------------------------------------------------------------------------
 
 std::vector<OutputSpec> infer_conv2d(const InferContext& ctx) {
-  expect_f32_rank(ctx, 0, 4);
-  expect_f32_rank(ctx, 1, 4);
+  expect_float_rank(ctx, 0, 4);
+  expect_float_rank(ctx, 1, 4);
+  ctx.expect_same_dtype(0, 1);
   check_conv_attrs(ctx);
   const Shape& x = ctx.shape(0);
   const Shape& w = ctx.shape(1);
@@ -114,12 +115,13 @@ std::vector<OutputSpec> infer_conv2d(const InferContext& ctx) {
              ctx.describe(0) + " with groups=" + std::to_string(groups) + " has " +
              std::to_string(x[1] / groups));
   if (ctx.has_input(2)) {
-    ctx.expect_dtype(2, DType::F32);
+    ctx.expect_float(2);
     ctx.expect_shape(2, {w[0]});
   }
   const ConvGeometry g = geometry(ctx.attrs(), x[0], x[1], x[2], x[3], w[0], w[2], w[3]);
   expect_window_fits(ctx, g, ctx.describe(0));
   OutputSpec y;
+  y.dtype = ctx.result_dtype();
   y.shape = {x[0], w[0], g.p, g.q};
   epilogue::expect_operand(ctx, 3, y.shape);
   epilogue::act_of(ctx);
@@ -167,8 +169,9 @@ void kernel_conv2d(KernelContext& ctx) {
 // --- conv2d_bwd_data ------------------------------------------------------------------------
 
 std::vector<OutputSpec> infer_conv2d_bwd_data(const InferContext& ctx) {
-  expect_f32_rank(ctx, 0, 4);
-  expect_f32_rank(ctx, 1, 4);
+  expect_float_rank(ctx, 0, 4);
+  expect_float_rank(ctx, 1, 4);
+  ctx.expect_same_dtype(0, 1);
   check_conv_attrs(ctx);
   const Ints& hw = ints_attr(ctx, "input_hw", 2, 1, "2 integers >= 1 [H,W]");
   const Shape& dy = ctx.shape(0);
@@ -183,6 +186,7 @@ std::vector<OutputSpec> infer_conv2d_bwd_data(const InferContext& ctx) {
   expect_window_fits(ctx, g, plane);
   expect_output_plane(ctx, 0, g, plane);
   OutputSpec dx;
+  dx.dtype = ctx.result_dtype();
   dx.shape = {dy[0], c, hw[0], hw[1]};
   epilogue::expect_operand(ctx, 2, dx.shape);
   epilogue::expect_operand(ctx, 3, dx.shape);
@@ -204,8 +208,9 @@ void kernel_conv2d_bwd_data(KernelContext& ctx) {
 // --- conv2d_bwd_weight ----------------------------------------------------------------------
 
 std::vector<OutputSpec> infer_conv2d_bwd_weight(const InferContext& ctx) {
-  expect_f32_rank(ctx, 0, 4);
-  expect_f32_rank(ctx, 1, 4);
+  expect_float_rank(ctx, 0, 4);
+  expect_float_rank(ctx, 1, 4);
+  ctx.expect_same_dtype(0, 1);
   check_conv_attrs(ctx);
   const Ints& rs = ints_attr(ctx, "kernel_hw", 2, 1, "2 integers >= 1 [R,S]");
   const Shape& x = ctx.shape(0);
@@ -219,6 +224,7 @@ std::vector<OutputSpec> infer_conv2d_bwd_weight(const InferContext& ctx) {
   expect_window_fits(ctx, g, ctx.describe(0));
   expect_output_plane(ctx, 1, g, ctx.describe(0));
   OutputSpec dw;
+  dw.dtype = ctx.result_dtype();
   dw.shape = {dy[1], x[1] / ctx.attrs().i("groups"), rs[0], rs[1]};
   epilogue::expect_operand(ctx, 2, dw.shape);
   return {dw};

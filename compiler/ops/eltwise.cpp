@@ -14,15 +14,17 @@
 namespace s2::ir {
 namespace {
 
-// Every input f32 and of the shape of input 0; the single output has that shape too.
+// Every input of a float type and of the shape of input 0; the single output has that
+// shape too.
 std::vector<OutputSpec> infer_same_shape(const InferContext& ctx) {
   for (size_t i = 0; i < ctx.op().inputs.size(); ++i)
-    ctx.expect_dtype(i, DType::F32);
+    ctx.expect_float(i);
   for (size_t i = 1; i < ctx.op().inputs.size(); ++i)
     if (ctx.shape(i) != ctx.shape(0))
       ctx.fail(ctx.describe(i) + " does not match " + ctx.describe(0) +
                " (element-wise ops do not broadcast)");
   OutputSpec y;
+  y.dtype = ctx.result_dtype();
   y.shape = ctx.shape(0);
   return {y};
 }

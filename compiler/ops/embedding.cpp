@@ -52,10 +52,11 @@ void check_ids_in_table(const KernelContext& k, const KernelInput& ids, int64_t 
 // ---- embedding ----
 
 std::vector<OutputSpec> infer_embedding(const InferContext& ctx) {
-  ctx.expect_dtype(0, DType::F32);
+  ctx.expect_float(0);
   ctx.expect_rank(0, 2);
   check_ids(ctx, 1);
   OutputSpec y;
+  y.dtype = ctx.result_dtype();
   y.shape = with_row(ctx.shape(1), ctx.shape(0)[1]);
   return {y};
 }
@@ -78,7 +79,7 @@ void embedding_backward(BackwardContext& b) {
 
 std::vector<OutputSpec> infer_embedding_bwd(const InferContext& ctx) {
   check_ids(ctx, 1);
-  ctx.expect_dtype(0, DType::F32);
+  ctx.expect_float(0);
   const Shape& dy = ctx.shape(0);
   if (dy.size() != ctx.shape(1).size() + 1)
     ctx.fail(ctx.describe(0) + " must have the shape of " + ctx.describe(1) +
@@ -87,6 +88,7 @@ std::vector<OutputSpec> infer_embedding_bwd(const InferContext& ctx) {
   const int64_t rows = ctx.attrs().i("num_rows");
   if (rows < 1) ctx.fail("num_rows=" + std::to_string(rows) + " must be at least 1");
   OutputSpec dw;
+  dw.dtype = ctx.result_dtype();
   dw.shape = {rows, dy.back()};
   return {dw};
 }

@@ -68,10 +68,11 @@ inline Activation act_of(const Op& op) {
   return act;
 }
 
-// Shape inference: an epilogue operand (input i, when present) is f32 of the output's shape.
+// Shape inference: an epilogue operand (input i, when present) is a float tensor of the
+// output's shape (read as f32, like every epilogue operand).
 inline void expect_operand(const InferContext& ctx, size_t i, const Shape& output) {
   if (!ctx.has_input(i)) return;
-  ctx.expect_dtype(i, DType::F32);
+  ctx.expect_float(i);
   ctx.expect_shape(i, output);
 }
 

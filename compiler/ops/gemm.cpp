@@ -42,9 +42,10 @@ std::vector<OutputSpec> infer_gemm(const InferContext& ctx) {
   const bool ta = flag(ctx, "trans_a");
   const bool tb = flag(ctx, "trans_b");
   for (size_t i = 0; i < 2; ++i) {
-    ctx.expect_dtype(i, DType::F32);
+    ctx.expect_float(i);
     ctx.expect_rank(i, 2);
   }
+  ctx.expect_same_dtype(0, 1);
   const Shape& a = ctx.shape(0);
   const Shape& b = ctx.shape(1);
   const int64_t m = ta ? a[1] : a[0];
@@ -53,10 +54,11 @@ std::vector<OutputSpec> infer_gemm(const InferContext& ctx) {
   const int64_t n = tb ? b[0] : b[1];
   expect_inner(ctx, ta, tb, ka, kb);
   if (ctx.has_input(2)) {
-    ctx.expect_dtype(2, DType::F32);
+    ctx.expect_float(2);
     ctx.expect_shape(2, {n});
   }
   OutputSpec y;
+  y.dtype = ctx.result_dtype();
   y.shape = {m, n};
   epilogue::expect_operand(ctx, 3, y.shape);
   epilogue::expect_operand(ctx, 4, y.shape);
@@ -129,7 +131,8 @@ std::vector<OutputSpec> infer_bmm(const InferContext& ctx) {
   const bool ta = flag(ctx, "trans_a");
   const bool tb = flag(ctx, "trans_b");
   for (size_t i = 0; i < 2; ++i)
-    ctx.expect_dtype(i, DType::F32);
+    ctx.expect_float(i);
+  ctx.expect_same_dtype(0, 1);
   const Shape& a = ctx.shape(0);
   const Shape& b = ctx.shape(1);
   if (a.size() < 3 || a.size() > 4 || a.size() != b.size())
@@ -145,6 +148,7 @@ std::vector<OutputSpec> infer_bmm(const InferContext& ctx) {
   const int64_t n = tb ? b[r - 2] : b[r - 1];
   expect_inner(ctx, ta, tb, ka, kb);
   OutputSpec y;
+  y.dtype = ctx.result_dtype();
   y.shape.assign(a.begin(), a.end() - 2);
   y.shape.push_back(m);
   y.shape.push_back(n);

@@ -23,9 +23,9 @@
 namespace s2::ir {
 namespace {
 
-// Checks x (input `xi`: f32, rank 2 to 4) and returns its last dimension D.
+// Checks x (input `xi`: a float type, rank 2 to 4) and returns its last dimension D.
 int64_t check_rows(const InferContext& ctx, size_t xi) {
-  ctx.expect_dtype(xi, DType::F32);
+  ctx.expect_float(xi);
   const Shape& x = ctx.shape(xi);
   if (x.size() < 2 || x.size() > 4)
     ctx.fail(ctx.describe(xi) +
@@ -58,7 +58,8 @@ std::vector<OutputSpec> infer_layer_norm(const InferContext& ctx) {
   check_per_column(ctx, 2, d);
   const double eps = ctx.attrs().f("eps");
   if (!(eps >= 0.0)) ctx.fail("eps=" + std::to_string(eps) + " must be >= 0");
-  OutputSpec y, stat;
+  OutputSpec y, stat;  // the statistics stay f32
+  y.dtype = ctx.result_dtype();
   y.shape = ctx.shape(0);
   stat.shape = row_shape(ctx.shape(0));
   return {y, stat, stat};
@@ -87,14 +88,15 @@ void layer_norm_backward(BackwardContext& b) {
 
 std::vector<OutputSpec> infer_layer_norm_bwd(const InferContext& ctx) {
   const int64_t d = check_rows(ctx, 1);
-  ctx.expect_dtype(0, DType::F32);
+  ctx.expect_float(0);
   ctx.expect_shape(0, ctx.shape(1));
   check_per_column(ctx, 2, d);
   for (size_t i = 3; i <= 4; ++i) {
     ctx.expect_dtype(i, DType::F32);
     ctx.expect_shape(i, row_shape(ctx.shape(1)));
   }
-  OutputSpec dx, col;
+  OutputSpec dx, col;  // dgamma and dbeta stay f32
+  dx.dtype = ctx.result_dtype();
   dx.shape = ctx.shape(1);
   col.shape = {d};
   return {dx, col, col};

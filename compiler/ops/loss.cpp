@@ -31,7 +31,7 @@ namespace s2::ir {
 namespace {
 
 void check_logits_labels(const InferContext& ctx) {
-  ctx.expect_dtype(0, DType::F32);
+  ctx.expect_float(0);
   ctx.expect_rank(0, 2);
   ctx.expect_dtype(1, DType::I32);
   ctx.expect_rank(1, 1);
@@ -63,6 +63,7 @@ std::vector<OutputSpec> infer_softmax_ce_bwd(const InferContext& ctx) {
   if (in_place != 0 && in_place != 1)
     ctx.fail("attribute 'in_place' must be 0 or 1, not " + std::to_string(in_place));
   OutputSpec dlogits;
+  dlogits.dtype = ctx.result_dtype();
   dlogits.shape = ctx.shape(0);
   if (in_place == 1) {
     // Written over the logits (pass in-place): each row is read whole, for its max and sum,

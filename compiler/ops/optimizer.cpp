@@ -4,6 +4,14 @@
 // The gradient is multiplied by it first (one rounding), as PyTorch's clip_grad_norm_ does in
 // place before the optimizer step.
 //
+// Mixed precision (s2c compile --precision bf16|fp16): the weight stays f32 (the master
+// weight); the gradient may be of any float type. The optional weight_copy input is the
+// weight's 16-bit copy that the PE ops read: the update writes the new weight rounded to the
+// copy's type there (weight_copy_out aliases it), as the ISA's weight_copy operand does.
+// With dynamic loss scaling (fp16) the optional found_inf [1] (ops/amp.cpp) skips the whole
+// update when nonzero, as GradScaler.step skips optimizer.step: no weight, state, copy or
+// AdamW step count changes; grad_scale is then the inverse loss scale.
+//
 // sgd: PyTorch's torch.optim.SGD (dampening 0, no Nesterov). Per element, in f32 with every
 // operation rounded (no fused multiply-add):
 //   g = grad + weight_decay * weight        (when weight_decay != 0)
@@ -34,23 +42,41 @@
 namespace s2::ir {
 namespace {
 
-OutputSpec in_place(const InferContext& ctx, size_t i) {
-  const Tensor& t = ctx.input(i);
-  if (!t.contiguous()) ctx.fail(ctx.describe(i) + " is updated in place and must be a dense view");
-  OutputSpec o;
-  o.dtype = t.dtype;
-  o.shape = t.shape;
-  o.alias_input = static_cast<int>(i);
-  o.strides = t.strides;
-  o.offset = t.offset;
-  return o;
-}
-
 // The optional grad_scale input: an f32 [1].
 void check_grad_scale(const InferContext& ctx, size_t i) {
   if (!ctx.has_input(i)) return;
   ctx.expect_dtype(i, DType::F32);
   ctx.expect_shape(i, {1});
+}
+
+// The optional weight_copy input i: a float tensor of the weight's shape, written in place.
+OutputSpec weight_copy(const InferContext& ctx, size_t i) {
+  if (!ctx.has_input(i)) {
+    OutputSpec absent;
+    absent.absent = true;
+    return absent;
+  }
+  ctx.expect_float(i);
+  ctx.expect_shape(i, ctx.shape(0));
+  return ctx.in_place(i);
+}
+
+// The optional found_inf input i: an f32 [1]; true when it is given and nonzero.
+void check_found_inf(const InferContext& ctx, size_t i) {
+  if (!ctx.has_input(i)) return;
+  ctx.expect_dtype(i, DType::F32);
+  ctx.expect_shape(i, {1});
+}
+
+bool overflowed(const KernelInput& found_inf) {
+  return found_inf.present() && found_inf.f32[0] != 0.0f;
+}
+
+// The new weight rounded into its copy (run_kernel rounds the copy to its type).
+void write_weight_copy(const float* weight, float* copy, size_t n) {
+  if (copy == nullptr) return;
+  for (size_t i = 0; i < n; ++i)
+    copy[i] = weight[i];
 }
 
 // The gradient's element i as the update uses it: times grad_scale when given.
@@ -73,14 +99,14 @@ std::vector<OutputSpec> infer_sgd(const InferContext& ctx) {
   if (!(weight_decay >= 0.0))
     ctx.fail("weight_decay " + attr_value_text(AttrValue(weight_decay)) + " must be >= 0");
   ctx.expect_dtype(0, DType::F32);
-  ctx.expect_dtype(1, DType::F32);
+  ctx.expect_float(1);
   ctx.expect_shape(1, ctx.shape(0));
   check_grad_scale(ctx, 3);
-  std::vector<OutputSpec> out{in_place(ctx, 0)};
+  std::vector<OutputSpec> out{ctx.in_place(0)};
   if (ctx.has_input(2)) {
     ctx.expect_dtype(2, DType::F32);
     ctx.expect_shape(2, ctx.shape(0));
-    out.push_back(in_place(ctx, 2));
+    out.push_back(ctx.in_place(2));
   } else {
     if (momentum != 0.0)
       ctx.fail("momentum " + attr_value_text(AttrValue(momentum)) +
@@ -89,10 +115,13 @@ std::vector<OutputSpec> infer_sgd(const InferContext& ctx) {
     absent.absent = true;
     out.push_back(absent);
   }
+  out.push_back(weight_copy(ctx, 4));
+  check_found_inf(ctx, 5);
   return out;
 }
 
 void sgd_kernel(KernelContext& k) {
+  if (overflowed(k.in[5])) return;
   numerics::SgdParams p;
   p.lr = numerics::load(static_cast<float>(k.op.attrs.f("lr")));
   p.momentum = numerics::load(static_cast<float>(k.op.attrs.f("momentum")));
@@ -104,6 +133,7 @@ void sgd_kernel(KernelContext& k) {
   float unused = 0.0f;
   for (size_t i = 0; i < n; ++i)
     numerics::sgd_step(p, weight[i], grad[i], velocity != nullptr ? &velocity[i] : &unused);
+  write_weight_copy(weight, k.out[2].f32, n);
 }
 
 void check_non_negative(const InferContext& ctx, const char* attr) {
@@ -121,14 +151,16 @@ std::vector<OutputSpec> infer_adamw(const InferContext& ctx) {
       ctx.fail(std::string(attr) + " " + attr_value_text(AttrValue(b)) + " must be in [0, 1)");
   }
   ctx.expect_dtype(0, DType::F32);
+  ctx.expect_float(1);
   for (size_t i = 1; i <= 3; ++i) {
-    ctx.expect_dtype(i, DType::F32);
+    if (i > 1) ctx.expect_dtype(i, DType::F32);
     ctx.expect_shape(i, ctx.shape(0));
   }
   ctx.expect_dtype(4, DType::I32);
   ctx.expect_shape(4, {1});
   check_grad_scale(ctx, 5);
-  return {in_place(ctx, 0), in_place(ctx, 2), in_place(ctx, 3), in_place(ctx, 4)};
+  check_found_inf(ctx, 7);
+  return {ctx.in_place(0), ctx.in_place(2), ctx.in_place(3), ctx.in_place(4), weight_copy(ctx, 6)};
 }
 
 numerics::AdamWParams adamw_params(const Attrs& a) {
@@ -142,6 +174,7 @@ numerics::AdamWParams adamw_params(const Attrs& a) {
 }
 
 void adamw_kernel(KernelContext& k) {
+  if (overflowed(k.in[7])) return;
   const numerics::AdamWParams p = adamw_params(k.op.attrs);
   int32_t& step = k.out[3].i32[0];  // the memory of input 4
   step += 1;
@@ -153,6 +186,7 @@ void adamw_kernel(KernelContext& k) {
   float* v = k.out[2].f32;
   for (size_t i = 0; i < n; ++i)
     numerics::adamw_step(p, s, weight[i], grad[i], m[i], v[i]);
+  write_weight_copy(weight, k.out[4].f32, n);
 }
 
 std::vector<OutputSpec> infer_clip_scale(const InferContext& ctx) {
@@ -221,8 +255,13 @@ void register_optimizer_ops(OpRegistry& r) {
   add_op(r,
          OpSchema{OpType::Sgd,
                   FusionClass::Ppu,
-                  {{"weight"}, {"grad"}, {"velocity", true}, {"grad_scale", true}},
-                  {"weight_out", "velocity_out"},
+                  {{"weight"},
+                   {"grad"},
+                   {"velocity", true},
+                   {"grad_scale", true},
+                   {"weight_copy", true},
+                   {"found_inf", true}},
+                  {"weight_out", "velocity_out", "weight_copy_out"},
                   {{"lr", AttrKind::Float, std::nullopt},
                    {"momentum", AttrKind::Float, AttrValue(0.0)},
                    {"weight_decay", AttrKind::Float, AttrValue(0.0)}},
@@ -234,54 +273,72 @@ void register_optimizer_ops(OpRegistry& r) {
                   "weight_out and velocity_out alias weight and velocity; velocity (zero at the "
                   "start) is required when momentum != 0 and left unchanged when momentum == 0. "
                   "grad_scale ([1], gradient clipping's factor) multiplies grad first when given. "
-                  "No backward rule."},
+                  "weight_copy (a 16-bit copy of the weight, mixed precision) receives the new "
+                  "weight rounded to its type; weight_copy_out aliases it. found_inf ([1], dynamic "
+                  "loss scaling) skips the update when nonzero. No backward rule."},
          {OpType::Sgd,
           Opcode::Sgd,
           {{"weight", Slot::Weight},
            {"grad", Slot::Grad},
            {"velocity", Slot::Velocity},
-           {"grad_scale", Slot::GradScale}},
-          {{"weight_out", Slot::Weight}, {"velocity_out", Slot::Velocity}},
+           {"grad_scale", Slot::GradScale},
+           {"weight_copy", Slot::WeightCopy},
+           {"found_inf", Slot::FoundInf}},
+          {{"weight_out", Slot::Weight},
+           {"velocity_out", Slot::Velocity},
+           {"weight_copy_out", Slot::WeightCopy}},
           false,
           encode_sgd,
           decode_sgd,
           always});
-  add_op(
-      r,
-      OpSchema{OpType::AdamW,
-               FusionClass::Ppu,
-               {{"weight"}, {"grad"}, {"exp_avg"}, {"exp_avg_sq"}, {"step"}, {"grad_scale", true}},
-               {"weight_out", "exp_avg_out", "exp_avg_sq_out", "step_out"},
-               {{"lr", AttrKind::Float, std::nullopt},
-                {"beta1", AttrKind::Float, AttrValue(0.9)},
-                {"beta2", AttrKind::Float, AttrValue(0.999)},
-                {"eps", AttrKind::Float, AttrValue(1e-8)},
-                {"weight_decay", AttrKind::Float, AttrValue(0.01)}},
-               infer_adamw,
-               nullptr,
-               adamw_kernel,
-               "PyTorch AdamW step, in place: step += 1 = t; weight *= 1 - lr * weight_decay; "
-               "m = beta1 m + (1 - beta1) grad; v = beta2 v + (1 - beta2) grad^2; weight -= "
-               "lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps). The outputs alias "
-               "weight, exp_avg (m), exp_avg_sq (v) and step ([1] i32), all zero at the start "
-               "but the weight. grad_scale ([1], gradient clipping's factor) multiplies grad "
-               "first when given. No backward rule."},
-      {OpType::AdamW,
-       Opcode::AdamW,
-       {{"weight", Slot::Weight},
-        {"grad", Slot::Grad},
-        {"exp_avg", Slot::ExpAvg},
-        {"exp_avg_sq", Slot::ExpAvgSq},
-        {"step", Slot::Step},
-        {"grad_scale", Slot::GradScale}},
-       {{"weight_out", Slot::Weight},
-        {"exp_avg_out", Slot::ExpAvg},
-        {"exp_avg_sq_out", Slot::ExpAvgSq},
-        {"step_out", Slot::Step}},
-       false,
-       encode_adamw,
-       decode_adamw,
-       always});
+  add_op(r,
+         OpSchema{OpType::AdamW,
+                  FusionClass::Ppu,
+                  {{"weight"},
+                   {"grad"},
+                   {"exp_avg"},
+                   {"exp_avg_sq"},
+                   {"step"},
+                   {"grad_scale", true},
+                   {"weight_copy", true},
+                   {"found_inf", true}},
+                  {"weight_out", "exp_avg_out", "exp_avg_sq_out", "step_out", "weight_copy_out"},
+                  {{"lr", AttrKind::Float, std::nullopt},
+                   {"beta1", AttrKind::Float, AttrValue(0.9)},
+                   {"beta2", AttrKind::Float, AttrValue(0.999)},
+                   {"eps", AttrKind::Float, AttrValue(1e-8)},
+                   {"weight_decay", AttrKind::Float, AttrValue(0.01)}},
+                  infer_adamw,
+                  nullptr,
+                  adamw_kernel,
+                  "PyTorch AdamW step, in place: step += 1 = t; weight *= 1 - lr * weight_decay; "
+                  "m = beta1 m + (1 - beta1) grad; v = beta2 v + (1 - beta2) grad^2; weight -= "
+                  "lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps). The outputs alias "
+                  "weight, exp_avg (m), exp_avg_sq (v) and step ([1] i32), all zero at the start "
+                  "but the weight. grad_scale ([1], gradient clipping's factor) multiplies grad "
+                  "first when given. weight_copy (a 16-bit copy of the weight, mixed precision) "
+                  "receives the new weight rounded to its type; weight_copy_out aliases it. "
+                  "found_inf ([1], dynamic loss scaling) skips the update, step count included, "
+                  "when nonzero. No backward rule."},
+         {OpType::AdamW,
+          Opcode::AdamW,
+          {{"weight", Slot::Weight},
+           {"grad", Slot::Grad},
+           {"exp_avg", Slot::ExpAvg},
+           {"exp_avg_sq", Slot::ExpAvgSq},
+           {"step", Slot::Step},
+           {"grad_scale", Slot::GradScale},
+           {"weight_copy", Slot::WeightCopy},
+           {"found_inf", Slot::FoundInf}},
+          {{"weight_out", Slot::Weight},
+           {"exp_avg_out", Slot::ExpAvg},
+           {"exp_avg_sq_out", Slot::ExpAvgSq},
+           {"step_out", Slot::Step},
+           {"weight_copy_out", Slot::WeightCopy}},
+          false,
+          encode_adamw,
+          decode_adamw,
+          always});
   add_op(r,
          OpSchema{OpType::ClipScale,
                   FusionClass::Ppu,

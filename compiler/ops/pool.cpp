@@ -48,7 +48,7 @@ PoolGeometry geometry(const Attrs& attrs, int64_t planes, int64_t h, int64_t w) 
 // Validates the attributes shared by the family and x's rank and type (input 0); returns
 // the geometry of input planes of `hw` (x's own plane when hw is null).
 PoolGeometry check_pool(const InferContext& ctx, const Ints* hw) {
-  ctx.expect_dtype(0, DType::F32);
+  ctx.expect_float(0);
   ctx.expect_rank(0, 4);
   const Attrs& a = ctx.attrs();
   const Ints& kernel = a.ints("kernel");
@@ -118,6 +118,7 @@ std::vector<OutputSpec> infer_max_pool2d(const InferContext& ctx) {
   if (x[2] * x[3] > std::numeric_limits<int32_t>::max())
     ctx.fail(ctx.describe(0) + " has planes too large for i32 indices");
   OutputSpec y, indices;
+  y.dtype = ctx.result_dtype();
   y.shape = indices.shape = {x[0], x[1], g.p, g.q};
   indices.dtype = DType::I32;
   return {y, indices};
@@ -142,6 +143,7 @@ std::vector<OutputSpec> infer_max_pool2d_bwd(const InferContext& ctx) {
   ctx.expect_shape(1, ctx.shape(0));
   const Shape& dy = ctx.shape(0);
   OutputSpec dx;
+  dx.dtype = ctx.result_dtype();
   dx.shape = {dy[0], dy[1], g.h, g.w};
   return {dx};
 }
@@ -165,6 +167,7 @@ std::vector<OutputSpec> infer_avg_pool2d(const InferContext& ctx) {
   const PoolGeometry g = check_pool(ctx, nullptr);
   const Shape& x = ctx.shape(0);
   OutputSpec y;
+  y.dtype = ctx.result_dtype();
   y.shape = {x[0], x[1], g.p, g.q};
   return {y};
 }
@@ -187,6 +190,7 @@ std::vector<OutputSpec> infer_avg_pool2d_bwd(const InferContext& ctx) {
   const PoolGeometry g = check_pool_bwd(ctx);
   const Shape& dy = ctx.shape(0);
   OutputSpec dx;
+  dx.dtype = ctx.result_dtype();
   dx.shape = {dy[0], dy[1], g.h, g.w};
   return {dx};
 }

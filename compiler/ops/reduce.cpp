@@ -17,7 +17,7 @@ namespace s2::ir {
 namespace {
 
 std::vector<OutputSpec> infer_reduce_sum(const InferContext& ctx) {
-  ctx.expect_dtype(0, DType::F32);
+  ctx.expect_float(0);
   const Tensor& x = ctx.input(0);
   const std::vector<int64_t>& axes = ctx.attrs().ints("axes");
   const int64_t keepdims = ctx.attrs().i("keepdims");
@@ -33,6 +33,7 @@ std::vector<OutputSpec> infer_reduce_sum(const InferContext& ctx) {
       ctx.fail("attribute 'axes' " + ints_text(axes) + " must be sorted and without repeats");
   }
   OutputSpec y;
+  y.dtype = ctx.result_dtype();
   size_t next = 0;
   for (int64_t d = 0; d < rank; ++d) {
     const bool reduced = next < axes.size() && axes[next] == d;

@@ -1,6 +1,7 @@
 #include "compiler/ops/registry.h"
 
 #include "isa/common/errors.h"
+#include "isa/numerics/low_precision.h"
 
 namespace s2::ir {
 
@@ -70,6 +71,41 @@ void InferContext::expect_dtype(size_t i, DType dtype) const {
          " must have element type " + std::string(isa::dtype_name(dtype)));
 }
 
+OutputSpec InferContext::in_place(size_t i) const {
+  const Tensor& t = input(i);
+  if (!t.contiguous()) fail(describe(i) + " is updated in place and must be a dense view");
+  OutputSpec o;
+  o.dtype = t.dtype;
+  o.shape = t.shape;
+  o.alias_input = static_cast<int>(i);
+  o.strides = t.strides;
+  o.offset = t.offset;
+  return o;
+}
+
+void InferContext::expect_float(size_t i) const {
+  const Tensor& t = input(i);
+  if (!numerics::is_float_dtype(t.dtype))
+    fail("input '" + input_spec(op_schema(op_.type), i).name + "' " + shape_text(t.dtype, t.shape) +
+         " must have a float element type (f32, bf16 or f16)");
+}
+
+void InferContext::expect_same_dtype(size_t i, size_t j) const {
+  if (input(i).dtype != input(j).dtype)
+    fail(describe(i) + " and " + describe(j) +
+         " are multiplied on the PE array and must have the same element type");
+}
+
+DType InferContext::result_dtype() const {
+  if (op_.category == OpCategory::WeightGrad || op_.category == OpCategory::WeightUpdate)
+    return DType::F32;
+  for (TensorId in : op_.inputs)
+    if (in.valid() && numerics::is_float_dtype(graph_.tensor(in).dtype) &&
+        graph_.tensor(in).dtype != DType::F32)
+      return graph_.tensor(in).dtype;
+  return DType::F32;
+}
+
 void InferContext::expect_shape(size_t i, const Shape& shape) const {
   const Tensor& t = input(i);
   if (t.shape != shape)
@@ -137,6 +173,7 @@ const OpRegistry& op_registry() {
     register_loss_ops(r);
     register_optimizer_ops(r);
     register_cast_ops(r);
+    register_amp_ops(r);
     for (size_t i = 0; i < kNumOpTypes; ++i) {
       const std::string_view name = op_type_name(static_cast<OpType>(i));
       S2_CHECK(r.contains(name), "op type '" + std::string(name) +

@@ -42,8 +42,10 @@ struct AttrSpec {
 };
 
 // What shape inference says about one output. By default the output gets a new contiguous
-// data node. With alias_input >= 0 it is a view of that input's data instead, with the given
-// strides and offset (empty strides: contiguous); in-place updates alias with the input's
+// data node. Its dtype is what the op writes: a data result (an operand the ISA types
+// "Float") takes InferContext::result_dtype(), and a value the ISA keeps in f32 (statistics,
+// the loss, norms) stays f32. With alias_input >= 0 it is a view of that input's data instead, with
+// the given strides and offset (empty strides: contiguous); in-place updates alias with the input's
 // own strides and offset. An absent output leaves an invalid TensorId in Op::outputs.
 struct OutputSpec {
   bool absent = false;  // an optional output the op does not produce this time
@@ -72,6 +74,18 @@ class InferContext {
   // Common checks, each failing with the input's name and shape.
   void expect_rank(size_t i, size_t rank) const;
   void expect_dtype(size_t i, DType dtype) const;
+  // The spec of an output that updates input i in place (its dtype, shape, strides and offset);
+  // fails unless input i is a dense view.
+  OutputSpec in_place(size_t i) const;
+  // A data operand: f32, bf16 or f16 (the op reads it as f32 and computes in f32).
+  void expect_float(size_t i) const;
+  // PE multiplicands: the same float type, the array's multiply mode.
+  void expect_same_dtype(size_t i, size_t j) const;
+  // The element type of the op's data results (docs/compiler.md, "Precision"): f32 for a
+  // weight-gradient or weight-update op, whose results meet the f32 master weights;
+  // otherwise the 16-bit float type of its first 16-bit float input, or f32 when it has none.
+  // Rounding to it happens where the hardware writes the result.
+  DType result_dtype() const;
   void expect_shape(size_t i, const Shape& shape) const;
 
  private:
@@ -137,5 +151,6 @@ void register_concat_ops(OpRegistry& r);
 void register_loss_ops(OpRegistry& r);
 void register_optimizer_ops(OpRegistry& r);
 void register_cast_ops(OpRegistry& r);
+void register_amp_ops(OpRegistry& r);
 
 }  // namespace s2::ir

@@ -24,9 +24,9 @@
 namespace s2::ir {
 namespace {
 
-// Checks input `i` (f32, rank 1 to 4).
+// Checks input `i` (a float type, rank 1 to 4).
 void check_rows(const InferContext& ctx, size_t i) {
-  ctx.expect_dtype(i, DType::F32);
+  ctx.expect_float(i);
   const Shape& x = ctx.shape(i);
   if (x.empty() || x.size() > 4)
     ctx.fail(ctx.describe(i) +
@@ -64,10 +64,11 @@ std::vector<OutputSpec> infer_softmax(const InferContext& ctx) {
     ctx.fail(ctx.describe(0) + ": a causal softmax needs rows and columns (rank 2 to 4)");
   check_scale(ctx);
   if (ctx.has_input(1)) {
-    ctx.expect_dtype(1, DType::F32);
+    ctx.expect_float(1);
     ctx.expect_shape(1, ctx.shape(0));
   }
   OutputSpec y;
+  y.dtype = ctx.result_dtype();
   y.shape = ctx.shape(0);
   return {y};
 }
@@ -97,10 +98,11 @@ void softmax_backward(BackwardContext& b) {
 
 std::vector<OutputSpec> infer_softmax_bwd(const InferContext& ctx) {
   check_rows(ctx, 1);
-  ctx.expect_dtype(0, DType::F32);
+  ctx.expect_float(0);
   ctx.expect_shape(0, ctx.shape(1));
   check_scale(ctx);
   OutputSpec dx;
+  dx.dtype = ctx.result_dtype();
   dx.shape = ctx.shape(1);
   return {dx};
 }

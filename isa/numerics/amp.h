@@ -4,8 +4,9 @@
 //
 // A step with loss scale S: the loss gradient is seeded with S (softmax_ce's dloss), so every
 // gradient arrives multiplied by S. Then
-//   * amp_check, per gradient: found_inf = 1 when any element is an inf or a NaN
-//     (torch._amp_foreach_non_finite_check_and_unscale_ checks the scaled values);
+//   * amp_check, per gradient: a flag, 1 when any element is an inf or a NaN, else 0
+//     (torch._amp_foreach_non_finite_check_and_unscale_ checks the scaled values); the flags
+//     of all gradients are summed (reduce) into found_inf, nonzero after any overflow;
 //   * the optimizer multiplies each gradient by inv_scale = (float)(1 / (double)S) (one
 //     rounding, unscale_'s scale.double().reciprocal().float() and g * inv_scale) and, when
 //     found_inf is nonzero, updates nothing: GradScaler.step skips optimizer.step;

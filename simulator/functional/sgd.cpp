@@ -91,8 +91,8 @@ void run_amp_check(const isa::Instruction& inst, DramImage& image, Datapath& /*d
   using isa::Slot;
   Operands ops(inst, image);
   const std::vector<float> x = ops.f32(Slot::X);
-  if (numerics::any_nonfinite(x.data(), x.size()))
-    ops.write(Slot::FoundInf, std::vector<float>{1.0f});
+  ops.write(Slot::FoundInf,
+            std::vector<float>{numerics::any_nonfinite(x.data(), x.size()) ? 1.0f : 0.0f});
 }
 
 void run_amp_update(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/) {

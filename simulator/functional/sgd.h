@@ -16,9 +16,9 @@
 // clip_scale: the global gradient norm and the clipping factor from the per-gradient sums of
 // squares (isa/numerics/clip.h), on the PPU's scalar unit.
 //
-// Dynamic loss scaling (isa/numerics/amp.h): amp_check sets found_inf when its gradient holds
-// an inf or a NaN; sgd and adamw given found_inf write nothing when it is nonzero; amp_update
-// moves the loss scale and its growth tracker and gives the next step's inv_scale.
+// Dynamic loss scaling (isa/numerics/amp.h): amp_check writes found_inf, 1 when its gradient
+// holds an inf or a NaN, else 0; sgd and adamw given found_inf write nothing when it is nonzero;
+// amp_update moves the loss scale and its growth tracker and gives the next step's inv_scale.
 
 #include "isa/encoding/instruction.h"
 #include "simulator/functional/datapath.h"

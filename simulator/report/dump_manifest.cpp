@@ -113,6 +113,23 @@ Json clip_grad_norm(const isa::Executable& exe, const Operands& operands) {
   return nullptr;
 }
 
+// The amp_update instruction of dynamic loss scaling, or null: its fields and the names of the
+// scale, growth tracker and inverse scale (whose initial values are the step's first).
+Json loss_scaling(const isa::Executable& exe, const Operands& operands) {
+  for (uint32_t i = 0; i < exe.instructions.size(); ++i) {
+    const isa::Instruction& inst = exe.instructions[i];
+    if (inst.opcode() != Opcode::AmpUpdate) continue;
+    return {{"growth_factor", inst.f32(Field::GrowthFactor)},
+            {"backoff_factor", inst.f32(Field::BackoffFactor)},
+            {"growth_interval", inst.u(Field::GrowthInterval)},
+            {"found_inf", operands.name(i, Slot::FoundInf, false)},
+            {"loss_scale", operands.name(i, Slot::LossScale, false)},
+            {"growth_tracker", operands.name(i, Slot::GrowthTracker, false)},
+            {"inv_scale", operands.name(i, Slot::InvScale, true)}};
+  }
+  return nullptr;
+}
+
 // The forward pass's decisions, in program order.
 Json decisions(const isa::Executable& exe, const Operands& operands) {
   Json out = Json::array();
@@ -260,6 +277,7 @@ void write_dump_manifest(const std::string& dir, const isa::Executable& exe, con
                          {"sgd", sgd_updates(exe, operands)},
                          {"adamw", adamw_updates(exe, operands)},
                          {"clip_grad_norm", clip_grad_norm(exe, operands)},
+                         {"loss_scaling", loss_scaling(exe, operands)},
                          {"decisions", decisions(exe, operands)},
                          {"tensors", tensors(exe, run)}};
   write_json_file((std::filesystem::path(dir) / "manifest.json").string(), manifest);

@@ -13,7 +13,11 @@
 // exp_avg_sq and step tensors with its lr, beta1, beta2 (1 - the one_minus_beta fields, in double),
 // eps and weight_decay; "clip_grad_norm", null, or for a step with gradient clipping its
 // clip_scale instruction's max_norm and the names of its sumsq, scale and total_norm tensors
-// (every update multiplies its gradient by the scale first); "softmax_ce", the logits, labels and
+// (every update multiplies its gradient by the scale first); "loss_scaling", null, or for a step
+// with dynamic loss scaling its amp_update instruction's growth_factor, backoff_factor and
+// growth_interval and the names of its found_inf, loss_scale, growth_tracker and inv_scale
+// tensors (every update multiplies its gradient by inv_scale and is skipped on found_inf);
+// "softmax_ce", the logits, labels and
 // loss tensors of the loss instruction; "decisions", the forward choices a reference must follow to
 // reproduce the step bit-near:
 // {"op", "type": "relu", "tensor"} for every ReLU applied in the forward pass (the tensor is

@@ -168,7 +168,7 @@ std::vector<StreamPass> stream_passes(const isa::Instruction& inst) {
     case Opcode::Reduce:
       return {{{Slot::X}, {Slot::Y}, {}, {}, elements_of(inst, Slot::X), op}};
     case Opcode::AmpCheck:
-      return {{{Slot::X}, {}, {Slot::FoundInf}, {Slot::FoundInf}, elements_of(inst, Slot::X), op}};
+      return {{{Slot::X}, {}, {}, {Slot::FoundInf}, elements_of(inst, Slot::X), op}};
     case Opcode::AmpUpdate:
       return {{{},
                {},

@@ -208,6 +208,78 @@ TEST_F(TorchSim, GptAdamWThreeStepsIsAsAccurateAsPyTorch) {
   s2::test::expect_as_accurate_as_torch(r.out, 2.0);
 }
 
+// Mixed precision (s2c compile --precision): against PyTorch's own step of the precision --
+// CPU autocast for bf16, and for fp16 (which CPU autocast lacks) scripts/torch_reference.py's
+// Fp16Emulation, which rounds the operands and results of PyTorch's convolutions and matrix
+// products to float16, with scripts/torch_reference.py's GradScalerEmulation for the loss
+// scaling. Every tensor of ours must be no further from the float64 step than PyTorch's own
+// step of that precision, within a factor: 2 for bf16 (resnet18 one step, the tiny GPT twenty);
+// for fp16, 2 for resnet18 (loss scale 256: at 65536 its ill-conditioned first step overflows
+// and is skipped) and 5 for the GPT's twenty steps, since ours also stores the layer norms',
+// softmaxes' and residual sums' results in float16 where PyTorch's autocast keeps float32
+// (docs/compiler.md, "Precision").
+TEST_F(TorchSim, MixedPrecisionIsAsAccurateAsPyTorchsOwnStep) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  struct Case {
+    const char* model;
+    const char* precision;
+    int steps;
+    const char* factor;
+    const char* own;
+    const char* flags;
+  };
+  for (const Case& c : {Case{"resnet18", "bf16", 1, "2", "bfloat16-autocast", ""},
+                        Case{"gpt", "bf16", 20, "2", "bfloat16-autocast", ""},
+                        Case{"resnet18", "fp16", 1, "2", "float16-emulated", " --loss-scale 256"},
+                        Case{"gpt", "fp16", 20, "5", "float16-emulated", ""}}) {
+    SCOPED_TRACE(std::string(c.model) + " " + c.precision);
+    fs::remove_all(dump_dir());
+    const std::string bin = (dir_ / (std::string(c.model) + c.precision + ".bin")).string();
+    Result r = run(kS2c + " compile " + c.model + " --precision " + c.precision + c.flags + " -o " +
+                   shell_quoted(bin));
+    ASSERT_EQ(r.status, 0) << r.out;
+    r = run(kS2sim + " run " + shell_quoted(bin) + " --functional --check --steps " +
+            std::to_string(c.steps) + " --dump-all " + shell_quoted(dump_dir()));
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("check              no findings"), std::string::npos) << r.out;
+    r = cross_check(std::string("--exact-factor ") + c.factor);
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find(std::string("PyTorch's ") + c.own + " step is within"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("judged by accuracy: 0 of "), std::string::npos) << r.out;
+    const size_t summary = r.out.rfind("per tensor:");
+    if (summary != std::string::npos)
+      std::cout << c.model << " " << c.precision << ": " << r.out.substr(summary);
+  }
+}
+
+// fp16 with a loss scale that overflows on purpose (2^40): ours and PyTorch's GradScaler skip
+// the same first steps, halving the scale each time, then train; thirty steps of the tiny GPT
+// end with the same scale and weights within float16's reach of each other (no float64
+// comparison: the exact step skips nothing).
+TEST_F(TorchSim, Fp16OverflowSkipsTheSameStepsAsGradScaler) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  const std::string bin = (dir_ / "gpt.bin").string();
+  Result r = run(kS2c + " compile gpt --precision fp16 --loss-scale 1099511627776 -o " +
+                 shell_quoted(bin));
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = run(kS2sim + " run " + shell_quoted(bin) + " --functional --check --steps 30 --dump-all " +
+          shell_quoted(dump_dir()));
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = cross_check("--tolerance 1e-2");
+  EXPECT_EQ(r.status, 0) << r.out;
+  const size_t row = r.out.find("updated/amp.loss_scale");
+  ASSERT_NE(row, std::string::npos) << r.out;
+  const std::string line = r.out.substr(row, r.out.find('\n', row) - row);
+  EXPECT_NE(line.find("0.0000e+00"), std::string::npos) << line;  // the same scale
+  const s2::npy::Array scale = s2::npy::read(dump_dir() + "/amp.loss_scale.npy");
+  ASSERT_EQ(scale.data.size(), 4u);
+  float value = 0.0f;
+  std::memcpy(&value, scale.data.data(), sizeof value);
+  EXPECT_LT(value, 1099511627776.0f);  // halved at each skipped step
+  EXPECT_GT(value, 1.0f);
+}
+
 // gpt with gradient clipping by global norm (--clip-grad-norm 0.25, well below the step's norm,
 // so every gradient is scaled), with SGD for one step and AdamW for three: PyTorch runs
 // clip_grad_norm_ between backward and the step, and the global norm is compared too.

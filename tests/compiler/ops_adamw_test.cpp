@@ -39,7 +39,8 @@ void build(AdamWGraph* b, const Attrs& attrs) {
 TEST(OpsAdamW, InPlaceOutputsAndDefaults) {
   AdamWGraph b;
   build(&b, Attrs{{"lr", 0.01}});
-  ASSERT_EQ(b.out.size(), 4u);
+  ASSERT_EQ(b.out.size(), 5u);
+  EXPECT_FALSE(b.out[4].valid());  // no weight_copy: weight_copy_out absent
   const TensorId in[] = {b.w, b.m, b.v, b.step};
   for (size_t i = 0; i < 4; ++i)
     EXPECT_EQ(b.g.tensor(b.out[i]).data, b.g.tensor(in[i]).data) << i;

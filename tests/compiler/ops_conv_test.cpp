@@ -389,10 +389,10 @@ TEST(ConvShapeErrors, WrongRank) {
 TEST(ConvShapeErrors, NotF32) {
   ErrorGraph g;
   EXPECT_EQ(g.error(OpType::Conv2d, {g.i32("x", {1, 3, 5, 5}), g.f32("w", {4, 3, 3, 3})}, {}),
-            kConv + "input 'x' i32[1,3,5,5] must have element type f32");
+            kConv + "input 'x' i32[1,3,5,5] must have a float element type (f32, bf16 or f16)");
   EXPECT_EQ(g.error(OpType::Conv2d,
                     {g.f32("x2", {1, 3, 5, 5}), g.f32("w2", {4, 3, 3, 3}), g.i32("b", {4})}, {}),
-            kConv + "input 'bias' i32[4] must have element type f32");
+            kConv + "input 'bias' i32[4] must have a float element type (f32, bf16 or f16)");
 }
 
 TEST(ConvShapeErrors, ChannelMismatch) {
@@ -510,8 +510,9 @@ TEST(ConvShapeErrors, EpilogueOperandsAndAct) {
                 "\"hardswish\", \"hardsigmoid\", \"gelu\" or \"gelu_tanh\", not \"tanh\"");
   const TensorId dy = g.f32("dy", {1, 4, 3, 3});
   const Attrs hw{{"input_hw", Ints{5, 5}}};
-  EXPECT_EQ(g.error(OpType::Conv2dBwdData, {dy, w, g.i32("r2", {1, 3, 5, 5})}, hw),
-            kData + "input 'residual' i32[1,3,5,5] must have element type f32");
+  EXPECT_EQ(
+      g.error(OpType::Conv2dBwdData, {dy, w, g.i32("r2", {1, 3, 5, 5})}, hw),
+      kData + "input 'residual' i32[1,3,5,5] must have a float element type (f32, bf16 or f16)");
   EXPECT_EQ(g.error(OpType::Conv2dBwdData, {dy, w, TensorId(), g.f32("gate", {1, 3, 5, 4})}, hw),
             kData + "input 'gate' is f32[1,3,5,4], expected f32[1,3,5,5]");
   EXPECT_EQ(

@@ -83,9 +83,11 @@ TEST(OpsEltwise, ShapeErrors) {
   EXPECT_EQ(user_error([&] {
               g.add(OpType::Mul, "prod", OpCategory::Forward, {a, labels});
             }),
-            "shape inference: op 'prod' (mul): input 'b' i32[2,3] must have element type f32");
+            "shape inference: op 'prod' (mul): input 'b' i32[2,3] must have a float element type "
+            "(f32, bf16 or f16)");
   EXPECT_EQ(user_error([&] { g.add(OpType::Relu, "r", OpCategory::Forward, {labels}); }),
-            "shape inference: op 'r' (relu): input 'x' i32[2,3] must have element type f32");
+            "shape inference: op 'r' (relu): input 'x' i32[2,3] must have a float element type "
+            "(f32, bf16 or f16)");
   EXPECT_EQ(user_error([&] {
               g.add(OpType::ReluBwd, "rb", OpCategory::ActivationGrad, {a, b});
             }),

@@ -139,7 +139,8 @@ TEST(OpsGemm, ShapeErrors) {
   EXPECT_EQ(user_error([&] {
               g.add(OpType::Gemm, "fc", OpCategory::Forward, {a, labels});
             }),
-            "shape inference: op 'fc' (gemm): input 'b' i32[5,6] must have element type f32");
+            "shape inference: op 'fc' (gemm): input 'b' i32[5,6] must have a float element type "
+            "(f32, bf16 or f16)");
   EXPECT_EQ(user_error([&] {
               g.add(OpType::Gemm, "fc", OpCategory::Forward, {a, a, bias},
                     Attrs{{"trans_b", int64_t{1}}});

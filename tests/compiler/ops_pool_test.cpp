@@ -346,8 +346,8 @@ TEST(PoolShapeErrors, RankAndType) {
   EXPECT_EQ(g.error(OpType::MaxPool2d, {g.param("x", DType::F32, {1, 3, 5})}, k3s2),
             "shape inference: op 'op' (max_pool2d): input 'x' f32[1,3,5] must have rank 4");
   EXPECT_EQ(g.error(OpType::AvgPool2d, {g.param("x2", DType::I32, {1, 3, 5, 5})}, k3s2),
-            "shape inference: op 'op' (avg_pool2d): input 'x' i32[1,3,5,5] must have element "
-            "type f32");
+            "shape inference: op 'op' (avg_pool2d): input 'x' i32[1,3,5,5] must have a float "
+            "element type (f32, bf16 or f16)");
 }
 
 TEST(PoolShapeErrors, BadAttributes) {

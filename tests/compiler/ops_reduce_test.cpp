@@ -160,8 +160,8 @@ TEST(OpsReduce, ShapeErrors) {
   EXPECT_EQ(reduce(x, Attrs{{"axes", Ints{0}}, {"keepdims", int64_t{2}}}),
             "shape inference: op 'rs' (reduce_sum): attribute 'keepdims' must be 0 or 1, not 2");
   EXPECT_EQ(reduce(ix, Attrs{{"axes", Ints{0}}}),
-            "shape inference: op 'rs' (reduce_sum): input 'x' i32[2] must have element type "
-            "f32");
+            "shape inference: op 'rs' (reduce_sum): input 'x' i32[2] must have a float "
+            "element type (f32, bf16 or f16)");
 }
 
 }  // namespace

@@ -42,7 +42,8 @@ void build(SgdGraph* b, bool velocity, const Attrs& attrs) {
 TEST(OpsSgd, InPlaceOutputs) {
   SgdGraph b;
   build(&b, true, Attrs{{"lr", 0.1}, {"momentum", 0.9}});
-  ASSERT_EQ(b.out.size(), 2u);
+  ASSERT_EQ(b.out.size(), 3u);
+  EXPECT_FALSE(b.out[2].valid());  // no weight_copy: weight_copy_out absent
   const Tensor& w_out = b.g.tensor(b.out[0]);
   const Tensor& v_out = b.g.tensor(b.out[1]);
   EXPECT_EQ(w_out.data, b.g.tensor(b.w).data);
@@ -60,7 +61,7 @@ TEST(OpsSgd, InPlaceOutputs) {
 
   SgdGraph plain;
   build(&plain, false, Attrs{{"lr", 0.1}});
-  ASSERT_EQ(plain.out.size(), 2u);
+  ASSERT_EQ(plain.out.size(), 3u);
   EXPECT_EQ(plain.g.tensor(plain.out[0]).data, plain.g.tensor(plain.w).data);
   EXPECT_FALSE(plain.out[1].valid());
 }

@@ -214,13 +214,13 @@ TEST(FunctionalLowPrecision, LossScaleBacksOffOnOverflowAndGrowsAfterCleanSteps)
   EXPECT_EQ(numerics::amp_inv_scale(3.0f), static_cast<float>(1.0 / 3.0));
 }
 
-// The instructions: amp_check raises the flag on an inf or a NaN and leaves it otherwise; an
+// The instructions: amp_check raises the flag on an inf or a NaN and clears it otherwise; an
 // optimizer given a raised flag writes nothing, neither the weight nor AdamW's step count;
 // amp_update moves the scale and gives the next inverse.
 TEST(FunctionalLowPrecision, OverflowedStepsUpdateNothing) {
   for (const float bad : {INFINITY, NAN, 1.0f}) {
     Program check(isa::Opcode::AmpCheck);
-    const auto flag = check.zeros({1});
+    const auto flag = check.values({1}, {1.0f});  // a flag left from before is replaced
     check.set(isa::Slot::X, check.typed({5}, isa::DType::F16, {1, 2, bad, 4, 5}))
         .set(isa::Slot::FoundInf, flag);
     ASSERT_TRUE(isa::check_instruction(check.inst()).empty());

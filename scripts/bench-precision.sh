@@ -41,5 +41,6 @@ print("%-40s %-5s %11.1f %11.1f %10.3f %7.1f%% %8s%%"
       % (sys.argv[2], sys.argv[3], r["memory"]["peak_bytes"] / mib,
          (r["dram"]["bytes_read"] + r["dram"]["bytes_written"]) / mib, r["milliseconds"],
          100.0 * r["units"]["pe"]["utilization"], sys.argv[4]))
-EOF  done
+EOF
+  done
 done

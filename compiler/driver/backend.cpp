@@ -11,6 +11,7 @@
 
 #include "compiler/autodiff/autodiff.h"
 #include "compiler/driver/pass_registry.h"
+#include "compiler/passes/autocast.h"
 #include "compiler/passes/copy_elision.h"
 #include "compiler/passes/dce.h"
 #include "compiler/passes/in_place.h"
@@ -49,6 +50,25 @@ std::string clipping_summary(const Program& program, const BackendOptions& optio
       "gradient clipping (max norm {}): live peak {:.3f} MiB, {:.3f} MiB without clipping "
       "under the same schedule ({:+.3f} MiB: no weight is updated before the global norm)",
       max_norm, mib(with), mib(without), mib(with) - mib(without));
+}
+
+// Dynamic loss scaling holds every weight gradient until all are checked for overflow (no
+// update may run before found_inf exists), as clipping does. The cost, measured the same way.
+std::string loss_scaling_summary(const Program& program, const BackendOptions& options) {
+  const ir::Graph& g = program.graph;
+  const ir::OpId update = g.find_op("amp.update");
+  if (!update.valid()) return "";
+  ir::Graph plain = ir::without_loss_scaling(g);
+  ir::PassResult dead = ir::dead_code_elimination(plain);
+  if (dead.changed) plain = std::move(dead.graph);
+  const std::vector<ir::OpId> order = schedule::schedule_ops(plain, options.schedule);
+  const schedule::Lifetimes lifetimes = schedule::compute_lifetimes(plain, order);
+  const uint64_t without = memory::live_peak(lifetimes.buffers, options.plan.alignment);
+  const uint64_t with = program.plan.lower_bound;
+  return fmt::format(
+      "loss scaling: live peak {:.3f} MiB, {:.3f} MiB without it under the same schedule "
+      "({:+.3f} MiB: no weight is updated before every gradient is checked)",
+      mib(with), mib(without), mib(with) - mib(without));
 }
 
 // Bytes the timing model's tiles of the attention instructions load from and store to DRAM:
@@ -147,6 +167,7 @@ BackendResult run_backend(const ir::Graph& training_step, const BackendOptions& 
   }
   result.plan = program.plan;
   result.clipping_summary = clipping_summary(program, options);
+  result.loss_scaling_summary = loss_scaling_summary(program, options);
   if (options.fuse_attention) {
     // The same step without fused attention, compiled the same way, for comparison.
     BackendOptions plain = options;
@@ -193,6 +214,7 @@ std::string backend_summary(const BackendResult& r) {
       r.plan.planner, mib(r.plan.arena_size), mib(r.plan.lower_bound), r.plan.ratio(),
       mib(r.plan.persistent_bytes), mib(r.plan.dram_size));
   if (!r.clipping_summary.empty()) s += r.clipping_summary + "\n";
+  if (!r.loss_scaling_summary.empty()) s += r.loss_scaling_summary + "\n";
   s += fmt::format("instructions: {}, tensors: {}, data {:.3f} MiB; back end {:.1f} ms\n",
                    r.executable.instructions.size(), r.executable.tensors.size(),
                    mib(r.executable.data.size()), r.milliseconds);

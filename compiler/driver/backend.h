@@ -44,6 +44,8 @@ struct BackendResult {
   // With gradient clipping: what it costs in peak memory, against the same step without it
   // under the same schedule (empty without clipping).
   std::string clipping_summary;
+  // With dynamic loss scaling: the same for its overflow check (empty without).
+  std::string loss_scaling_summary;
   double milliseconds = 0;
 };
 

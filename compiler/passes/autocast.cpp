@@ -253,7 +253,41 @@ class Autocast {
   size_t casts_ = 0;
 };
 
+// Drops amp_update (its in-place results become the state it would have updated) and the
+// updates' found_inf and grad_scale = inv_scale inputs.
+class DropLossScaling : public GraphRewriter {
+ protected:
+  std::optional<std::vector<TensorId>> rewrite(const Op& op, Context& ctx) override {
+    if (op.type == OpType::AmpUpdate) {
+      std::vector<TensorId> kept;
+      for (size_t k = 0; k < op.outputs.size(); ++k)
+        kept.push_back(op.outputs[k].valid() ? ctx.map(op.inputs.at(k + 1)) : TensorId());
+      return kept;
+    }
+    if (op.type != OpType::Sgd && op.type != OpType::AdamW) return std::nullopt;
+    const OpSchema& schema = op_schema(op.type);
+    std::vector<TensorId> inputs;
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      const std::string& name = input_spec(schema, i).name;
+      const bool scaling =
+          name == "found_inf" || (name == "grad_scale" && op.inputs[i].valid() &&
+                                  ctx.old_graph().tensor(op.inputs[i]).name.rfind("amp.", 0) == 0);
+      inputs.push_back(scaling ? TensorId() : ctx.map(op.inputs[i]));
+    }
+    return ctx.emit(op.type, op.name, op.category, inputs, op.attrs);
+  }
+};
+
 }  // namespace
+
+Graph without_loss_scaling(const Graph& graph) {
+  bool scaled = false;
+  for (size_t i = 0; i < graph.num_ops(); ++i)
+    scaled = scaled || graph.op(OpId(i)).type == OpType::AmpUpdate;
+  if (!scaled) return graph;
+  PassResult r = DropLossScaling().run(graph);
+  return std::move(r.graph);
+}
 
 std::optional<DType> precision_from_name(std::string_view name) {
   if (name == "fp32") return DType::F32;

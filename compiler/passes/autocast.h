@@ -45,6 +45,12 @@ struct LossScaling {
   int64_t growth_interval = 2000;
 };
 
+// The step as it would be without dynamic loss scaling's hold on the updates: amp_update gone,
+// every update without found_inf and inv_scale (what only they read is left to dead-code
+// elimination). For the compile summary's cost of loss scaling. A graph without amp_update
+// comes back unchanged.
+Graph without_loss_scaling(const Graph& graph);
+
 // "fp32", "bf16" or "fp16" (the --precision values) -> the tensors' 16-bit type, or F32.
 std::optional<DType> precision_from_name(std::string_view name);
 const char* precision_name(DType dtype);  // F32 -> "fp32", BF16 -> "bf16", F16 -> "fp16"

@@ -924,6 +924,9 @@ TEST_F(Cli, Fp16LossScalingSkipsOverflowingStepsAndHalvesTheScale) {
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("loss scaling from 1099511627776.0 over 10 gradients"), std::string::npos)
       << r.out;
+  // What holding the updates until every gradient is checked costs.
+  EXPECT_NE(r.out.find("loss scaling: live peak "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("without it under the same schedule"), std::string::npos) << r.out;
   r = run(kS2sim + " run " + quoted(bin) +
           " --functional --check --steps 40 --dump "
           "amp.loss_scale --dump-dir " +

@@ -215,6 +215,17 @@ TEST(Autocast, LossScalingWiresTheGradScalerIntoTheStep) {
   EXPECT_EQ(checks, updates);
   EXPECT_TRUE(g.find_op("amp.update").valid());
   EXPECT_FALSE(shape_inference(g).changed);
+  // The same step without the hold on the updates, for the summary's price of it.
+  const Graph plain = without_loss_scaling(g);
+  EXPECT_FALSE(plain.find_op("amp.update").valid());
+  for (size_t i = 0; i < plain.num_ops(); ++i) {
+    const Op& op = plain.op(OpId(i));
+    if (op.type != OpType::Sgd) continue;
+    EXPECT_FALSE(op.inputs.size() > 5 && op.inputs[5].valid()) << op.name;
+    EXPECT_FALSE(op.inputs.size() > 3 && op.inputs[3].valid()) << op.name;
+  }
+  EXPECT_FALSE(shape_inference(plain).changed);
+  EXPECT_EQ(without_loss_scaling(plain).num_ops(), plain.num_ops());
 }
 
 // A scale that overflows fp16 skips the update and halves; a sound one updates and, with a

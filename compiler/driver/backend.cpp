@@ -27,6 +27,16 @@ double mib(uint64_t bytes) {
   return static_cast<double>(bytes) / (1024.0 * 1024.0);
 }
 
+// The live peak of `step` (after dead-code elimination) under the scheduler of `options`: what
+// a variant of the compiled step would have needed, for the summary's prices.
+uint64_t variant_live_peak(ir::Graph step, const BackendOptions& options) {
+  ir::PassResult dead = ir::dead_code_elimination(step);
+  if (dead.changed) step = std::move(dead.graph);
+  const std::vector<ir::OpId> order = schedule::schedule_ops(step, options.schedule);
+  const schedule::Lifetimes lifetimes = schedule::compute_lifetimes(step, order);
+  return memory::live_peak(lifetimes.buffers, options.plan.alignment);
+}
+
 // Gradient clipping holds every weight gradient until the global norm exists, where the
 // update-immediate and memory-aware schedules would otherwise update each weight (and free its
 // gradient) soon after the gradient is complete. The cost: the live peak of the planned step
@@ -39,12 +49,7 @@ std::string clipping_summary(const Program& program, const BackendOptions& optio
     if (g.op(ir::OpId(i)).type == ir::OpType::ClipScale)
       max_norm = g.op(ir::OpId(i)).attrs.f("max_norm");
   if (max_norm == 0.0) return "";
-  ir::Graph plain = ir::without_grad_clipping(g);
-  ir::PassResult dead = ir::dead_code_elimination(plain);
-  if (dead.changed) plain = std::move(dead.graph);
-  const std::vector<ir::OpId> order = schedule::schedule_ops(plain, options.schedule);
-  const schedule::Lifetimes lifetimes = schedule::compute_lifetimes(plain, order);
-  const uint64_t without = memory::live_peak(lifetimes.buffers, options.plan.alignment);
+  const uint64_t without = variant_live_peak(ir::without_grad_clipping(g), options);
   const uint64_t with = program.plan.lower_bound;
   return fmt::format(
       "gradient clipping (max norm {}): live peak {:.3f} MiB, {:.3f} MiB without clipping "
@@ -58,12 +63,7 @@ std::string loss_scaling_summary(const Program& program, const BackendOptions& o
   const ir::Graph& g = program.graph;
   const ir::OpId update = g.find_op("amp.update");
   if (!update.valid()) return "";
-  ir::Graph plain = ir::without_loss_scaling(g);
-  ir::PassResult dead = ir::dead_code_elimination(plain);
-  if (dead.changed) plain = std::move(dead.graph);
-  const std::vector<ir::OpId> order = schedule::schedule_ops(plain, options.schedule);
-  const schedule::Lifetimes lifetimes = schedule::compute_lifetimes(plain, order);
-  const uint64_t without = memory::live_peak(lifetimes.buffers, options.plan.alignment);
+  const uint64_t without = variant_live_peak(ir::without_loss_scaling(g), options);
   const uint64_t with = program.plan.lower_bound;
   return fmt::format(
       "loss scaling: live peak {:.3f} MiB, {:.3f} MiB without it under the same schedule "

@@ -1323,8 +1323,9 @@ def main():
             return 1 if over_tolerance else 0
         far = [r for r in tensors_only if not r[6] <= max(args.tolerance, args.exact_factor * r[5])]
         # A decision PyTorch takes otherwise is a near-tie when its margin is within what the
-        # format moves a value in this step: F x PyTorch's own worst distance from float64.
-        tie = max(args.tolerance, args.exact_factor * floor[5])
+        # format moves a value in this step: F x PyTorch's own worst distance from float64 on
+        # any tensor (an ill-conditioned layer moves its pre-activations the most).
+        tie = max(args.tolerance, args.exact_factor * max(r[5] for r in tensors_only))
         flipped = [r for r in rows if r[6] is None and not r[4] <= tie]
         print("judged by accuracy: %d of %d tensors further from the float64 step than %g x "
               "PyTorch's %s step (or %.1e); %d decisions with a margin beyond %.3e"

@@ -56,6 +56,14 @@ in both float32 steps; those where PyTorch's float32 step is more than 1e-2 from
 are listed as rounding noise, left out of w, and each accepted when ours is within F x PyTorch's
 own distance on it.
 
+A mixed-precision step (s2c --precision bf16|fp16: the reference manifest's "precision", or a
+dump's 16-bit weight copies) is compared with PyTorch's own step of that precision: CPU autocast
+for bf16; for fp16, which CPU autocast lacks, Fp16Emulation (the operands and results of every
+convolution and matrix product rounded to float16) with GradScalerEmulation when the step scales
+its loss. --exact-factor F then judges it tensor by tensor: each tensor of ours within
+max(--tolerance, F x PyTorch's own distance on that tensor) of the float64 step, and a flipped
+decision a near-tie when its margin is within F x PyTorch's worst distance on any tensor.
+
 It prints a table and the worst tensor, and exits 0 when every error is within what is
 accepted, 1 when one exceeds it, and 2 when the directory is not a usable step.
 

@@ -1,6 +1,8 @@
 #include "rtl_models/pe/fp32_ref.h"
 
+#include "isa/common/float_bits.h"
 #include "isa/numerics/fp32.h"
+#include "isa/numerics/low_precision.h"
 
 // The arithmetic is s2::numerics' (the one definition the interpreter and the functional model
 // use); this file only instantiates it with -frounding-math (rtl_models/CMakeLists.txt), so the
@@ -18,6 +20,17 @@ uint32_t fp32_add_ftz(uint32_t a, uint32_t b) {
 
 uint32_t pe_mac(uint32_t a, uint32_t b, uint32_t acc) {
   return numerics::mac_bits(acc, a, b);
+}
+
+uint32_t pe_operand(uint32_t x, isa::DType mode) {
+  const auto half = static_cast<uint16_t>(x & 0xFFFFu);
+  if (mode == isa::DType::BF16) return f32_bits(numerics::bf16_to_f32(half));
+  if (mode == isa::DType::F16) return f32_bits(numerics::f16_to_f32(half));
+  return x;
+}
+
+uint32_t pe_product(uint32_t a, uint32_t b, isa::DType mode) {
+  return fp32_mul_ftz(pe_operand(a, mode), pe_operand(b, mode));
 }
 
 }  // namespace s2::rtl

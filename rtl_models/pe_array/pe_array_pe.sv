@@ -1,59 +1,84 @@
 // pe_array_pe: one cell of the weight-stationary systolic array (pe_array.sv).
 //
-// Holds one stationary weight. Every clock edge it
-//  * takes w_in into its weight register when w_shift is high (weights shift down a column
-//    during the load phase; w_out feeds the PE below);
-//  * registers x_in (from its left neighbour) into x_out, passing the input row to the right;
-//  * registers psum_out = en ? pe_mac(x_in * w, psum_in) : psum_in, passing the partial sum
-//    down. A disabled PE (its row beyond K_t or its column beyond N_t) is a bypass: it forwards
-//    psum_in untouched, so a stale weight (even Inf) in it cannot change any result.
-// The valid bits travel with the data (only the partial sum's valid reaches the accumulator);
-// they are the only registers that need a reset.
-module pe_array_pe (
-    input  logic        clk,
-    input  logic        rst_n /*verilator public_flat_rd*/,
-    input  logic        w_shift /*verilator public_flat_rd*/,
-    input  logic [31:0] w_in /*verilator public_flat_rd*/,
-    output logic [31:0] w_out,
-    input  logic        en /*verilator public_flat_rd*/,
-    input  logic [31:0] x_in /*verilator public_flat_rd*/,
-    input  logic        x_valid_in /*verilator public_flat_rd*/,
-    output logic [31:0] x_out,
-    output logic        x_valid_out,
-    input  logic [31:0] psum_in /*verilator public_flat_rd*/,
-    input  logic        psum_valid_in /*verilator public_flat_rd*/,
-    output logic [31:0] psum_out,
-    output logic        psum_valid_out
+// MACS multiply-accumulate slots (MACS >= 1). In the f32 mode only slot 0 works; in the 16-bit
+// modes (bf16, f16) slot j multiplies the j-th 16-bit element of the input word by its own
+// stationary weight and runs its own partial-sum chain down the column (pe_array.sv: slot j of
+// PE row r holds reduction step j*ROWS + r). Every clock edge the PE
+//  * takes w_in[j] into slot j's weight register when w_shift[j] is high (each slot's weights
+//    shift down the column on their own chain during the load phase; w_out feeds the PE below);
+//  * registers x_in (from its left neighbour) into x_out, passing the input word to the right;
+//  * registers psum_out[j] = en[j] ? pe_mac(x_j * w[j], psum_in[j]) : psum_in[j], passing the
+//    partial sums down. A disabled slot (its reduction step beyond K_t, or the column beyond
+//    N_t) is a bypass: it forwards psum_in[j] untouched, so a stale weight (even Inf) in it
+//    cannot change any result.
+// x_j is x_in[31:0] for slot 0 (an f32 value, or a 16-bit one in bits 15:0) and
+// x_in[16j+15:16j] for slot j > 0. mode is pe_mac's (0 f32, 1 bf16, 2 f16), constant during a
+// pass. The valid bits travel with the data (only the partial sum's valid reaches the
+// accumulator); they are the only registers that need a reset.
+module pe_array_pe #(
+    parameter int MACS = 1,
+    parameter int XW   = 32   // input word: 32 bits, or 16 x MACS when that is wider
+) (
+    input  logic          clk,
+    input  logic          rst_n /*verilator public_flat_rd*/,
+    input  logic [   1:0] mode /*verilator public_flat_rd*/,
+    input  logic [MACS-1:0] w_shift /*verilator public_flat_rd*/,
+    input  logic [32*MACS-1:0] w_in /*verilator public_flat_rd*/,
+    output logic [32*MACS-1:0] w_out,
+    input  logic [MACS-1:0] en /*verilator public_flat_rd*/,
+    input  logic [XW-1:0] x_in /*verilator public_flat_rd*/,
+    input  logic          x_valid_in /*verilator public_flat_rd*/,
+    output logic [XW-1:0] x_out,
+    output logic          x_valid_out,
+    input  logic [32*MACS-1:0] psum_in /*verilator public_flat_rd*/,
+    input  logic          psum_valid_in /*verilator public_flat_rd*/,
+    output logic [32*MACS-1:0] psum_out,
+    output logic          psum_valid_out
 );
   // One C++ class for all ROWS x COLS instances instead of that many inlined copies: keeps the
   // verilated 32x32 array quick to compile. The inputs are also marked public_flat_rd: without
   // it Verilator substitutes each instance's input by the parent's driving signal, which makes
   // the functions of every instance different (1024 copies again, 60 MB of C++ for 32x32 and
-  // 8 GB of Verilator memory for the traced SystemC build).
+  // 8 GB of Verilator memory for the traced SystemC build). Slot j's weight, partial sums and
+  // their ports are the 32-bit fields [32j+31:32j] of packed vectors: unpacked array ports
+  // make Verilator compute every instance's inputs in functions of their own again.
   /*verilator no_inline_module*/
 
-  logic [31:0] w_q;
-  // Waveforms show the PE's registers, not the arithmetic inside pe_mac (tracing every gate
-  // of 1024 multipliers makes the SystemC build's trace code gigabytes to compile).
-  /*verilator tracing_off*/
-  logic [31:0] mac;
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [31:0] prod_unused;  // the multiplier alone is checked by the pe_mac regression
-  /* verilator lint_on UNUSEDSIGNAL */
+  logic [32*MACS-1:0] w_q;
 
-  pe_mac u_mac (
-      .a(x_in),
-      .b(w_q),
-      .acc_in(psum_in),
-      .prod(prod_unused),
-      .acc_out(mac)
-  );
+  for (genvar j = 0; j < MACS; j++) begin : g_slot
+    // Waveforms show the PE's registers, not the arithmetic inside pe_mac (tracing every gate
+    // of the multipliers makes the SystemC build's trace code gigabytes to compile).
+    /*verilator tracing_off*/
+    logic [31:0] x_j;
+    logic [31:0] mac;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [31:0] prod_unused;  // the multiplier alone is checked by the pe_mac regression
+    /* verilator lint_on UNUSEDSIGNAL */
+    if (j == 0) begin : g_x0
+      assign x_j = x_in[31:0];
+    end else begin : g_xj
+      assign x_j = {16'd0, x_in[16*j+:16]};
+    end
 
-  always_ff @(posedge clk) begin
-    if (w_shift) w_q <= w_in;
-    x_out    <= x_in;
-    psum_out <= en ? mac : psum_in;
+    pe_mac u_mac (
+        .mode(mode),
+        .a(x_j),
+        .b(w_q[32*j+:32]),
+        .acc_in(psum_in[32*j+:32]),
+        .prod(prod_unused),
+        .acc_out(mac)
+    );
+    /*verilator tracing_on*/
+
+    always_ff @(posedge clk) begin
+      if (w_shift[j]) w_q[32*j+:32] <= w_in[32*j+:32];
+      psum_out[32*j+:32] <= en[j] ? mac : psum_in[32*j+:32];
+    end
   end
+  assign w_out = w_q;
+
+  always_ff @(posedge clk) x_out <= x_in;
 
   always_ff @(posedge clk) begin
     if (!rst_n) begin
@@ -64,6 +89,4 @@ module pe_array_pe (
       psum_valid_out <= psum_valid_in;
     end
   end
-
-  assign w_out = w_q;
 endmodule

@@ -8,6 +8,7 @@
 #include "Vpe_array_8x4.h"
 #include "isa/common/errors.h"
 #include "rtl_models/common/own_context_model.h"
+#include "rtl_models/pe/pe_mode.h"
 #include "rtl_models/pe_array/pe_array_memories.h"
 #include "rtl_models/pe_array/pe_array_ports.h"
 #include "rtl_models/pe_array/pe_array_rtl.h"
@@ -24,7 +25,12 @@ constexpr unsigned kAccAddrBits = 10;  // $clog2(kMaxM)
 template <class Model>
 class VerilatedPeArray final : public RtlPeArray {
  public:
-  VerilatedPeArray(uint32_t rows, uint32_t cols) : rows_(rows), cols_(cols), top_("pe_array") {
+  VerilatedPeArray(uint32_t rows, uint32_t cols, uint32_t macs)
+      : rows_(rows),
+        cols_(cols),
+        macs_(macs),
+        word_bits_(macs > 1 ? 16 * macs : 32),
+        top_("pe_array") {
     top_->clk = 0;
     top_->rst_n = 0;
     top_->start = 0;
@@ -37,11 +43,15 @@ class VerilatedPeArray final : public RtlPeArray {
   uint32_t rows() const override { return rows_; }
   uint32_t cols() const override { return cols_; }
   uint32_t max_m() const override { return kMaxM; }
+  uint32_t macs() const override { return macs_; }
 
   uint64_t run_pass(const PePass& pass, const uint32_t* x, size_t ldx, const uint32_t* w,
                     size_t ldw, uint32_t* c, size_t ldc) override {
     check_pass(pass, ldx, ldw, ldc, "RTL PE array");
-    PassMemories mem(pass, x, ldx, w, ldw, c, ldc);
+    PassMemories mem(pass, x, ldx, w, ldw, c, ldc, rows_, input_bytes_per_cycle());
+    const unsigned bits = mem.input_bits();
+    const uint32_t slots = chains(pass.mode);
+    ports::assign(top_->cfg_mode, pe_mode(pass.mode));
     ports::assign(top_->cfg_m, pass.m);
     ports::assign(top_->cfg_n, pass.n);
     ports::assign(top_->cfg_k, pass.k);
@@ -54,9 +64,15 @@ class VerilatedPeArray final : public RtlPeArray {
       if (top_->w_rd_en)
         for (uint32_t j = 0; j < cols_; ++j)
           ports::put(top_->w_rd_data, 32 * j, 32, mem.weight(top_->w_rd_row, j));
-      if (top_->x_rd_en)
+      top_->x_rd_valid = 0;
+      if (top_->x_rd_en && mem.input_arrives()) {
+        // Row r's word: reduction step q * rows + r in field q (one field of 32 bits in f32).
         for (uint32_t r = 0; r < rows_; ++r)
-          ports::put(top_->x_rd_data, 32 * r, 32, mem.input(top_->x_rd_row, r));
+          for (uint32_t q = 0; q < slots; ++q)
+            ports::put(top_->x_rd_data, word_bits_ * r + bits * q, bits,
+                       mem.input(top_->x_rd_row, q * rows_ + r));
+        top_->x_rd_valid = 1;
+      }
       reads_.clear();
       writes_.clear();
       for (uint32_t j = 0; j < cols_; ++j) {
@@ -102,6 +118,8 @@ class VerilatedPeArray final : public RtlPeArray {
 
   uint32_t rows_;
   uint32_t cols_;
+  uint32_t macs_;
+  unsigned word_bits_;  // pe_array.sv's XW
   OwnContextModel<Model> top_;
   std::vector<Access> reads_;
   std::vector<Access> writes_;
@@ -110,9 +128,12 @@ class VerilatedPeArray final : public RtlPeArray {
 }  // namespace
 
 std::unique_ptr<RtlPeArray> make_rtl_pe_array(uint32_t rows, uint32_t cols) {
-  if (rows == 32 && cols == 32) return std::make_unique<VerilatedPeArray<Vpe_array_32x32>>(32, 32);
-  if (rows == 16 && cols == 16) return std::make_unique<VerilatedPeArray<Vpe_array_16x16>>(16, 16);
-  if (rows == 8 && cols == 4) return std::make_unique<VerilatedPeArray<Vpe_array_8x4>>(8, 4);
+  // rows, cols, MACS: rtl_models/pe_array/CMakeLists.part.cmake's S2_RTL_PE_ARRAY_BUILDS.
+  if (rows == 32 && cols == 32)
+    return std::make_unique<VerilatedPeArray<Vpe_array_32x32>>(32, 32, 4);
+  if (rows == 16 && cols == 16)
+    return std::make_unique<VerilatedPeArray<Vpe_array_16x16>>(16, 16, 2);
+  if (rows == 8 && cols == 4) return std::make_unique<VerilatedPeArray<Vpe_array_8x4>>(8, 4, 2);
   throw UserError("no RTL PE array of " + std::to_string(rows) + "x" + std::to_string(cols) +
                   " is built; built sizes (rows x cols): 32x32, 16x16, 8x4 "
                   "(rtl_models/pe_array/CMakeLists.part.cmake)");

@@ -7,6 +7,7 @@
 #include "Vpe_array_sc_32x32.h"
 #include "isa/common/errors.h"
 #include "rtl_models/common/sc_pass_guard.h"
+#include "rtl_models/pe/pe_mode.h"
 #include "rtl_models/pe_array/pe_array_memories.h"
 #include "verilated.h"
 #include "verilated_vcd_sc.h"
@@ -34,6 +35,14 @@ void put_word(sc_dt::sc_bv_base& v, unsigned lsb, uint32_t value) {
   v.set_word(static_cast<int>(lsb / 32), value);
 }
 
+// A 16-bit data field (an input element in a 16-bit mode), aligned to 16 bits.
+void put_half(sc_dt::sc_bv_base& v, unsigned lsb, uint32_t value) {
+  const int word = static_cast<int>(lsb / 32);
+  const unsigned shift = lsb % 32;
+  const uint32_t mask = 0xFFFFu << shift;
+  v.set_word(word, (v.get_word(word) & ~mask) | ((value << shift) & mask));
+}
+
 // VerilatedVcdSc registers itself with the SystemC kernel as a trace file but never
 // unregisters; the kernel would call a deleted object. Its sc_trace_file base is private, so
 // only a C-style cast reaches it (the one cast that may convert to an inaccessible base).
@@ -55,13 +64,16 @@ class RtlPeArraySc::Driver {
   virtual void reset(const sc_core::sc_time& half) = 0;
   virtual uint64_t run(const PePass& pass, PassMemories& mem, const sc_core::sc_time& half) = 0;
   virtual void trace(VerilatedVcdSc* vcd) = 0;
+  virtual uint32_t macs() const = 0;
 };
 
 namespace {
 
-template <class Model, uint32_t Rows, uint32_t Cols>
+template <class Model, uint32_t Rows, uint32_t Cols, uint32_t Macs>
 class SizedDriver final : public RtlPeArraySc::Driver {
  public:
+  static constexpr unsigned kWordBits = Macs > 1 ? 16 * Macs : 32;  // pe_array.sv's XW
+
   SizedDriver()
       : model_("pe_array"),
         clk_("clk"),
@@ -70,10 +82,12 @@ class SizedDriver final : public RtlPeArraySc::Driver {
         busy_("busy"),
         done_("done"),
         w_rd_en_("w_rd_en"),
-        x_rd_en_("x_rd_en") {
+        x_rd_en_("x_rd_en"),
+        x_rd_valid_("x_rd_valid") {
     model_.clk(clk_);
     model_.rst_n(rst_n_);
     model_.start(start_);
+    model_.cfg_mode(cfg_mode_);
     model_.cfg_m(cfg_m_);
     model_.cfg_n(cfg_n_);
     model_.cfg_k(cfg_k_);
@@ -84,6 +98,7 @@ class SizedDriver final : public RtlPeArraySc::Driver {
     model_.w_rd_data(w_rd_data_);
     model_.x_rd_en(x_rd_en_);
     model_.x_rd_row(x_rd_row_);
+    model_.x_rd_valid(x_rd_valid_);
     model_.x_rd_data(x_rd_data_);
     model_.acc_rd_en(acc_rd_en_);
     model_.acc_rd_addr(acc_rd_addr_);
@@ -94,6 +109,7 @@ class SizedDriver final : public RtlPeArraySc::Driver {
   }
 
   void trace(VerilatedVcdSc* vcd) override { model_.trace(vcd, 99); }
+  uint32_t macs() const override { return Macs; }
 
   void reset(const sc_core::sc_time& half) override {
     rst_n_.write(false);
@@ -108,6 +124,8 @@ class SizedDriver final : public RtlPeArraySc::Driver {
 
   uint64_t run(const PePass& pass, PassMemories& mem, const sc_core::sc_time& half) override {
     using sc_core::wait;
+    const uint32_t slots = pass.mode == isa::DType::F32 ? 1 : Macs;
+    cfg_mode_.write(static_cast<CfgMode>(pe_mode(pass.mode)));
     cfg_m_.write(static_cast<CfgM>(pass.m));
     cfg_n_.write(static_cast<CfgN>(pass.n));
     cfg_k_.write(static_cast<CfgK>(pass.k));
@@ -123,12 +141,21 @@ class SizedDriver final : public RtlPeArraySc::Driver {
           put_word(w_data_, 32 * j, mem.weight(row, j));
         w_rd_data_.write(w_data_);
       }
-      if (x_rd_en_.read()) {
+      const bool x_arrives = x_rd_en_.read() && mem.input_arrives();
+      if (x_arrives) {
+        // Row r's word: reduction step q * Rows + r in field q (one 32-bit field in f32).
         const uint32_t i = get(x_rd_row_.read(), 0, 32);
         for (uint32_t r = 0; r < Rows; ++r)
-          put_word(x_data_, 32 * r, mem.input(i, r));
+          for (uint32_t q = 0; q < slots; ++q) {
+            const uint32_t value = mem.input(i, q * Rows + r);
+            if (pass.mode == isa::DType::F32)
+              put_word(x_data_, kWordBits * r, value);
+            else
+              put_half(x_data_, kWordBits * r + 16 * q, value);
+          }
         x_rd_data_.write(x_data_);
       }
+      x_rd_valid_.write(x_arrives);
       reads_.clear();
       writes_.clear();
       const auto rd_en = acc_rd_en_.read();
@@ -168,6 +195,7 @@ class SizedDriver final : public RtlPeArraySc::Driver {
 
  private:
   // The port value types Verilator chose for this size.
+  using CfgMode = std::remove_reference_t<decltype(std::declval<Model&>().cfg_mode.read())>;
   using CfgM = std::remove_reference_t<decltype(std::declval<Model&>().cfg_m.read())>;
   using CfgN = std::remove_reference_t<decltype(std::declval<Model&>().cfg_n.read())>;
   using CfgK = std::remove_reference_t<decltype(std::declval<Model&>().cfg_k.read())>;
@@ -193,6 +221,7 @@ class SizedDriver final : public RtlPeArraySc::Driver {
   Input<bool> clk_;
   Input<bool> rst_n_;
   Input<bool> start_;
+  InputSignal<decltype(Model::cfg_mode)> cfg_mode_;
   InputSignal<decltype(Model::cfg_m)> cfg_m_;
   InputSignal<decltype(Model::cfg_n)> cfg_n_;
   InputSignal<decltype(Model::cfg_k)> cfg_k_;
@@ -202,6 +231,7 @@ class SizedDriver final : public RtlPeArraySc::Driver {
   Signal<decltype(Model::w_rd_row)> w_rd_row_;
   InputSignal<decltype(Model::w_rd_data)> w_rd_data_;
   sc_core::sc_signal<bool> x_rd_en_;
+  Input<bool> x_rd_valid_;
   Signal<decltype(Model::x_rd_row)> x_rd_row_;
   InputSignal<decltype(Model::x_rd_data)> x_rd_data_;
   Signal<decltype(Model::acc_rd_en)> acc_rd_en_;
@@ -231,10 +261,11 @@ RtlPeArraySc::RtlPeArraySc(sc_core::sc_module_name name, uint32_t rows, uint32_t
   // Tracing can only be enabled before the model exists (Verilator rule); it costs nothing
   // until a VCD file is opened.
   Verilated::traceEverOn(true);
+  // rows, cols, MACS: rtl_models/pe_array/CMakeLists.part.cmake's SystemC builds.
   if (rows == 32 && cols == 32)
-    driver_ = std::make_unique<SizedDriver<Vpe_array_sc_32x32, 32, 32>>();
+    driver_ = std::make_unique<SizedDriver<Vpe_array_sc_32x32, 32, 32, 4>>();
   else if (rows == 16 && cols == 16)
-    driver_ = std::make_unique<SizedDriver<Vpe_array_sc_16x16, 16, 16>>();
+    driver_ = std::make_unique<SizedDriver<Vpe_array_sc_16x16, 16, 16, 2>>();
   else
     throw UserError("no SystemC RTL PE array of " + std::to_string(rows) + "x" +
                     std::to_string(cols) +
@@ -255,6 +286,10 @@ uint32_t RtlPeArraySc::max_m() const {
   return kMaxM;
 }
 
+uint32_t RtlPeArraySc::macs() const {
+  return driver_->macs();
+}
+
 void RtlPeArraySc::drive() {
   driver_->reset(half_period_);  // at the start of the first simulation, time 0
   reset_done_ = true;
@@ -270,7 +305,7 @@ void RtlPeArraySc::drive() {
 uint64_t RtlPeArraySc::run_pass(const PePass& pass, const uint32_t* x, size_t ldx,
                                 const uint32_t* w, size_t ldw, uint32_t* c, size_t ldc) {
   check_pass(pass, ldx, ldw, ldc, "SystemC RTL PE array");
-  PassMemories mem(pass, x, ldx, w, ldw, c, ldc);
+  PassMemories mem(pass, x, ldx, w, ldw, c, ldc, rows_, input_bytes_per_cycle());
   if (called_inside_simulation()) {  // from a unit's thread: clock the pass here
     const InSimulationPass guard(name(), reset_done_, reset_done_event_, in_pass_);
     return driver_->run(pass, mem, half_period_);

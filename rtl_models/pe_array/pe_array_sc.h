@@ -40,6 +40,7 @@ class RtlPeArraySc final : public sc_core::sc_module, public RtlPeArray {
   uint32_t rows() const override { return rows_; }
   uint32_t cols() const override { return cols_; }
   uint32_t max_m() const override;
+  uint32_t macs() const override;
   uint64_t run_pass(const PePass& pass, const uint32_t* x, size_t ldx, const uint32_t* w,
                     size_t ldw, uint32_t* c, size_t ldc) override;
 

@@ -10,6 +10,7 @@
 #include "isa/common/float_bits.h"
 #include "isa/common/hex.h"
 #include "isa/numerics/fp32.h"
+#include "isa/numerics/low_precision.h"
 #include "isa/numerics/pe_gemm.h"
 #include "isa/target/target_desc.h"
 #include "rtl_models/pe_array/pe_array_rtl.h"
@@ -30,6 +31,8 @@ struct ArraySize {
   uint32_t rows, cols;
 };
 constexpr ArraySize kArraySizes[] = {{32, 32}, {16, 16}, {8, 4}};
+// The PE array's multiply modes: a tile's multiplicands are of one of these types.
+constexpr isa::DType kPeModes[] = {isa::DType::F32, isa::DType::BF16, isa::DType::F16};
 constexpr uint32_t kLaneCounts[] = {32, 16};
 
 // Rounding toward zero while alive, when asked: the wrong model of --model-rounding.
@@ -48,15 +51,17 @@ class ModelRounding {
   bool active_;
 };
 
-// A configuration with the given array whose buffers deliver one array edge per cycle, as the
-// RTL's ports do.
-target::TargetDesc array_target(ArraySize s) {
+// A configuration with the given array, multiplying bf16 and f16 at `macs` MACs per PE per
+// cycle, whose buffers deliver one f32 array edge per cycle (so a row of 16-bit inputs longer
+// than that takes several).
+target::TargetDesc array_target(ArraySize s, uint32_t macs) {
   target::TargetDesc t;
   t.name = "regress " + std::to_string(s.rows) + "x" + std::to_string(s.cols);
   t.source_file = "(s2sim regress)";
   t.clock_mhz = 1000;
   t.pe_array.rows = s.rows;
   t.pe_array.cols = s.cols;
+  t.pe_array.datatypes = {{isa::DType::F32, 1}, {isa::DType::BF16, macs}, {isa::DType::F16, macs}};
   const uint32_t edge = 4 * std::max(s.rows, s.cols);
   for (target::SramBufferDesc* b :
        {&t.sram.input, &t.sram.weight, &t.sram.accumulator, &t.sram.output})
@@ -92,38 +97,72 @@ float datapath_value(uint32_t word) {
   return numerics::load(f32_from_bits(word));
 }
 
+// A multiplicand word of `mode` from the operand stream: an f32 pattern as drawn; for bf16 and
+// f16 the drawn value rounded to the format, or (Specials profile, half the time) an arbitrary
+// 16-bit pattern (NaN payloads, subnormals), with arbitrary upper 16 bits the RTL must ignore.
+uint32_t multiplicand(OperandMix& rng, OperandProfile profile, isa::DType mode) {
+  const uint32_t v = rng.next();
+  if (mode == isa::DType::F32) return v;
+  uint32_t half = 0;
+  if (profile == OperandProfile::Specials && (v & 1u) != 0)
+    half = (v >> 8) & 0xFFFFu;
+  else
+    half = mode == isa::DType::BF16 ? numerics::bf16_from_f32(datapath_value(v))
+                                    : numerics::f16_from_f32(datapath_value(v));
+  return (rng.next() & 0xFFFF0000u) | half;
+}
+
+// The datapath value of a multiplicand word of `mode` (isa/numerics' widening).
+float multiplicand_value(uint32_t word, isa::DType mode) {
+  const auto half = static_cast<uint16_t>(word & 0xFFFFu);
+  if (mode == isa::DType::BF16) return numerics::bf16_to_f32(half);
+  if (mode == isa::DType::F16) return numerics::f16_to_f32(half);
+  return datapath_value(word);
+}
+
 class PeRegression {
  public:
   PeRegression(const RegressOptions& o, std::ostream& out, RegressSummary& s)
       : o_(o), out_(out), s_(s) {
     for (ArraySize size : kArraySizes) {
       arrays_.push_back(s2::rtl::make_rtl_pe_array(size.rows, size.cols));
-      models_.push_back(timing::make_pe_array_model(array_target(size)));
+      const target::TargetDesc target = array_target(size, arrays_.back()->macs());
+      arrays_.back()->set_input_bytes_per_cycle(uint64_t{target.sram.input.banks} *
+                                                target.sram.input.bank_width_bytes);
+      std::vector<std::unique_ptr<timing::PeArrayModel>> per_mode;
+      for (isa::DType mode : kPeModes)
+        per_mode.push_back(timing::make_pe_array_model(target, mode));
+      models_.push_back(std::move(per_mode));
     }
   }
 
+  // Tile t: array t % 3, multiply mode (t / 3) % 3, operand profile (t / 9) % 4.
   void run_tile(uint64_t tile) {
     const size_t which = tile % arrays_.size();
     s2::rtl::RtlPeArray& array = *arrays_[which];
-    const auto profile = static_cast<OperandProfile>((tile / arrays_.size()) % kOperandProfiles);
+    const size_t mode_index = (tile / arrays_.size()) % std::size(kPeModes);
+    const isa::DType mode = kPeModes[mode_index];
+    const auto profile = static_cast<OperandProfile>((tile / arrays_.size() / std::size(kPeModes)) %
+                                                     kOperandProfiles);
+    const timing::PeArrayModel& model = *models_[which][mode_index];
     OperandMix rng(tile_seed(o_.seed, tile), profile);
     const uint32_t m = dimension(rng, array.rows());  // streamed rows: any count
     const uint32_t n = dimension(rng, array.cols());
-    const uint32_t kd = dimension(rng, array.rows());
+    const uint32_t kd = dimension(rng, array.max_k(mode));
     std::vector<uint32_t> a(size_t{m} * kd), b(size_t{kd} * n), c(size_t{m} * n);
     for (uint32_t& v : a)
-      v = rng.next();
+      v = multiplicand(rng, profile, mode);
     for (uint32_t& v : b)
-      v = rng.next();
+      v = multiplicand(rng, profile, mode);
     for (uint32_t& v : c)
       v = rng.next();
 
     // The model: the functional PE GEMM on datapath values.
     std::vector<float> fa(a.size()), fb(b.size()), fc(c.size());
     for (size_t i = 0; i < a.size(); ++i)
-      fa[i] = datapath_value(a[i]);
+      fa[i] = multiplicand_value(a[i], mode);
     for (size_t i = 0; i < b.size(); ++i)
-      fb[i] = datapath_value(b[i]);
+      fb[i] = multiplicand_value(b[i], mode);
     for (size_t i = 0; i < c.size(); ++i)
       fc[i] = datapath_value(c[i]);
     {
@@ -132,17 +171,18 @@ class PeRegression {
           .accumulate(m, n, kd, fa.data(), kd, fb.data(), n, fc.data(), n);
     }
     const std::vector<s2::rtl::PassRecord> passes =
-        s2::rtl::run_gemm(array, m, n, kd, a.data(), kd, b.data(), n, c.data(), n);
+        s2::rtl::run_gemm(array, m, n, kd, a.data(), kd, b.data(), n, c.data(), n, 0, mode);
 
     ++s_.tiles;
     const std::string what = "pe_array " + std::to_string(array.rows()) + "x" +
                              std::to_string(array.cols()) + " tile " + std::to_string(tile) + " (" +
-                             std::to_string(m) + "x" + std::to_string(n) + "x" +
-                             std::to_string(kd) + " M x N x K, " + profile_name(profile) + ")";
+                             std::string(isa::dtype_name(mode)) + ", " + std::to_string(m) + "x" +
+                             std::to_string(n) + "x" + std::to_string(kd) + " M x N x K, " +
+                             profile_name(profile) + ")";
     std::string mismatch;
     for (size_t p = 0; p < passes.size(); ++p) {
       const s2::rtl::PassRecord& r = passes[p];
-      const uint64_t want = models_[which]->pass_cycles({r.pass.m, r.pass.n, r.pass.k});
+      const uint64_t want = model.pass_cycles({r.pass.m, r.pass.n, r.pass.k});
       ++s_.passes;
       s_.cycles += r.cycles;
       if (r.cycles != want && mismatch.empty())
@@ -154,11 +194,17 @@ class PeRegression {
     for (size_t e = 0; e < c.size() && mismatch.empty(); ++e) {
       const uint32_t want = f32_bits(numerics::store(fc[e]));
       if (c[e] == want) continue;
-      // The element's last write: the last K block's pass of its column and row blocks.
+      // The element's last write: the last K block's pass of its column and row blocks
+      // (pe_array.sv's edge count: b cycles per input row, m chains).
       const size_t i = e / n, j = e % n;
-      const uint32_t last_k = kd - (kd - 1) / array.rows() * array.rows();
+      const uint32_t k_max = array.max_k(mode);
+      const uint32_t last_k = kd - (kd - 1) / k_max * k_max;
+      const uint64_t bytes = uint64_t{last_k} * isa::dtype_bytes(mode);
+      const uint64_t beats =
+          (bytes + array.input_bytes_per_cycle() - 1) / array.input_bytes_per_cycle();
       const size_t il = i % array.max_m(), jl = j % array.cols();
-      const uint64_t edge = last_k + 1 + il + (array.rows() - 1) + jl + 2;
+      const uint64_t edge =
+          last_k + (il + 1) * beats + (array.rows() - 1) + jl + 1 + array.chains(mode);
       mismatch = "c[" + std::to_string(i) + "][" + std::to_string(j) + "] (written at cycle " +
                  std::to_string(edge) + " of its last pass, K_t = " + std::to_string(last_k) +
                  "): RTL " + s2::hex32(c[e]) + ", model " + s2::hex32(want);
@@ -174,7 +220,8 @@ class PeRegression {
   std::ostream& out_;
   RegressSummary& s_;
   std::vector<std::unique_ptr<s2::rtl::RtlPeArray>> arrays_;
-  std::vector<std::unique_ptr<timing::PeArrayModel>> models_;
+  // Per array, one model per multiply mode (kPeModes).
+  std::vector<std::vector<std::unique_ptr<timing::PeArrayModel>>> models_;
 };
 
 constexpr functional::LaneOp kLaneOps[] = {
@@ -322,7 +369,8 @@ RegressResult run_regress(const RegressOptions& o, std::ostream& out) {
   if (o.pe_array) run_unit<PeRegression>(o, out, result.pe_array);
   if (o.ppu) run_unit<PpuRegression>(o, out, result.ppu);
   out << "summary\n";
-  if (o.pe_array) print_summary(out, "pe_array (32x32, 16x16, 8x4)", result.pe_array);
+  if (o.pe_array)
+    print_summary(out, "pe_array (32x32, 16x16, 8x4; f32, bf16, f16)", result.pe_array);
   if (o.ppu) print_summary(out, "ppu (32, 16 lanes)", result.ppu);
   out << (result.passed() ? "PASS" : "FAIL") << "\n";
   return result;

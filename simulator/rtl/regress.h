@@ -3,9 +3,10 @@
 // the array size, ragged edges, and operands from four profiles (ordinary values, magnitude
 // extremes and subnormals, signed zeros, Inf/NaN and arbitrary bit patterns) — run through the
 // plain C++ Verilator builds of the RTL and through the simulator's models:
-//   pe_array  every built size (32x32, 16x16, 8x4): a GEMM c += a*b per tile, as passes
-//             (s2::rtl::run_gemm); bits against the functional model (numerics::KTiledGemm with
-//             k_tile = rows), each pass's cycles against timing::PeArrayModel::pass_cycles;
+//   pe_array  every built size (32x32, 16x16, 8x4) and multiply mode (f32, bf16, f16): a GEMM
+//             c += a*b per tile, as passes (s2::rtl::run_gemm); bits against the functional
+//             model (numerics::KTiledGemm with k_tile = rows on the widened multiplicands),
+//             each pass's cycles against timing::PeArrayModel::pass_cycles of the mode;
 //   ppu       every built lane count (32, 16): one lane pass per tile, any op, width and
 //             latency; bits against functional::ModelPpuLanes, cycles against
 //             timing::ppu_pass_cycles.

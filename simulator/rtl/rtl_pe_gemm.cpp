@@ -8,6 +8,7 @@
 #include "isa/common/float_bits.h"
 #include "isa/common/hex.h"
 #include "isa/numerics/fp32.h"
+#include "isa/numerics/low_precision.h"
 
 namespace s2::sim::rtl {
 namespace {
@@ -19,6 +20,28 @@ std::vector<uint32_t> dense_words(const float* v, size_t rows, size_t cols, size
     const std::vector<uint32_t> row = f32_words(v + r * ld, cols);
     std::copy(row.begin(), row.end(), out.begin() + static_cast<std::ptrdiff_t>(r * cols));
   }
+  return out;
+}
+
+// The same for multiplicands of `mode`: f32 words, or the 16-bit patterns of values that are
+// exactly of that type (the functional kernels widened them from bf16 / f16 tensors).
+std::vector<uint32_t> multiplicand_words(const float* v, size_t rows, size_t cols, size_t ld,
+                                         isa::DType mode) {
+  if (mode == isa::DType::F32) return dense_words(v, rows, cols, ld);
+  std::vector<uint32_t> out(rows * cols);
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c) {
+      const float value = v[r * ld + c];
+      const uint16_t half =
+          mode == isa::DType::BF16 ? numerics::bf16_from_f32(value) : numerics::f16_from_f32(value);
+      const float back =
+          mode == isa::DType::BF16 ? numerics::bf16_to_f32(half) : numerics::f16_to_f32(half);
+      S2_CHECK(f32_bits(back) == f32_bits(value) || (numerics::is_nan_bits(f32_bits(back)) &&
+                                                     numerics::is_nan_bits(f32_bits(value))),
+               "RTL PE GEMM: multiplicand " + s2::hex32(f32_bits(value)) + " is not a " +
+                   std::string(isa::dtype_name(mode)) + " value");
+      out[r * cols + c] = half;
+    }
   return out;
 }
 
@@ -34,14 +57,14 @@ void check_port(const target::TargetDesc& t, const char* buffer, const target::S
 
 // The cycles of c (m x n) += a (m x kd) * b on the array, passes as s2::rtl::run_gemm cuts them.
 uint64_t gemm_cycles(const timing::PeArrayModel& model, const s2::rtl::RtlPeArray& array,
-                     uint32_t max_m, uint64_t m, uint64_t n, uint64_t kd) {
+                     uint32_t max_m, uint64_t m, uint64_t n, uint64_t kd, isa::DType mode) {
   auto blocks = [](uint64_t size, uint64_t limit, auto fn) {
     for (uint64_t at = 0; at < size; at += limit)
       fn(std::min(limit, size - at));
   };
   uint64_t total = 0;
   blocks(n, array.cols(), [&](uint64_t nb) {
-    blocks(kd, array.rows(), [&](uint64_t kb) {
+    blocks(kd, array.max_k(mode), [&](uint64_t kb) {
       blocks(m, max_m, [&](uint64_t mb) { total += model.pass_cycles({mb, nb, kb}); });
     });
   });
@@ -81,19 +104,42 @@ uint32_t check_rtl_pe_target(const s2::rtl::RtlPeArray& rtl, const target::Targe
                 std::to_string(model_m) +
                     " accumulator rows per PE column; the PE-array RTL is built with MAX_M " +
                     std::to_string(rtl.max_m()) + ", so --rtl pe_array needs at most that");
+  // The 16-bit modes run MACS chains per column; the configuration must say the same rate.
+  for (const auto& [dtype, macs] : target.pe_array.datatypes)
+    if (dtype != isa::DType::F32 && macs != rtl.macs())
+      target.fail("pe_array.datatypes." + std::string(isa::dtype_name(dtype)),
+                  std::to_string(macs) + " MACs per PE per cycle; the " +
+                      std::to_string(rtl.rows()) + "x" + std::to_string(rtl.cols()) +
+                      " PE-array RTL multiplies bf16 and f16 at " + std::to_string(rtl.macs()) +
+                      ", so --rtl pe_array needs that");
   return static_cast<uint32_t>(model_m);
 }
 
+uint32_t configure_rtl_pe(s2::rtl::RtlPeArray& rtl, const target::TargetDesc& target,
+                          const timing::PeArrayModel& model) {
+  const uint32_t max_m = check_rtl_pe_target(rtl, target, model);
+  rtl.set_input_bytes_per_cycle(uint64_t{target.sram.input.banks} *
+                                target.sram.input.bank_width_bytes);
+  return max_m;
+}
+
 RtlPeGemm::RtlPeGemm(s2::rtl::RtlPeArray& rtl, const target::TargetDesc& target, CosimLog& log)
-    : rtl_(rtl), log_(log), model_(rtl.rows()), timing_(timing::make_pe_array_model(target)) {
-  max_m_ = check_rtl_pe_target(rtl, target, *timing_);
+    : rtl_(rtl), log_(log), model_(rtl.rows()), timing_(target) {
+  // Every mode's model has the same accumulator rows per column.
+  max_m_ = configure_rtl_pe(rtl, target, timing_.get(target.pe_array.datatypes.begin()->first));
+}
+
+void RtlPeGemm::set_mode(isa::DType mode) {
+  timing_.get(mode);  // the target multiplies it (checked before the run: internal otherwise)
+  mode_ = mode;
 }
 
 void RtlPeGemm::accumulate(size_t m, size_t n, size_t kd, const float* a, size_t lda,
                            const float* b, size_t ldb, float* c, size_t ldc) {
   if (m == 0 || n == 0) return;
-  const std::vector<uint32_t> wa = dense_words(a, m, kd, lda);
-  const std::vector<uint32_t> wb = dense_words(b, kd, n, ldb);
+  const timing::PeArrayModel& timing = timing_.get(mode_);
+  const std::vector<uint32_t> wa = multiplicand_words(a, m, kd, lda, mode_);
+  const std::vector<uint32_t> wb = multiplicand_words(b, kd, n, ldb, mode_);
   std::vector<uint32_t> wc = dense_words(c, m, n, ldc);
   // The model on a dense copy of c.
   std::vector<float> mc(m * n);
@@ -106,29 +152,30 @@ void RtlPeGemm::accumulate(size_t m, size_t n, size_t kd, const float* a, size_t
   // side, whichever costs fewer cycles.
   const auto u32 = [](size_t v) { return static_cast<uint32_t>(v); };
   std::vector<s2::rtl::PassRecord> passes;
-  if (kd > 0 && gemm_cycles(*timing_, rtl_, max_m_, n, m, kd) <
-                    gemm_cycles(*timing_, rtl_, max_m_, m, n, kd)) {
+  if (kd > 0 && gemm_cycles(timing, rtl_, max_m_, n, m, kd, mode_) <
+                    gemm_cycles(timing, rtl_, max_m_, m, n, kd, mode_)) {
     const std::vector<uint32_t> x = transposed(wb, kd, n);  // n x kd
     const std::vector<uint32_t> w = transposed(wa, m, kd);  // kd x m
     std::vector<uint32_t> ct = transposed(wc, m, n);        // n x m
     passes = s2::rtl::run_gemm(rtl_, u32(n), u32(m), u32(kd), x.data(), kd, w.data(), m, ct.data(),
-                               m, max_m_);
+                               m, max_m_, mode_);
     wc = transposed(ct, n, m);
   } else if (kd > 0) {
     passes = s2::rtl::run_gemm(rtl_, u32(m), u32(n), u32(kd), wa.data(), kd, wb.data(), n,
-                               wc.data(), n, max_m_);
+                               wc.data(), n, max_m_, mode_);
   }
   UnitCosim& u = log_.pe_array;
   std::string divergence;
   for (const s2::rtl::PassRecord& r : passes) {
-    const uint64_t model = timing_->pass_cycles({r.pass.m, r.pass.n, r.pass.k});
+    const uint64_t model = timing.pass_cycles({r.pass.m, r.pass.n, r.pass.k});
     ++u.passes;
     u.rtl_cycles += r.cycles;
     u.model_cycles += model;
     if (r.cycles != model && divergence.empty())
-      divergence = "pass " + std::to_string(r.pass.m) + "x" + std::to_string(r.pass.n) + "x" +
-                   std::to_string(r.pass.k) + " (M_t x N_t x K_t): RTL " +
-                   std::to_string(r.cycles) + " cycles, model " + std::to_string(model);
+      divergence = std::string(isa::dtype_name(mode_)) + " pass " + std::to_string(r.pass.m) + "x" +
+                   std::to_string(r.pass.n) + "x" + std::to_string(r.pass.k) +
+                   " (M_t x N_t x K_t): RTL " + std::to_string(r.cycles) + " cycles, model " +
+                   std::to_string(model);
   }
   u.elements += m * n;
   for (size_t i = 0; i < m && divergence.empty(); ++i)

@@ -52,6 +52,9 @@ void replay(const isa::Executable& exe, const target::TargetDesc& target,
       if (rtl_pe || rtl_ppu)
         out.cosim.context = "step " + std::to_string(step) + ", instruction " +
                             std::to_string(index) + " (" + top::instruction_name(exe, index) + ")";
+      if (rtl_pe)
+        rtl_pe->set_mode(
+            isa::multiplicand_dtype(exe.instructions[index]).value_or(isa::DType::F32));
       try {
         functional::execute_instruction(exe.instructions[index], image, datapath);
       } catch (const UserError& e) {
@@ -81,8 +84,9 @@ void replay(const isa::Executable& exe, const target::TargetDesc& target,
 }
 
 // Element types the run cannot serve, found before anything runs: a PE instruction whose
-// multiply mode the target's array lacks, and (with --rtl) any 16-bit operand, since the RTL
-// units compute and round f32 only.
+// multiply mode the target's array lacks, and (with --rtl ppu) any 16-bit operand, since the
+// PPU RTL computes and rounds f32 only. The PE-array RTL multiplies f32, bf16 and f16 (its
+// epilogue, on the C++ PPU model without --rtl ppu, rounds the results).
 void check_datatypes(const isa::Executable& exe, const target::TargetDesc& target,
                      const top::RtlSelection& rtl) {
   const timing::PeArrayModels models(target);
@@ -95,13 +99,14 @@ void check_datatypes(const isa::Executable& exe, const target::TargetDesc& targe
     } catch (const UserError& e) {
       throw UserError(where + ": " + e.what());
     }
-    if (!rtl.any()) continue;
+    if (!rtl.ppu) continue;
     for (const isa::OperandSig& sig : inst.info().operands) {
       const auto& d = inst.operand(sig.slot);
       if (d && (d->dtype == isa::DType::BF16 || d->dtype == isa::DType::F16))
         throw UserError(where + ": operand '" + std::string(isa::slot_info(sig.slot).name) +
                         "' is " + std::string(isa::dtype_name(d->dtype)) +
-                        ", but the RTL units compute f32 only; run without --rtl");
+                        ", but the PPU RTL computes f32 only; run with --rtl pe_array, or "
+                        "without --rtl");
     }
   }
 }

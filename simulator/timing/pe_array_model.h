@@ -37,7 +37,8 @@
 //
 // A tile of M_b x N_b x K_b (any size) is covered by passes of at most the limits above;
 // tile_cycles() is the sum of their costs, in closed form (pass sizes take at most two values
-// per dimension). The RTL must match pass_cycles() exactly (it multiplies f32 only so far).
+// per dimension). The RTL (rtl_models/pe_array/pe_array.sv, every mode) matches pass_cycles()
+// exactly.
 //
 // The PPU epilogue streams each finished tile (M_b x N_b values, after its last K block) from
 // the accumulator through the PPU into the output buffer in one pass, all fused stages

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "isa/common/errors.h"
+#include "isa/encoding/semantics.h"
 #include "simulator/functional/eltwise.h"
 #include "simulator/rtl/rtl_pe_gemm.h"
 #include "simulator/rtl/rtl_ppu_lanes.h"
@@ -33,9 +34,10 @@ void record(rtl::TimingCosim& u, const std::string& where, uint64_t passes, uint
 
 RtlTileClock::RtlTileClock(const RtlUnits& units, const target::TargetDesc& target,
                            rtl::CosimLog& log)
-    : units_(units), target_(target), log_(log), model_(timing::make_pe_array_model(target)) {
-  limit_ = model_->max_pass();
-  if (units_.pe_array != nullptr) rtl::check_rtl_pe_target(*units_.pe_array, target, *model_);
+    : units_(units), target_(target), log_(log), models_(target) {
+  if (units_.pe_array != nullptr)
+    rtl::configure_rtl_pe(*units_.pe_array, target,
+                          models_.get(target.pe_array.datatypes.begin()->first));
   if (units_.ppu != nullptr) {
     rtl::check_rtl_ppu_target(target);
     // Every cost entry the RTL runs must stream a whole number of elements per cycle.
@@ -63,10 +65,12 @@ uint64_t RtlTileClock::compute(isa::Unit unit, uint32_t index, const std::string
                                const timing::Tile& tile) {
   const std::string where =
       "instruction " + std::to_string(index) + " (" + op + "), tile " + std::to_string(tile_index);
+  const isa::DType mode = isa::multiplicand_dtype(inst).value_or(isa::DType::F32);
   if (unit == isa::Unit::Pe && !tile.products.empty()) {  // fused attention
+    const timing::PeArrayModel& model = models_.get(mode);
     uint64_t cycles = 0;
     for (const timing::PassShape& p : tile.products)
-      cycles += pe_product(where, p, model_->tile_cycles(p));
+      cycles += pe_product(where, p, model.tile_cycles(p), mode);
     rtl::TimingCosim& u = log_.timing_epilogue;
     if (tile.ppu_cycles > 0 && units_.epilogue_ppu != nullptr) {
       ++u.model_timed_tiles;
@@ -77,36 +81,38 @@ uint64_t RtlTileClock::compute(isa::Unit unit, uint32_t index, const std::string
     return cycles + tile.ppu_cycles;
   }
   if (unit == isa::Unit::Pe)
-    return pe_product(where, tile.shape, tile.pe_cycles) + epilogue(where, inst, tile);
+    return pe_product(where, tile.shape, tile.pe_cycles, mode) + epilogue(where, inst, tile);
   return ppu_tile(where, inst, tile);
 }
 
 uint64_t RtlTileClock::pe_product(const std::string& where, const timing::PassShape& s,
-                                  uint64_t model_cycles) {
+                                  uint64_t model_cycles, isa::DType mode) {
   if (model_cycles == 0) return 0;
   if (units_.pe_array == nullptr) {
     wait_cycles(model_cycles);
     return model_cycles;
   }
-  const size_t largest = std::max({std::min(s.m, limit_.m) * std::min(s.k, limit_.k),
-                                   std::min(s.k, limit_.k) * std::min(s.n, limit_.n),
-                                   std::min(s.m, limit_.m) * std::min(s.n, limit_.n)});
+  const timing::PeArrayModel& model = models_.get(mode);
+  const timing::PassShape limit = model.max_pass();
+  const size_t largest = std::max({std::min(s.m, limit.m) * std::min(s.k, limit.k),
+                                   std::min(s.k, limit.k) * std::min(s.n, limit.n),
+                                   std::min(s.m, limit.m) * std::min(s.n, limit.n)});
   if (zeros_.size() < largest) zeros_.resize(largest, 0);
   if (out0_.size() < largest) out0_.resize(largest);
   uint64_t passes = 0, cycles = 0;
   std::string divergence;
   // The model's cut of the tile into passes (pe_array_model.h); the order does not change the
   // cycles, this is run_gemm's: column blocks, K blocks, row blocks.
-  for (uint64_t n0 = 0; n0 < s.n; n0 += limit_.n)
-    for (uint64_t k0 = 0; k0 < s.k; k0 += limit_.k)
-      for (uint64_t m0 = 0; m0 < s.m; m0 += limit_.m) {
-        const s2::rtl::PePass pass{static_cast<uint32_t>(std::min(limit_.m, s.m - m0)),
-                                   static_cast<uint32_t>(std::min(limit_.n, s.n - n0)),
-                                   static_cast<uint32_t>(std::min(limit_.k, s.k - k0))};
+  for (uint64_t n0 = 0; n0 < s.n; n0 += limit.n)
+    for (uint64_t k0 = 0; k0 < s.k; k0 += limit.k)
+      for (uint64_t m0 = 0; m0 < s.m; m0 += limit.m) {
+        const s2::rtl::PePass pass{static_cast<uint32_t>(std::min(limit.m, s.m - m0)),
+                                   static_cast<uint32_t>(std::min(limit.n, s.n - n0)),
+                                   static_cast<uint32_t>(std::min(limit.k, s.k - k0)), mode};
         // c accumulates zeros into zeros: the values are scratch, the cycles are the point.
         const uint64_t got = units_.pe_array->run_pass(pass, zeros_.data(), pass.k, zeros_.data(),
                                                        pass.n, out0_.data(), pass.n);
-        const uint64_t want = model_->pass_cycles({pass.m, pass.n, pass.k});
+        const uint64_t want = model.pass_cycles({pass.m, pass.n, pass.k});
         if (got != want && divergence.empty())
           divergence = "pass " + std::to_string(passes) + " (" +
                        shape_text(pass.m, pass.n, pass.k) + " M_t x N_t x K_t): RTL " +
@@ -114,7 +120,9 @@ uint64_t RtlTileClock::pe_product(const std::string& where, const timing::PassSh
         ++passes;
         cycles += got;
       }
-  record(log_.timing_pe_array, where + " (" + shape_text(s.m, s.n, s.k) + " M_b x N_b x K_b)",
+  record(log_.timing_pe_array,
+         where + " (" + shape_text(s.m, s.n, s.k) + " M_b x N_b x K_b, " +
+             std::string(isa::dtype_name(mode)) + ")",
          passes, cycles, model_cycles, divergence);
   return cycles;
 }

@@ -43,9 +43,10 @@ class RtlTileClock {
                    const isa::Instruction& inst, size_t tile_index, const timing::Tile& tile);
 
  private:
-  // The PE array's cycles of one product of a tile; model_cycles is the model's figure for it.
+  // The PE array's cycles of one product of a tile in multiply mode `mode`; model_cycles is
+  // the model's figure for it.
   uint64_t pe_product(const std::string& where, const timing::PassShape& shape,
-                      uint64_t model_cycles);
+                      uint64_t model_cycles, isa::DType mode);
   uint64_t epilogue(const std::string& where, const isa::Instruction& inst,
                     const timing::Tile& tile);
   uint64_t ppu_tile(const std::string& where, const isa::Instruction& inst,
@@ -59,8 +60,7 @@ class RtlTileClock {
   RtlUnits units_;
   const target::TargetDesc& target_;
   rtl::CosimLog& log_;
-  std::unique_ptr<timing::PeArrayModel> model_;
-  timing::PassShape limit_;  // the model's largest pass
+  timing::PeArrayModels models_;  // one per multiply mode of the target
   // Zero operands, grown to the largest pass seen; outputs are scratch.
   std::vector<uint32_t> zeros_;
   std::vector<uint32_t> out0_, out1_;

@@ -1,6 +1,7 @@
 // Simulation speed of the verilated 32x32 PE array: array clock cycles per wall-clock second,
-// plain C++ build vs SystemC build (rtl_models/pe_array/). Prints the median of 3 runs; each
-// run is a few full passes (M_t = 1024, N_t = 32, K_t = 32) of random data.
+// plain C++ build vs SystemC build (rtl_models/pe_array/), in the f32 mode and the bf16 mode.
+// Prints the median of 3 runs; each run is a few full passes (M_t = 1024, N_t = 32, K_t = 32
+// in f32, 128 in bf16: every slot of every PE busy) of random data.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -16,16 +17,20 @@
 
 namespace {
 
-double cycles_per_second(s2::rtl::RtlPeArray& array, int passes) {
-  const s2::rtl::PePass p{1024, array.cols(), array.rows()};
+double cycles_per_second(s2::rtl::RtlPeArray& array, int passes, s2::isa::DType mode) {
+  const s2::rtl::PePass p{1024, array.cols(), array.max_k(mode), mode};
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<uint32_t> x(size_t{p.m} * p.k), w(size_t{p.k} * p.n), c(size_t{p.m} * p.n, 0);
+  const auto value = [&] {
+    const uint32_t bits = s2::f32_bits(dist(rng));
+    return mode == s2::isa::DType::F32 ? bits : bits >> 16;  // bf16: the upper half
+  };
   for (uint32_t& v : x) {
-    v = s2::f32_bits(dist(rng));
+    v = value();
   }
   for (uint32_t& v : w) {
-    v = s2::f32_bits(dist(rng));
+    v = value();
   }
   double best[3];
   for (double& run : best) {
@@ -46,9 +51,15 @@ int sc_main(int, char*[]) {
   s2::rtl::RtlPeArraySc sc("pe_array_sc", 32, 32, 1000);
   const auto plain = s2::rtl::make_rtl_pe_array(32, 32);
   std::printf(
-      "rtl_pe_array_bench: 32x32, passes of M=1024 N=32 K=32 (1119 cycles each), "
-      "median of 3 runs\n");
-  std::printf("  plain C++ Verilator build: %.0f array cycles/s\n", cycles_per_second(*plain, 8));
-  std::printf("  SystemC Verilator build:   %.0f array cycles/s\n", cycles_per_second(sc, 4));
+      "rtl_pe_array_bench: 32x32, passes of M=1024 N=32, K=32 f32 (1119 cycles each) and "
+      "K=128 bf16 (2243 cycles each: 4 MACs per PE, 2 cycles per input row), median of 3 "
+      "runs\n");
+  for (const s2::isa::DType mode : {s2::isa::DType::F32, s2::isa::DType::BF16}) {
+    const char* name = mode == s2::isa::DType::F32 ? "f32 " : "bf16";
+    std::printf("  %s plain C++ Verilator build: %.0f array cycles/s\n", name,
+                cycles_per_second(*plain, 8, mode));
+    std::printf("  %s SystemC Verilator build:   %.0f array cycles/s\n", name,
+                cycles_per_second(sc, 4, mode));
+  }
   return 0;
 }

@@ -75,7 +75,8 @@ TEST_F(RtlCli, RegressPassesOnRandomTilesOfEverySizeAndOp) {
   const Result r = run(kS2sim + " regress --seed 11 --count 90");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("PASS"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("pe_array (32x32, 16x16, 8x4): 90 tiles"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("pe_array (32x32, 16x16, 8x4; f32, bf16, f16): 90 tiles"), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("ppu (32, 16 lanes): 90 tiles"), std::string::npos) << r.out;
 }
 
@@ -102,10 +103,21 @@ TEST_F(RtlCli, Lenet5OnThePeArrayAndPpuRtlMatchesTheModels) {
   expect_rtl_matches_models("lenet5", "pe_array,ppu", "");
 }
 
+const std::string kSmallConfig =
+    "--config " + shell_quoted(std::string(S2_SOURCE_DIR) + "/configs/s2train_small.yaml");
+
 TEST_F(RtlCli, Lenet5OnTheSmallConfigsPeArrayRtlMatchesTheModel) {
-  expect_rtl_matches_models(
-      "lenet5", "pe_array",
-      "--config " + shell_quoted(std::string(S2_SOURCE_DIR) + "/configs/s2train_small.yaml"));
+  expect_rtl_matches_models("lenet5", "pe_array", kSmallConfig);
+}
+
+// Mixed precision on the PE-array RTL: its 16-bit modes (4 MACs per PE on the base config's
+// 32x32, 2 on the small config's 16x16) give the models' cycles and bits.
+TEST_F(RtlCli, Bf16MlpOnThePeArrayRtlMatchesTheModel) {
+  expect_rtl_matches_models("mlp --precision bf16", "pe_array", "");
+}
+
+TEST_F(RtlCli, Fp16Lenet5OnTheSmallConfigsPeArrayRtlMatchesTheModel) {
+  expect_rtl_matches_models("lenet5 --precision fp16", "pe_array", kSmallConfig);
 }
 
 TEST_F(RtlCli, VcdDumpsTheRtlUnitsWaveforms) {
@@ -158,8 +170,8 @@ TEST_F(RtlCli, SixteenBitProgramsAreRefusedWhereTheyCannotRun) {
   Result r = run(kS2sim + " run " + bin + " --functional --rtl ppu");
   EXPECT_EQ(r.status, 1) << r.out;
   const std::string file = (dir_ / "ao.bin").string();
-  EXPECT_NE(r.out.find(file + ": instruction 21 (sgd): operand 'weight_copy' is bf16, but the RTL "
-                              "units compute f32 only; run without --rtl"),
+  EXPECT_NE(r.out.find(file + ": instruction 21 (sgd): operand 'weight_copy' is bf16, but the PPU "
+                              "RTL computes f32 only; run with --rtl pe_array, or without --rtl"),
             std::string::npos)
       << r.out;
   std::ifstream base(std::string(S2_SOURCE_DIR) + "/configs/s2train_base.yaml");
@@ -185,6 +197,17 @@ TEST_F(RtlCli, SixteenBitProgramsAreRefusedWhereTheyCannotRun) {
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find("no_f32.yaml:20: pe_array.datatypes: the RTL units multiply f32 at 1 MAC "
                        "per PE per cycle; --rtl needs 'f32: 1'"),
+            std::string::npos)
+      << r.out;
+  // The PE-array RTL multiplies bf16 and f16 at its built rate; a config that says otherwise
+  // cannot stand in for it.
+  yaml.replace(yaml.find("datatypes: {bf16: 4}"), 20, "datatypes: {f32: 1, bf16: 2, f16: 4}");
+  std::ofstream(dir_ / "bf16_2.yaml") << yaml;
+  r = run(kS2sim + " run " + bin + " --rtl pe_array --config " + path("bf16_2.yaml"));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("bf16_2.yaml:20: pe_array.datatypes.bf16: 2 MACs per PE per cycle; the "
+                       "32x32 PE-array RTL multiplies bf16 and f16 at 4, so --rtl pe_array needs "
+                       "that"),
             std::string::npos)
       << r.out;
   // Without those limits it runs, checked, and reports each element type's share.

@@ -76,6 +76,122 @@ TEST(RtlPeMac, DocumentedCornerResults) {
   }
 }
 
+// The 16-bit multiply modes (pe_mac.sv's mode input; fp16_widen.sv): the widening rules and
+// the exactness of 16-bit products, written down from isa/numerics/low_precision.h.
+struct Documented16 {
+  const char* what;
+  isa::DType mode;
+  uint32_t a, b, acc;
+  uint32_t prod, acc_out;
+};
+
+TEST(RtlPeMac, DocumentedSixteenBitResults) {
+  constexpr isa::DType kBf16 = isa::DType::BF16, kF16 = isa::DType::F16;
+  const Documented16 cases[] = {
+      {"bf16 1*1+1", kBf16, 0x3F80, 0x3F80, 0x3F800000, 0x3F800000, 0x40000000},
+      {"bf16: the upper 16 bits are ignored", kBf16, 0xFFFF3F80, 0x12343F80, 0, 0x3F800000,
+       0x3F800000},
+      {"bf16 (2-2^-7)^2 is exact", kBf16, 0x3FFF, 0x3FFF, 0, 0x407E0100, 0x407E0100},
+      {"bf16 subnormal reads as zero", kBf16, 0x0001, 0x3F80, 0, 0x00000000, 0x00000000},
+      {"bf16 2^64 * 2^64 overflows", kBf16, 0x5F80, 0x5F80, 0, 0x7F800000, 0x7F800000},
+      {"bf16 2^-64 * -2^-64 is flushed", kBf16, 0x1F80, 0x9F80, 0, 0x80000000, 0x00000000},
+      {"bf16 NaN payload is dropped", kBf16, 0xFFC1, 0x3F80, 0, 0x7FC00000, 0x7FC00000},
+      {"f16 1*1+1", kF16, 0x3C00, 0x3C00, 0x3F800000, 0x3F800000, 0x40000000},
+      {"f16 min subnormal * 1 is kept", kF16, 0x0001, 0x3C00, 0, 0x33800000, 0x33800000},
+      {"f16 min subnormal squared is 2^-48", kF16, 0x0001, 0x0001, 0, 0x27800000, 0x27800000},
+      {"f16 subnormal 1.5 * 2^-24", kF16, 0x0001, 0x3E00, 0, 0x33C00000, 0x33C00000},
+      {"f16 65504^2 is exact", kF16, 0x7BFF, 0x7BFF, 0, 0x4F7FC004, 0x4F7FC004},
+      {"f16 (2-2^-10)^2 is exact", kF16, 0x3FFF, 0x3FFF, 0, 0x407FC004, 0x407FC004},
+      {"f16 Inf * 0 is NaN", kF16, 0x7C00, 0x0000, 0, 0x7FC00000, 0x7FC00000},
+      {"f16 -Inf * 2 is -Inf", kF16, 0xFC00, 0x4000, 0, 0xFF800000, 0xFF800000},
+      {"f16 NaN payload is dropped", kF16, 0x7E01, 0x3C00, 0, 0x7FC00000, 0x7FC00000},
+  };
+  RtlPeMac rtl;
+  for (const Documented16& c : cases) {
+    SCOPED_TRACE(c.what);
+    EXPECT_EQ(pe_product(c.a, c.b, c.mode), c.prod) << "reference";
+    EXPECT_EQ(fp32_add_ftz(c.acc, pe_product(c.a, c.b, c.mode)), c.acc_out) << "reference";
+    const PeMacOutputs got = rtl.evaluate(c.a, c.b, c.acc, c.mode);
+    EXPECT_EQ(got.prod, c.prod) << "RTL";
+    EXPECT_EQ(got.acc_out, c.acc_out) << "RTL";
+  }
+}
+
+// Every bf16 and every fp16 pattern widens in the RTL exactly as isa/numerics widens it (the
+// product with 1 is the widened value itself, except where fp32_mul flushes a subnormal).
+TEST(RtlPeMac, EverySixteenBitPatternWidensAsTheNumericsSay) {
+  RtlPeMac rtl;
+  for (const isa::DType mode : {isa::DType::BF16, isa::DType::F16}) {
+    const uint32_t one = mode == isa::DType::BF16 ? 0x3F80u : 0x3C00u;
+    uint64_t mismatches = 0;
+    for (uint32_t x = 0; x <= 0xFFFFu; ++x)
+      if (rtl.evaluate(x, one, 0, mode).prod != pe_product(x, one, mode) && mismatches++ < 5)
+        ADD_FAILURE() << isa::dtype_name(mode) << " pattern 0x" << std::hex << x;
+    EXPECT_EQ(mismatches, 0u) << isa::dtype_name(mode);
+  }
+}
+
+class SixteenBitMode : public ::testing::TestWithParam<isa::DType> {};
+
+TEST_P(SixteenBitMode, SpecialValueGridMatchesReference) {
+  RtlPeMac rtl;
+  const MacRunResult r = run_special_macs(rtl, 10, GetParam());
+  EXPECT_EQ(r.count, special_values(GetParam()).size() * special_values(GetParam()).size() * 64u);
+  expect_no_mismatch(r);
+}
+
+TEST_P(SixteenBitMode, RandomTriplesMatchReference) {
+  RtlPeMac rtl;
+  const MacRunResult r = run_random_macs(rtl, kRandomSeed, kRandomCount, 10, GetParam());
+  EXPECT_EQ(r.count, kRandomCount);
+  expect_no_mismatch(r);
+}
+
+// The 16-bit mixtures reach flushed and overflowing products, f16 subnormal multiplicands,
+// cancellations and NaNs.
+TEST_P(SixteenBitMode, RandomTriplesCoverTheCorners) {
+  const isa::DType mode = GetParam();
+  MacOperandGenerator gen(kRandomSeed, mode);
+  int flushed = 0, overflow = 0, subnormal_in = 0, cancellation = 0, nan = 0;
+  const auto exp_of = [](uint32_t x) { return static_cast<int>((x >> 23) & 0xFFu); };
+  for (uint64_t i = 0; i < kRandomCount; ++i) {
+    const MacOperands o = gen.next();
+    const uint32_t wa = pe_operand(o.a, mode), wb = pe_operand(o.b, mode);
+    const uint32_t prod = pe_product(o.a, o.b, mode);
+    const uint32_t acc_out = fp32_add_ftz(o.acc, prod);
+    const bool finite_in = exp_of(wa) != 255 && exp_of(wb) != 255;
+    if (finite_in && exp_of(wa) != 0 && exp_of(wb) != 0 && (prod & 0x7FFFFFFFu) == 0) ++flushed;
+    if (finite_in && exp_of(prod) == 255) ++overflow;
+    if ((mode == isa::DType::F16 && ((o.a >> 10) & 0x1Fu) == 0 && (o.a & 0x3FFu) != 0)) {
+      ++subnormal_in;
+    }
+    if (exp_of(o.acc) != 0 && exp_of(prod) != 0 && (acc_out & 0x7FFFFFFFu) != 0 &&
+        exp_of(acc_out) + 8 < std::max(exp_of(o.acc), exp_of(prod))) {
+      ++cancellation;
+    }
+    if (acc_out == kCanonicalNaN) ++nan;
+  }
+  if (mode == isa::DType::BF16) {
+    EXPECT_GE(flushed, 1000);
+    EXPECT_GE(overflow, 1000);
+  } else {
+    EXPECT_GE(subnormal_in, 10000);
+  }
+  EXPECT_GE(cancellation, 1000);
+  EXPECT_GE(nan, 1000);
+  std::printf(
+      "%s coverage of %llu triples: %d flushed products, %d overflowing products, %d "
+      "subnormal multiplicands, %d cancellations of > 8 binades, %d NaN results\n",
+      std::string(isa::dtype_name(mode)).c_str(), static_cast<unsigned long long>(kRandomCount),
+      flushed, overflow, subnormal_in, cancellation, nan);
+}
+
+INSTANTIATE_TEST_SUITE_P(RtlPeMac, SixteenBitMode,
+                         ::testing::Values(isa::DType::BF16, isa::DType::F16),
+                         [](const ::testing::TestParamInfo<isa::DType>& mode) {
+                           return std::string(isa::dtype_name(mode.param));
+                         });
+
 TEST(RtlPeMac, SpecialValueGridMatchesReference) {
   RtlPeMac rtl;
   const MacRunResult r = run_special_macs(rtl, 10);

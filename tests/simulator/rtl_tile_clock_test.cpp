@@ -93,6 +93,29 @@ TEST(RtlTileClock, PeTileRunsEveryPassOnTheRtlInTheModelsCycles) {
   EXPECT_FALSE(log.diverged()) << log.timing_pe_array.first << log.timing_epilogue.first;
 }
 
+// A bf16 instruction's tile runs in the RTL's bf16 mode: passes of up to 32 x 4 reduction
+// steps (4 MACs per PE on the base config), two cycles per row of 128 bf16 inputs from the
+// 128-byte input port, in the bf16 model's cycles.
+TEST(RtlTileClock, Bf16TilesRunInTheRtlsBf16Mode) {
+  rtl::CosimLog log;
+  RtlTileClock clock(g_units, base(), log);
+  const timing::PeArrayModels models(base());
+  const timing::PeArrayModel& bf16 = models.get(isa::DType::BF16);
+  ASSERT_EQ(bf16.max_pass().k, 128u);
+  // 100 x 40 x 300 on 32x32 in bf16: 2 column blocks x 3 K blocks (128, 128, 44).
+  const timing::Tile tile = pe_tile(bf16, {100, 40, 300}, false);
+  ASSERT_NE(tile.pe_cycles, models.get(isa::DType::F32).tile_cycles({100, 40, 300}));
+  isa::Instruction gemm(isa::Opcode::Gemm);
+  gemm.set_operand(isa::Slot::A, isa::TensorDesc::contiguous(0, isa::DType::BF16, {100, 300}));
+  gemm.set_operand(isa::Slot::B, isa::TensorDesc::contiguous(0, isa::DType::BF16, {300, 40}));
+  uint64_t cycles = 0;
+  g_runner->run([&] { cycles = clock.compute(isa::Unit::Pe, 2, "fc", gemm, 0, tile); });
+  EXPECT_EQ(cycles, tile.pe_cycles);
+  EXPECT_EQ(log.timing_pe_array.passes, 6u);
+  EXPECT_EQ(log.timing_pe_array.rtl_cycles, tile.pe_cycles);
+  EXPECT_FALSE(log.diverged()) << log.timing_pe_array.first;
+}
+
 TEST(RtlTileClock, PassesAreCutAtTheAccumulatorRowsOfAColumn) {
   rtl::CosimLog log;
   RtlTileClock clock(g_units, base(), log);
@@ -123,7 +146,8 @@ TEST(RtlTileClock, ATileWhoseModelCyclesDifferIsADivergenceAndTheRtlClocksTheUni
   EXPECT_TRUE(log.diverged());
   EXPECT_EQ(log.timing_pe_array.divergences, 1u);
   const std::string& first = log.timing_pe_array.first;
-  EXPECT_NE(first.find("instruction 7 (fc1), tile 4 (64x32x32 M_b x N_b x K_b)"), std::string::npos)
+  EXPECT_NE(first.find("instruction 7 (fc1), tile 4 (64x32x32 M_b x N_b x K_b, f32)"),
+            std::string::npos)
       << first;
   EXPECT_NE(first.find("RTL " + std::to_string(rtl_cycles) + " cycles, model " +
                        std::to_string(rtl_cycles + 1)),

@@ -11,17 +11,21 @@
 
 namespace s2::compiler {
 
-FrontendResult run_frontend(const FrontendOptions& options) {
+namespace {
+
+// The front passes on `program` (at stage Model: all of them; at stage Graph: those after the
+// import).
+FrontendResult run_front_passes(const FrontendOptions& options, Program program) {
   if (!options.dump_after.empty() && !pass_registry().contains(options.dump_after))
     throw UserError("--dump-after: " + pass_registry().unknown_message(options.dump_after));
   PassContext context;
   context.front = options;
   context.dump_after = options.dump_after;
   context.dump = options.dump;
-  Program program;
   FrontendResult result{ir::Graph(), {}, {}};
   for (const auto& pass : pass_registry())
-    if (pass.value.half == PassHalf::Front)
+    if (pass.value.half == PassHalf::Front &&
+        !(program.stage != ProgramStage::Model && pass.value.needs == ProgramStage::Model))
       result.passes.push_back(run_pass(pass.name, program, context));
   result.graph = std::move(program.graph);
   const std::string seed = std::to_string(options.model_options.seed);
@@ -34,6 +38,19 @@ FrontendResult run_frontend(const FrontendOptions& options) {
            ? "labels synthetic (drawn from --seed " + seed + "; give --labels Y.npy)"
            : "labels from " + options.labels_npy);
   return result;
+}
+
+}  // namespace
+
+FrontendResult run_frontend(const FrontendOptions& options) {
+  return run_front_passes(options, Program());
+}
+
+FrontendResult run_frontend(const FrontendOptions& options, ir::Graph forward) {
+  Program program;
+  program.stage = ProgramStage::Graph;
+  program.graph = std::move(forward);
+  return run_front_passes(options, std::move(program));
 }
 
 std::string frontend_summary(const FrontendResult& result) {

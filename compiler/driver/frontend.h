@@ -53,6 +53,9 @@ struct FrontendResult {
 
 // Throws UserError for a bad model, bad options or an unknown pass name.
 FrontendResult run_frontend(const FrontendOptions& options);
+// The same from the forward graph the `import` pass gives for `options` (import_model), already
+// read: every front pass after it. For callers that need the forward graph too (s2c reference).
+FrontendResult run_frontend(const FrontendOptions& options, ir::Graph forward);
 
 // The summary `s2c compile` prints: ops by category and by type, parameters by role, and
 // the time of each pass.

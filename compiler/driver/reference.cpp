@@ -135,7 +135,7 @@ class ReferenceStep {
     f.sgd = o_.sgd;
     f.precision = o_.precision;
     f.loss_scaling = o_.loss_scaling;
-    ir::Graph step = run_frontend(f).graph;
+    ir::Graph step = run_frontend(f, std::move(graph_)).graph;  // the forward graph, read once
     const std::string config = o_.config.empty() ? default_config() : o_.config;
     ir::PassResult fused =
         ir::fuse_epilogues(step, ir::fusion_options(target::load_target(config)));

@@ -144,12 +144,22 @@ class GradScalerEmulation:
     def scale(self, loss):
         return loss.float() * torch.tensor(float(self.scale_value), dtype=loss.dtype)
 
-    def step(self, params, opts):
+    def unscale(self, params):
+        """scaler.unscale_(): checks and unscales the gradients in place (once per step), as
+        before gradient clipping."""
         grads = [p.grad for p in params if p.grad is not None]
-        found = any(not bool(torch.isfinite(g).all()) for g in grads)
+        self.found = any(not bool(torch.isfinite(g).all()) for g in grads)
         inv = float(np.float32(1.0 / np.float64(self.scale_value)))
         for g in grads:
             g.mul_(inv)
+        self.unscaled = True
+
+    def step(self, params, opts):
+        params = list(params)
+        if not getattr(self, "unscaled", False):
+            self.unscale(params)
+        self.unscaled = False
+        found = self.found
         if found:
             self.skipped += 1
             self.scale_value = np.float32(self.scale_value * self.backoff)
@@ -1128,6 +1138,8 @@ def torch_step(model, step, x, labels, precision="fp32"):
         grads = {k: p.grad.detach().clone() if p.grad is not None else torch.zeros_like(p)
                  for k, p in params.items()}
         if max_norm is not None:
+            if scaler:  # the norm of the unscaled gradients, as the GradScaler recipe says
+                scaler.unscale(params.values())
             total_norm = torch.nn.utils.clip_grad_norm_(list(params.values()), max_norm)
         if scaler:
             scaler.step(params.values(), opts)

@@ -182,6 +182,38 @@ class Autocast {
                             std::make_shared<const HostArray>(std::move(init)));
   }
 
+  // Gradient clipping (--clip-grad-norm) under loss scaling takes the norm of the unscaled
+  // gradients, as PyTorch's scaler.unscale_() before clip_grad_norm_: each gradient's sum of
+  // squares is multiplied by inv_scale^2 before clip_grad_norm gathers them. The scale is a
+  // power of two, so that is exactly the sum of squares of the unscaled gradients (barring
+  // overflow, when the step is skipped anyway). Returns clip_grad_norm's factor, which the
+  // updates then take times inv_scale; an invalid id when the step does not clip.
+  TensorId unscale_clipping(TensorId inv) {
+    OpId clip_op;
+    for (size_t i = 0; i < g_.num_ops(); ++i)
+      if (g_.op(OpId(i)).type == OpType::ClipScale) clip_op = OpId(i);
+    if (!clip_op.valid()) return TensorId();
+    const TensorId inv_sq = g_.add(OpType::Mul, g_.unique_name("amp.inv_scale_sq"),
+                                   OpCategory::WeightUpdate, {inv, inv});
+    auto unscaled = [&](TensorId sumsq) {
+      return g_.add(OpType::Mul, g_.unique_name("amp.unscaled." + g_.tensor(sumsq).name),
+                    OpCategory::WeightUpdate, {sumsq, inv_sq});
+    };
+    // clip_grad_norm reads one gradient's sum of squares, or their concat.
+    const TensorId gathered = g_.op(clip_op).inputs.at(0);
+    const OpId concat = g_.tensor(gathered).producer;
+    if (concat.valid() && g_.op(concat).type == OpType::Concat) {
+      const std::vector<TensorId> parts = g_.op(concat).inputs;
+      std::vector<TensorId> scaled;
+      for (TensorId part : parts)
+        scaled.push_back(unscaled(part));
+      g_.mutable_op(concat).inputs = scaled;
+    } else {
+      g_.mutable_op(clip_op).inputs.at(0) = unscaled(gathered);
+    }
+    return g_.op(clip_op).outputs.at(0);
+  }
+
   // Dynamic loss scaling (LossScaling): the state, the scaled seeds, the checks, the updates'
   // unscaling and skipping, and amp_update. Returns the summary's part.
   std::string scale_loss(const LossScaling& s) {
@@ -222,16 +254,16 @@ class Autocast {
       found = g_.add(OpType::ReduceSum, g_.unique_name("amp.found_inf"), OpCategory::WeightUpdate,
                      {all}, Attrs{{"axes", std::vector<int64_t>{0}}});
     }
+    const TensorId clip = unscale_clipping(inv);
+    const TensorId grad_scale = clip.valid()
+                                    ? g_.add(OpType::Mul, g_.unique_name("amp.clip_grad_scale"),
+                                             OpCategory::WeightUpdate, {inv, clip})
+                                    : inv;
     for (OpId id : updates) {
       const OpSchema& schema = op_schema(g_.op(id).type);
       Op& op = g_.mutable_op(id);
       op.inputs.resize(schema.inputs.size());
-      TensorId& grad_scale = op.inputs.at(input_index(schema, "grad_scale"));
-      if (grad_scale.valid())
-        throw UserError(
-            "dynamic loss scaling with gradient clipping (--clip-grad-norm) is not "
-            "supported yet: the gradients would need unscaling before their norm");
-      grad_scale = inv;
+      op.inputs.at(input_index(schema, "grad_scale")) = grad_scale;
       op.inputs.at(input_index(schema, "found_inf")) = found;
     }
     const std::vector<TensorId> outs =
@@ -253,11 +285,19 @@ class Autocast {
   size_t casts_ = 0;
 };
 
-// Drops amp_update (its in-place results become the state it would have updated) and the
-// updates' found_inf and grad_scale = inv_scale inputs.
+// Drops amp_update (its in-place results become the state it would have updated), the
+// updates' found_inf and grad_scale = inv_scale inputs, and clipping's unscaling (the sums of
+// squares and the clip factor are used as they are).
 class DropLossScaling : public GraphRewriter {
  protected:
   std::optional<std::vector<TensorId>> rewrite(const Op& op, Context& ctx) override {
+    if (op.type == OpType::Mul) {
+      const std::string& name = ctx.old_graph().tensor(op.outputs.at(0)).name;
+      if (name.rfind("amp.unscaled.", 0) == 0 || name.rfind("amp.inv_scale_sq", 0) == 0)
+        return std::vector<TensorId>{ctx.map(op.inputs.at(0))};
+      if (name.rfind("amp.clip_grad_scale", 0) == 0)
+        return std::vector<TensorId>{ctx.map(op.inputs.at(1))};
+    }
     if (op.type == OpType::AmpUpdate) {
       std::vector<TensorId> kept;
       for (size_t k = 0; k < op.outputs.size(); ++k)
@@ -270,8 +310,9 @@ class DropLossScaling : public GraphRewriter {
     for (size_t i = 0; i < op.inputs.size(); ++i) {
       const std::string& name = input_spec(schema, i).name;
       const bool scaling =
-          name == "found_inf" || (name == "grad_scale" && op.inputs[i].valid() &&
-                                  ctx.old_graph().tensor(op.inputs[i]).name.rfind("amp.", 0) == 0);
+          name == "found_inf" ||
+          (name == "grad_scale" && op.inputs[i].valid() &&
+           ctx.old_graph().tensor(op.inputs[i]).name.rfind("amp.inv_scale", 0) == 0);
       inputs.push_back(scaling ? TensorId() : ctx.map(op.inputs[i]));
     }
     return ctx.emit(op.type, op.name, op.category, inputs, op.attrs);

@@ -57,8 +57,8 @@ const char* precision_name(DType dtype);  // F32 -> "fp32", BF16 -> "bf16", F16 
 
 // The step stored in `low` (BF16 or F16); with F32 the graph comes back unchanged. A forward
 // graph (no updates yet) is cast the same way; its weight copies are then never written.
-// With `scaling`, the step also scales its loss (a UserError with gradient clipping, which
-// would need the gradients unscaled before their norm: not yet).
+// With `scaling`, the step also scales its loss; gradient clipping then takes the norm of the
+// unscaled gradients (PyTorch's scaler.unscale_() before clip_grad_norm_).
 PassResult autocast(const Graph& graph, DType low,
                     const std::optional<LossScaling>& scaling = std::nullopt);
 

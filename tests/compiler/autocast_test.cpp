@@ -176,8 +176,9 @@ TEST(Autocast, CastsAnF32MultiplicandOnceAndConcatsThroughTheCopy) {
 
 // Dynamic loss scaling: the state, one check per gradient summed into found_inf, every update
 // unscaling by amp.inv_scale and reading found_inf, and amp_update last.
-Graph scaled_step(double init_scale) {
+Graph scaled_step(double init_scale, double clip_grad_norm = 0.0) {
   compiler::FrontendOptions front;
+  front.sgd.clip_grad_norm = clip_grad_norm;
   front.model = "mlp";
   front.model_options.batch = 2;
   front.model_options.height = front.model_options.width = 4;
@@ -226,6 +227,51 @@ TEST(Autocast, LossScalingWiresTheGradScalerIntoTheStep) {
   }
   EXPECT_FALSE(shape_inference(plain).changed);
   EXPECT_EQ(without_loss_scaling(plain).num_ops(), plain.num_ops());
+}
+
+// With gradient clipping the norm is the unscaled gradients': each sum of squares times
+// inv_scale^2 before clip_grad_norm, the updates unscaling by inv_scale times the clip factor.
+// Without loss scaling the step clips the plain sums by the plain factor again.
+TEST(Autocast, LossScalingWithClippingTakesTheNormOfTheUnscaledGradients) {
+  const Graph g = scaled_step(1024.0, 0.5);
+  const TensorId inv = g.find_tensor("amp.inv_scale");
+  const TensorId inv_sq = g.find_tensor("amp.inv_scale_sq");
+  const TensorId grad_scale = g.find_tensor("amp.clip_grad_scale");
+  ASSERT_TRUE(inv.valid() && inv_sq.valid() && grad_scale.valid());
+  const Op& clip_factor = g.op(g.tensor(grad_scale).producer);
+  EXPECT_EQ(clip_factor.inputs.at(0), inv);
+  const Op& clip = g.op(g.tensor(clip_factor.inputs.at(1)).producer);
+  ASSERT_EQ(clip.type, OpType::ClipScale);
+  const Op& concat = g.op(g.tensor(clip.inputs.at(0)).producer);
+  ASSERT_EQ(concat.type, OpType::Concat);
+  EXPECT_EQ(concat.inputs.size(), 6u);
+  for (TensorId part : concat.inputs) {
+    const Op& mul = g.op(g.tensor(part).producer);
+    EXPECT_EQ(mul.type, OpType::Mul);
+    EXPECT_EQ(mul.inputs.at(1), inv_sq);
+    EXPECT_EQ(g.op(g.tensor(mul.inputs.at(0)).producer).type, OpType::ReduceSumSq);
+  }
+  for (size_t i = 0; i < g.num_ops(); ++i) {
+    if (g.op(OpId(i)).type == OpType::Sgd) {
+      EXPECT_EQ(g.op(OpId(i)).inputs.at(3), grad_scale);
+    }
+  }
+  EXPECT_FALSE(shape_inference(g).changed);
+
+  const Graph plain = without_loss_scaling(g);
+  for (size_t i = 0; i < plain.num_ops(); ++i) {
+    const Op& op = plain.op(OpId(i));
+    if (op.type == OpType::ClipScale) {
+      const Op& sums = plain.op(plain.tensor(op.inputs.at(0)).producer);
+      ASSERT_EQ(sums.type, OpType::Concat);
+      for (TensorId part : sums.inputs)
+        EXPECT_EQ(plain.op(plain.tensor(part).producer).type, OpType::ReduceSumSq);
+    }
+    if (op.type != OpType::Sgd) continue;
+    ASSERT_TRUE(op.inputs.at(3).valid()) << op.name;  // still clipped
+    EXPECT_EQ(plain.op(plain.tensor(op.inputs.at(3)).producer).type, OpType::ClipScale);
+  }
+  EXPECT_FALSE(shape_inference(plain).changed);
 }
 
 // A scale that overflows fp16 skips the update and halves; a sound one updates and, with a

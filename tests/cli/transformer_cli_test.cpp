@@ -1,0 +1,221 @@
+// Runs s2c and s2sim on the language models and ViT as a user would: token ids and masks from
+// .npy, the optimizer, ViT and gradient-clipping flags.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cli_fixture.h"
+#include "isa/io/npy.h"
+
+namespace {
+
+using namespace s2::test::cli;  // the Cli fixture and its helpers (cli_fixture.h)
+
+// A .npy file of int64 values of `shape` (numpy's '<i8', as torch's token ids are saved).
+void write_npy_i64(const std::string& path, const std::vector<int64_t>& shape,
+                   const std::vector<int64_t>& values) {
+  std::string dims;  // as numpy writes it: "(8,)", "(2, 8)"
+  for (int64_t d : shape)
+    dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+  if (shape.size() == 1) dims += ",";
+  std::string header = "{'descr': '<i8', 'fortran_order': False, 'shape': (" + dims + "), }";
+  header.resize((header.size() + 10 + 1 + 63) / 64 * 64 - 10 - 1, ' ');  // 64-byte aligned
+  header += '\n';
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+  bytes += static_cast<char>(header.size() & 0xff);
+  bytes += static_cast<char>(header.size() >> 8);
+  bytes += header;
+  for (int64_t v : values)
+    for (int b = 0; b < 8; ++b)
+      bytes += static_cast<char>((static_cast<uint64_t>(v) >> (8 * b)) & 0xff);
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// A language model's batch: token ids (int32 as `s2c reference` writes them, or int64 as
+// PyTorch saves them) and next-token labels with -100 ignored; an id outside the vocabulary or
+// a label that is neither a token nor -100 is an error naming the file and the index.
+TEST_F(Cli, LanguageModelTakesTokenIdsAndLabelsFromNpy) {
+  Result r = run(kS2c + " reference gpt --batch 2 --seq-len 8 --out-dir " + quoted(path("ref")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string ids = path("ref/init/input_ids.npy"), labels = path("ref/init/labels.npy");
+  r = run(kS2c + " compile gpt --batch 2 --seq-len 8 --input " + quoted(ids) + " --labels " +
+          quoted(labels) + " -o " + quoted(path("gpt.bin")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("input from " + ids), std::string::npos) << r.out;
+  std::vector<int64_t> tokens(16, 5);
+  tokens[3] = 127;
+  write_npy_i64(path("ids64.npy"), {2, 8}, tokens);
+  std::vector<int64_t> next(16, -100);
+  next[0] = 127;
+  write_npy_i64(path("labels64.npy"), {2, 8}, next);
+  r = run(kS2c + " compile gpt --batch 2 --seq-len 8 --input " + quoted(path("ids64.npy")) +
+          " --labels " + quoted(path("labels64.npy")) + " -o " + quoted(path("gpt64.bin")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = run(kS2sim + " run " + quoted(path("gpt64.bin")) + " --functional --check");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("check              no findings"), std::string::npos) << r.out;
+  tokens[9] = 128;  // the vocabulary is 128
+  write_npy_i64(path("bad_ids.npy"), {2, 8}, tokens);
+  r = run(kS2c + " compile gpt --batch 2 --seq-len 8 --input " + quoted(path("bad_ids.npy")));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("bad_ids.npy: token id 128 at index 9 is outside the 128 rows of "
+                       "'transformer.wte.weight'"),
+            std::string::npos)
+      << r.out;
+  next[4] = -1;
+  write_npy_i64(path("bad_labels.npy"), {2, 8}, next);
+  r = run(kS2c + " compile gpt --batch 2 --seq-len 8 --labels " + quoted(path("bad_labels.npy")));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("bad_labels.npy: label -1 at index 4 is outside [0, 128) and is not the "
+                       "ignore_index -100"),
+            std::string::npos)
+      << r.out;
+  // Image options mean nothing to a language model, and its shape options nothing to an
+  // image model.
+  r = run(kS2c + " compile gpt --image 16");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("--image: model 'gpt' is a language model"), std::string::npos) << r.out;
+  r = run(kS2c + " compile gpt --classes 5");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("--classes: model 'gpt' is a language model"), std::string::npos) << r.out;
+  r = run(kS2c + " compile resnet18 --layers 2");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("is an image model"), std::string::npos) << r.out;
+  r = run(kS2c + " compile gpt --heads 5");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("width 64 is not a multiple of the 5 heads"), std::string::npos) << r.out;
+}
+
+// A padding mask (--attention-mask, Hugging Face's attention_mask [N, T]) for a language
+// model, int64 as PyTorch saves it: it becomes the additive extended_attention_mask, and
+// bert's synthetic masked-LM targets leave the padding out. Every bad file or model is a user
+// error naming the file or the option.
+TEST_F(Cli, LanguageModelTakesAPaddingMask) {
+  std::vector<int64_t> mask(16, 1);
+  std::fill(mask.begin() + 8, mask.begin() + 11, 0);  // sequence 1: its first 3 are padding
+  write_npy_i64(path("mask.npy"), {2, 8}, mask);
+  Result r = run(kS2c + " compile bert --batch 2 --seq-len 8 --attention-mask " +
+                 quoted(path("mask.npy")) + " -o " + quoted(path("bert.bin")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = run(kS2sim + " run " + quoted(path("bert.bin")) + " --functional --check --dump-all " +
+          quoted(path("dump")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("check              no findings"), std::string::npos) << r.out;
+  const s2::npy::Array extended = s2::npy::read(path("dump/initial/extended_attention_mask.npy"));
+  ASSERT_EQ(extended.shape, (std::vector<int64_t>{2, 1, 1, 8}));
+  std::vector<float> values(16);
+  std::memcpy(values.data(), extended.data.data(), sizeof(float) * values.size());
+  for (size_t k = 0; k < values.size(); ++k)
+    EXPECT_EQ(values[k], mask[k] != 0 ? 0.0f : std::numeric_limits<float>::lowest()) << k;
+  const s2::npy::Array labels = s2::npy::read(path("dump/initial/labels.npy"));
+  std::vector<int32_t> label(16);
+  std::memcpy(label.data(), labels.data.data(), sizeof(int32_t) * label.size());
+  for (size_t k = 8; k < 11; ++k)
+    EXPECT_EQ(label[k], -100) << k;
+  using Case = std::pair<std::string, std::string>;  // flags, message
+  std::vector<int64_t> two = mask;
+  two[5] = 2;
+  write_npy_i64(path("two.npy"), {2, 8}, two);
+  write_npy_i64(path("short.npy"), {2, 7}, std::vector<int64_t>(14, 1));
+  for (const auto& [flags, message] :
+       {Case{"bert --batch 2 --seq-len 8 --attention-mask " + quoted(path("two.npy")),
+             "two.npy: attention mask value 2 at index 5 is neither 1 (attend) nor 0 (padding)"},
+        Case{"gpt --batch 2 --seq-len 8 --attention-mask " + quoted(path("short.npy")),
+             "short.npy: attention mask of shape [2,7], the model's batch and sequence need "
+             "[2,8]"},
+        Case{"vit --attention-mask " + quoted(path("mask.npy")),
+             "--attention-mask: model 'vit' is not a language model"},
+        Case{quoted(path("model.onnx")) + " --attention-mask " + quoted(path("mask.npy")),
+             "--attention-mask: applies to the zoo's language models"}}) {
+    r = run(kS2c + " compile " + flags);
+    EXPECT_EQ(r.status, 1) << flags << ": " << r.out;
+    EXPECT_NE(r.out.find(message), std::string::npos) << flags << ": " << r.out;
+  }
+}
+
+// --optimizer adamw takes PyTorch's AdamW defaults (lr 1e-3, weight decay 0.01) and its own
+// flags; each optimizer refuses the other's.
+TEST_F(Cli, OptimizerFlags) {
+  const std::string bin = path("a.bin");
+  Result r = run(kS2c + " compile mlp --batch 2 --image 4 --optimizer adamw -o " + quoted(bin));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("adamw=6"), std::string::npos) << r.out;  // 3 weights, 3 biases
+  r = run(kS2sim + " disasm " + quoted(bin));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("adamw weight="), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("lr=0.001 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("weight_decay=0.01"), std::string::npos) << r.out;
+  r = run(kS2c + " compile mlp --optimizer adamw --momentum 0.5");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("--momentum: applies to --optimizer sgd"), std::string::npos) << r.out;
+  r = run(kS2c + " compile mlp --beta2 0.99");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("--beta2: applies to --optimizer adamw"), std::string::npos) << r.out;
+  r = run(kS2c + " compile mlp --optimizer adamw --beta1 1");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("must be below 1"), std::string::npos) << r.out;
+  r = run(kS2c + " compile mlp --optimizer adam");
+  EXPECT_EQ(r.status, 1);
+  for (const char* bad : {"0", "-1", "nan", "1e39", "x"}) {
+    r = run(kS2c + " compile mlp --clip-grad-norm " + bad);
+    EXPECT_EQ(r.status, 1) << bad;
+    EXPECT_NE(r.out.find("--clip-grad-norm"), std::string::npos) << bad << ": " << r.out;
+  }
+}
+
+// A vision transformer takes the image options and the transformer's shape; the language
+// models' sequence options and --patch elsewhere are refused.
+TEST_F(Cli, VisionTransformerFlags) {
+  Result r = run(kS2c +
+                 " compile vit --batch 2 --image 16 --layers 1 --heads 2 --width 32 "
+                 "--patch 4 --classes 5 -o " +
+                 quoted(path("vit.bin")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = run(kS2sim + " run " + quoted(path("vit.bin")) + " --functional --check");
+  EXPECT_EQ(r.status, 0) << r.out;
+  r = run(kS2c + " compile vit --seq-len 8");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("is a vision transformer: --seq-len"), std::string::npos) << r.out;
+  r = run(kS2c + " compile vit --image 20");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("not 20x20"), std::string::npos) << r.out;
+  r = run(kS2c + " compile resnet18 --patch 4");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("--patch applies to vit and vit_b_16"), std::string::npos) << r.out;
+}
+
+// --clip-grad-norm: one reduce sumsq per weight gradient, one clip_scale, and every update
+// reads its grad_scale; the summary prices the peak memory it costs.
+TEST_F(Cli, GradientClipping) {
+  const std::string bin = path("a.bin");
+  Result r = run(kS2c +
+                 " compile mlp --batch 2 --image 4 --clip-grad-norm 1.5 --schedule "
+                 "update-immediate -o " +
+                 quoted(bin));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("reduce_sumsq=6 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("clip_scale=1 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gradient clipping (max norm 1.5): live peak "), std::string::npos) << r.out;
+  r = run(kS2sim + " disasm " + quoted(bin));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("clip_scale sumsq="), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("max_norm=1.5"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("reduce=sumsq"), std::string::npos) << r.out;
+  size_t updates = 0;
+  for (size_t at = r.out.find("sgd weight="); at != std::string::npos;
+       at = r.out.find("sgd weight=", at + 1)) {
+    const size_t end = r.out.find('\n', at);
+    EXPECT_NE(r.out.substr(at, end - at).find("grad_scale="), std::string::npos);
+    ++updates;
+  }
+  EXPECT_EQ(updates, 6u);
+  r = run(kS2sim + " run " + quoted(bin) + " --functional --check");
+  EXPECT_EQ(r.status, 0) << r.out;
+}
+
+}  // namespace

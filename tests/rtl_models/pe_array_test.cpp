@@ -83,6 +83,21 @@ uint64_t check_pass(RtlPeArray& array, const PePass& p, std::mt19937_64& rng,
   return cycles;
 }
 
+// A pass of ones (`one` in the pass's type) times twos into accumulators of f32 ones, as wide as
+// the array: the first n columns become 1 + 2k exactly, the others keep their ones.
+void expect_ones_times_twos(RtlPeArray& array, const PePass& p, uint32_t one, uint32_t two) {
+  const uint32_t cols = array.cols();
+  std::vector<uint32_t> x(size_t{p.m} * p.k, one);
+  std::vector<uint32_t> w(size_t{p.k} * p.n, two);
+  std::vector<uint32_t> c(size_t{p.m} * cols, 0x3F800000);  // 1, wider than n
+  array.run_pass(p, x.data(), p.k, w.data(), p.n, c.data(), cols);
+  const uint32_t expected = f32_bits(1.0f + 2.0f * static_cast<float>(p.k));
+  for (uint32_t i = 0; i < p.m; ++i)
+    for (uint32_t j = 0; j < cols; ++j)
+      EXPECT_EQ(c[size_t{i} * cols + j], j < p.n ? expected : 0x3F800000u)
+          << isa::dtype_name(p.mode) << " k=" << p.k << " i=" << i << " j=" << j;
+}
+
 // Full, K_t = 1, N_t = 1, M_t = 1, the smallest, ragged, and the largest M.
 std::vector<PePass> shapes(const Size& s) {
   return {{40, s.cols, s.rows},
@@ -173,17 +188,8 @@ TEST_P(RtlPeArraySize, BypassedRowsAndColumnsDoNotChangeResults) {
                    s.cols);
   for (uint32_t v : c_full)
     EXPECT_EQ(v, 0xFF800000u);  // -Inf everywhere: all PEs loaded
-  for (const PePass& p : {PePass{6, s.cols / 2, s.rows / 2}, PePass{3, 1, 1}}) {
-    std::vector<uint32_t> x(size_t{p.m} * p.k, 0x3F800000);     // 1
-    std::vector<uint32_t> w(size_t{p.k} * p.n, 0x40000000);     // 2
-    std::vector<uint32_t> c(size_t{p.m} * s.cols, 0x3F800000);  // 1, wider than n
-    array_->run_pass(p, x.data(), p.k, w.data(), p.n, c.data(), s.cols);
-    const uint32_t expected = f32_bits(1.0f + 2.0f * static_cast<float>(p.k));
-    for (uint32_t i = 0; i < p.m; ++i)
-      for (uint32_t j = 0; j < s.cols; ++j)
-        EXPECT_EQ(c[size_t{i} * s.cols + j], j < p.n ? expected : 0x3F800000u)
-            << "i=" << i << " j=" << j;
-  }
+  for (const PePass& p : {PePass{6, s.cols / 2, s.rows / 2}, PePass{3, 1, 1}})
+    expect_ones_times_twos(*array_, p, 0x3F800000, 0x40000000);
 }
 
 TEST_P(RtlPeArraySize, GemmIsKTiledAccumulation) {
@@ -342,7 +348,7 @@ TEST_P(RtlPeArrayMode, BypassedSlotsDoNotChangeResults) {
   const uint32_t k_max = s.rows * array_->macs();
   const uint32_t inf = mode == isa::DType::BF16 ? 0xFF80u : 0xFC00u;  // -Inf
   const uint32_t one = mode == isa::DType::BF16 ? 0x3F80u : 0x3C00u;
-  const uint32_t two = mode == isa::DType::BF16 ? 0x4000u : 0x4000u;
+  const uint32_t two = 0x4000u;  // 2 in bf16 and in f16 alike
   std::vector<uint32_t> x_one(size_t{4} * k_max, one);
   std::vector<uint32_t> w_inf(size_t{k_max} * s.cols, inf);
   std::vector<uint32_t> c_full(size_t{4} * s.cols, 0);
@@ -350,18 +356,8 @@ TEST_P(RtlPeArrayMode, BypassedSlotsDoNotChangeResults) {
                    c_full.data(), s.cols);
   for (uint32_t v : c_full)
     EXPECT_EQ(v, 0xFF800000u);  // -Inf everywhere: every slot loaded
-  for (const uint32_t k : {s.rows + 1, s.rows / 2, k_max - 1}) {
-    const PePass p{6, s.cols / 2, k, mode};
-    std::vector<uint32_t> x(size_t{p.m} * p.k, one);
-    std::vector<uint32_t> w(size_t{p.k} * p.n, two);
-    std::vector<uint32_t> c(size_t{p.m} * s.cols, 0x3F800000);  // 1, wider than n
-    array_->run_pass(p, x.data(), p.k, w.data(), p.n, c.data(), s.cols);
-    const uint32_t expected = f32_bits(1.0f + 2.0f * static_cast<float>(p.k));
-    for (uint32_t i = 0; i < p.m; ++i)
-      for (uint32_t j = 0; j < s.cols; ++j)
-        EXPECT_EQ(c[size_t{i} * s.cols + j], j < p.n ? expected : 0x3F800000u)
-            << "k=" << k << " i=" << i << " j=" << j;
-  }
+  for (const uint32_t k : {s.rows + 1, s.rows / 2, k_max - 1})
+    expect_ones_times_twos(*array_, {6, s.cols / 2, k, mode}, one, two);
 }
 
 // Passes of different modes on one array, one after the other (as the simulator issues them):

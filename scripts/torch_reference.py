@@ -8,7 +8,9 @@ The directory is one of:
   gradient tensor and give lr, momentum and weight decay; the ReLU masks are the dumped ReLU
   outputs > 0 and the max-pool argmaxes the dumped idx operands. The executable does not name
   its model: it is recognised from the weight names (torchvision's state_dict names), or given
-  with --model. The dump must be of a 1-step run (--steps 1).
+  with --model. A dump of N steps (--steps N) is compared with PyTorch's N steps on the same
+  batch; with ReLU or max-pool decisions only under --own-decisions (the dump holds the last
+  step's decisions, which PyTorch cannot follow through the earlier steps), never with dropout.
 * a reference-interpreter step: `s2c reference MODEL --out-dir DIR` writes the step's inputs,
   results and forward decisions as .npy files and a manifest, format "s2train-reference-step 1"
   (compiler/driver/reference.h).
@@ -785,7 +787,7 @@ def recognise_model(weights):
 class SimDump:
     """A functional run's dump written by `s2sim run --dump-all` (see the module docstring)."""
 
-    def __init__(self, directory, manifest, model=None):
+    def __init__(self, directory, manifest, model=None, own_decisions=False):
         self.directory, self.manifest = directory, manifest
         self.steps = manifest.get("steps")
         if not isinstance(self.steps, int) or self.steps < 1:
@@ -842,10 +844,12 @@ class SimDump:
         loss = manifest.get("softmax_ce")
         if not loss or None in (loss["logits"], loss["labels"], loss["loss"]):
             raise InputError("the program has no softmax_ce loss with named tensors: %s" % loss)
-        if self.steps > 1 and manifest["decisions"]:
+        dropout = any(d["type"] == "dropout" for d in manifest["decisions"])
+        if self.steps > 1 and manifest["decisions"] and (dropout or not own_decisions):
             raise InputError("a %d-step run with forward decisions (ReLU, max-pool, dropout): the "
                              "dump holds the last step's only, so PyTorch cannot follow the "
-                             "earlier steps; run with --steps 1" % self.steps)
+                             "earlier steps; run with --steps 1, or (without dropout) compare "
+                             "with --own-decisions" % self.steps)
         self.loss = loss
         # [(logits tensor, weight)]: one term, or the main and auxiliary classifiers' terms.
         self.loss_terms = [(t["logits"], t["weight"]) for t in loss.get("terms", [])] or \
@@ -1027,8 +1031,9 @@ class SimDump:
         return array.reshape(shape)
 
 
-def open_step(directory, model=None):
-    """The step in `directory`, by its manifest's format."""
+def open_step(directory, model=None, own_decisions=False):
+    """The step in `directory`, by its manifest's format. A simulator dump of several steps with
+    ReLU or max-pool decisions is accepted only with own_decisions (PyTorch takes its own)."""
     manifest_path = os.path.join(directory, "manifest.json")
     if not os.path.isfile(manifest_path):
         raise InputError("%s: missing" % manifest_path)
@@ -1036,7 +1041,7 @@ def open_step(directory, model=None):
         manifest = json.load(f)
     kind = manifest.get("format")
     if kind == SIM_DUMP_FORMAT:
-        return SimDump(directory, manifest, model)
+        return SimDump(directory, manifest, model, own_decisions)
     if kind == REFERENCE_FORMAT:
         return ReferenceStep(directory, manifest, model)
     raise InputError("%s: format %r, expected %r or %r"
@@ -1277,7 +1282,7 @@ def main():
     torch.use_deterministic_algorithms(True)
     torch.set_default_dtype(torch.float32)
     try:
-        step = open_step(args.directory, args.model)
+        step = open_step(args.directory, args.model, args.own_decisions)
         follow = not args.own_decisions
         precision = getattr(step, "precision", "fp32")
         tensors, decisions = run_torch(step, torch.float32, follow, precision)

@@ -13,6 +13,7 @@
 #include "isa/numerics/low_precision.h"
 #include "isa/numerics/pe_gemm.h"
 #include "isa/target/target_desc.h"
+#include "rtl_models/pe_array/pe_array_reference.h"
 #include "rtl_models/pe_array/pe_array_rtl.h"
 #include "rtl_models/ppu/ppu_rtl.h"
 #include "simulator/functional/ppu_lanes.h"
@@ -112,14 +113,6 @@ uint32_t multiplicand(OperandMix& rng, OperandProfile profile, isa::DType mode) 
   return (rng.next() & 0xFFFF0000u) | half;
 }
 
-// The datapath value of a multiplicand word of `mode` (isa/numerics' widening).
-float multiplicand_value(uint32_t word, isa::DType mode) {
-  const auto half = static_cast<uint16_t>(word & 0xFFFFu);
-  if (mode == isa::DType::BF16) return numerics::bf16_to_f32(half);
-  if (mode == isa::DType::F16) return numerics::f16_to_f32(half);
-  return datapath_value(word);
-}
-
 class PeRegression {
  public:
   PeRegression(const RegressOptions& o, std::ostream& out, RegressSummary& s)
@@ -160,9 +153,9 @@ class PeRegression {
     // The model: the functional PE GEMM on datapath values.
     std::vector<float> fa(a.size()), fb(b.size()), fc(c.size());
     for (size_t i = 0; i < a.size(); ++i)
-      fa[i] = multiplicand_value(a[i], mode);
+      fa[i] = datapath_value(s2::rtl::reference_operand(a[i], mode));
     for (size_t i = 0; i < b.size(); ++i)
-      fb[i] = multiplicand_value(b[i], mode);
+      fb[i] = datapath_value(s2::rtl::reference_operand(b[i], mode));
     for (size_t i = 0; i < c.size(); ++i)
       fc[i] = datapath_value(c[i]);
     {

@@ -23,8 +23,9 @@ namespace s2::target {
 struct DramSection {
   ParamReader config;                 // the config's dram mapping
   std::optional<ParamReader> preset;  // the preset file's top level, when `preset` names one
-  // Reports the first key, in the whole config and in the preset file, that nobody read. A
-  // backend calls it once, after reading its keys and before checking relations between them,
+  // Records every key of the dram mapping and of the preset file that nobody read. A backend
+  // calls it once, after reading its keys and before checking relations between them, and
+  // checks no relation when a problem was recorded while it read (ParamReader::problem_count),
   // so that a misspelt override is reported as such rather than as the relation it failed to
   // repair.
   std::function<void()> finish_reading;
@@ -32,7 +33,8 @@ struct DramSection {
 
 // Reads the backend's keys of `section` (the preset's values, each overridden by the config's)
 // into `desc`, every field but preset, backend and controller, and checks them; a mistake is
-// the UserError "FILE:LINE: KEY.PATH: problem" of the file that holds the key.
+// the problem "FILE:LINE: KEY.PATH: problem" of the file that holds the key, recorded with the
+// config's other problems (param_reader.h, "Every problem at once").
 using DramSectionParser = std::function<void(DramSection& section, DramDesc& desc)>;
 
 // The DRAM backends as the loader sees them.

@@ -24,13 +24,33 @@
 // required key names the unread key of its mapping that resembles it (a misspelling: an edit
 // or two, or up to two letters added or left out, as "colums" for "cols").
 //
+// Every problem at once. A reader made by collecting() (and every reader opened from it, or
+// loaded beside it with load_beside()) does not stop at the first problem: it records it and
+// reads on, so that one run of the tool lists every mistake in the files. Records and
+// placeholders:
+//   * a bad or missing value is recorded, and the read returns a placeholder: a number's
+//     range clamped around 1 (never 0: some values are divisors), "" for a string, the first
+//     name of an enumeration, the fallback of a list. A missing or malformed mapping reads as
+//     a silent empty one: its own keys are not reported missing again;
+//   * relation_problem() (a check between values) is not recorded when the mapping already has
+//     a problem, since its inputs may be placeholders;
+//   * fail() records its problem and throws ConfigProblems. A caller that reads a section
+//     through section() catches it there: the section is abandoned, and its unread keys are
+//     not reported as unknown;
+//   * finish() records the unknown keys and throws one ConfigProblems listing every problem of
+//     the files read together, sorted by file (in the order they were loaded) and line.
+// A reader made by parse() or load() throws at the first problem (the unknown keys together),
+// so a caller that needs every value valid can use what it reads.
+//
 // Readers are cheap handles: copies share the mapping and its record of consumed keys.
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -40,6 +60,7 @@
 #include <utility>
 #include <vector>
 
+#include "isa/common/errors.h"
 #include "isa/target/target_desc.h"
 
 namespace s2::target {
@@ -60,6 +81,16 @@ inline bool operator<(ByteSize a, ByteSize b) {
 // "256 KiB" when `bytes` is a whole number of the largest binary unit that divides it,
 // otherwise "1000 B".
 std::string format_bytes(uint64_t bytes);
+
+// The UserError of a reader's problems: one `FILE:LINE: KEY.PATH: problem` line each.
+class ConfigProblems : public UserError {
+ public:
+  using UserError::UserError;
+};
+
+namespace detail {
+struct ProblemList;  // the problems of files read together (param_reader.cpp)
+}  // namespace detail
 
 // Throws the UserError `FILE:LINE: KEY.PATH: problem`. For checks made after reading, such as
 // relations between values that may come from different files.
@@ -97,17 +128,24 @@ class ParamValue {
   std::string text(const std::string& kind = "a value") const;
   // The items of a list, each at its own line; anything else fails "expected a list".
   std::vector<ParamValue> items() const;
-  // Throws `FILE:LINE: PATH: problem`.
+  // Throws `FILE:LINE: PATH: problem` (recorded with the reader's problems first).
   [[noreturn]] void fail(const std::string& problem) const;
 
  private:
   friend class ParamReader;
-  ParamValue(YAML::Node node, std::string file, std::string path, int line)
-      : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)), line_(line) {}
+  using Problems = detail::ProblemList;
+  ParamValue(YAML::Node node, std::string file, std::string path, int line,
+             std::shared_ptr<Problems> problems)
+      : node_(std::move(node)),
+        file_(std::move(file)),
+        path_(std::move(path)),
+        line_(line),
+        problems_(std::move(problems)) {}
   YAML::Node node_;
   std::string file_;
   std::string path_;
   int line_ = 0;
+  std::shared_ptr<Problems> problems_;
 };
 
 // The value types a ParamReader can produce.
@@ -124,6 +162,15 @@ class ParamReader {
   static ParamReader parse(const std::string& yaml_text, const std::string& file_name);
   // Reads and parses the file at `path`.
   static ParamReader load(const std::string& path);
+  // Like parse(), but recording problems and reading on (see "Every problem at once").
+  static ParamReader collecting(const std::string& yaml_text, const std::string& file_name);
+  // Reads and parses another file whose problems are reported with this reader's, in the same
+  // mode (a preset or technology file a config names).
+  ParamReader load_beside(const std::string& path) const;
+  // Whether this reader records problems and reads on.
+  bool collects() const;
+  // Problems recorded so far in every file read together.
+  std::size_t problem_count() const;
 
   const std::string& file() const;
   // Dotted key path of this mapping, "" at the top level.
@@ -141,14 +188,20 @@ class ParamReader {
   T required(const std::string& key) {
     static_assert(kIsParamType<T>, "ParamReader cannot read this type");
     std::optional<T> value = read<T>(key, nullptr, nullptr);
-    if (!value) fail_missing(key);
+    if (!value) {
+      missing(key);
+      return placeholder<T>(nullptr, nullptr);
+    }
     return *value;
   }
   template <typename T>
   T required(const std::string& key, T min, T max) {
     static_assert(kIsBoundedParamType<T>, "only numbers and byte sizes have a range");
     std::optional<T> value = read<T>(key, &min, &max);
-    if (!value) fail_missing(key);
+    if (!value) {
+      missing(key);
+      return placeholder<T>(&min, &max);
+    }
     return *value;
   }
   template <typename T>
@@ -203,7 +256,10 @@ class ParamReader {
                                         const std::array<std::string_view, N>& names) {
     std::optional<std::vector<std::size_t>> indices = choose_list(key, names.data(), N);
     if (!indices) return fallback;
-    if (indices->size() != N) fail(key, permutation_problem(*indices, names.data(), N));
+    if (indices->size() != N) {
+      problem(key, permutation_problem(*indices, names.data(), N));
+      return fallback;
+    }
     std::array<E, N> result{};
     for (std::size_t i = 0; i < N; ++i)
       result[i] = static_cast<E>((*indices)[i]);
@@ -218,6 +274,7 @@ class ParamReader {
   }
 
   // A nested mapping. An empty value (`key:` with nothing after it) reads as an empty mapping.
+  // A missing or malformed one is a problem; when collecting, it reads as a silent empty one.
   ParamReader child(const std::string& key);
   std::optional<ParamReader> optional_child(const std::string& key);
   // Like optional_child, but an absent key gives an empty mapping, so that get() on it returns
@@ -230,12 +287,27 @@ class ParamReader {
   // reader's finish() reports; a value of another kind fails "expected a mapping".
   ParamReader mapping(const ParamValue& value);
 
-  // Throws `FILE:LINE: PATH.key: problem`, LINE being the key's line when it is present and
-  // this mapping's line otherwise.
+  // The problem `FILE:LINE: PATH.key: problem`, LINE being the key's line when it is present
+  // and this mapping's line otherwise. fail() records it and throws ConfigProblems (listing
+  // every problem so far); problem() throws it only when not collecting; relation_problem()
+  // too, and is not recorded when this mapping already has a problem (see above).
   [[noreturn]] void fail(const std::string& key, const std::string& problem) const;
+  void problem(const std::string& key, const std::string& problem) const;
+  void relation_problem(const std::string& key, const std::string& problem) const;
 
-  // Reports the first key, in file order, that was never asked for, in this mapping or in any
-  // mapping opened from it.
+  // Runs `read` on this mapping. When collecting, a fail() inside it abandons the mapping (the
+  // problem stays recorded; the keys it did not reach are not reported unknown) and section()
+  // returns false; otherwise the ConfigProblems propagates.
+  bool section(const std::function<void(ParamReader&)>& read);
+  // Marks this mapping, with every mapping opened from it, as abandoned (see section()).
+  void abandon() const;
+
+  // Records every key, in this mapping or in any mapping opened from it (not abandoned), that
+  // was never asked for: one `unknown key` problem each, with a did-you-mean. When not
+  // collecting, throws them together.
+  void record_unknown_keys() const;
+  // record_unknown_keys(), then throws ConfigProblems listing every problem recorded in the
+  // files read together, if there is any.
   void finish() const;
 
   // Adds where every key of this mapping and of the mappings opened from it was written to
@@ -248,12 +320,43 @@ class ParamReader {
   struct Entry;
   explicit ParamReader(std::shared_ptr<State> state);
 
+  using Problems = detail::ProblemList;
+  static ParamReader parse_into(const std::string& yaml_text, const std::string& file_name,
+                                std::shared_ptr<Problems> problems);
   static ParamReader from_node(const YAML::Node& node, const std::string& file_name,
-                               const std::string& path, int line);
+                               const std::string& path, int line,
+                               std::shared_ptr<Problems> problems);
+  // An empty mapping whose reads are placeholders and whose problems are not recorded: what a
+  // missing or malformed mapping reads as when collecting.
+  ParamReader silent_child(const std::string& key) const;
   // Records `key` as known and returns its entry (marked consumed) or nullptr when absent.
   Entry* take(const std::string& key);
   std::string key_path(const std::string& key) const;
-  [[noreturn]] void fail_missing(const std::string& key) const;
+  int key_line(const std::string& key) const;
+  // The missing-key problem of `key`, naming the unread key that may be its misspelling.
+  void missing(const std::string& key) const;
+  // Records `problem` at `key` (see problem()); `relation` skips it in a mapping with a
+  // problem. Returns whether it was recorded.
+  bool record(const std::string& key, const std::string& problem, bool relation) const;
+
+  // What a required read returns when its key is missing or bad: a value in [min, max] as near
+  // 1 as it can be, "" for a string.
+  template <typename T>
+  static T placeholder(const T* min, const T* max) {
+    if constexpr (std::is_same_v<T, std::string>) {
+      return std::string();
+    } else if constexpr (std::is_same_v<T, ByteSize>) {
+      uint64_t value = 1;
+      if (min) value = std::max(value, min->bytes);
+      if (max) value = std::min(value, max->bytes);
+      return ByteSize{value};
+    } else {
+      T value = 1;
+      if (min) value = std::max(value, *min);
+      if (max) value = std::min(value, *max);
+      return value;
+    }
+  }
 
   // Reads `key` when present; null bounds mean the whole range of T. Defined for the
   // kIsParamType types only.

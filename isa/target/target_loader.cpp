@@ -57,9 +57,9 @@ PeArrayDesc read_pe_array(ParamReader reader) {
   }
   if (const auto listed = reader.get_name_list("activations", act_names)) {
     if (!pe.supports(EpilogueFeature::Activation))
-      reader.fail("activations",
-                  "lists activation functions, but the epilogue has no "
-                  "'activation' stage");
+      reader.relation_problem("activations",
+                              "lists activation functions, but the epilogue has no "
+                              "'activation' stage");
     pe.activations.clear();
     for (size_t index : *listed)
       pe.activations.insert(acts[index]);
@@ -71,11 +71,13 @@ PeArrayDesc read_pe_array(ParamReader reader) {
     for (isa::DType dtype : {isa::DType::F32, isa::DType::BF16, isa::DType::F16})
       if (const auto macs = types.optional<uint32_t>(std::string(isa::dtype_name(dtype)), 1, 64))
         pe.datatypes[dtype] = *macs;
-    types.finish();  // an unknown key is the problem to report, not the emptiness it causes
-    if (pe.datatypes.empty())
-      reader.fail("datatypes",
-                  "lists no element type; the array must multiply at least one of "
-                  "f32, bf16, f16");
+    // An unknown key is the problem to report, not the emptiness it causes.
+    const std::size_t problems_before = types.problem_count();
+    types.record_unknown_keys();
+    if (pe.datatypes.empty() && types.problem_count() == problems_before)
+      reader.problem("datatypes",
+                     "lists no element type; the array must multiply at least one of "
+                     "f32, bf16, f16");
   }
   return pe;
 }
@@ -88,9 +90,9 @@ SramBufferDesc read_buffer(ParamReader reader) {
       reader.required<ByteSize>("bank_width", ByteSize{1}, ByteSize{4 * kKiB}).bytes);
   const uint64_t row = uint64_t{buffer.banks} * buffer.bank_width_bytes;
   if (buffer.size_bytes % row != 0) {
-    reader.fail("size", "must be a multiple of banks x bank_width = " + str(row) +
-                            " bytes so that every bank has whole rows, got " +
-                            str(buffer.size_bytes) + " bytes");
+    reader.relation_problem("size", "must be a multiple of banks x bank_width = " + str(row) +
+                                        " bytes so that every bank has whole rows, got " +
+                                        str(buffer.size_bytes) + " bytes");
   }
   return buffer;
 }
@@ -126,16 +128,25 @@ PpuDesc read_ppu(ParamReader reader) {
   if (std::optional<ParamReader> entry = ops.optional_child("default")) {
     fallback = read_cost(*entry, nullptr);
   }
+  std::vector<std::string> unpriced;
   for (std::size_t i = 0; i < kPpuOpCount; ++i) {
-    const std::string op(kPpuOpNames[i]);
     if (given[i]) {
       ppu.ops[i] = read_cost(*given[i], fallback ? &*fallback : nullptr);
     } else if (fallback) {
       ppu.ops[i] = *fallback;
     } else {
-      ops.fail(op, "missing the cost of PPU op \"" + op +
-                       "\"; give it, or a `default:` entry for the ops not listed");
+      unpriced.push_back("\"" + std::string(kPpuOpNames[i]) + "\"");
     }
+  }
+  if (unpriced.size() == 1) {
+    ops.problem(unpriced[0].substr(1, unpriced[0].size() - 2),
+                "missing the cost of PPU op " + unpriced[0] +
+                    "; give it, or a `default:` entry for the ops not listed");
+  } else if (!unpriced.empty()) {
+    ops.problem(unpriced[0].substr(1, unpriced[0].size() - 2),
+                fmt::format("missing the costs of PPU ops {}; give them, or a `default:` entry "
+                            "for the ops not listed",
+                            fmt::join(unpriced, ", ")));
   }
   return ppu;
 }
@@ -145,9 +156,8 @@ DmaDesc read_dma(ParamReader reader) {
   dma.engines = reader.required<uint32_t>("engines", 1, 16);
   dma.width_bytes = static_cast<uint32_t>(
       reader.required<ByteSize>("width", ByteSize{1}, ByteSize{4 * kKiB}).bytes);
-  if (!is_power_of_two(dma.width_bytes)) {
-    reader.fail("width", "must be a power of two, got " + str(dma.width_bytes));
-  }
+  if (!is_power_of_two(dma.width_bytes))
+    reader.problem("width", "must be a power of two, got " + str(dma.width_bytes));
   dma.max_outstanding = reader.required<uint32_t>("max_outstanding", 1, 1024);
   return dma;
 }
@@ -227,9 +237,12 @@ DramControllerDesc read_controller(ParamReader dram) {
 }
 
 // `technology: NAME`: configs/tech/NAME.yaml beside the presets' directory. Every key is
-// required: a technology file states each number with its source (docs/energy.md).
-TechDesc read_tech(ParamReader& root, const std::string& preset_dir) {
+// required: a technology file states each number with its source (docs/energy.md). nullopt
+// when the name is bad (a problem recorded).
+std::optional<TechDesc> read_tech(ParamReader& root, const std::string& preset_dir) {
+  const std::size_t problems_before = root.problem_count();
   const std::string name = root.required<std::string>("technology");
+  if (root.problem_count() != problems_before) return std::nullopt;
   const fs::path dir = fs::path(preset_dir).parent_path() / "tech";
   const fs::path path = dir / (name + ".yaml");
   std::error_code ec;
@@ -242,9 +255,10 @@ TechDesc read_tech(ParamReader& root, const std::string& preset_dir) {
       problem += "technologies in " + dir.string() + ": ";
     for (std::size_t i = 0; i < known.size(); ++i)
       problem += (i ? ", " : "") + known[i];
-    root.fail("technology", problem);
+    root.problem("technology", problem);
+    return std::nullopt;
   }
-  ParamReader file = ParamReader::load(path.string());
+  ParamReader file = root.load_beside(path.string());
   TechDesc t;
   t.name = name;
   t.file = path.string();
@@ -273,47 +287,71 @@ TechDesc read_tech(ParamReader& root, const std::string& preset_dir) {
   t.dma_byte_energy_pj = positive_field(dma, "byte_energy_pj", nullptr, kBig);
   t.dma_engine_area_um2 = positive_field(dma, "engine_area_um2", nullptr, kBig);
   t.leakage_mw_per_mm2 = file.required<double>("leakage_mw_per_mm2", 0.0, kBig);
-  file.finish();
+  file.record_unknown_keys();
   return t;
+}
+
+// Reads a section of the config into `out` with `read`; a fail() inside abandons the section,
+// and the loader reads on (its problems stay recorded).
+template <typename Desc>
+void read_section(ParamReader section, Desc& out, Desc (*read)(ParamReader)) {
+  section.section([&](ParamReader& reader) { out = read(reader); });
 }
 
 }  // namespace
 
 TargetDesc parse_target(const std::string& yaml_text, const std::string& file_name,
                         const std::string& preset_dir, const DramBackendSchemas& backends) {
-  ParamReader root = ParamReader::parse(yaml_text, file_name);
+  // Every problem of the config and of the files it names is reported at once, each at its
+  // line (param_reader.h, "Every problem at once"); root.finish() at the end throws them.
+  ParamReader root = ParamReader::collecting(yaml_text, file_name);
   TargetDesc target;
   target.name = root.required<std::string>("name");
-  if (target.name.empty()) root.fail("name", "must not be empty");
+  if (target.name.empty()) root.relation_problem("name", "must not be empty");
   // Executables carry the name in their header (isa/container/executable.h).
   if (const std::string problem = isa::target_name_problem(target.name); !problem.empty())
-    root.fail("name", problem);
+    root.relation_problem("name", problem);
   target.clock_mhz = positive_field(root, "clock_mhz", nullptr, 100000.0);
-  target.pe_array = read_pe_array(root.child("pe_array"));
-  target.sram = read_sram(root.child("sram"));
-  target.ppu = read_ppu(root.child("ppu"));
-  target.dma = read_dma(root.child("dma"));
+  read_section(root.child("pe_array"), target.pe_array, read_pe_array);
+  read_section(root.child("sram"), target.sram, read_sram);
+  read_section(root.child("ppu"), target.ppu, read_ppu);
+  read_section(root.child("dma"), target.dma, read_dma);
   if (root.has("technology")) target.tech = read_tech(root, preset_dir);
 
   // The keys of the dram mapping every backend shares; the backend reads the rest.
   ParamReader dram = root.child("dram");
-  const std::optional<std::string> preset = dram.optional<std::string>("preset");
-  const std::optional<std::string> given_backend = dram.optional<std::string>("backend");
-  const DramControllerDesc controller = read_controller(dram);
   DramSection section{dram, std::nullopt, {}};
-  if (preset) section.preset = ParamReader::load(preset_path(dram, *preset, preset_dir));
-  section.finish_reading = [&section, &root] {
-    if (section.preset) section.preset->finish();
-    root.finish();
-  };
+  std::optional<std::string> preset;
   std::string backend;
-  const DramSectionParser& parser =
-      dram_parser(dram, backends, given_backend, preset.value_or(""), backend);
-  parser(section, target.dram);
+  DramControllerDesc controller;
+  const bool dram_read = dram.section([&](ParamReader& reader) {
+    const std::size_t problems_before = reader.problem_count();
+    preset = reader.optional<std::string>("preset");
+    const std::optional<std::string> given_backend = reader.optional<std::string>("backend");
+    // Without a readable preset or backend, the rest of the mapping cannot be told apart from
+    // mistakes.
+    if (reader.problem_count() != problems_before) {
+      reader.abandon();
+      return;
+    }
+    controller = read_controller(reader);
+    if (preset) section.preset = reader.load_beside(preset_path(reader, *preset, preset_dir));
+    // Unknown keys of the dram mapping and the preset, before the backend checks relations.
+    section.finish_reading = [&section, reader] {
+      if (section.preset) section.preset->record_unknown_keys();
+      reader.record_unknown_keys();
+    };
+    const DramSectionParser& parser =
+        dram_parser(reader, backends, given_backend, preset.value_or(""), backend);
+    parser(section, target.dram);
+  });
+  if (!dram_read && section.preset) section.preset->abandon();
   target.dram.preset = preset.value_or("");
   target.dram.backend = backend;
   target.dram.controller = controller;
 
+  if (section.preset) section.preset->record_unknown_keys();
+  root.finish();
   if (section.preset) section.preset->record_locations(target.locations, "dram");
   root.record_locations(target.locations);  // the config's own keys win over the preset's
   target.source_file = file_name;

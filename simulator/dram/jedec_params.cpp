@@ -50,7 +50,7 @@ target::DramPowerDesc read_power(ParamReader power) {
   target::DramPowerDesc p;
   p.device_width_bits = power_of_two_field(power, "device_width_bits", nullptr, 1, 1024);
   const std::optional<target::ParamValue> rails = power.value("rails");
-  if (!rails) power.fail("rails", "missing required key");
+  if (!rails) power.fail("rails", "missing required key");  // ends the dram section
   for (const target::ParamValue& item : rails->items()) {
     ParamReader r = power.mapping(item);
     target::DramRail rail;
@@ -62,12 +62,13 @@ target::DramPowerDesc read_power(ParamReader power) {
     for (const auto& [key, member] : currents)
       rail.*member = r.required<double>(key, 0.0, 1e6);
     if (rail.idd3n < rail.idd2n)
-      r.fail("idd3n", fmt::format("active standby {} mA is below precharge standby idd2n {} mA",
-                                  rail.idd3n, rail.idd2n));
+      r.relation_problem("idd3n",
+                         fmt::format("active standby {} mA is below precharge standby idd2n {} mA",
+                                     rail.idd3n, rail.idd2n));
     for (const auto& [key, member] : {currents[3], currents[4], currents[5]})
       if (rail.*member < rail.idd3n)
-        r.fail(key,
-               fmt::format("{} mA is below active standby idd3n {} mA", rail.*member, rail.idd3n));
+        r.relation_problem(key, fmt::format("{} mA is below active standby idd3n {} mA",
+                                            rail.*member, rail.idd3n));
     p.rails.push_back(rail);
   }
   if (p.rails.empty()) rails->fail("lists no supply rail");
@@ -100,9 +101,8 @@ DramSource read_dram(ParamReader reader, const DramDesc* base) {
   d.row_size_bytes = field<ByteSize>(reader, "row_size", base != nullptr ? &base_row : nullptr,
                                      ByteSize{64}, ByteSize{64 * kKiB})
                          .bytes;
-  if (!is_power_of_two(d.row_size_bytes)) {
-    reader.fail("row_size", "must be a power of two, got " + str(d.row_size_bytes) + " bytes");
-  }
+  if (!is_power_of_two(d.row_size_bytes))
+    reader.problem("row_size", "must be a power of two, got " + str(d.row_size_bytes) + " bytes");
   d.rows_per_bank =
       field<uint32_t>(reader, "rows_per_bank", from(&DramDesc::rows_per_bank), 1, 1u << 24);
 
@@ -127,15 +127,14 @@ struct DramOrigin {
   std::optional<DramSource> preset;
 
   // `keys` are relative to the dram mapping ("burst_length", "timing.tRC"), the first being
-  // the one the message is about.
-  [[noreturn]] void fail(std::initializer_list<std::string> keys,
-                         const std::string& problem) const {
+  // the one the message is about. Throws when the reader does not collect problems.
+  void problem(std::initializer_list<std::string> keys, const std::string& problem) const {
     for (const std::string& key : keys) {
       const auto [reader, local_key] = locate(config, key);
-      if (reader.has(local_key)) reader.fail(local_key, problem);
+      if (reader.has(local_key)) return reader.problem(local_key, problem);
     }
     const auto [reader, local_key] = locate(preset ? *preset : config, *keys.begin());
-    reader.fail(local_key, problem);
+    reader.problem(local_key, problem);
   }
 
  private:
@@ -158,15 +157,15 @@ void check_dram(const DramDesc& d, const DramOrigin& origin) {
   const DramTiming& t = d.timing;
   // Opening a row must complete before it may be closed: tRAS(min) > tRCD(min).
   if (t.tRAS < t.tRCD) {
-    origin.fail({"timing.tRAS", "timing.tRCD"},
-                "tRAS (" + str(t.tRAS) + ") must be at least tRCD (" + str(t.tRCD) +
-                    "): a row cannot be closed before it can be accessed");
+    origin.problem({"timing.tRAS", "timing.tRCD"},
+                   "tRAS (" + str(t.tRAS) + ") must be at least tRCD (" + str(t.tRCD) +
+                       "): a row cannot be closed before it can be accessed");
   }
   // The row cycle is activate-to-precharge plus precharge: tRC = tRAS + tRP.
   if (uint64_t{t.tRC} + 1 < uint64_t{t.tRAS} + t.tRP) {
-    origin.fail({"timing.tRC", "timing.tRAS", "timing.tRP"},
-                "tRC (" + str(t.tRC) + ") must be at least tRAS + tRP = " + str(t.tRAS) + " + " +
-                    str(t.tRP) + " (JEDEC: tRC = tRAS + tRP; 1 cycle of rounding is allowed)");
+    origin.problem({"timing.tRC", "timing.tRAS", "timing.tRP"},
+                   "tRC (" + str(t.tRC) + ") must be at least tRAS + tRP = " + str(t.tRAS) + " + " +
+                       str(t.tRP) + " (JEDEC: tRC = tRAS + tRP; 1 cycle of rounding is allowed)");
   }
   // Within one bank group commands are never allowed closer together than across groups.
   struct LongShort {
@@ -179,67 +178,70 @@ void check_dram(const DramDesc& d, const DramOrigin& origin) {
                                 LongShort{"tRRD_L", t.tRRD_L, "tRRD_S", t.tRRD_S},
                                 LongShort{"tWTR_L", t.tWTR_L, "tWTR_S", t.tWTR_S}}) {
     if (pair.long_value < pair.short_value) {
-      origin.fail({std::string("timing.") + pair.long_key, std::string("timing.") + pair.short_key},
-                  std::string(pair.long_key) + " (" + str(pair.long_value) + ") must be at least " +
-                      pair.short_key + " (" + str(pair.short_value) +
-                      "): the same bank group is never faster than another one");
+      origin.problem(
+          {std::string("timing.") + pair.long_key, std::string("timing.") + pair.short_key},
+          std::string(pair.long_key) + " (" + str(pair.long_value) + ") must be at least " +
+              pair.short_key + " (" + str(pair.short_value) +
+              "): the same bank group is never faster than another one");
     }
   }
   // A burst occupies whole clock cycles on the data bus ...
   if (d.burst_length % d.data_rate != 0) {
-    origin.fail({"burst_length", "data_rate"},
-                "burst_length (" + str(d.burst_length) + ") must be a multiple of data_rate (" +
-                    str(d.data_rate) + "): a burst occupies whole clock cycles");
+    origin.problem({"burst_length", "data_rate"},
+                   "burst_length (" + str(d.burst_length) + ") must be a multiple of data_rate (" +
+                       str(d.data_rate) + "): a burst occupies whole clock cycles");
   }
   // ... and two bursts cannot overlap there.
   const uint32_t burst_cycles = d.burst_length / d.data_rate;
   if (t.tCCD_S < burst_cycles) {
-    origin.fail({"timing.tCCD_S", "burst_length", "data_rate"},
-                "tCCD_S (" + str(t.tCCD_S) + ") must be at least burst_length / data_rate = " +
-                    str(burst_cycles) + ", the cycles one burst occupies the data bus");
+    origin.problem({"timing.tCCD_S", "burst_length", "data_rate"},
+                   "tCCD_S (" + str(t.tCCD_S) + ") must be at least burst_length / data_rate = " +
+                       str(burst_cycles) + ", the cycles one burst occupies the data bus");
   }
   // A refresh performs at least one row cycle, and must leave time between refreshes.
   if (t.tRFC < t.tRC) {
-    origin.fail({"timing.tRFC", "timing.tRC"}, "tRFC (" + str(t.tRFC) + ") must be at least tRC (" +
-                                                   str(t.tRC) +
-                                                   "): a refresh includes at least one row cycle");
+    origin.problem({"timing.tRFC", "timing.tRC"},
+                   "tRFC (" + str(t.tRFC) + ") must be at least tRC (" + str(t.tRC) +
+                       "): a refresh includes at least one row cycle");
   }
   if (t.tREFI <= t.tRFC) {
-    origin.fail({"timing.tREFI", "timing.tRFC"},
-                "tREFI (" + str(t.tREFI) + ") must be greater than tRFC (" + str(t.tRFC) +
-                    "), or the device would do nothing but refresh");
+    origin.problem({"timing.tREFI", "timing.tRFC"},
+                   "tREFI (" + str(t.tREFI) + ") must be greater than tRFC (" + str(t.tRFC) +
+                       "), or the device would do nothing but refresh");
   }
   // A burst never straddles two rows.
   if (d.row_size_bytes % d.burst_bytes() != 0) {
-    origin.fail({"row_size", "burst_length", "bus_width_bits"},
-                "row_size (" + str(d.row_size_bytes) +
-                    " bytes) must be a multiple of the burst size, bus_width_bits / 8 x "
-                    "burst_length = " +
-                    str(d.burst_bytes()) + " bytes");
+    origin.problem({"row_size", "burst_length", "bus_width_bits"},
+                   "row_size (" + str(d.row_size_bytes) +
+                       " bytes) must be a multiple of the burst size, bus_width_bits / 8 x "
+                       "burst_length = " +
+                       str(d.burst_bytes()) + " bytes");
   }
   // A rank is a whole number of devices.
   if (d.power && (d.power->device_width_bits > d.bus_width_bits ||
                   d.bus_width_bits % d.power->device_width_bits != 0)) {
-    origin.fail({"power", "bus_width_bits"},
-                "power.device_width_bits (" + str(d.power->device_width_bits) +
-                    ") must divide bus_width_bits (" + str(d.bus_width_bits) +
-                    "): a rank is a whole number of devices");
+    origin.problem({"power", "bus_width_bits"},
+                   "power.device_width_bits (" + str(d.power->device_width_bits) +
+                       ") must divide bus_width_bits (" + str(d.bus_width_bits) +
+                       "): a rank is a whole number of devices");
   }
   // Every address must map to a channel, rank, bank, row and column.
   if (d.capacity_bytes > d.addressable_bytes()) {
-    origin.fail({"capacity", "channels", "ranks", "bank_groups", "banks_per_group", "rows_per_bank",
-                 "row_size"},
-                "capacity " + format_bytes(d.capacity_bytes) +
-                    " exceeds what the organisation addresses: " + count(d.channels, "channel") +
-                    " x " + count(d.ranks, "rank") + " x " + count(d.banks_per_rank(), "bank") +
-                    " x " + count(d.rows_per_bank, "row") + " x " + format_bytes(d.row_size_bytes) +
-                    " = " + format_bytes(d.addressable_bytes()));
+    origin.problem({"capacity", "channels", "ranks", "bank_groups", "banks_per_group",
+                    "rows_per_bank", "row_size"},
+                   "capacity " + format_bytes(d.capacity_bytes) +
+                       " exceeds what the organisation addresses: " + count(d.channels, "channel") +
+                       " x " + count(d.ranks, "rank") + " x " + count(d.banks_per_rank(), "bank") +
+                       " x " + count(d.rows_per_bank, "row") + " x " +
+                       format_bytes(d.row_size_bytes) + " = " +
+                       format_bytes(d.addressable_bytes()));
   }
 }
 
 }  // namespace
 
 void read_jedec_section(target::DramSection& section, DramDesc& desc) {
+  const std::size_t problems_before = section.config.problem_count();
   std::optional<DramSource> from_preset;
   if (section.preset) from_preset = read_dram(*section.preset, nullptr);
   DramSource merged = read_dram(section.config, from_preset ? &from_preset->desc : nullptr);
@@ -247,7 +249,9 @@ void read_jedec_section(target::DramSection& section, DramDesc& desc) {
   section.finish_reading();
   DramDesc& d = merged.desc;
   if (d.capacity_bytes == 0) d.capacity_bytes = d.addressable_bytes();
-  check_dram(d, DramOrigin{merged, from_preset});
+  // Relations between placeholders of bad values would be problems of their own making.
+  if (section.config.problem_count() == problems_before)
+    check_dram(d, DramOrigin{merged, from_preset});
   desc = d;
 }
 

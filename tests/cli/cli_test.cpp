@@ -236,8 +236,8 @@ TEST_F(Cli, ReferenceOutDirKeepsFilesOfAnotherKind) {
   EXPECT_EQ(r.status, 0) << r.out;
 }
 
-// A misspelt key: the missing one names its misspelling with the line; once it is read, every
-// unknown key of the file is reported at once.
+// A misspelt key: the missing one names its misspelling with the line, and the unknown key
+// beside it is reported in the same run, with every other problem of the file.
 TEST_F(Cli, ConfigMisspellingsAreNamedAtTheirLines) {
   std::string text = read_text(kSource + "/configs/s2train_base.yaml");
   const size_t cols = text.find("\n  cols:");
@@ -247,10 +247,40 @@ TEST_F(Cli, ConfigMisspellingsAreNamedAtTheirLines) {
   write_text(path("bad.yaml"), text);
   Result r = run(kS2sim + " validate-config " + quoted(path("bad.yaml")));
   EXPECT_EQ(r.status, 1) << r.out;
-  EXPECT_NE(r.out.find("bad.yaml:11: pe_array.cols: missing required key (is \"colums\" at "
-                       "line 13 a misspelling of \"cols\"?)"),
-            std::string::npos)
+  const size_t missing = r.out.find(
+      "bad.yaml:11: pe_array.cols: missing required key (is \"colums\" at line 13 a "
+      "misspelling of \"cols\"?)\n");
+  EXPECT_NE(missing, std::string::npos) << r.out;
+  EXPECT_NE(
+      r.out.find("bad.yaml:13: pe_array.colums: unknown key; did you mean \"cols\"?", missing),
+      std::string::npos)
       << r.out;
+  // Problems in several sections and in the DRAM preset's overrides, one run.
+  std::string several = text;
+  for (const auto& [from, to] :
+       {std::pair<std::string, std::string>{"\nclock_mhz:", "\nclock_mhz: -1 #"},
+        {"\n  lanes:", "\n  lanes: many #"},
+        {"\n  engines:", "\n  engines: 0 #"}}) {
+    const size_t at = several.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    several.replace(at, from.size(), to);
+  }
+  write_text(path("several.yaml"), several + "\n  timing: {tRCD: 0}\n");
+  r = run(kS2sim + " validate-config " + quoted(path("several.yaml")));
+  EXPECT_EQ(r.status, 1) << r.out;
+  size_t last = 0;
+  for (const char* problem :
+       {": clock_mhz: must be between 0 and 100000, got -1",
+        ": pe_array.cols: missing required key", ": pe_array.colums: unknown key",
+        ": ppu.lanes: expected a positive integer, got \"many\"",
+        ": dma.engines: must be between 1 and 16, got 0",
+        ": dram.timing.tRCD: must be between 1 and 10000000, got 0"}) {
+    const size_t at = r.out.find(problem);
+    EXPECT_NE(at, std::string::npos) << problem << "\n" << r.out;
+    if (at == std::string::npos) continue;
+    EXPECT_GT(at, last) << problem << " is out of line order\n" << r.out;
+    last = at;
+  }
   text.replace(cols, 10, "\n  cols: 32\n  colour: red\n  extra:");
   write_text(path("two.yaml"), text + "\nspare: 1\n");
   r = run(kS2sim + " validate-config " + quoted(path("two.yaml")));

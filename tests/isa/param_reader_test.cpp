@@ -194,6 +194,51 @@ TEST(ParamReader, MissingKeyPointsAtItsMisspelling) {
             "cols");
 }
 
+// A collecting reader records each problem and reads on with a placeholder; finish() throws
+// them all, by file and line. Relations are not checked in a mapping with a problem, and a
+// section a fail() abandons leaves its unread keys unreported.
+TEST(ParamReader, CollectingReadsOnAndReportsEveryProblem) {
+  ParamReader r = ParamReader::collecting(
+      "a: x\nb: 0\nm: 5\ns: {k: 1, late: 2}\nt: {v: 3}\nw: [1]\n", "x.yaml");
+  EXPECT_TRUE(r.collects());
+  EXPECT_EQ(r.required<uint32_t>("a", 2, 9), 2u);             // bad: the placeholder
+  EXPECT_EQ(r.required<double>("b", 0.5, 9.0), 1.0);          // out of range
+  EXPECT_EQ(r.required<uint64_t>("absent"), 1u);              // missing: never 0
+  EXPECT_EQ(r.child("m").required<std::string>("deep"), "");  // not a mapping: silent
+  r.relation_problem("a", "a relation of a placeholder");     // not recorded
+  EXPECT_FALSE(r.child("s").section([](ParamReader& s) {
+    s.required<uint32_t>("k");
+    s.fail("k", "ends the section");
+  }));
+  ParamReader t = r.child("t");
+  t.required<uint32_t>("v");
+  t.relation_problem("v", "a relation in a clean mapping");  // recorded
+  EXPECT_EQ(r.problem_count(), 6u);
+  EXPECT_EQ(error_of([&] { r.finish(); }),
+            "x.yaml:1: a: expected a positive integer, got \"x\"\n"
+            "x.yaml:1: absent: missing required key\n"
+            "x.yaml:2: b: must be between 0.5 and 9, got 0\n"
+            "x.yaml:3: m: expected a mapping of keys, got \"5\"\n"
+            "x.yaml:4: s.k: ends the section\n"
+            "x.yaml:5: t.v: a relation in a clean mapping\n"
+            "x.yaml:6: w: unknown key; known keys: a, b, absent, m, s, t");
+}
+
+// A file loaded beside a collecting reader shares its problems: the first file's come first.
+TEST(ParamReader, FilesLoadedBesideReportTogether) {
+  const std::string other = testing::TempDir() + "s2_param_reader_beside.yaml";
+  { std::ofstream(other) << "x: 1\ny: [\n"; }
+  ParamReader r = ParamReader::collecting("a: q\n", "first.yaml");
+  r.required<uint32_t>("a");
+  EXPECT_EQ(error_of([&] { r.load_beside(other); }),
+            "first.yaml:1: a: expected a non-negative integer, got \"q\"\n" + other +
+                ":3: syntax error: end of sequence flow not found");
+  EXPECT_EQ(error_of([&] { r.load_beside("/nonexistent/s2.yaml"); }),
+            "first.yaml:1: a: expected a non-negative integer, got \"q\"\n" + other +
+                ":3: syntax error: end of sequence flow not found\n"
+                "/nonexistent/s2.yaml: cannot open: No such file or directory");
+}
+
 TEST(ParamReader, UnknownTopLevelKey) {
   ParamReader r = ParamReader::parse("name: t\nclock: 3\n", "x.yaml");
   r.required<std::string>("name");

@@ -369,12 +369,117 @@ TEST(TargetTest, UnknownKeysListKnownKeys) {
             "clock_mhz, pe_array, sram, ppu, dma, dram");
   EXPECT_EQ(parse_error(replace(kPrefix, "  cols: 32", "  colz: 32") + "dram: {preset: HBM2}\n"),
             "t.yaml:3: pe_array.cols: missing required key (is \"colz\" at line 5 a misspelling "
-            "of \"cols\"?)");
+            "of \"cols\"?)\n"
+            "t.yaml:5: pe_array.colz: unknown key; did you mean \"cols\"?; known keys: rows, cols, "
+            "dataflow, epilogue, activations");
   // A misspelt override is caught before any DRAM relation is checked.
   EXPECT_EQ(parse_error(kPrefix + "dram:\n  preset: DDR4-3200\n  timing:\n    tcl: 24\n"),
             "t.yaml:22: dram.timing.tcl: unknown key; did you mean \"tCL\"?; known keys: tRCD, "
             "tCL, tCWL, tRP, tRAS, tRC, tCCD_S, tCCD_L, tRRD_S, tRRD_L, tFAW, tWR, tWTR_S, "
             "tWTR_L, tRTP, tREFI, tRFC");
+}
+
+// Issue 19: every problem of a config, and of the preset it names, in one error, one line
+// each, sorted by file and line.
+TEST(TargetTest, EveryProblemIsReportedAtOnce) {
+  std::string text = kPrefix + kExplicitDram;
+  text = replace(text, "clock_mhz: 1000", "clock_mhz: -5");  // line 2
+  text = replace(text, "  cols: 32", "  colums: 32");        // line 5
+  text = replace(text, "weight: {size: 64KiB, banks: 4,", "weight: {size: 1000, banks: 4,");
+  text = replace(text, "  width: 32", "  width: 24");                      // line 17
+  text = replace(text, "  bus_width_bits: 64", "  bus_width_bits: wide");  // line 24
+  text = replace(text, "    tCL: 22", "    tCL: 22\n    tCK: 1");          // line 33
+  EXPECT_EQ(parse_error(text),
+            "t.yaml:2: clock_mhz: must be between 0 and 100000, got -5\n"
+            "t.yaml:3: pe_array.cols: missing required key (is \"colums\" at line 5 a "
+            "misspelling of \"cols\"?)\n"
+            "t.yaml:5: pe_array.colums: unknown key; did you mean \"cols\"?; known keys: rows, "
+            "cols, dataflow, epilogue, activations\n"
+            "t.yaml:8: sram.weight.size: must be a multiple of banks x bank_width = 64 bytes so "
+            "that every bank has whole rows, got 1000 bytes\n"
+            "t.yaml:17: dma.width: must be a power of two, got 24\n"
+            "t.yaml:24: dram.bus_width_bits: expected a positive integer, got \"wide\"\n"
+            "t.yaml:33: dram.timing.tCK: unknown key; did you mean \"tCL\"?; known keys: tRCD, "
+            "tCL, tCWL, tRP, tRAS, tRC, tCCD_S, tCCD_L, tRRD_S, tRRD_L, tFAW, tWR, tWTR_S, tWTR_L, "
+            "tRTP, tREFI, tRFC");
+}
+
+// A bad value is read on as a placeholder, never reported again through what it feeds: no
+// relation is checked in a mapping with a problem, a missing or malformed section is one
+// problem (not one per key), and a section a fail() ends leaves its unread keys alone.
+TEST(TargetTest, ProblemsDoNotCascade) {
+  const std::string dram = "dram: {preset: HBM2}\n";
+  // banks is bad: the size check it feeds is not made.
+  EXPECT_EQ(parse_error(replace(kPrefix, "input: {size: 64KiB, banks: 4,",
+                                "input: {size: 1000, banks: x,") +
+                        dram),
+            "t.yaml:7: sram.input.banks: expected a positive integer, got \"x\"");
+  // A whole section missing, or not a mapping.
+  const std::string sram_section =
+      kPrefix.substr(kPrefix.find("sram:"), kPrefix.find("ppu:") - kPrefix.find("sram:"));
+  EXPECT_EQ(parse_error(replace(kPrefix, sram_section, "") + dram),
+            "t.yaml:1: sram: missing required key");
+  EXPECT_EQ(parse_error(replace(kPrefix, sram_section, "sram: 64KiB\n") + dram),
+            "t.yaml:6: sram: expected a mapping of keys, got \"64KiB\"");
+  // The preset cannot be read: the dram mapping's other keys are not reported.
+  EXPECT_EQ(parse_error(kPrefix + "dram: {preset: [HBM2], channelz: 2}\n"),
+            "t.yaml:19: dram.preset: expected a string, got a list");
+  const std::string unknown =
+      parse_error(kPrefix + "dram: {preset: HBM9, channelz: 2}\n" + "clock_ghz: 1\n");
+  EXPECT_EQ(unknown.rfind("t.yaml:19: dram.preset: unknown DRAM preset \"HBM9\"; presets in ", 0),
+            0u)
+      << unknown;
+  EXPECT_EQ(unknown.find("channelz"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("\nt.yaml:20: clock_ghz: unknown key; did you mean \"clock_mhz\"?"),
+            std::string::npos)
+      << unknown;
+  // A bad name is not also an empty one.
+  EXPECT_EQ(parse_error(replace(kPrefix, "name: test", "name: [a]") + dram),
+            "t.yaml:1: name: expected a string, got a list");
+}
+
+// Every duplicate key and every bad item of a list, and the relations of a DRAM mapping
+// whose values all read well.
+TEST(TargetTest, EveryDuplicateItemAndRelationIsReported) {
+  const std::string dram = "dram: {preset: HBM2}\n";
+  EXPECT_EQ(parse_error(replace(kPrefix, "  cols: 32", "  cols: 32\n  rows: 8\n  cols: 8") + dram),
+            "t.yaml:6: pe_array.rows: duplicate key (first given at line 4)\n"
+            "t.yaml:7: pe_array.cols: duplicate key (first given at line 5)");
+  EXPECT_EQ(parse_error(replace(kPrefix, "  cols: 32",
+                                "  cols: 32\n  epilogue: [bais, bias, gate, "
+                                "bias]") +
+                        dram),
+            "t.yaml:6: pe_array.epilogue[0]: unknown value \"bais\"; did you mean \"bias\"?; "
+            "allowed: bias, activation, residual, gate, stats\n"
+            "t.yaml:6: pe_array.epilogue[3]: \"bias\" is listed twice");
+  const std::string base = kPrefix + kExplicitDram;
+  EXPECT_EQ(
+      parse_error(replace(replace(base, "tRAS: 52", "tRAS: 20"), "tREFI: 12480", "tREFI: 500")),
+      "t.yaml:35: dram.timing.tRAS: tRAS (20) must be at least tRCD (22): a row cannot be "
+      "closed before it can be accessed\n"
+      "t.yaml:46: dram.timing.tREFI: tREFI (500) must be greater than tRFC (560), or the "
+      "device would do nothing but refresh");
+}
+
+// The config's problems come first, then the preset's, each file by line.
+TEST(TargetTest, ProblemsOfTheConfigAndItsPresetTogether) {
+  TempPresets presets("problems_together");
+  const std::string path = presets.write(
+      "DDR4-Typo",
+      replace(replace(explicit_dram_as_preset(), "  tRFC: 560\n", ""), "ranks: 1", "rank: 1"));
+  EXPECT_EQ(parse_error(replace(kPrefix, "  lanes: 16", "  lanes: 0") +
+                            "dram: {preset: DDR4-Typo, channels: 99}\n",
+                        presets.dir()),
+            "t.yaml:12: ppu.lanes: must be between 1 and 4096, got 0\n"
+            "t.yaml:19: dram.channels: must be between 1 and 64, got 99\n" +
+                path +
+                ":1: ranks: missing required key (is \"rank\" at line 2 a misspelling of "
+                "\"ranks\"?)\n" +
+                path +
+                ":2: rank: unknown key; did you mean \"ranks\"?; known keys: channels, ranks, "
+                "capacity, clock_mhz, data_rate, bus_width_bits, burst_length, bank_groups, "
+                "banks_per_group, row_size, rows_per_bank, timing, power\n" +
+                path + ":11: timing.tRFC: missing required key");
 }
 
 TEST(TargetTest, ValueErrorsNameTheKey) {
@@ -446,8 +551,23 @@ TEST(TargetTest, PpuOpsNeedACostEach) {
   const std::string dram = "dram: {preset: HBM2}\n";
   const std::string no_default = replace(kPrefix, "    default: {throughput: 1, latency: 4}",
                                          "    epilogue: {throughput: 1, latency: 4}");
-  EXPECT_EQ(parse_error(no_default + dram),
-            "t.yaml:13: ppu.ops.bn_fwd: missing the cost of PPU op \"bn_fwd\"; give it, or a "
+  EXPECT_EQ(parse_error(no_default + dram)
+                .rfind("t.yaml:13: ppu.ops.bn_fwd: missing the costs of PPU ops \"bn_fwd\", "
+                       "\"bn_bwd\", \"maxpool_fwd\", ",
+                       0),
+            0u);
+  EXPECT_NE(parse_error(no_default + dram)
+                .find("\"amp_update\"; give them, or a `default:` entry for the ops not listed"),
+            std::string::npos);
+  // One op without a cost is named alone.
+  std::string every_op_but_softmax;
+  for (std::string_view op : kPpuOpNames)
+    if (op != "softmax")
+      every_op_but_softmax += "    " + std::string(op) + ": {throughput: 1, latency: 4}\n";
+  EXPECT_EQ(parse_error(replace(kPrefix, "    default: {throughput: 1, latency: 4}\n",
+                                every_op_but_softmax) +
+                        dram),
+            "t.yaml:13: ppu.ops.softmax: missing the cost of PPU op \"softmax\"; give it, or a "
             "`default:` entry for the ops not listed");
   EXPECT_EQ(
       parse_error(replace(kPrefix, "    default:", "    bn_fwd: {throughput: 0}\n    default:") +

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "isa/container/dram_layout.h"
 #include "isa/encoding/semantics.h"
 #include "simulator/timing/attention_tiling.h"
 #include "simulator/timing/gemm_view.h"
@@ -13,10 +14,28 @@
 namespace s2::sim::timing {
 namespace {
 
+// Descriptors of overlapping axes up to this many elements have their distinct elements
+// counted exactly (sorting their addresses: 8 bytes of memory each).
+constexpr uint64_t kMaxCountedElements = uint64_t{1} << 22;
+
+// The distinct elements of a descriptor whose axes overlap: counted exactly when it has at
+// most kMaxCountedElements, otherwise `lower_bound`.
+uint64_t distinct_elements(const isa::TensorDesc& d, uint64_t lower_bound) {
+  if (d.elements() > kMaxCountedElements) return lower_bound;
+  std::vector<uint64_t> addresses;
+  addresses.reserve(static_cast<std::size_t>(d.elements()));
+  isa::for_each_element_address(d, [&](std::size_t, uint64_t at) { addresses.push_back(at); });
+  std::sort(addresses.begin(), addresses.end());
+  return static_cast<uint64_t>(std::unique(addresses.begin(), addresses.end()) - addresses.begin());
+}
+
 // The bytes an operand's elements occupy, each counted once: what reading or writing it moves
 // at the least. A slice of a larger buffer (a placed concat part: [N,C,H,W] inside
 // [N,C_total,H,W]) occupies fewer bytes than its span; a broadcast axis (stride 0) adds none.
-// Descriptors whose axes overlap some other way count their span.
+// Axes that overlap some other way (strides {s, s+1}: the elements repeat and leave gaps) are
+// counted element by element, or, beyond kMaxCountedElements, as the box of the axes before
+// the first overlap (a lower bound: those elements are distinct). Never the span, which can
+// be far more than any schedule moves.
 uint64_t footprint_bytes(const isa::TensorDesc& d) {
   std::vector<std::pair<uint64_t, uint64_t>> axes;  // (stride, extent) of the axes that move
   for (unsigned k = 0; k < d.rank; ++k)
@@ -24,7 +43,10 @@ uint64_t footprint_bytes(const isa::TensorDesc& d) {
   std::sort(axes.begin(), axes.end());
   uint64_t elements = 1, reach = 1;  // reach: elements an axis's stride must clear
   for (const auto& [stride, extent] : axes) {
-    if (stride < reach) return d.span_bytes();
+    if (stride < reach) {
+      elements = distinct_elements(d, elements);
+      break;
+    }
     elements *= extent;
     reach = stride * extent;
   }

@@ -6,8 +6,9 @@
 // true multiply-accumulates (gemm_view.h; 0 for PPU, DMA and control instructions). DRAM bytes are
 // the sum of the footprints of the operands read plus those written (the bytes each operand's
 // elements occupy, counted once: a strided slice of a larger buffer less than its span, a broadcast
-// axis nothing); an in-place operand counts twice. Peak DRAM bytes per cycle: all channels
-// transferring every beat (DramDesc::peak_bandwidth_bytes_per_s) divided by the accelerator clock.
+// axis nothing, overlapping axes their distinct elements); an in-place operand counts twice. Peak
+// DRAM bytes per cycle: all channels transferring every beat (DramDesc::peak_bandwidth_bytes_per_s)
+// divided by the accelerator clock.
 
 #include <cstdint>
 #include <map>

@@ -139,6 +139,30 @@ TEST(TimingPeArray, PlansUseTheMultiplicandsModeAndRefuseOnesTheArrayLacks) {
   }
 }
 
+// Issue 18 point 6: the roofline counts an operand's distinct elements. Overlapping axes
+// ({1888, 2655} over [3, 194]: every element distinct, spread over 2 MB) are 582 elements, not
+// their span, which no schedule moves; a broadcast axis adds nothing; a padded slice its rows.
+TEST(TimingPeArray, RooflineCountsTheElementsOfStridedOperands) {
+  const auto t = config("base");
+  isa::Instruction g = gemm(175, 194, 3);
+  const uint64_t dense = roofline(g, t).bytes_read;  // a [175,3] + b [3,194]
+  EXPECT_EQ(dense, (175u * 3u + 3u * 194u) * 4u);
+  isa::TensorDesc b = g.get(isa::Slot::B);
+  b.strides[0] = 1888;
+  b.strides[1] = 2655;
+  g.set_operand(isa::Slot::B, b);
+  EXPECT_EQ(roofline(g, t).bytes_read, dense);
+  b.strides = {0, 1};  // one row, broadcast
+  g.set_operand(isa::Slot::B, b);
+  EXPECT_EQ(roofline(g, t).bytes_read, (175u * 3u + 194u) * 4u);
+  b.strides = {2, 1};  // rows overlapping by 192 elements: 198 distinct
+  g.set_operand(isa::Slot::B, b);
+  EXPECT_EQ(roofline(g, t).bytes_read, (175u * 3u + 198u) * 4u);
+  b.strides = {500, 1};  // a slice of rows 500 wide
+  g.set_operand(isa::Slot::B, b);
+  EXPECT_EQ(roofline(g, t).bytes_read, dense);
+}
+
 TEST(TimingPeArray, PassLargerThanTheArrayIsAnInternalError) {
   const auto model = make_pe_array_model(config("base"));
   EXPECT_THROW(model->pass_cycles({1, 33, 1}), InternalError);

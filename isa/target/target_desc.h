@@ -224,10 +224,20 @@ inline constexpr AddressOrder kDefaultAddressOrder{AddressField::Row,       Addr
                                                    AddressField::Bank,      AddressField::Column,
                                                    AddressField::BankGroup, AddressField::Channel};
 
+// How the channel, bank group and bank fields are hashed after the address is cut into fields
+// (simulator/dram/address_mapping.h).
+enum class AddressHash : uint8_t {
+  None,  // the fields as cut
+  Xor,   // each of channel, bank group and bank XORed with a fold of the fields above it, so
+         // that power-of-two strides spread over channels, bank groups and banks
+};
+inline constexpr std::array<std::string_view, 2> kAddressHashNames{"none", "xor"};
+
 struct DramControllerDesc {
   DramScheduler scheduler = DramScheduler::FrFcfs;
   RowPolicy row_policy = RowPolicy::Open;
   AddressOrder address_mapping = kDefaultAddressOrder;
+  AddressHash address_hash = AddressHash::None;
 };
 
 // The power of a DRAM device (`dram.power`), as Micron's power calculator (TN-40-07) and
@@ -362,6 +372,9 @@ inline std::string_view name(EpilogueFeature value) {
 }
 inline std::string_view name(DramScheduler value) {
   return kDramSchedulerNames[static_cast<std::size_t>(value)];
+}
+inline std::string_view name(AddressHash value) {
+  return kAddressHashNames[static_cast<std::size_t>(value)];
 }
 inline std::string_view name(RowPolicy value) {
   return kRowPolicyNames[static_cast<std::size_t>(value)];

@@ -233,6 +233,7 @@ DramControllerDesc read_controller(ParamReader dram) {
   c.row_policy = reader->get_enum("row_policy", c.row_policy, kRowPolicyNames);
   c.address_mapping =
       reader->get_enum_permutation("address_mapping", c.address_mapping, kAddressFieldNames);
+  c.address_hash = reader->get_enum("address_hash", c.address_hash, kAddressHashNames);
   return c;
 }
 
@@ -457,7 +458,10 @@ std::string describe_target(const TargetDesc& t) {
     order += (order.empty() ? "" : ":") + std::string(name(field));
   line(out, "",
        "backend " + d.backend + ", scheduler " + std::string(name(d.controller.scheduler)) + ", " +
-           std::string(name(d.controller.row_policy)) + " page, address " + order);
+           std::string(name(d.controller.row_policy)) + " page, address " + order +
+           (d.controller.address_hash == AddressHash::None
+                ? std::string()
+                : ", " + std::string(name(d.controller.address_hash)) + " hash"));
   // The 17 timings on two lines: row and column timings, then the rest.
   constexpr std::size_t kFirstLine = 9;
   std::string timings[2];

@@ -23,9 +23,25 @@
 // bank_group, which fills one channel before the next.
 // Radices need not be powers of two (the loader allows any channel or rank count).
 //
-// The bursts of one channel form runs of run_length() consecutive bursts (the product of the
-// radices below the channel field; 1 when the channel is the lowest field), every
-// channels() runs one run per channel.
+// `dram.controller.address_hash: xor` then permutes the parallel fields after the cut, in the
+// manner of permutation-based page interleaving (Zhang, Zhu and Zhang, MICRO 2000):
+//   * F = fold(row : rank) over the widths of the bank and of the pair (bank group : channel)
+//     together. Its low bits move the bank and its high bits the pair, so a power-of-two stride
+//     whose bits land in the row flips successive bits of bank and pair alike: every 2^(wb+W)
+//     strides visit every bank of every bank group of every channel once;
+//   * the pair is also moved by fold(C), C the number the bank (as cut) and the column form
+//     when they lie above both the channel and the bank group, so that strides inside a row
+//     (of a column or a bank) spread over the channels and bank groups too.
+// fold(x) is the XOR of x's chunks of the target's width; for a radix that is not a power of
+// two the amount is added modulo the radix instead. Each target moves by fields it does not
+// change, so the mapping stays one to one (encode() undoes it). The bank never moves with the
+// column, so a row's bursts stay in one bank (row hits). Only fields above both the channel and
+// the bank group move the pair, so the channel is the same for a whole run (below).
+//
+// Without the hash, the bursts of one channel form runs of run_length() consecutive bursts
+// (the product of the radices below the channel field; 1 when the channel is the lowest field),
+// every channels() runs one run per channel. With it, each block of channels() runs holds one
+// run of every channel, in an order that depends on the block (first_in_channel()).
 
 #include <array>
 #include <cstddef>
@@ -49,11 +65,13 @@ class AddressMapping {
   explicit AddressMapping(const target::DramDesc& desc);
 
   // `burst` is address / burst_bytes(). Precondition: burst < bursts().
-  DramAddress decode_burst(uint64_t burst) const;
+  DramAddress decode_burst(uint64_t burst) const {
+    return hashed_ ? decode_hashed(burst) : decode_fields(burst);
+  }
   DramAddress decode(uint64_t address) const { return decode_burst(address / burst_bytes_); }
   // Moves `a` == decode_burst(b) to decode_burst(b + channels()), the same channel's next burst,
   // by carrying through the fields above the channel instead of dividing again (the burst
-  // cursor's hot path). Preconditions: run_length() == 1, b + channels() < bursts().
+  // cursor's hot path). Preconditions: !hashed(), run_length() == 1, b + channels() < bursts().
   void step_in_channel(DramAddress& a) const {
     if (!default_order_) return step_above_channel(a);
     if (++a.bank_group < bank_groups_) return;
@@ -67,8 +85,11 @@ class AddressMapping {
     ++a.row;
   }
   // Moves `a` == decode_burst(b) to decode_burst(b + 1) when both are in one run (b + 1 is not
-  // a multiple of run_length()).
+  // a multiple of run_length()). Precondition: !hashed().
   void step_in_run(DramAddress& a) const { increment(a, 0); }
+  // The first burst >= b of `channel`: in b's run when that run is the channel's, otherwise
+  // the first of the channel's next run.
+  uint64_t first_in_channel(uint32_t channel, uint64_t b) const;
   // The byte address of the first byte of burst `a`: decode(encode(a)) == a for every field
   // in range (row < rows_per_bank, column < bursts per row, ...).
   uint64_t encode(const DramAddress& a) const;
@@ -77,6 +98,7 @@ class AddressMapping {
   uint32_t channels() const { return channels_; }
   uint64_t run_length() const { return run_length_; }
   uint64_t bursts() const { return bursts_; }  // of the configured capacity
+  bool hashed() const { return hashed_; }
 
  private:
   // One field, least significant first in fields_.
@@ -85,6 +107,27 @@ class AddressMapping {
     uint32_t radix;
     uint32_t bits;  // log2(radix) when pow2_
   };
+  // A hash target: a value in [0, radix) moved by an amount (XOR, or addition modulo a radix
+  // that is not a power of two).
+  struct Permutation {
+    uint32_t radix = 1;
+    uint32_t width = 0;  // ceil(log2(radix))
+    bool pow2 = true;
+    uint32_t apply(uint32_t value, uint64_t amount) const;
+    uint32_t undo(uint32_t value, uint64_t amount) const;
+  };
+  // What the hash moves the bank and the pair by, from the fields as cut.
+  struct Amounts {
+    uint64_t bank = 0;
+    uint64_t pair = 0;
+  };
+  // The fields as cut, without the hash.
+  DramAddress decode_fields(uint64_t burst) const;
+  // decode_fields(), then the hash.
+  [[gnu::noinline]] DramAddress decode_hashed(uint64_t burst) const;
+  // The amounts from `a`'s fields as cut; the bank is read only for the pair's amount, so
+  // `a.bank` may be hashed when `with_pair` is false.
+  Amounts amounts(const DramAddress& a, bool with_pair) const;
   // step_in_channel() of any other order, out of line to keep the default path small.
   [[gnu::noinline]] void step_above_channel(DramAddress& a) const { increment(a, 1); }
   // Adds one at fields_[from], carrying upwards; the top field never wraps.
@@ -107,6 +150,11 @@ class AddressMapping {
   uint64_t run_length_ = 1;
   std::array<Field, 6> fields_{};  // least significant first
   bool default_order_ = true;      // target::kDefaultAddressOrder: the hand-unrolled paths
+  bool hashed_ = false;            // address_hash: xor
+  Permutation bank_hash_;          // of the bank
+  Permutation pair_hash_;          // of bank_group * channels + channel
+  std::size_t pair_above_ = 0;   // fields_ from this index up lie above the channel and bank group
+  bool row_moves_pair_ = false;  // row and rank both lie there
   // When every radix is a power of two (all shipped presets), decode_burst() shifts and masks
   // instead of dividing: the burst cursor decodes the first burst of every access.
   bool pow2_ = false;

@@ -9,14 +9,19 @@
 namespace s2::sim::dram {
 
 // Bursts of `channel` come in runs of L = run_length() consecutive bursts, one run per channel
-// in turn (address_mapping.h): burst b is in the channel's run when (b / L) % channels ==
-// channel. The cursor walks each access's bursts of that channel in address order: with L == 1
-// (the channel the lowest field, as by default) it steps by `channels`; otherwise it steps by
-// one inside a run and jumps to the channel's next run at a run's end.
+// in each block of `channels` runs (address_mapping.h): without a hash, burst b is in the
+// channel's run when (b / L) % channels == channel. The cursor walks each access's bursts of
+// that channel in address order: with L == 1 (the channel the lowest field, as by default) and
+// no hash it steps by `channels`; otherwise it steps by one inside a run and jumps to the
+// channel's next run (AddressMapping::first_in_channel) at a run's end.
 class JedecModel::BurstCursor {
  public:
   BurstCursor(const AddressMapping& mapping, const std::vector<Access>& group, uint32_t channel)
-      : mapping_(mapping), group_(group), channel_(channel), run_(mapping.run_length()) {
+      : mapping_(mapping),
+        group_(group),
+        channel_(channel),
+        run_(mapping.run_length()),
+        by_channels_(run_ == 1 && !mapping.hashed()) {
     seek(0);
   }
 
@@ -33,7 +38,7 @@ class JedecModel::BurstCursor {
     q.request.write = group_[access_].kind == AccessKind::Write;
     q.request.ready = ready;
     q.access = static_cast<uint32_t>(access_);
-    if (run_ == 1) {
+    if (by_channels_) {
       burst_ += mapping_.channels();
       if (burst_ > last_) {
         seek(access_ + 1);
@@ -46,26 +51,18 @@ class JedecModel::BurstCursor {
   }
 
  private:
-  // next() for a channel in runs longer than one burst: out of line, so that the default
-  // mapping's path above stays small enough to inline into the scheduler's loop.
+  // next() for a channel in runs longer than one burst, or under a hash: out of line, so that
+  // the default mapping's path above stays small enough to inline into the scheduler's loop.
   [[gnu::noinline]] void step_in_runs() {
     ++burst_;
-    if (burst_ % run_ == 0) burst_ = first_in_channel(burst_);
+    if (burst_ % run_ == 0) burst_ = mapping_.first_in_channel(channel_, burst_);
     if (burst_ > last_) {
       seek(access_ + 1);
-    } else if (burst_ % run_ == 0) {
+    } else if (burst_ % run_ == 0 || mapping_.hashed()) {
       address_ = mapping_.decode_burst(burst_);
     } else {
       mapping_.step_in_run(address_);
     }
-  }
-
-  // The first burst >= b of this channel.
-  uint64_t first_in_channel(uint64_t b) const {
-    const uint64_t channels = mapping_.channels();
-    const uint64_t run = b / run_;
-    if (run % channels == channel_) return b;
-    return (run + (channel_ + channels - run % channels) % channels) * run_;
   }
 
   // Moves to the first burst of this channel in access `index` or a later one.
@@ -75,7 +72,7 @@ class JedecModel::BurstCursor {
       const Access& a = group_[access_];
       if (a.bytes == 0) continue;
       last_ = (a.address + a.bytes - 1) / bb;
-      burst_ = first_in_channel(a.address / bb);
+      burst_ = mapping_.first_in_channel(channel_, a.address / bb);
       if (burst_ <= last_) {
         address_ = mapping_.decode_burst(burst_);
         return;
@@ -85,8 +82,9 @@ class JedecModel::BurstCursor {
 
   const AddressMapping& mapping_;
   const std::vector<Access>& group_;
-  uint64_t channel_;
+  uint32_t channel_;
   uint64_t run_;
+  bool by_channels_;  // run_ == 1 without a hash: the next burst is `channels` further
   std::size_t access_ = 0;
   uint64_t burst_ = 0;
   uint64_t last_ = 0;

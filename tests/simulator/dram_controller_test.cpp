@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -167,6 +168,117 @@ TEST_P(DramController, ColumnBelowBankGroupPaysCcdLong) {
   EXPECT_EQ(latency, n(p.t.tRCD) + n(p.t.tCL) + n(per_channel - 1) * spacing + p.burst);
 }
 
+// ---- address hash --------------------------------------------------------------------------
+
+// The hashed mapping is a bijection too, for power-of-two radices (XOR) and others (addition).
+TEST_P(DramController, XorHashDecodesWhatItEncodes) {
+  for (const char* more : {"channels: 2", "channels: 3",
+                           "channels: 3, controller: {address_mapping: [row, column, rank, bank, "
+                           "bank_group, channel]}",
+                           "channels: 2, controller: {address_mapping: [channel, row, rank, "
+                           "bank, column, bank_group]}"}) {
+    const std::string keys =
+        std::string(more).find("controller") == std::string::npos
+            ? std::string(more) + ", controller: {address_hash: xor}"
+            : std::string(more).insert(std::string(more).size() - 1, ", address_hash: xor");
+    const target::DramDesc desc = load_preset(GetParam(), keys);
+    const AddressMapping mapping(desc);
+    ASSERT_TRUE(mapping.hashed()) << keys;
+    for (uint64_t b = 0; b < 5000; ++b)
+      ASSERT_EQ(mapping.encode(mapping.decode_burst(b)), b * mapping.burst_bytes())
+          << keys << " burst " << b;
+    for (uint64_t b : {uint64_t{123457}, mapping.bursts() / 2 + 5, mapping.bursts() - 1})
+      EXPECT_EQ(mapping.encode(mapping.decode_burst(b)), b * mapping.burst_bytes()) << keys;
+    // first_in_channel() finds each channel's bursts in order.
+    for (uint32_t c = 0; c < desc.channels; ++c) {
+      uint64_t expected = 0;
+      while (mapping.decode_burst(expected).channel != c)
+        ++expected;
+      EXPECT_EQ(mapping.first_in_channel(c, 0), expected) << keys << " channel " << c;
+    }
+  }
+}
+
+// Issue 18 point 2: a stride of one DRAM row lands on one channel and one bank group under the
+// default mapping, and on every channel and bank group equally under the XOR hash; so does any
+// power-of-two stride.
+TEST_P(DramController, XorHashSpreadsPowerOfTwoStrides) {
+  for (const char* hash : {"none", "xor"}) {
+    const target::DramDesc desc = load_preset(
+        GetParam(), std::string("channels: 2, controller: {address_hash: ") + hash + "}");
+    const AddressMapping mapping(desc);
+    for (uint64_t stride = desc.row_size_bytes; stride <= uint64_t{1} << 24; stride *= 4) {
+      std::vector<int> channels(desc.channels), groups(desc.bank_groups);
+      const uint64_t count = 16 * desc.channels * desc.bank_groups;
+      for (uint64_t k = 0; k < count; ++k) {
+        const DramAddress a = mapping.decode(k * stride);
+        ++channels[a.channel];
+        ++groups[a.bank_group];
+      }
+      if (std::string(hash) == "none") {
+        EXPECT_EQ(channels[0], static_cast<int>(count)) << "stride " << stride;
+        EXPECT_EQ(groups[0], static_cast<int>(count)) << "stride " << stride;
+      } else {
+        for (int c : channels)
+          EXPECT_EQ(c, static_cast<int>(count / desc.channels)) << "stride " << stride;
+        for (int g : groups)
+          EXPECT_EQ(g, static_cast<int>(count / desc.bank_groups)) << "stride " << stride;
+      }
+    }
+  }
+}
+
+// The model serves every burst once under the hash: a sequential stream keeps its time (the
+// hash permutes channels and bank groups within blocks), and 256 one-burst reads on two
+// channels at the stride by which the default mapping moves to the next bank (one row of every
+// channel and bank group: each read opens a row) use both channels and every bank group
+// instead of one. (At a stride of one row, two LPDDR4 reads share a row without the hash and
+// not with it: the hash trades those row hits for the second channel, and takes as long.)
+TEST_P(DramController, XorHashKeepsStreamsAndSpeedsUpRowStrides) {
+  std::vector<int64_t> stream, strided;
+  for (const char* hash : {"none", "xor"}) {
+    Probe p(GetParam(), std::string("channels: 2, controller: {address_hash: ") + hash + "}");
+    stream.push_back(p.serve({Access{1 << 20, 256 * 1024, AccessKind::Read}}, 100)[0]);
+    std::vector<Access> reads;
+    for (uint64_t k = 0; k < 256; ++k)
+      reads.push_back(Access{(64u << 20) + k * p.desc.row_size_bytes * 2 * p.desc.bank_groups,
+                             p.desc.burst_bytes(), AccessKind::Read});
+    const std::vector<int64_t> latency = p.serve(reads, 1000000);
+    strided.push_back(*std::max_element(latency.begin(), latency.end()));
+    EXPECT_EQ(p.stats().read_bursts, 256 * 1024 / p.desc.burst_bytes() + 256) << hash;
+  }
+  EXPECT_LE(stream[1], stream[0] + stream[0] / 50) << "the hash slows a sequential stream";
+  EXPECT_LT(strided[1] * 10, strided[0] * 7) << "the hash should use both channels";
+}
+
+// Under the hash each channel's controller still finds exactly its bursts (the cursor walks a
+// channel's runs block by block): random groups on three channels, in three field orders,
+// move every burst once, and the data buses carry exactly those bursts.
+TEST_P(DramController, XorHashServesEveryBurstOnce) {
+  for (const char* order : {"[row, rank, bank, column, bank_group, channel]",
+                            "[row, column, rank, bank, bank_group, channel]",
+                            "[row, rank, bank, column, channel, bank_group]"}) {
+    Probe p(GetParam(), std::string("channels: 3, controller: {address_hash: xor, "
+                                    "address_mapping: ") +
+                            order + "}");
+    std::mt19937 rng(7);
+    uint64_t bursts = 0;
+    for (int group = 0; group < 20; ++group) {
+      std::vector<Access> accesses;
+      for (int i = 0; i < 16; ++i) {
+        const uint64_t address = std::uniform_int_distribution<uint64_t>(0, 1u << 30)(rng);
+        const uint64_t bytes = std::uniform_int_distribution<uint64_t>(1, 8192)(rng);
+        accesses.push_back(Access{address, bytes, AccessKind::Read});
+        bursts += bursts_of(accesses.back(), p.desc.burst_bytes());
+      }
+      for (int64_t latency : p.serve(accesses, 100000 * (group + 1)))
+        EXPECT_GT(latency, 0) << order;
+    }
+    EXPECT_EQ(p.stats().read_bursts, bursts) << order;
+    EXPECT_EQ(p.stats().row_hits + p.stats().row_misses + p.stats().row_conflicts, bursts) << order;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Presets, DramController,
                          ::testing::Values("DDR4-3200", "LPDDR4-4266", "HBM2"));
 
@@ -186,6 +298,7 @@ TEST(DramControllerConfig, DefaultsAreTheControllerOfEveryEarlierResult) {
   EXPECT_EQ(c.scheduler, target::DramScheduler::FrFcfs);
   EXPECT_EQ(c.row_policy, target::RowPolicy::Open);
   EXPECT_EQ(c.address_mapping, target::kDefaultAddressOrder);
+  EXPECT_EQ(c.address_hash, target::AddressHash::None);
 }
 
 TEST(DramControllerConfig, BadChoicesNameTheKeyAndTheChoices) {
@@ -202,7 +315,10 @@ TEST(DramControllerConfig, BadChoicesNameTheKeyAndTheChoices) {
             "probe.yaml:11: dram.controller.address_mapping[1]: \"row\" is listed twice");
   EXPECT_EQ(dram_error("controller: {page: open}"),
             "probe.yaml:11: dram.controller.page: unknown key; known keys: scheduler, "
-            "row_policy, address_mapping");
+            "row_policy, address_mapping, address_hash");
+  EXPECT_EQ(dram_error("controller: {address_hash: crc}"),
+            "probe.yaml:11: dram.controller.address_hash: unknown value \"crc\"; allowed: none, "
+            "xor");
 }
 
 }  // namespace

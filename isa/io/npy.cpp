@@ -147,7 +147,7 @@ void store_le(uint64_t v, size_t bytes, std::vector<uint8_t>* out) {
 }
 
 const char* descr_of(isa::DType dtype) {
-  switch (dtype) {
+  switch (stored_dtype(dtype)) {
     case isa::DType::F32:
       return "<f4";
     case isa::DType::I32:
@@ -157,13 +157,17 @@ const char* descr_of(isa::DType dtype) {
     case isa::DType::F16:
       return "<f2";
     case isa::DType::BF16:
-      return "<f4";  // widened: numpy has no bfloat16 (encode())
+      break;  // stored as f32
   }
   S2_CHECK(false, "npy: no descr for dtype " + std::to_string(static_cast<int>(dtype)));
   return "";
 }
 
 }  // namespace
+
+isa::DType stored_dtype(isa::DType dtype) {
+  return dtype == isa::DType::BF16 ? isa::DType::F32 : dtype;
+}
 
 std::string file_name(const std::string& tensor) {
   std::string name = tensor;

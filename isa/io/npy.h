@@ -31,7 +31,13 @@ struct Array {
 // "(2, 3)", "(4,)", "()": the shape as NumPy prints it.
 std::string shape_text(const Shape& shape);
 
-// The bytes of a .npy file holding `data` (the elements of `shape`, little-endian).
+// The element type a .npy file of a `dtype` tensor holds: `dtype` itself, except bf16, which
+// NumPy lacks: its values are written widened to float32, exactly (a bf16 is the top half of a
+// float32), so every bit pattern survives.
+isa::DType stored_dtype(isa::DType dtype);
+
+// The bytes of a .npy file holding `data` (the elements of `shape`, little-endian; a bf16
+// tensor's widened to float32, stored_dtype()).
 std::vector<uint8_t> encode(isa::DType dtype, const Shape& shape, const std::vector<uint8_t>& data);
 // Parses the bytes of a .npy file; `source` names it in errors.
 Array decode(const std::vector<uint8_t>& bytes, const std::string& source);

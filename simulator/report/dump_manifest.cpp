@@ -239,6 +239,7 @@ Json tensors(const isa::Executable& exe, const DumpRun& run) {
                    {"role", isa::role_name(e.role)},
                    {"shape", e.shape},
                    {"dtype", isa::dtype_name(e.dtype)},
+                   {"file_dtype", isa::dtype_name(npy::stored_dtype(e.dtype))},
                    {"file", dumped[t] ? Json(file) : Json(nullptr)},
                    {"initial", e.has_data() ? Json("initial/" + file) : Json(nullptr)}});
   }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,19 @@ TEST_F(Cli, MixedPrecisionCompilesRunsAndMatchesTheReference) {
       EXPECT_EQ(npy_data(sim + "/" + weight + ".npy"),
                 npy_data(ref + "/updated/" + weight + ".npy"));
       EXPECT_EQ(npy_data(sim + "/loss.npy"), npy_data(ref + "/loss.npy"));
+      // Each tensor's files hold its type, but NumPy has no bfloat16: a bf16 tensor's are
+      // float32, and the manifest says so.
+      const nlohmann::json manifest = nlohmann::json::parse(read_text(sim + "/manifest.json"));
+      int sixteen_bit = 0;
+      for (const nlohmann::json& t : manifest["tensors"]) {
+        const std::string dtype = t["dtype"];
+        EXPECT_EQ(t["file_dtype"], dtype == "bf16" ? "f32" : dtype) << t.dump();
+        sixteen_bit += dtype == "bf16" || dtype == "f16";
+        if (dtype != "bf16" || t["initial"].is_null()) continue;
+        const std::string initial = read_text(sim + "/" + std::string(t["initial"]));
+        EXPECT_NE(initial.find("'descr': '<f4'"), std::string::npos) << t.dump();
+      }
+      EXPECT_GT(sixteen_bit, 0);
     }
     const std::string l5 = path(std::string("steps") + precision + ".bin");
     ASSERT_EQ(run(kS2c + " compile lenet5 --batch 4 --precision " + precision + " -o " + quoted(l5))

@@ -817,12 +817,14 @@ TEST_F(TorchSim, ManifestDescribesTheRun) {
                             {"role", "weight"},
                             {"shape", {256, 3072}},
                             {"dtype", "f32"},
+                            {"file_dtype", "f32"},
                             {"file", "fc1.weight.npy"},
                             {"initial", "initial/fc1.weight.npy"}}));
   EXPECT_EQ(find(m["tensors"], "name", "relu2"), nlohmann::json({{"name", "relu2"},
                                                                  {"role", "activation"},
                                                                  {"shape", {2, 128}},
                                                                  {"dtype", "f32"},
+                                                                 {"file_dtype", "f32"},
                                                                  {"file", "relu2.npy"},
                                                                  {"initial", nullptr}}));
   // The step leaves the batch alone and changes the weights: the initial files are the

@@ -307,9 +307,11 @@ struct TechDesc {
   // The PE's multiply-add of f32 operands (a multiplier and an f32 adder), per MAC and its area.
   double mac_energy_pj = 0;
   double mac_area_um2 = 0;
-  // A MAC of two bf16 or f16 operands: a 16-bit multiplier and the f32 adder. (Its area is
-  // the f32 MAC's: docs/energy.md says why.)
+  // A MAC of two bf16 or f16 operands: a 16-bit multiplier and the f32 adder. Its products
+  // come from the f32 MAC's multiplier, split (docs/energy.md); a PE with m MACs per cycle in
+  // some mode adds m - 1 chain adders of `add_area_um2` each (an f32 adder).
   double mac_16bit_energy_pj = 0;
+  double add_area_um2 = 0;
   // A flip-flop: energy per bit written in a cycle, area per bit (the PE's and lanes' registers).
   double register_bit_energy_pj = 0;
   double register_bit_area_um2 = 0;

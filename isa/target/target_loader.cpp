@@ -271,6 +271,8 @@ std::optional<TechDesc> read_tech(ParamReader& root, const std::string& preset_d
   t.mac_area_um2 = positive_field(mac, "area_um2", nullptr, kBig);
   ParamReader mac16 = pe.child("mac_16bit");
   t.mac_16bit_energy_pj = positive_field(mac16, "energy_pj", nullptr, kBig);
+  ParamReader add = pe.child("add");
+  t.add_area_um2 = positive_field(add, "area_um2", nullptr, kBig);
   ParamReader reg = file.child("register");
   t.register_bit_energy_pj = positive_field(reg, "bit_energy_pj", nullptr, kBig);
   t.register_bit_area_um2 = positive_field(reg, "bit_area_um2", nullptr, kBig);

@@ -1,5 +1,6 @@
 #include "simulator/energy/energy_model.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "isa/common/errors.h"
@@ -30,11 +31,18 @@ double AreaBreakdown::total_mm2() const {
   return pe_array_mm2 + sram_total_mm2() + ppu_mm2 + dma_mm2;
 }
 
+double pe_area_um2(const target::TechDesc& tech, uint32_t slots) {
+  return tech.mac_area_um2 + (slots - 1) * tech.add_area_um2 +
+         pe_register_bits(slots) * tech.register_bit_area_um2;
+}
+
 AreaBreakdown area(const target::TargetDesc& t) {
   const target::TechDesc& tech = tech_of(t);
   AreaBreakdown a;
-  const double pe_um2 = tech.mac_area_um2 + kPeRegisterBits * tech.register_bit_area_um2;
-  a.pe_array_mm2 = static_cast<double>(t.pe_array.macs()) * pe_um2 / kUm2PerMm2;
+  uint32_t slots = 1;
+  for (const auto& [dtype, macs] : t.pe_array.datatypes)
+    slots = std::max(slots, macs);
+  a.pe_array_mm2 = static_cast<double>(t.pe_array.macs()) * pe_area_um2(tech, slots) / kUm2PerMm2;
   for (size_t b = 0; b < 4; ++b)
     a.sram_mm2[b] =
         static_cast<double>(buffer(t, b).size_bytes) * 8.0 * tech.sram_bit_area_um2 / kUm2PerMm2;

@@ -27,6 +27,19 @@ namespace s2::sim::energy {
 inline constexpr uint32_t kPeRegisterBits = 98;
 inline constexpr uint32_t kPeRegisterBitsPerMac = 66;
 
+// The register bits of a PE with `slots` MAC slots (the most MACs per PE per cycle that
+// pe_array.datatypes lists), as pe_array_pe.sv has them: per slot a stationary weight and a
+// partial sum (32 bits each), the input word (32 bits, or 16 per slot when that is wider) and
+// the two valid bits. kPeRegisterBits for one slot.
+inline constexpr uint32_t pe_register_bits(uint32_t slots) {
+  return 64 * slots + (16 * slots > 32 ? 16 * slots : 32) + 2;
+}
+static_assert(pe_register_bits(1) == kPeRegisterBits);
+
+// The area of one PE, um^2: the f32 MAC, a chain adder for each further slot (the 16-bit modes'
+// products come from the f32 multiplier, split), and pe_register_bits(slots).
+double pe_area_um2(const target::TechDesc& tech, uint32_t slots);
+
 struct AreaBreakdown {
   double pe_array_mm2 = 0;
   std::array<double, 4> sram_mm2{};  // input, weight, accumulator, output

@@ -21,6 +21,7 @@ target::TechDesc round_tech() {
   t.mac_energy_pj = 4;
   t.mac_area_um2 = 1000;
   t.mac_16bit_energy_pj = 1.5;
+  t.add_area_um2 = 400;
   t.register_bit_energy_pj = 0.01;
   t.register_bit_area_um2 = 1;
   t.sram_access_energy_pj = 10;
@@ -80,6 +81,13 @@ TEST(EnergyModel, AreaOfEachUnit) {
   target::TargetDesc big = small_target();
   big.pe_array.rows *= 2;
   EXPECT_GT(area(big).total_mm2(), a.total_mm2());
+  // Four bf16 MACs per PE: three more chain adders, and per further slot a weight and a
+  // partial sum; the input word is 4 x 16 = 64 bits. An f16 mode of 2 shares those slots.
+  target::TargetDesc wide = small_target();
+  wide.pe_array.datatypes = {{isa::DType::F32, 1}, {isa::DType::BF16, 4}, {isa::DType::F16, 2}};
+  EXPECT_EQ(pe_register_bits(4), 4u * 64u + 64u + 2u);
+  EXPECT_DOUBLE_EQ(area(wide).pe_array_mm2, 8 * (1000 + 3 * 400 + 322 * 1.0) / 1e6);
+  EXPECT_DOUBLE_EQ(area(wide).sram_total_mm2(), a.sram_total_mm2());
 }
 
 TEST(EnergyModel, SramAccessScalesWithWidthAndTheSquareRootOfTheBank) {
@@ -215,6 +223,7 @@ TEST(EnergyModel, ShippedTechnologyLoadsWithTheShippedConfigurations) {
     EXPECT_EQ(t.tech->name, "cmos45");
     EXPECT_DOUBLE_EQ(t.tech->mac_energy_pj, 3.7 + 0.9);
     EXPECT_DOUBLE_EQ(t.tech->mac_16bit_energy_pj, 1.1 + 0.9);
+    EXPECT_DOUBLE_EQ(t.tech->add_area_um2, 4184);
     EXPECT_GT(area(t).total_mm2(), 0);
   }
 }

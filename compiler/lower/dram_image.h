@@ -9,19 +9,20 @@
 #include <vector>
 
 #include "compiler/ir/host_array.h"
+#include "isa/container/dram_layout.h"
 #include "isa/container/executable.h"
 
 namespace s2::lower {
 
 class DramImage {
  public:
-  explicit DramImage(uint64_t size) : bytes_(size, 0) {}
+  explicit DramImage(uint64_t size) : bytes_(static_cast<std::size_t>(size)) {}
 
   // The executable's DRAM before its first instruction (isa::initial_dram).
   static DramImage load(const isa::Executable& exe);
 
   uint64_t size() const { return bytes_.size(); }
-  const std::vector<uint8_t>& bytes() const { return bytes_; }
+  const isa::DramBytes& bytes() const { return bytes_; }
 
   // The descriptor's elements, dense, in row-major order. UserError when any lies outside.
   ir::HostArray read(const isa::TensorDesc& desc) const;
@@ -31,8 +32,8 @@ class DramImage {
   ir::HostArray read(const isa::TensorEntry& entry) const;
 
  private:
-  explicit DramImage(std::vector<uint8_t> bytes) : bytes_(std::move(bytes)) {}
-  std::vector<uint8_t> bytes_;
+  explicit DramImage(isa::DramBytes bytes) : bytes_(std::move(bytes)) {}
+  isa::DramBytes bytes_;
 };
 
 }  // namespace s2::lower

@@ -1,6 +1,8 @@
 #include "isa/container/dram_layout.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string>
 
 #include "isa/common/errors.h"
@@ -8,8 +10,31 @@
 
 namespace s2::isa {
 
-std::vector<uint8_t> initial_dram(const Executable& exe) {
-  std::vector<uint8_t> dram(static_cast<size_t>(exe.plan.dram_size), 0);
+DramBytes::DramBytes(std::size_t size) : size_(size) {
+  if (size == 0) return;
+  data_.reset(static_cast<uint8_t*>(std::calloc(size, 1)));
+  if (!data_) throw std::bad_alloc();
+}
+
+DramBytes::DramBytes(const DramBytes& other) : DramBytes(other.size_) {
+  if (size_ != 0) std::memcpy(data_.get(), other.data_.get(), size_);
+}
+
+DramBytes& DramBytes::operator=(const DramBytes& other) {
+  if (this != &other) *this = DramBytes(other);
+  return *this;
+}
+
+void DramBytes::Free::operator()(uint8_t* p) const {
+  std::free(p);
+}
+
+bool operator==(const DramBytes& a, const DramBytes& b) {
+  return a.size_ == b.size_ && (a.size_ == 0 || std::memcmp(a.data(), b.data(), a.size_) == 0);
+}
+
+DramBytes initial_dram(const Executable& exe) {
+  DramBytes dram(static_cast<size_t>(exe.plan.dram_size));
   const uint64_t size = dram.size();
   for (const TensorEntry& t : exe.tensors) {
     if (!t.has_data()) continue;

@@ -7,17 +7,50 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "isa/container/executable.h"
 
 namespace s2::isa {
 
+// The bytes of a DRAM image: `size` zero bytes from calloc, whose pages the kernel maps only
+// when they are first touched. An image of gigabytes then costs the pages the program's data
+// and instructions reach, not the plan's dram_size: a functional run's time and memory follow
+// its data. Fixed size; copies are deep; == compares the contents.
+class DramBytes {
+ public:
+  DramBytes() = default;
+  explicit DramBytes(std::size_t size);
+  DramBytes(const DramBytes& other);
+  DramBytes& operator=(const DramBytes& other);
+  DramBytes(DramBytes&&) noexcept = default;
+  DramBytes& operator=(DramBytes&&) noexcept = default;
+
+  std::size_t size() const { return size_; }
+  uint8_t* data() { return data_.get(); }
+  const uint8_t* data() const { return data_.get(); }
+  const uint8_t* begin() const { return data_.get(); }
+  const uint8_t* end() const { return data_.get() + size_; }
+  uint8_t& operator[](std::size_t i) { return data_.get()[i]; }
+  uint8_t operator[](std::size_t i) const { return data_.get()[i]; }
+
+  friend bool operator==(const DramBytes& a, const DramBytes& b);
+  friend bool operator!=(const DramBytes& a, const DramBytes& b) { return !(a == b); }
+
+ private:
+  struct Free {
+    void operator()(uint8_t* p) const;
+  };
+  std::unique_ptr<uint8_t[], Free> data_;
+  std::size_t size_ = 0;
+};
+
 // The DRAM before the first instruction: plan.dram_size zero bytes, with each tensor-table
 // entry's initial data (dense_bytes() bytes of the data section at data_offset) copied to
-// the entry's address; zero_data() entries keep the zeros. UserError naming the tensor when an
-// entry does not fit either.
-std::vector<uint8_t> initial_dram(const Executable& exe);
+// the entry's address; zero_data() entries keep the zeros (untouched pages: DramBytes).
+// UserError naming the tensor when an entry does not fit either.
+DramBytes initial_dram(const Executable& exe);
 
 // UserError naming the descriptor's address and span when any of its elements lies outside a
 // DRAM image of dram_size bytes. Check before for_each_element_address.

@@ -130,8 +130,8 @@ std::vector<uint8_t> DramImage::entry_bytes(const isa::TensorEntry& entry) const
   if (entry.addr > size() || n > size() - entry.addr)
     throw UserError("tensor '" + entry.name + "' at " + hex(entry.addr) + "+" + hex(n) +
                     " lies outside the DRAM image of " + hex(size()) + " bytes");
-  const auto first = bytes_.begin() + static_cast<std::ptrdiff_t>(entry.addr);
-  return std::vector<uint8_t>(first, first + static_cast<std::ptrdiff_t>(n));
+  const uint8_t* first = bytes_.begin() + entry.addr;
+  return std::vector<uint8_t>(first, first + n);
 }
 
 }  // namespace s2::sim::functional

@@ -13,19 +13,20 @@
 #include <utility>
 #include <vector>
 
+#include "isa/container/dram_layout.h"
 #include "isa/container/executable.h"
 
 namespace s2::sim::functional {
 
 class DramImage {
  public:
-  explicit DramImage(uint64_t size) : bytes_(size, 0) {}
+  explicit DramImage(uint64_t size) : bytes_(static_cast<std::size_t>(size)) {}
 
   // The program's DRAM before its first instruction (isa::initial_dram).
   static DramImage load(const isa::Executable& exe);
 
   uint64_t size() const { return bytes_.size(); }
-  const std::vector<uint8_t>& bytes() const { return bytes_; }
+  const isa::DramBytes& bytes() const { return bytes_; }
 
   // The descriptor's elements, dense in row-major order. The descriptor's dtype must be the
   // one asked for (an InternalError otherwise: the caller checked the instruction). Float
@@ -47,8 +48,8 @@ class DramImage {
   std::vector<uint8_t> entry_bytes(const isa::TensorEntry& entry) const;
 
  private:
-  explicit DramImage(std::vector<uint8_t> bytes) : bytes_(std::move(bytes)) {}
-  std::vector<uint8_t> bytes_;
+  explicit DramImage(isa::DramBytes bytes) : bytes_(std::move(bytes)) {}
+  isa::DramBytes bytes_;
 };
 
 }  // namespace s2::sim::functional

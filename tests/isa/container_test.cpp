@@ -138,6 +138,24 @@ void expect_same(const Executable& a, const Executable& b) {
   EXPECT_EQ(a.debug, b.debug);
 }
 
+// A DRAM image's bytes start zero, whatever their size (calloc: a 1 GiB image costs only the
+// pages touched); copies are deep and == compares the contents.
+TEST(DramBytes, StartZeroCopyDeepAndCompareByContents) {
+  DramBytes big(std::size_t{1} << 30);
+  EXPECT_EQ(big.size(), std::size_t{1} << 30);
+  for (std::size_t at : {std::size_t{0}, std::size_t{12345}, (std::size_t{1} << 30) - 1})
+    EXPECT_EQ(big[at], 0) << at;
+  DramBytes a(64);
+  a[3] = 7;
+  DramBytes b = a;
+  EXPECT_TRUE(a == b);
+  b[3] = 8;
+  EXPECT_EQ(a[3], 7);
+  EXPECT_TRUE(a != b);
+  EXPECT_TRUE(DramBytes(0) == DramBytes());
+  EXPECT_TRUE(DramBytes(4) != DramBytes(5));
+}
+
 TEST(Container, SmallProgramIsValid) {
   const Executable exe = small_program();
   for (const Instruction& inst : exe.instructions)
@@ -278,7 +296,7 @@ TEST(Container, ZeroInitialDataTakesNoBytes) {
   EXPECT_EQ(load_u32(&bytes[8]), 2u);
   const Executable back = read_executable(bytes, "zeros.bin");
   expect_same(exe, back);
-  const std::vector<uint8_t> dram = initial_dram(back);
+  const DramBytes dram = initial_dram(back);
   const auto at = static_cast<std::ptrdiff_t>(velocity.addr);
   EXPECT_TRUE(std::all_of(dram.begin() + at,
                           dram.begin() + at + static_cast<std::ptrdiff_t>(velocity.size),

@@ -58,6 +58,37 @@ void ImportContext::add_computed_constant(const std::string& value, onnx::Tensor
   add_constant(value, &computed_.back());
 }
 
+const IntConstant* ImportContext::int_constant(const std::string& value, const std::string& where) {
+  if (const auto it = int_constants_.find(value); it != int_constants_.end())
+    return it->second.get();
+  const onnx::TensorProto* t = constant(value);
+  if (!t ||
+      (t->data_type() != onnx::TensorProto::INT64 && t->data_type() != onnx::TensorProto::INT32 &&
+       t->data_type() != onnx::TensorProto::BOOL))
+    return nullptr;
+  auto c = std::make_unique<IntConstant>();
+  c->dims.assign(t->dims().begin(), t->dims().end());
+  c->values = int_values(*t, where);
+  return int_constants_.emplace(value, std::move(c)).first->second.get();
+}
+
+void ImportContext::add_int_constant(const std::string& value, IntConstant c) {
+  onnx::TensorProto t;
+  t.set_data_type(onnx::TensorProto::INT64);
+  for (int64_t d : c.dims)
+    t.add_dims(d);
+  for (int64_t v : c.values)
+    t.add_int64_data(v);
+  add_computed_constant(value, std::move(t));
+  int_constants_[value] = std::make_unique<const IntConstant>(std::move(c));
+}
+
+bool ImportContext::charge_computed(uint64_t elements) {
+  if (elements > kMaxComputedElements - computed_elements_) return false;
+  computed_elements_ += elements;
+  return true;
+}
+
 const onnx::TensorProto* ImportContext::constant(const std::string& value) const {
   const auto it = constants_.find(value);
   return it == constants_.end() ? nullptr : it->second;
@@ -106,30 +137,25 @@ std::vector<int64_t> NodeContext::constant_ints(size_t i) const {
                             "): constant input '" + value + "'");
 }
 
-std::optional<IntConstant> NodeContext::int_constant(size_t i) const {
-  if (!has_input(i)) return std::nullopt;
+const IntConstant* NodeContext::int_constant(size_t i) const {
+  if (!has_input(i)) return nullptr;
   const std::string& value = node_.input(static_cast<int>(i));
-  const onnx::TensorProto* t = import_.constant(value);
-  if (!t ||
-      (t->data_type() != onnx::TensorProto::INT64 && t->data_type() != onnx::TensorProto::INT32 &&
-       t->data_type() != onnx::TensorProto::BOOL))
-    return std::nullopt;
-  IntConstant c;
-  c.dims.assign(t->dims().begin(), t->dims().end());
-  c.values = int_values(*t, import_.path() + ": node '" + name_ + "' (" + node_.op_type() +
-                                "): constant input '" + value + "'");
-  return c;
+  return import_.int_constant(value, import_.path() + ": node '" + name_ + "' (" + node_.op_type() +
+                                         "): constant input '" + value + "'");
 }
 
-void NodeContext::set_int_output(size_t i, const IntConstant& value) {
+void NodeContext::charge_constant(uint64_t elements) const {
+  if (!import_.charge_computed(elements))
+    fail("builds a constant of " + std::to_string(elements) + " elements after " +
+         std::to_string(import_.computed_elements()) +
+         " already: the constants an import builds may hold " +
+         std::to_string(kMaxComputedElements) + " elements together");
+}
+
+void NodeContext::set_int_output(size_t i, IntConstant value) {
   if (!has_output(i)) return;
-  onnx::TensorProto t;
-  t.set_data_type(onnx::TensorProto::INT64);
-  for (int64_t d : value.dims)
-    t.add_dims(d);
-  for (int64_t v : value.values)
-    t.add_int64_data(v);
-  import_.add_computed_constant(node_.output(static_cast<int>(i)), std::move(t));
+  charge_constant(value.values.size());
+  import_.add_int_constant(node_.output(static_cast<int>(i)), std::move(value));
 }
 
 std::vector<int64_t> NodeContext::constant_dims(size_t i) const {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <deque>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +21,17 @@
 #include "compiler/onnx/model_file.h"
 
 namespace s2::onnx_import {
+
+// An integer tensor known at import time: a static shape computation's value.
+struct IntConstant {
+  std::vector<int64_t> dims;  // empty: a scalar
+  std::vector<int64_t> values;
+};
+
+// The elements every constant the import builds (folds, ConstantOfShape) may hold together:
+// a few bytes of ONNX must not ask for unbounded memory or time. Models build shapes, masks
+// and fills far below this.
+inline constexpr uint64_t kMaxComputedElements = uint64_t{1} << 28;
 
 class ImportContext {
  public:
@@ -42,6 +54,16 @@ class ImportContext {
   const onnx::TensorProto* constant(const std::string& value) const;  // null if not one
   // A constant the import computed (a folded shape computation), owned by the context.
   void add_computed_constant(const std::string& value, onnx::TensorProto t);
+  // The value as an integer constant when it is an INT64, INT32 or BOOL one, decoded once and
+  // kept (a chain of folds reads each constant once, not once per reader); null otherwise.
+  // `where` prefixes a decoding error.
+  const IntConstant* int_constant(const std::string& value, const std::string& where);
+  // Binds `value` to a folded integer constant (also readable as a TensorProto).
+  void add_int_constant(const std::string& value, IntConstant c);
+  // Counts `elements` more against kMaxComputedElements; false (nothing counted) when that
+  // would exceed it.
+  bool charge_computed(uint64_t elements);
+  uint64_t computed_elements() const { return computed_elements_; }
 
   // True when some node or a graph output reads the value.
   bool consumed(const std::string& value) const { return consumed_.count(value) != 0; }
@@ -66,14 +88,10 @@ class ImportContext {
   std::unordered_map<std::string, ir::TensorId> values_;
   std::unordered_map<std::string, const onnx::TensorProto*> constants_;
   std::deque<onnx::TensorProto> computed_;  // stable addresses for constants_
+  std::unordered_map<std::string, std::unique_ptr<const IntConstant>> int_constants_;
+  uint64_t computed_elements_ = 0;
   std::unordered_set<std::string> consumed_;
   std::unordered_map<std::string, std::vector<int64_t>> folded_pads_;
-};
-
-// An integer tensor known at import time: a static shape computation's value.
-struct IntConstant {
-  std::vector<int64_t> dims;  // empty: a scalar
-  std::vector<int64_t> values;
 };
 
 // One node being translated into IR ops. Inputs and outputs are positional, as in the ONNX
@@ -101,10 +119,14 @@ class NodeContext {
   // A FLOAT input known at import time (Clip's bounds, Dropout's ratio).
   std::vector<float> constant_floats(size_t i) const;
   // Input i when it is an INT64, INT32 or BOOL (0 and 1) constant (a shape, a value computed
-  // from shapes, or a mask), else nullopt.
-  std::optional<IntConstant> int_constant(size_t i) const;
+  // from shapes, or a mask), else null. Owned by the import: valid until it ends.
+  const IntConstant* int_constant(size_t i) const;
   // Binds output i (when the node has it) to an INT64 constant: a folded shape computation.
-  void set_int_output(size_t i, const IntConstant& value);
+  // Fails when the import's constants would exceed kMaxComputedElements.
+  void set_int_output(size_t i, IntConstant value);
+  // Fails, naming the node, when `elements` more would take the import's constants past
+  // kMaxComputedElements; counts them otherwise. Call before building a large constant.
+  void charge_constant(uint64_t elements) const;
   // The dimensions of a FLOAT input known at import time (constant_floats' values).
   std::vector<int64_t> constant_dims(size_t i) const;
 

@@ -29,8 +29,8 @@ int64_t count(const std::vector<int64_t>& dims) {
   return n;
 }
 
-IntConstant need_int(NodeContext& n, size_t i, const char* what) {
-  std::optional<IntConstant> c = n.int_constant(i);
+const IntConstant& need_int(NodeContext& n, size_t i, const char* what) {
+  const IntConstant* c = n.int_constant(i);
   if (!c)
     n.fail(std::string("input ") + std::to_string(i) + " (" + what +
            ") must be an integer constant or a static shape computation; ops on computed "
@@ -48,7 +48,7 @@ int64_t normal_axis(NodeContext& n, int64_t axis, int64_t rank, const std::strin
 void translate_shape(NodeContext& n) {
   n.allow_attributes({"start", "end"});
   ir::Shape shape;
-  if (std::optional<IntConstant> c = n.int_constant(0))
+  if (const IntConstant* c = n.int_constant(0))
     shape = c->dims;
   else
     shape = n.input_tensor(0).shape;
@@ -77,7 +77,7 @@ void gather_from_tensor(NodeContext& n) {
   ir::Graph& g = n.import().graph();
   const bool table = !data.producer.valid() && rank == 2 && axis == 0 &&
                      g.data(data.data).role == isa::TensorRole::Weight;
-  if (std::optional<IntConstant> c = n.int_constant(1); c && table) {
+  if (const IntConstant* c = n.int_constant(1); c && table) {
     // Constant rows of a weight table (GPT-2's wpe(arange(T))): an embedding lookup of
     // constant ids, as the zoo builds position embeddings.
     std::vector<int32_t> ids;
@@ -92,7 +92,7 @@ void gather_from_tensor(NodeContext& n) {
     n.set_output(0, y);
     return;
   }
-  if (std::optional<IntConstant> c = n.int_constant(1)) {
+  if (const IntConstant* c = n.int_constant(1)) {
     if (c->dims.size() > 1 || c->values.empty())
       n.fail("indices " + ir::ints_text(c->dims) +
              " of a tensor gather must be a scalar or a non-empty vector");
@@ -131,8 +131,8 @@ void translate_gather(NodeContext& n) {
     gather_from_tensor(n);
     return;
   }
-  const IntConstant data = need_int(n, 0, "data");
-  const IntConstant indices = need_int(n, 1, "indices");
+  const IntConstant& data = need_int(n, 0, "data");
+  const IntConstant& indices = need_int(n, 1, "indices");
   if (data.dims.size() != 1)
     n.fail("gathers from a constant of rank " + std::to_string(data.dims.size()) +
            "; only rank 1 is supported");
@@ -159,7 +159,7 @@ void translate_unsqueeze(NodeContext& n) {
   n.allow_attributes({"axes"});
   std::vector<int64_t> axes = axes_of(n);
   if (axes.empty()) n.fail("has no axes");
-  const std::optional<IntConstant> c = n.int_constant(0);
+  const IntConstant* c = n.int_constant(0);
   ir::Shape shape = c ? c->dims : n.input_tensor(0).shape;
   const auto rank = static_cast<int64_t>(shape.size() + axes.size());
   for (int64_t& a : axes)
@@ -179,7 +179,7 @@ void translate_unsqueeze(NodeContext& n) {
 void translate_squeeze(NodeContext& n) {
   n.allow_attributes({"axes"});
   std::vector<int64_t> axes = axes_of(n);
-  const std::optional<IntConstant> c = n.int_constant(0);
+  const IntConstant* c = n.int_constant(0);
   const ir::Shape in = c ? c->dims : n.input_tensor(0).shape;
   const auto rank = static_cast<int64_t>(in.size());
   std::vector<bool> drop(in.size(), false);
@@ -233,8 +233,8 @@ void fold_arithmetic(NodeContext& n, const IntConstant& a, const IntConstant& b,
 
 void translate_integer_only(NodeContext& n, char op) {
   n.allow_attributes({});
-  const IntConstant a = need_int(n, 0, "A");
-  const IntConstant b = need_int(n, 1, "B");
+  const IntConstant& a = need_int(n, 0, "A");
+  const IntConstant& b = need_int(n, 1, "B");
   fold_arithmetic(n, a, b, op);
 }
 
@@ -255,14 +255,14 @@ void translate_equal(NodeContext& n) {
 
 void translate_constant_of_shape(NodeContext& n) {
   n.allow_attributes({"value"});
-  const IntConstant shape = need_int(n, 0, "shape");
+  const IntConstant& shape = need_int(n, 0, "shape");
   if (shape.dims.size() != 1)
     n.fail("input 0 (shape) has rank " + std::to_string(shape.dims.size()) + "; it must be 1");
   for (int64_t d : shape.values)
     if (d < 0) n.fail("shape " + ir::ints_text(shape.values) + " has a negative dimension");
   // The constant is materialised here: a few bytes of shape must not ask for unbounded memory
   // (nor overflow the count). Models build masks and fills far below this.
-  constexpr int64_t kMaxElements = int64_t{1} << 28;
+  constexpr auto kMaxElements = static_cast<int64_t>(kMaxComputedElements);
   int64_t elements = 1;
   for (int64_t d : shape.values) {
     if (d != 0 && elements > kMaxElements / d)
@@ -273,7 +273,10 @@ void translate_constant_of_shape(NodeContext& n) {
   }
   const onnx::TensorProto* value = n.attr_tensor("value");
   const std::string where = n.import().path() + ": node '" + n.name() + "' (ConstantOfShape)";
-  if (value && value->data_type() == onnx::TensorProto::FLOAT) {
+  if (!value)  // a float zero, which only an integer-folding consumer could not read
+    n.fail_attr("value", "is missing; only an explicit INT64 or FLOAT value is supported");
+  n.charge_constant(static_cast<uint64_t>(elements));  // with the import's other constants
+  if (value->data_type() == onnx::TensorProto::FLOAT) {
     const std::vector<float> v = float_values(*value, where + ": attribute 'value'");
     if (v.size() != 1) n.fail_attr("value", "must hold one value");
     onnx::TensorProto t;
@@ -284,24 +287,21 @@ void translate_constant_of_shape(NodeContext& n) {
     n.import().add_computed_constant(n.node().output(0), std::move(t));
     return;
   }
-  // No value attribute: a float zero, which only an integer-folding consumer could not read;
-  // PyTorch always writes the value.
-  if (!value)
-    n.fail_attr("value", "is missing; only an explicit INT64 or FLOAT value is supported");
   const std::vector<int64_t> v = int_values(*value, where + ": attribute 'value'");
   if (v.size() != 1) n.fail_attr("value", "must hold one value");
-  n.set_int_output(
-      0, IntConstant{shape.values, std::vector<int64_t>(static_cast<size_t>(elements), v[0])});
+  n.import().add_int_constant(  // counted above
+      n.node().output(0),
+      IntConstant{shape.values, std::vector<int64_t>(static_cast<size_t>(elements), v[0])});
 }
 
 }  // namespace
 
 // Where of integer constants (condition, X, Y), folded: false when X or Y is not one.
 bool fold_integer_where(NodeContext& n) {
-  const std::optional<IntConstant> cx = n.int_constant(1), cy = n.int_constant(2);
+  const IntConstant *cx = n.int_constant(1), *cy = n.int_constant(2);
   if (!cx || !cy) return false;
   n.allow_attributes({});
-  const IntConstant c = need_int(n, 0, "condition");
+  const IntConstant& c = need_int(n, 0, "condition");
   const IntConstant& x = *cx;
   const IntConstant& y = *cy;
   ir::Shape dims;
@@ -424,10 +424,11 @@ void keep_triangle(NodeContext& n, const std::vector<int64_t>& dims, std::vector
 
 void translate_trilu(NodeContext& n) {
   n.allow_attributes({"upper"});
-  if (std::optional<IntConstant> c = n.int_constant(0)) {
+  if (const IntConstant* c = n.int_constant(0)) {
     // A boolean or integer triangle (torch.ones(T, T, dtype=bool).tril()).
-    keep_triangle(n, c->dims, &c->values);
-    n.set_int_output(0, *c);
+    IntConstant triangle = *c;
+    keep_triangle(n, triangle.dims, &triangle.values);
+    n.set_int_output(0, std::move(triangle));
     return;
   }
   std::vector<float> values = n.constant_floats(0);
@@ -443,7 +444,7 @@ void translate_slice(NodeContext& n) {
   n.allow_attributes({});
   const std::vector<int64_t> starts = need_int(n, 1, "starts").values;
   const std::vector<int64_t> ends = need_int(n, 2, "ends").values;
-  const std::optional<IntConstant> c = n.int_constant(0);
+  const IntConstant* c = n.int_constant(0);
   const ir::Shape shape = c ? c->dims : n.input_tensor(0).shape;
   const auto rank = static_cast<int64_t>(shape.size());
   std::vector<int64_t> axes(starts.size());
@@ -543,7 +544,7 @@ void translate_reduce_mean(NodeContext& n) {
 
 // Add and Mul of two integer constants: folded here (translate_tensor.cpp calls it first).
 bool fold_integer_arithmetic(NodeContext& n, char op) {
-  const std::optional<IntConstant> a = n.int_constant(0), b = n.int_constant(1);
+  const IntConstant *a = n.int_constant(0), *b = n.int_constant(1);
   if (!a || !b) return false;
   n.allow_attributes({});
   fold_arithmetic(n, *a, *b, op);
@@ -554,7 +555,7 @@ bool fold_integer_arithmetic(NodeContext& n, char op) {
 bool fold_integer_concat(NodeContext& n) {
   IntConstant out;
   for (int i = 0; i < n.node().input_size(); ++i) {
-    const std::optional<IntConstant> c = n.int_constant(static_cast<size_t>(i));
+    const IntConstant* c = n.int_constant(static_cast<size_t>(i));
     if (!c) return false;
     if (c->dims.size() != 1)
       n.fail("concatenates integer constants of rank " + std::to_string(c->dims.size()) +

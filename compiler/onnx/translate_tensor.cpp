@@ -90,7 +90,7 @@ std::optional<double> float_scalar(NodeContext& n, size_t i) {
 // the target keeps the input's dimension), as the IR's expand view.
 void translate_expand(NodeContext& n) {
   n.allow_attributes({});
-  const std::optional<IntConstant> target = n.int_constant(1);
+  const IntConstant* target = n.int_constant(1);
   if (!target) n.fail("input 1 (shape) must be an integer constant or a static shape computation");
   const ir::Shape in = n.input_tensor(0).shape;
   std::string conflict;
@@ -110,7 +110,7 @@ void translate_expand(NodeContext& n) {
 void translate_where(NodeContext& n) {
   if (fold_integer_where(n)) return;
   n.allow_attributes({});
-  const std::optional<IntConstant> c = n.int_constant(0);
+  const IntConstant* c = n.int_constant(0);
   if (!c) n.fail("input 0 (condition) must be a constant; a computed condition is not supported");
   const std::optional<double> fx = float_scalar(n, 1), fy = float_scalar(n, 2);
   if (fx.has_value() == fy.has_value())
@@ -262,7 +262,7 @@ void fold_integer_reshape(NodeContext& n, const IntConstant& c, std::vector<int6
 void translate_reshape(NodeContext& n) {
   n.allow_attributes({"allowzero"});
   std::vector<int64_t> shape = n.constant_ints(1);
-  if (const std::optional<IntConstant> c = n.int_constant(0)) {
+  if (const IntConstant* c = n.int_constant(0)) {
     fold_integer_reshape(n, *c, shape);
     return;
   }

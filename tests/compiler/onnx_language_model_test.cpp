@@ -275,5 +275,27 @@ TEST_F(OnnxLanguageModel, ConstantOfShapeBeyondTheLimitIsAnError) {
   }
 }
 
+// Issue 19 point 4: the constants an import builds are limited together, not only one by one,
+// so a chain of a few nodes cannot ask for unbounded memory; the count is checked before the
+// constant is built (here 2^28 elements after the 2 of a folded Concat).
+TEST_F(OnnxLanguageModel, ConstantsTheImportBuildsAreLimitedTogether) {
+  TestModel m;
+  m.input("x", {2, 6});
+  m.initializer("fc.weight", {4, 6});
+  constant(m, "a", int64s({1}, {3}));
+  testing::attr_i(m.node("Concat", "/Concat", {"a", "a"}, {"pair"}), "axis", 0);
+  constant(m, "huge", int64s({1}, {int64_t{1} << 28}));
+  onnx::NodeProto& cos = m.node("ConstantOfShape", "/ConstantOfShape", {"huge"}, {"ones"});
+  onnx::AttributeProto* value = cos.add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  *value->mutable_t() = int64s({1}, {1});
+  testing::attr_i(m.node("Gemm", "/fc/Gemm", {"x", "fc.weight"}, {"logits"}), "transB", 1);
+  m.output("logits", {2, 4});
+  EXPECT_EQ(error_of(m), at_file("node '/ConstantOfShape' (ConstantOfShape): builds a constant "
+                                 "of 268435456 elements after 2 already: the constants an "
+                                 "import builds may hold 268435456 elements together"));
+}
+
 }  // namespace
 }  // namespace s2::onnx_import

@@ -581,16 +581,15 @@ std::string misspelling_hint(const Entries& entries, const std::string& key) {
 }  // namespace
 
 void ParamReader::missing(const std::string& key) const {
-  State& state = *state_;
-  if (state.silent || state.abandoned) return;
-  state.flawed = true;
   // A required key is usually missing because it is misspelt; point at the likely culprit.
   // While collecting, that waits until every key of the mapping has been asked for: a key
   // read later (`dram` when `sram` is missing) is nobody's misspelling.
+  State& state = *state_;
   const bool now = !state.problems->collect;
-  if (!now) state.missing.emplace_back(key, state.problems->items.size());
-  state.problems->add(state.file, state.line, key_path(key),
-                      "missing required key" + (now ? misspelling_hint(state.entries, key) : ""));
+  const std::size_t item = state.problems->items.size();
+  const std::string hint = now ? misspelling_hint(state.entries, key) : "";
+  if (record(key, "missing required key" + hint, false) && !now)
+    state.missing.emplace_back(key, item);
 }
 
 bool ParamReader::section(const std::function<void(ParamReader&)>& read) {

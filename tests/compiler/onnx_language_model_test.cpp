@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -251,23 +252,32 @@ TEST_F(OnnxLanguageModel, ClassTokenExpandAndFirstTokenSlice) {
     EXPECT_EQ(first[i], token[i % 6]) << i;
 }
 
+// A model whose classifier ignores a ConstantOfShape of `dims` ones (INT64), after `before`
+// adds nodes of its own.
+TestModel with_constant_of_shape(const std::vector<int64_t>& dims,
+                                 const std::function<void(TestModel&)>& before = {}) {
+  TestModel m;
+  m.input("x", {2, 6});
+  m.initializer("fc.weight", {4, 6});
+  if (before) before(m);
+  constant(m, "huge", int64s({static_cast<int64_t>(dims.size())}, dims));
+  onnx::NodeProto& cos = m.node("ConstantOfShape", "/ConstantOfShape", {"huge"}, {"ones"});
+  onnx::AttributeProto* value = cos.add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  *value->mutable_t() = int64s({1}, {1});
+  testing::attr_i(m.node("Gemm", "/fc/Gemm", {"x", "fc.weight"}, {"logits"}), "transB", 1);
+  m.output("logits", {2, 4});
+  return m;
+}
+
 // Issue 19 point 4: a ConstantOfShape is materialised by the importer, so a few bytes of
 // shape must not ask for unbounded memory (or overflow the count): refused before allocating,
 // naming the node and the limit.
 TEST_F(OnnxLanguageModel, ConstantOfShapeBeyondTheLimitIsAnError) {
   for (const std::vector<int64_t>& dims :
        {std::vector<int64_t>{1 << 20, 1 << 20}, std::vector<int64_t>{int64_t{1} << 40, 1 << 30}}) {
-    TestModel m;
-    m.input("x", {2, 6});
-    m.initializer("fc.weight", {4, 6});
-    constant(m, "huge", int64s({2}, dims));
-    onnx::NodeProto& cos = m.node("ConstantOfShape", "/ConstantOfShape", {"huge"}, {"ones"});
-    onnx::AttributeProto* value = cos.add_attribute();
-    value->set_name("value");
-    value->set_type(onnx::AttributeProto::TENSOR);
-    *value->mutable_t() = int64s({1}, {1});
-    testing::attr_i(m.node("Gemm", "/fc/Gemm", {"x", "fc.weight"}, {"logits"}), "transB", 1);
-    m.output("logits", {2, 4});
+    const TestModel m = with_constant_of_shape(dims);
     EXPECT_EQ(error_of(m),
               at_file("node '/ConstantOfShape' (ConstantOfShape): shape " + ir::ints_text(dims) +
                       " has more than 268435456 elements, the limit for a constant "
@@ -279,19 +289,10 @@ TEST_F(OnnxLanguageModel, ConstantOfShapeBeyondTheLimitIsAnError) {
 // so a chain of a few nodes cannot ask for unbounded memory; the count is checked before the
 // constant is built (here 2^28 elements after the 2 of a folded Concat).
 TEST_F(OnnxLanguageModel, ConstantsTheImportBuildsAreLimitedTogether) {
-  TestModel m;
-  m.input("x", {2, 6});
-  m.initializer("fc.weight", {4, 6});
-  constant(m, "a", int64s({1}, {3}));
-  testing::attr_i(m.node("Concat", "/Concat", {"a", "a"}, {"pair"}), "axis", 0);
-  constant(m, "huge", int64s({1}, {int64_t{1} << 28}));
-  onnx::NodeProto& cos = m.node("ConstantOfShape", "/ConstantOfShape", {"huge"}, {"ones"});
-  onnx::AttributeProto* value = cos.add_attribute();
-  value->set_name("value");
-  value->set_type(onnx::AttributeProto::TENSOR);
-  *value->mutable_t() = int64s({1}, {1});
-  testing::attr_i(m.node("Gemm", "/fc/Gemm", {"x", "fc.weight"}, {"logits"}), "transB", 1);
-  m.output("logits", {2, 4});
+  const TestModel m = with_constant_of_shape({int64_t{1} << 28}, [](TestModel& model) {
+    constant(model, "a", int64s({1}, {3}));
+    testing::attr_i(model.node("Concat", "/Concat", {"a", "a"}, {"pair"}), "axis", 0);
+  });
   EXPECT_EQ(error_of(m), at_file("node '/ConstantOfShape' (ConstantOfShape): builds a constant "
                                  "of 268435456 elements after 2 already: the constants an "
                                  "import builds may hold 268435456 elements together"));

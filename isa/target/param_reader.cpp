@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "isa/common/errors.h"
+#include "isa/target/param_text.h"
 
 namespace s2::target {
 
@@ -46,11 +47,17 @@ struct detail::ProblemList {
   }
   // Records a problem; when not collecting, throws it at once.
   void add(const std::string& file, int line, const std::string& path, const std::string& text) {
-    add_line(file, line, file + ":" + std::to_string(line) + ": " + path + ": " + text);
+    record(file, line, path, text);
+    if (!collect) raise();
   }
   void add_line(const std::string& file, int line, std::string text) {
     items.push_back(Item{file_index(file), line, std::move(text)});
     if (!collect) raise();
+  }
+  // Records a problem without throwing, whatever the mode (one of several reported together).
+  void record(const std::string& file, int line, const std::string& path, const std::string& text) {
+    items.push_back(Item{file_index(file), line,
+                         file + ":" + std::to_string(line) + ": " + path + ": " + text});
   }
   // Throws ConfigProblems listing every problem, by file and line. When not collecting the
   // list starts afresh (a caller may catch the error and read on).
@@ -87,6 +94,15 @@ struct ParamReader::State {
 
 namespace {
 
+using text::closest;
+using text::format_double;
+using text::Parse;
+using text::parse_byte_size;
+using text::parse_double;
+using text::parse_signed;
+using text::parse_unsigned;
+using text::resembles;
+
 constexpr const char* kTopLevel = "(top level)";
 
 // yaml-cpp marks are 0-based and -1 for nodes that did not come from the text.
@@ -121,175 +137,6 @@ std::string join(const std::vector<std::string>& items) {
     out += item;
   }
   return out;
-}
-
-std::string lower(std::string text) {
-  for (char& c : text)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
-// Optimal string alignment distance, case-insensitive: how far a misspelling is from a key.
-std::size_t edit_distance(const std::string& a_text, const std::string& b_text) {
-  const std::string a = lower(a_text);
-  const std::string b = lower(b_text);
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i)
-    d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j)
-    d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-    }
-  }
-  return d[a.size()][b.size()];
-}
-
-// Whether `written` is plausibly a misspelling of `meant`: a few edits apart (never all of a
-// short word), or a truncation such as `clock` for `clock_mhz`.
-// Whether every character of `part` appears in `whole`, in order.
-bool is_subsequence(const std::string& part, const std::string& whole) {
-  std::size_t at = 0;
-  for (char c : whole)
-    if (at < part.size() && part[at] == c) ++at;
-  return at == part.size();
-}
-
-bool resembles(const std::string& written, const std::string& meant) {
-  const std::size_t shorter = std::min(written.size(), meant.size());
-  const std::size_t distance = edit_distance(written, meant);
-  if (distance < shorter && distance <= std::max<std::size_t>(1, shorter / 3)) return true;
-  // Up to two letters added or left out ("colums" for "cols", "rws" for "rows").
-  const std::string& small = written.size() < meant.size() ? written : meant;
-  const std::string& large = written.size() < meant.size() ? meant : written;
-  if (small.size() >= 3 && large.size() - small.size() <= 2 && is_subsequence(small, large))
-    return true;
-  constexpr std::size_t kMinPrefix = 4;
-  const std::string a = lower(written);
-  const std::string b = lower(meant);
-  return shorter >= kMinPrefix && (a.rfind(b, 0) == 0 || b.rfind(a, 0) == 0);
-}
-
-// The candidate `word` most plausibly meant, if any resembles it.
-std::optional<std::string> closest(const std::string& word,
-                                   const std::vector<std::string>& candidates) {
-  std::optional<std::string> best;
-  std::size_t best_distance = std::numeric_limits<std::size_t>::max();
-  for (const std::string& candidate : candidates) {
-    const std::size_t distance = edit_distance(word, candidate);
-    if (resembles(word, candidate) && distance < best_distance) {
-      best = candidate;
-      best_distance = distance;
-    }
-  }
-  return best;
-}
-
-std::string format_double(double value) {
-  return fmt::format("{:.10g}", value);
-}
-
-// ---- scalar conversions ------------------------------------------------------------------
-// Numbers follow the YAML 1.2 core schema: decimal with an optional sign, or 0x / 0o prefixed.
-
-enum class Parse { ok, malformed, out_of_range };
-
-// Digits of a non-negative number, decimal or 0x / 0o prefixed; no sign.
-Parse parse_magnitude(std::string_view text, uint64_t& value) {
-  int base = 10;
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'o')) {
-    base = text[1] == 'x' ? 16 : 8;
-    text.remove_prefix(2);
-  }
-  if (text.empty()) return Parse::malformed;
-  const char* end = text.data() + text.size();
-  const std::from_chars_result result = std::from_chars(text.data(), end, value, base);
-  if (result.ptr != end) return Parse::malformed;
-  return result.ec == std::errc::result_out_of_range ? Parse::out_of_range : Parse::ok;
-}
-
-Parse parse_unsigned(std::string_view text, uint64_t& value) {
-  if (!text.empty() && text[0] == '+') text.remove_prefix(1);
-  return parse_magnitude(text, value);
-}
-
-Parse parse_signed(std::string_view text, int64_t& value) {
-  const bool negative = !text.empty() && text[0] == '-';
-  if (!text.empty() && (text[0] == '+' || text[0] == '-')) text.remove_prefix(1);
-  uint64_t magnitude = 0;
-  const Parse parsed = parse_magnitude(text, magnitude);
-  if (parsed != Parse::ok) return parsed;
-  const uint64_t limit = negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
-  if (magnitude > limit) return Parse::out_of_range;
-  // Two's complement negation through unsigned arithmetic, so -2^63 needs no special case.
-  value = static_cast<int64_t>(negative ? ~magnitude + 1 : magnitude);
-  return Parse::ok;
-}
-
-bool parse_double(std::string_view text, double& value) {
-  if (!text.empty() && text[0] == '+') text.remove_prefix(1);
-  if (text.empty()) return false;
-  const char* end = text.data() + text.size();
-  const std::from_chars_result result = std::from_chars(text.data(), end, value);
-  return result.ec == std::errc() && result.ptr == end && std::isfinite(value);
-}
-
-struct Unit {
-  std::string_view name;
-  unsigned shift;
-};
-constexpr std::array<Unit, 5> kByteUnits{
-    {{"B", 0}, {"KiB", 10}, {"MiB", 20}, {"GiB", 30}, {"TiB", 40}}};
-
-// Parses "<whole number>[ ]<unit>" into bytes; `problem` explains a failure.
-std::optional<uint64_t> parse_byte_size(const std::string& text, std::string& problem) {
-  const std::string expected =
-      "expected a byte size such as 1024, 64KiB or 2 MiB, got \"" + text + "\"";
-  std::size_t digits = 0;
-  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits])))
-    ++digits;
-  std::size_t unit_start = digits;
-  while (unit_start < text.size() && text[unit_start] == ' ')
-    ++unit_start;
-  const std::string_view unit_text = std::string_view(text).substr(unit_start);
-  if (digits == 0) {
-    problem = expected;
-    return std::nullopt;
-  }
-  if (digits < text.size() && (text[digits] == '.' || text[digits] == ',')) {
-    problem = expected + " (the count must be a whole number; use a smaller unit)";
-    return std::nullopt;
-  }
-  uint64_t count = 0;
-  const char* digits_end = text.data() + digits;
-  if (std::from_chars(text.data(), digits_end, count).ec != std::errc()) {
-    problem = "byte size \"" + text + "\" is too large";
-    return std::nullopt;
-  }
-  if (unit_text.empty()) return count;
-  for (const Unit& unit : kByteUnits) {
-    if (unit_text != unit.name) continue;
-    if (count > (std::numeric_limits<uint64_t>::max() >> unit.shift)) {
-      problem = "byte size \"" + text + "\" is too large";
-      return std::nullopt;
-    }
-    return count << unit.shift;
-  }
-  const std::string unit_lower = lower(std::string(unit_text));
-  for (std::string_view decimal : {"k", "kb", "m", "mb", "g", "gb", "t", "tb"}) {
-    if (unit_lower == decimal) {
-      problem = expected + " (\"" + std::string(unit_text) +
-                "\" is ambiguous; write binary units: B, KiB, MiB, GiB, TiB)";
-      return std::nullopt;
-    }
-  }
-  problem = expected + " (units are B, KiB, MiB, GiB, TiB)";
-  return std::nullopt;
 }
 
 // Rejects duplicate keys anywhere in the document, before any value is read: yaml-cpp keeps
@@ -354,34 +201,9 @@ std::string oversized(const std::string& file) {
 
 }  // namespace
 
-std::string format_bytes(uint64_t bytes) {
-  for (std::size_t i = kByteUnits.size(); i-- > 1;) {
-    const uint64_t unit = uint64_t{1} << kByteUnits[i].shift;
-    if (bytes >= unit && bytes % unit == 0) {
-      return std::to_string(bytes / unit) + " " + std::string(kByteUnits[i].name);
-    }
-  }
-  return std::to_string(bytes) + " B";
-}
-
 void throw_at(const std::string& file, int line, const std::string& key_path,
               const std::string& problem) {
   throw UserError(file + ":" + std::to_string(line) + ": " + key_path + ": " + problem);
-}
-
-std::optional<uint64_t> parse_byte_size_text(const std::string& text, std::string& problem) {
-  return parse_byte_size(text, problem);
-}
-
-std::optional<double> parse_number_text(std::string_view text) {
-  double value = 0;
-  if (!parse_double(text, value)) return std::nullopt;
-  return value;
-}
-
-std::optional<std::string> closest_name(const std::string& word,
-                                        const std::vector<std::string>& candidates) {
-  return closest(word, candidates);
 }
 
 // ---- values of any kind ------------------------------------------------------------------
@@ -643,8 +465,6 @@ void ParamReader::record_unknown_keys() const {
   std::stable_sort(unknown.begin(), unknown.end(),
                    [](const auto& a, const auto& b) { return a.first->line < b.first->line; });
   Problems& problems = *state_->problems;
-  const bool collect = problems.collect;
-  problems.collect = true;  // all of them, then throw when not collecting
   for (const auto& [entry, owner] : unknown) {
     std::string problem = "unknown key";
     if (std::optional<std::string> meant = closest(entry->key, owner->known))
@@ -652,11 +472,10 @@ void ParamReader::record_unknown_keys() const {
     problem += owner->known.empty() ? "; this mapping takes no keys"
                                     : "; known keys: " + join(owner->known);
     const std::string path = owner->path.empty() ? entry->key : owner->path + "." + entry->key;
-    problems.add(owner->file, entry->line, path, problem);
-    entry->used = true;  // reported once
+    problems.record(owner->file, entry->line, path, problem);  // all of them, then raise
+    entry->used = true;                                        // reported once
   }
-  problems.collect = collect;
-  if (!collect) problems.raise();
+  if (!problems.collect) problems.raise();
 }
 
 void ParamReader::finish() const {

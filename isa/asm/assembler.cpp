@@ -4,6 +4,8 @@
 #include <charconv>
 #include <map>
 #include <optional>
+#include <tuple>
+#include <utility>
 
 #include "isa/asm/lexer.h"
 #include "isa/asm/names.h"
@@ -71,13 +73,15 @@ class Assembler {
           directive_target(st);
         else if (head == ".dram")
           directive_dram(st);
+        else if (head == ".host")
+          directive_host(st);
         else if (head == ".plan")
           directive_plan(st);
         else if (head == ".tensor")
           directive_tensor(st);
         else if (head[0] == '.')
           fail(st.tokens.front(),
-               "unknown directive '" + head + "' (known: .target .dram .plan .tensor)");
+               "unknown directive '" + head + "' (known: .target .dram .host .plan .tensor)");
         else
           code.push_back(&st);
       } catch (const StatementFailed&) {
@@ -162,6 +166,20 @@ class Assembler {
     if (*dram_ == 0) fail(st.tokens[1], ".dram: the DRAM size must be positive");
   }
 
+  void directive_host(const Statement& st) {
+    expect_count(st, 2, ".host BYTES");
+    host_ = number(st.tokens[1], st.tokens[1].text, ".host");
+    if (*host_ == 0) fail(st.tokens[1], ".host: the host memory size must be positive");
+  }
+
+  // "ADDR" or "host:ADDR" (after the '@'): the address and its space.
+  std::pair<MemSpace, uint64_t> address(const Token& tok, const std::string& text) {
+    static const std::string kHost = "host:";
+    if (text.rfind(kHost, 0) == 0)
+      return {MemSpace::Host, number(tok, text.substr(kHost.size()), "host address")};
+    return {MemSpace::Dram, number(tok, text, "address")};
+  }
+
   void directive_plan(const Statement& st) {
     plan_seen_ = true;
     for (size_t i = 1; i < st.tokens.size(); ++i) {
@@ -206,7 +224,7 @@ class Assembler {
   void directive_tensor(const Statement& st) {
     if (st.tokens.size() < 5)
       fail(st.tokens.front(),
-           "usage: .tensor NAME ROLE TYPE[SHAPE] @ADDR [size=BYTES] "
+           "usage: .tensor NAME ROLE TYPE[SHAPE] @[host:]ADDR [size=BYTES] "
            "[life=FIRST..LAST] [data=[...]|fill(V)|zeros]");
     TensorEntry t;
     PendingTensor pending;
@@ -222,7 +240,7 @@ class Assembler {
     t.role = *role;
     parse_type(st.tokens[3], st.tokens[3].text, &t.dtype, &t.shape);
     if (st.tokens[4].text[0] != '@') fail(st.tokens[4], "expected @ADDRESS");
-    t.addr = number(st.tokens[4], st.tokens[4].text.substr(1), "address");
+    std::tie(t.space, t.addr) = address(st.tokens[4], st.tokens[4].text.substr(1));
     t.size = t.dense_bytes();
     for (size_t i = 5; i < st.tokens.size(); ++i) {
       const KeyValue kv = key_value(st.tokens[i]);
@@ -354,7 +372,9 @@ class Assembler {
     const auto it = tensor_index_.find(name);
     if (it != tensor_index_.end()) {
       const TensorEntry& t = exe_.tensors[it->second];
-      return dense(tok, t.addr, t.dtype, t.shape, "tensor '" + name + "'");
+      TensorDesc d = dense(tok, t.addr, t.dtype, t.shape, "tensor '" + name + "'");
+      d.space = t.space;
+      return d;
     }
     if (quoted) fail(tok, "no tensor named " + text + " is declared");
     const size_t at = text.find('@');
@@ -372,7 +392,7 @@ class Assembler {
     DType dtype;
     std::vector<uint32_t> shape;
     parse_type(tok, type, &dtype, &shape);
-    const uint64_t addr = number(tok, text.substr(at + 1), "address");
+    const auto [space, addr] = address(tok, text.substr(at + 1));
     TensorDesc d = strides
                        ? TensorDesc::contiguous(addr, dtype, std::vector<uint32_t>(shape.size(), 1))
                        : dense(tok, addr, dtype, shape, "'" + text + "'");
@@ -383,6 +403,7 @@ class Assembler {
              std::to_string(strides->size()) + " strides for rank " + std::to_string(shape.size()));
       std::copy(strides->begin(), strides->end(), d.strides.begin());
     }
+    d.space = space;
     return d;
   }
 
@@ -520,12 +541,13 @@ class Assembler {
   // Lays out the data section, fills defaults for lifetimes and the plan summary.
   void finish() {
     const uint32_t last = static_cast<uint32_t>(exe_.instructions.size() - 1);
-    uint64_t end = 0;
+    uint64_t end = 0, host_end = 0;
     for (size_t i = 0; i < exe_.tensors.size(); ++i) {
       TensorEntry& t = exe_.tensors[i];
       PendingTensor& p = pending_[i];
       if (!p.explicit_life) t.last = last;
-      end = std::max(end, t.addr + t.size);
+      (t.space == MemSpace::Host ? host_end : end) =
+          std::max(t.space == MemSpace::Host ? host_end : end, t.addr + t.size);
       if (!p.has_data) continue;
       if (p.zeros) {
         t.data_offset = kZeroData;
@@ -538,8 +560,12 @@ class Assembler {
     }
     for (const Instruction& inst : exe_.instructions)
       for (const OperandSig& sig : inst.info().operands)
-        if (const auto& d = inst.operand(sig.slot)) end = std::max(end, d->addr + d->span_bytes());
+        if (const auto& d = inst.operand(sig.slot)) {
+          uint64_t& e = d->space == MemSpace::Host ? host_end : end;
+          e = std::max(e, d->addr + d->span_bytes());
+        }
     exe_.plan.dram_size = dram_.value_or(end == 0 ? exe_.plan.alignment : end);
+    exe_.plan.host_size = host_.value_or(host_end);
     if (!plan_seen_) default_plan();
     if (std::any_of(debug_.begin(), debug_.end(), [](const auto& d) { return !d.empty(); }))
       exe_.debug = std::move(debug_);
@@ -551,7 +577,9 @@ class Assembler {
   void default_plan() {
     MemoryPlanSummary& p = exe_.plan;
     const uint32_t last = static_cast<uint32_t>(exe_.instructions.size() - 1);
-    auto in_arena = [last](const TensorEntry& t) { return t.first != 0 || t.last != last; };
+    auto in_arena = [last](const TensorEntry& t) {
+      return t.space == MemSpace::Dram && (t.first != 0 || t.last != last);
+    };
     uint64_t begin = UINT64_MAX, end = 0;
     for (const TensorEntry& t : exe_.tensors)
       if (in_arena(t)) {
@@ -591,6 +619,7 @@ class Assembler {
   std::map<std::string, size_t> tensor_index_;
   std::vector<std::vector<std::string>> debug_;
   std::optional<uint64_t> dram_;
+  std::optional<uint64_t> host_;
   uint64_t filled_bytes_ = 0;  // what the fill(v) data so far expanded to
   bool target_seen_ = false;
   bool plan_seen_ = false;

@@ -39,15 +39,20 @@ bool canonical_strides(const TensorDesc& d) {
   return true;
 }
 
+// "0x40", or "host:0x40" in host memory.
+std::string address_text(MemSpace space, uint64_t addr) {
+  return (space == MemSpace::Host ? "host:" : "") + hex(addr);
+}
+
 std::string operand_text(const Executable& exe, const TensorDesc& d) {
   const bool canonical = canonical_strides(d);
   if (canonical)
     for (const TensorEntry& t : exe.tensors)
-      if (t.addr == d.addr && t.dtype == d.dtype && t.shape == d.dims())
+      if (t.addr == d.addr && t.space == d.space && t.dtype == d.dtype && t.shape == d.dims())
         return asm_text::quote_name(t.name);
   std::string s = type_text(d.dtype, d.dims());
   if (!canonical) s += "{" + join_dims(d.strides.data(), d.rank) + "}";
-  return s + "@" + hex(d.addr);
+  return s + "@" + address_text(d.space, d.addr);
 }
 
 std::string field_text(const Instruction& inst, Field f) {
@@ -156,6 +161,7 @@ std::string disassemble(const Executable& exe, const DisasmOptions& options) {
   std::ostringstream os;
   os << ".target " << asm_text::quote_name(exe.target) << "\n";
   os << ".dram " << hex(exe.plan.dram_size) << "\n";
+  if (exe.plan.host_size != 0) os << ".host " << hex(exe.plan.host_size) << "\n";
   os << ".plan planner=" << asm_text::quote_name(exe.plan.planner)
      << " arena=" << hex(exe.plan.arena_base) << "+" << hex(exe.plan.arena_size)
      << " lower_bound=" << hex(exe.plan.lower_bound) << " alignment=" << exe.plan.alignment << "\n";
@@ -168,7 +174,7 @@ std::string disassemble(const Executable& exe, const DisasmOptions& options) {
   for (const TensorEntry& t : exe.tensors) {
     os << ".tensor " << pad(asm_text::quote_name(t.name), name_width) << " "
        << pad(role_name(t.role), kRoleWidth) << " " << pad(type_text(t.dtype, t.shape), type_width)
-       << " @" << hex(t.addr);
+       << " @" << address_text(t.space, t.addr);
     if (t.size != t.dense_bytes()) os << " size=" << hex(t.size);
     os << " life=" << t.first << ".." << t.last;
     if (t.has_data()) os << " data=" << data_text(exe, t, options);

@@ -173,9 +173,12 @@ void write_encoding(std::ostream& os) {
      << " words). Shape and strides count elements, outermost dimension first; entries past "
         "the rank are zero, and every dimension within the rank is at least 1.\n\n"
      << "| word | content |\n|---|---|\n"
-     << "| 0 | address, bits 0-31 (byte address in DRAM) |\n"
+     << "| 0 | address, bits 0-31 (byte address in DRAM, or in host memory) |\n"
      << "| 1 | address, bits 32-63 |\n"
-     << "| 2 | bits 0-3 element type code, bits 4-6 rank (1-" << kMaxRank << "), bits 7-31 zero |\n"
+     << "| 2 | bits 0-3 element type code, bits 4-6 rank (1-" << kMaxRank
+     << "), bit 7 host memory (the address is in host memory, not DRAM: the swap space behind "
+        "the target's host link, container format version 3; only `copy` takes such operands, "
+        "never on both sides), bits 8-31 zero |\n"
      << "| 3-" << 2 + kMaxRank << " | shape[0] ... shape[" << kMaxRank - 1 << "] |\n"
      << "| " << 3 + kMaxRank << "-" << 2 + 2 * kMaxRank << " | strides[0] ... strides["
      << kMaxRank - 1 << "] |\n\n";

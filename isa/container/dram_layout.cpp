@@ -37,7 +37,8 @@ DramBytes initial_dram(const Executable& exe) {
   DramBytes dram(static_cast<size_t>(exe.plan.dram_size));
   const uint64_t size = dram.size();
   for (const TensorEntry& t : exe.tensors) {
-    if (!t.has_data()) continue;
+    // Host tensors start empty (the validator refuses data for them).
+    if (!t.has_data() || t.space != MemSpace::Dram) continue;
     const uint64_t n = t.dense_bytes();
     if (t.addr > size || n > size - t.addr || !t.data_within(exe.data.size()))
       throw UserError("tensor '" + t.name + "': its " + std::to_string(n) +

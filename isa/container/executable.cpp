@@ -83,13 +83,28 @@ bool TensorEntry::data_within(uint64_t section_bytes) const {
 
 bool TensorEntry::operator==(const TensorEntry& o) const {
   return name == o.name && role == o.role && dtype == o.dtype && shape == o.shape &&
-         addr == o.addr && size == o.size && first == o.first && last == o.last &&
-         data_offset == o.data_offset;
+         space == o.space && addr == o.addr && size == o.size && first == o.first &&
+         last == o.last && data_offset == o.data_offset;
 }
 
 bool MemoryPlanSummary::operator==(const MemoryPlanSummary& o) const {
   return dram_size == o.dram_size && arena_base == o.arena_base && arena_size == o.arena_size &&
-         lower_bound == o.lower_bound && alignment == o.alignment && planner == o.planner;
+         lower_bound == o.lower_bound && alignment == o.alignment && planner == o.planner &&
+         host_size == o.host_size;
+}
+
+bool uses_host_memory(const Executable& exe) {
+  if (exe.plan.host_size != 0) return true;
+  for (const TensorEntry& t : exe.tensors)
+    if (t.space == MemSpace::Host) return true;
+  for (const Instruction& inst : exe.instructions)
+    for (const OperandSig& sig : inst.info().operands)
+      if (const auto& d = inst.operand(sig.slot); d && d->space == MemSpace::Host) return true;
+  return false;
+}
+
+uint32_t format_version(const Executable& exe) {
+  return uses_host_memory(exe) ? 3 : 2;
 }
 
 const TensorEntry* Executable::find_tensor(const std::string& name) const {

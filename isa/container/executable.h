@@ -13,9 +13,12 @@
 namespace s2::isa {
 
 inline constexpr char kMagic[8] = {'S', '2', 'T', 'R', 'A', 'I', 'N', '\0'};
-// The version this build writes. It reads kOldestFormatVersion..kFormatVersion: version 2 added
-// kZeroData, so a version 1 file is a version 2 file that does not use it.
-inline constexpr uint32_t kFormatVersion = 2;
+// The newest version this build reads and writes. It reads kOldestFormatVersion..kFormatVersion:
+// version 2 added kZeroData, version 3 host memory (descriptors and tensors in MemSpace::Host,
+// and the plan's host size); an older file is a newer one that does not use what came later.
+// The writer writes the oldest version from 2 on that holds the file (format_version()), so
+// a program without host memory stays readable by builds that know version 2.
+inline constexpr uint32_t kFormatVersion = 3;
 inline constexpr uint32_t kOldestFormatVersion = 1;
 inline constexpr size_t kHeaderBytes = 64;
 inline constexpr size_t kSectionEntryBytes = 32;
@@ -74,6 +77,9 @@ struct TensorEntry {
   TensorRole role = TensorRole::Scratch;
   DType dtype = DType::F32;
   std::vector<uint32_t> shape;  // 1..4 dimensions
+  // Host tensors (format version 3) live in host memory behind the host link: the slots a
+  // program swaps DRAM tensors out to. They hold no initial data.
+  MemSpace space = MemSpace::Dram;
   uint64_t addr = 0;
   uint64_t size = 0;  // bytes reserved at addr (at least the dense size of shape)
   // Planned lifetime: the tensor is live from instruction `first` to instruction `last`,
@@ -101,9 +107,17 @@ struct MemoryPlanSummary {
   uint64_t lower_bound = 0;  // max over time of live arena bytes for the chosen order
   uint32_t alignment = 64;
   std::string planner;
+  // Bytes of host memory the program uses, from host address 0 (format version 3; 0 before).
+  uint64_t host_size = 0;
 
   bool operator==(const MemoryPlanSummary& other) const;
 };
+
+struct Executable;
+// Whether the program uses host memory: a host tensor, a host descriptor or a host size.
+bool uses_host_memory(const Executable& exe);
+// The version the writer gives `exe`: 3 when it uses host memory, else 2.
+uint32_t format_version(const Executable& exe);
 
 struct Executable {
   std::string target;

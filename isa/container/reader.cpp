@@ -182,6 +182,15 @@ class Parser {
       } catch (const DecodeError& e) {
         r.fail_at(at + e.word() * 4, "instruction " + std::to_string(i) + ": " + e.what());
       }
+      if (layout_.version < 3)
+        for (const OperandSig& sig : exe_.instructions.back().info().operands)
+          if (const auto& d = exe_.instructions.back().operand(sig.slot);
+              d && d->space == MemSpace::Host)
+            r.fail_at(at, "instruction " + std::to_string(i) + ": operand '" +
+                              std::string(slot_info(sig.slot).name) +
+                              "' names host memory, which needs format version 3; the file is "
+                              "version " +
+                              std::to_string(layout_.version));
       pos += used;
     }
     if (pos != nwords)
@@ -200,7 +209,7 @@ class Parser {
       const std::string where = "tensor " + std::to_string(i) + ": ";
       TensorEntry t;
       t.name = r.str();
-      const uint8_t role = r.u8(), dtype = r.u8(), rank = r.u8(), pad = r.u8();
+      const uint8_t role = r.u8(), dtype = r.u8(), rank = r.u8(), space = r.u8();
       const std::optional<TensorRole> tr = role_from_code(role);
       if (!tr) r.fail_at(at, where + "'" + t.name + "': unknown role code " + std::to_string(role));
       const std::optional<DType> dt = dtype_from_code(dtype);
@@ -209,7 +218,12 @@ class Parser {
       if (rank < 1 || rank > kMaxRank)
         r.fail_at(at, where + "'" + t.name + "': rank " + std::to_string(rank) + " outside 1.." +
                           std::to_string(kMaxRank));
-      if (pad != 0) r.fail_at(at, where + "'" + t.name + "': reserved byte is not zero");
+      if (layout_.version < 3 && space != 0)
+        r.fail_at(at, where + "'" + t.name + "': reserved byte is not zero");
+      if (space > static_cast<uint8_t>(MemSpace::Host))
+        r.fail_at(at,
+                  where + "'" + t.name + "': unknown address space code " + std::to_string(space));
+      t.space = static_cast<MemSpace>(space);
       t.role = *tr;
       t.dtype = *dt;
       for (unsigned d = 0; d < kMaxRank; ++d) {
@@ -242,6 +256,7 @@ class Parser {
     p.lower_bound = r.u64();
     p.alignment = r.u32();
     p.planner = r.str();
+    if (layout_.version >= 3) p.host_size = r.u64();
   }
 
   void parse_debug(ByteReader& r) {

@@ -58,6 +58,20 @@ class Validator {
     return addr <= exe_.plan.dram_size && bytes <= exe_.plan.dram_size - addr;
   }
 
+  uint64_t space_size(MemSpace space) const {
+    return space == MemSpace::Host ? exe_.plan.host_size : exe_.plan.dram_size;
+  }
+
+  bool inside(MemSpace space, uint64_t addr, uint64_t bytes) const {
+    const uint64_t size = space_size(space);
+    return addr <= size && bytes <= size - addr;
+  }
+
+  // "DRAM" or "host memory", as the messages name them.
+  static std::string memory_name(MemSpace space) {
+    return space == MemSpace::Host ? "host memory" : "DRAM";
+  }
+
   void check_plan() const {
     const MemoryPlanSummary& p = exe_.plan;
     if (p.dram_size == 0) fail_plan("DRAM size is zero");
@@ -92,11 +106,11 @@ class Validator {
       }
       for (const OperandSig& sig : inst.info().operands) {
         const auto& d = inst.operand(sig.slot);
-        if (d && !inside_dram(d->addr, d->span_bytes()))
+        if (d && !inside(d->space, d->addr, d->span_bytes()))
           fail_instruction(i, "operand '" + std::string(slot_info(sig.slot).name) +
-                                  "' descriptor outside DRAM: " + hex(d->addr) + "+" +
-                                  hex(d->span_bytes()) + " exceeds the DRAM size " +
-                                  hex(exe_.plan.dram_size));
+                                  "' descriptor outside " + memory_name(d->space) + ": " +
+                                  hex(d->addr) + "+" + hex(d->span_bytes()) + " exceeds the " +
+                                  memory_name(d->space) + " size " + hex(space_size(d->space)));
       }
     }
     if (exe_.instructions.back().opcode() != Opcode::End)
@@ -118,13 +132,16 @@ class Validator {
       if (t.size < t.dense_bytes())
         fail_tensor(i, "size " + std::to_string(t.size) + " bytes cannot hold its shape (" +
                            std::to_string(t.dense_bytes()) + " bytes)");
-      if (!inside_dram(t.addr, t.size))
-        fail_tensor(i, "tensor outside DRAM: " + hex(t.addr) + "+" + hex(t.size) +
-                           " exceeds the DRAM size " + hex(exe_.plan.dram_size));
+      if (!inside(t.space, t.addr, t.size))
+        fail_tensor(i, "tensor outside " + memory_name(t.space) + ": " + hex(t.addr) + "+" +
+                           hex(t.size) + " exceeds the " + memory_name(t.space) + " size " +
+                           hex(space_size(t.space)));
       if (t.first > t.last || t.last >= n)
         fail_tensor(i, "lifetime " + std::to_string(t.first) + ".." + std::to_string(t.last) +
                            " is not inside 0.." + std::to_string(n - 1));
       if (!t.has_data()) continue;
+      if (t.space == MemSpace::Host)
+        fail_tensor(i, "a host tensor cannot have initial data: host memory starts empty");
       const uint64_t bytes = t.dense_bytes();
       if (!t.data_within(exe_.data.size()))
         fail_tensor(i, "initial data " + hex(t.data_offset) + "+" + hex(bytes) +

@@ -72,7 +72,7 @@ std::vector<uint8_t> tensors_section(const Executable& exe) {
     w.u8(static_cast<uint8_t>(t.role));
     w.u8(static_cast<uint8_t>(t.dtype));
     w.u8(static_cast<uint8_t>(t.shape.size()));
-    w.u8(0);
+    w.u8(static_cast<uint8_t>(t.space));
     for (size_t i = 0; i < kMaxRank; ++i)
       w.u32(i < t.shape.size() ? t.shape[i] : 0);
     w.u64(t.addr);
@@ -84,7 +84,7 @@ std::vector<uint8_t> tensors_section(const Executable& exe) {
   return std::move(w.bytes());
 }
 
-std::vector<uint8_t> plan_section(const MemoryPlanSummary& plan) {
+std::vector<uint8_t> plan_section(const MemoryPlanSummary& plan, uint32_t version) {
   ByteWriter w;
   w.u64(plan.dram_size);
   w.u64(plan.arena_base);
@@ -92,6 +92,7 @@ std::vector<uint8_t> plan_section(const MemoryPlanSummary& plan) {
   w.u64(plan.lower_bound);
   w.u32(plan.alignment);
   w.str(plan.planner);
+  if (version >= 3) w.u64(plan.host_size);
   return std::move(w.bytes());
 }
 
@@ -134,7 +135,8 @@ Layout layout(const Executable& exe) {
   built(SectionKind::Instructions, instructions_section(exe));
   built(SectionKind::Tensors, tensors_section(exe));
   sections.push_back({SectionKind::Data, {}, exe.data.data(), exe.data.size()});
-  built(SectionKind::MemoryPlan, plan_section(exe.plan));
+  const uint32_t version = format_version(exe);
+  built(SectionKind::MemoryPlan, plan_section(exe.plan, version));
   if (!exe.debug.empty()) built(SectionKind::Debug, debug_section(exe));
 
   S2_CHECK(target_name_problem(exe.target).empty(),
@@ -142,7 +144,7 @@ Layout layout(const Executable& exe) {
                " (the assembler and the target loader refuse such names)");
   ByteWriter w;
   w.raw(kMagic, sizeof kMagic);
-  w.u32(kFormatVersion);
+  w.u32(version);
   const size_t table_bytes = sections.size() * kSectionEntryBytes;
   w.u32(static_cast<uint32_t>(kHeaderBytes + table_bytes));
   w.u32(static_cast<uint32_t>(sections.size()));

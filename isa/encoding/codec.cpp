@@ -25,10 +25,14 @@ unsigned popcount(uint32_t v) {
   return n;
 }
 
+// Bit 7 of a descriptor's type word: the descriptor names host memory (format version 3).
+constexpr uint32_t kHostSpaceBit = 1u << 7;
+
 void encode_descriptor(const TensorDesc& d, std::vector<uint32_t>* out) {
   out->push_back(static_cast<uint32_t>(d.addr));
   out->push_back(static_cast<uint32_t>(d.addr >> 32));
-  out->push_back(static_cast<uint32_t>(d.dtype) | (uint32_t{d.rank} << 4));
+  out->push_back(static_cast<uint32_t>(d.dtype) | (uint32_t{d.rank} << 4) |
+                 (d.space == MemSpace::Host ? kHostSpaceBit : 0));
   for (uint32_t s : d.shape)
     out->push_back(s);
   for (uint32_t s : d.strides)
@@ -49,7 +53,8 @@ TensorDesc decode_descriptor(const uint32_t* w, size_t base, std::string_view sl
   if (rank < 1 || rank > kMaxRank)
     throw DecodeError(base + 2, where + "rank " + std::to_string(rank) + " outside 1.." +
                                     std::to_string(kMaxRank));
-  if ((type_word >> 7) != 0)
+  if (type_word & kHostSpaceBit) d.space = MemSpace::Host;
+  if ((type_word >> 8) != 0)
     throw DecodeError(base + 2, where + "reserved bits set in the type word " + hex(type_word));
   d.rank = static_cast<uint8_t>(rank);
   for (unsigned i = 0; i < kMaxRank; ++i) {

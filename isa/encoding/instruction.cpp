@@ -17,6 +17,10 @@ uint64_t saturating_add(uint64_t a, uint64_t b) {
   return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
+const char* space_name(MemSpace space) {
+  return space == MemSpace::Host ? "host" : "dram";
+}
+
 TensorDesc TensorDesc::contiguous(uint64_t addr, DType dtype, const std::vector<uint32_t>& shape) {
   S2_CHECK(!shape.empty() && shape.size() <= kMaxRank,
            "TensorDesc::contiguous: rank " + std::to_string(shape.size()) + " outside 1.." +
@@ -61,8 +65,8 @@ bool TensorDesc::is_contiguous() const {
 }
 
 bool TensorDesc::operator==(const TensorDesc& other) const {
-  return addr == other.addr && dtype == other.dtype && rank == other.rank && shape == other.shape &&
-         strides == other.strides;
+  return addr == other.addr && space == other.space && dtype == other.dtype && rank == other.rank &&
+         shape == other.shape && strides == other.strides;
 }
 
 Instruction::Instruction(Opcode opcode) : opcode_(opcode), info_(&opcode_info(opcode)) {

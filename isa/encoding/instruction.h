@@ -13,10 +13,19 @@
 
 namespace s2::isa {
 
-// A tensor in DRAM: base address, element type, shape and strides (in elements, outermost
-// dimension first). Entries of shape and strides past `rank` are zero.
+// The address spaces a descriptor can name. Every instruction reads and writes the
+// accelerator's DRAM; host memory, behind the target's host link, is reached only by `copy`
+// (the DMA engines move the bytes over the link; check_instruction enforces it). Each space
+// has its own addresses from 0: the memory plan gives DRAM's size and host memory's.
+enum class MemSpace : uint8_t { Dram = 0, Host = 1 };
+// "dram" or "host".
+const char* space_name(MemSpace space);
+
+// A tensor in DRAM (or host memory): base address, element type, shape and strides (in
+// elements, outermost dimension first). Entries of shape and strides past `rank` are zero.
 struct TensorDesc {
   uint64_t addr = 0;
+  MemSpace space = MemSpace::Dram;
   DType dtype = DType::F32;
   uint8_t rank = 0;
   std::array<uint32_t, kMaxRank> shape{};

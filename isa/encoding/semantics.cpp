@@ -67,7 +67,13 @@ void check_signature(Checker& c) {
     if (!dtype_allowed(sig.dtype, d->dtype))
       c.fail("operand '" + name + "' has element type " + std::string(dtype_name(d->dtype)) +
              ", expected " + std::string(dtype_req_name(sig.dtype)));
+    if (d->space == MemSpace::Host && inst.opcode() != Opcode::Copy)
+      c.fail("operand '" + name +
+             "' is in host memory: only copy reaches host memory (over the host link)");
   }
+  if (inst.opcode() == Opcode::Copy && c.has(Slot::Src) && c.has(Slot::Dst) &&
+      inst.get(Slot::Src).space == MemSpace::Host && inst.get(Slot::Dst).space == MemSpace::Host)
+    c.fail("copy from host memory to host memory: a copy has at least one side in DRAM");
   for (Field f : inst.info().fields) {
     const FieldInfo& fi = field_info(f);
     const uint32_t v = inst.raw(f);

@@ -141,6 +141,23 @@ struct PpuDesc {
 
 // ---- DMA ---------------------------------------------------------------------------------
 
+// ---- host link ---------------------------------------------------------------------------
+
+// The port to host memory (a PCIe or CXL link) that the DMA engines cross for a `copy` naming
+// host memory (isa::MemSpace::Host): the swap space of a program trained under a memory
+// budget. Full duplex: each direction moves `bandwidth` on its own. A transfer of B bytes in
+// one direction holds that direction for B / bandwidth and ends `latency` after its last byte
+// was sent (simulator/top/host_link.h). Presets in configs/host_link/ give measured figures
+// with their sources (docs/target.md).
+struct HostLinkDesc {
+  std::string preset;         // the preset file it started from; empty when fully explicit
+  double bandwidth_gb_s = 0;  // GB/s (1e9 bytes/s) per direction, after protocol overhead
+  double latency_ns = 0;      // a read request to its first data, ns
+  uint64_t memory_bytes = 0;  // host memory the accelerator may use, bytes
+
+  double bytes_per_ps() const { return bandwidth_gb_s * 1e-3; }
+};
+
 struct DmaDesc {
   uint32_t engines = 0;          // 1..16, each moves one transfer at a time
   uint32_t width_bytes = 0;      // bytes per accelerator cycle per engine, power of two
@@ -353,9 +370,10 @@ struct TargetDesc {
   PpuDesc ppu;
   DmaDesc dma;
   DramDesc dram;
-  std::optional<TechDesc> tech;  // `technology`; none: no energy or area is reported
-  std::string source_file;       // the YAML it was loaded from
-  KeyLocations locations;        // filled by the loader; empty for a hand-built target
+  std::optional<HostLinkDesc> host_link;  // `host_link`; none: no host memory
+  std::optional<TechDesc> tech;           // `technology`; none: no energy or area is reported
+  std::string source_file;                // the YAML it was loaded from
+  KeyLocations locations;                 // filled by the loader; empty for a hand-built target
 
   // "FILE:LINE: KEY.PATH": where a key was written, as the loader's errors name it: the key's
   // own line, or, for a key left at its default, the line of the closest enclosing mapping

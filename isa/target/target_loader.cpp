@@ -237,6 +237,50 @@ DramControllerDesc read_controller(ParamReader dram) {
   return c;
 }
 
+// The keys of a host link, each overriding `base` (a preset's) when given.
+HostLinkDesc read_link_keys(ParamReader& reader, const HostLinkDesc* base) {
+  HostLinkDesc link;
+  link.bandwidth_gb_s =
+      positive_field(reader, "bandwidth_gb_s", base ? &base->bandwidth_gb_s : nullptr, 10000.0);
+  link.latency_ns =
+      field<double>(reader, "latency_ns", base ? &base->latency_ns : nullptr, 0.0, 1e6);
+  const ByteSize memory_base{base ? base->memory_bytes : 0};
+  link.memory_bytes = field<ByteSize>(reader, "memory", base ? &memory_base : nullptr, ByteSize{1},
+                                      ByteSize{uint64_t{1} << 50})
+                          .bytes;
+  return link;
+}
+
+// `host_link`: the keys, over a preset's from configs/host_link/NAME.yaml when `preset` names
+// one (its reader left in `preset_file`, for the keys' locations).
+HostLinkDesc read_host_link(ParamReader reader, const std::string& preset_dir,
+                            std::optional<ParamReader>& preset_file) {
+  std::optional<HostLinkDesc> preset;
+  const std::size_t problems_before = reader.problem_count();
+  if (const auto name = reader.optional<std::string>("preset");
+      name && reader.problem_count() == problems_before) {
+    const fs::path dir = fs::path(preset_dir).parent_path() / "host_link";
+    const fs::path path = dir / (*name + ".yaml");
+    std::error_code ec;
+    if (!valid_preset_name(*name) || !fs::is_regular_file(path, ec)) {
+      const std::vector<std::string> known = presets_in(dir.string());
+      std::string problem = "unknown host link preset \"" + *name + "\"; ";
+      problem += known.empty() ? "no presets found in " + dir.string()
+                               : "presets in " + dir.string() + ": ";
+      for (std::size_t i = 0; i < known.size(); ++i)
+        problem += (i ? ", " : "") + known[i];
+      reader.fail("preset", problem);
+    }
+    preset_file = reader.load_beside(path.string());
+    preset = read_link_keys(*preset_file, nullptr);
+    preset->preset = *name;
+    preset_file->record_unknown_keys();
+  }
+  HostLinkDesc link = read_link_keys(reader, preset ? &*preset : nullptr);
+  link.preset = preset ? preset->preset : "";
+  return link;
+}
+
 // `technology: NAME`: configs/tech/NAME.yaml beside the presets' directory. Every key is
 // required: a technology file states each number with its source (docs/energy.md). nullopt
 // when the name is bad (a problem recorded).
@@ -319,6 +363,11 @@ TargetDesc parse_target(const std::string& yaml_text, const std::string& file_na
   read_section(root.child("sram"), target.sram, read_sram);
   read_section(root.child("ppu"), target.ppu, read_ppu);
   read_section(root.child("dma"), target.dma, read_dma);
+  std::optional<ParamReader> host_link_preset;
+  if (root.has("host_link"))
+    root.child("host_link").section([&](ParamReader& reader) {
+      target.host_link = read_host_link(reader, preset_dir, host_link_preset);
+    });
   if (root.has("technology")) target.tech = read_tech(root, preset_dir);
 
   // The keys of the dram mapping every backend shares; the backend reads the rest.
@@ -356,6 +405,7 @@ TargetDesc parse_target(const std::string& yaml_text, const std::string& file_na
   if (section.preset) section.preset->record_unknown_keys();
   root.finish();
   if (section.preset) section.preset->record_locations(target.locations, "dram");
+  if (host_link_preset) host_link_preset->record_locations(target.locations, "host_link");
   root.record_locations(target.locations);  // the config's own keys win over the preset's
   target.source_file = file_name;
   return target;
@@ -441,6 +491,11 @@ std::string describe_target(const TargetDesc& t) {
        count(dma.engines, "engine") + " x " + str(dma.width_bytes) + " B/cycle (" +
            gb_per_s(dma_bytes_per_s) + "), " + str(dma.max_outstanding) +
            " bursts outstanding per engine");
+  if (const std::optional<HostLinkDesc>& h = t.host_link)
+    line(out, "host link",
+         (h->preset.empty() ? std::string("explicit parameters") : "preset " + h->preset) + ", " +
+             num(h->bandwidth_gb_s) + " GB/s each way, " + num(h->latency_ns) +
+             " ns latency; host memory " + format_bytes(h->memory_bytes));
   const DramDesc& d = t.dram;
   line(out, "DRAM",
        (d.preset.empty() ? std::string("explicit parameters") : "preset " + d.preset) + ", " +

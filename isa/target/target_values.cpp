@@ -40,6 +40,12 @@ std::vector<NamedTargetValue> target_values(const TargetDesc& t) {
   add("dma.engines", num(t.dma.engines));
   add("dma.width", num(t.dma.width_bytes));
   add("dma.max_outstanding", num(t.dma.max_outstanding));
+  if (t.host_link) {
+    add("host_link.preset", t.host_link->preset);
+    add("host_link.bandwidth_gb_s", t.host_link->bandwidth_gb_s);
+    add("host_link.latency_ns", t.host_link->latency_ns);
+    add("host_link.memory", num(t.host_link->memory_bytes));
+  }
   const DramDesc& d = t.dram;
   add("dram.preset", d.preset);
   add("dram.backend", d.backend);

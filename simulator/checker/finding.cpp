@@ -18,7 +18,8 @@ std::string operand(const std::string& slot, const std::string& tensor) {
 }
 
 std::string range(const Finding& f) {
-  return hex(f.begin) + ".." + hex(f.end) + " (" + std::to_string(f.bytes) + " bytes)";
+  return (f.host ? "host:" : "") + hex(f.begin) + ".." + hex(f.end) + " (" +
+         std::to_string(f.bytes) + " bytes)";
 }
 
 }  // namespace

@@ -43,6 +43,7 @@ struct Finding {
   std::string tensor;          // tensor the operand was attributed to; empty when none
   uint64_t begin = 0;          // the affected bytes: [begin, end) is their hull
   uint64_t end = 0;
+  bool host = false;   // [begin, end) are host-memory addresses (isa::MemSpace::Host)
   uint64_t bytes = 0;  // how many bytes inside [begin, end) are affected
   // StaleRead: the instruction (absent: initial data) and tensor that last wrote the bytes.
   // Hazard: the earlier instruction, its operand and tensor.

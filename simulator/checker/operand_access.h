@@ -4,6 +4,11 @@
 // their descriptors (byte_runs.h). Each operand is attributed to a tensor-table entry
 // (tensor_attribution.h); bytes outside that entry or outside DRAM become out-of-bounds
 // findings here, since they do not depend on the execution order.
+//
+// Host memory (isa::MemSpace::Host) is checked the same way in one address line with DRAM:
+// the checker places host address a at host_base() + a, right after DRAM, so the byte sets,
+// the shadow and the hazard scan cover both spaces at once; findings are given back in the
+// space's own addresses (Finding::host).
 
 #include <cstdint>
 #include <vector>
@@ -29,6 +34,26 @@ struct OperandAccess {
   std::vector<uint32_t> readable;
 };
 
+// The checker's address line: DRAM at [0, dram_bytes), host memory after it.
+struct CheckedSpaces {
+  uint64_t dram_bytes = 0;
+  uint64_t host_bytes = 0;
+
+  uint64_t host_base() const { return dram_bytes; }
+  uint64_t base(isa::MemSpace space) const {
+    return space == isa::MemSpace::Host ? host_base() : 0;
+  }
+  uint64_t size(isa::MemSpace space) const {
+    return space == isa::MemSpace::Host ? host_bytes : dram_bytes;
+  }
+  // A finding's range back in its space's addresses (host ones marked as such).
+  void localise(Finding& f) const;
+};
+
+// The tensor table with each host entry's address on the checker's line.
+std::vector<isa::TensorEntry> checked_tensors(const std::vector<isa::TensorEntry>& tensors,
+                                              const CheckedSpaces& spaces);
+
 struct InstructionAccess {
   std::vector<OperandAccess> operands;  // in the opcode's operand order; absent ones left out
   ByteSet reads;                        // union over read operands
@@ -36,10 +61,11 @@ struct InstructionAccess {
   std::vector<Finding> out_of_bounds;
 };
 
-// One entry per instruction of `exe`. `dram_bytes` is the size of DRAM (addresses at or past
-// it are outside).
+// One entry per instruction of `exe`, on the checker's address line: `tensors` is
+// checked_tensors() of exe's, `attribution` over them. Out-of-bounds findings are localised.
 std::vector<InstructionAccess> collect_accesses(const isa::Executable& exe,
+                                                const std::vector<isa::TensorEntry>& tensors,
                                                 const TensorAttribution& attribution,
-                                                uint64_t dram_bytes);
+                                                const CheckedSpaces& spaces);
 
 }  // namespace s2::sim::checker

@@ -39,15 +39,23 @@ struct Gathered {
 ShadowChecker::ShadowChecker(const isa::Executable& exe, const CheckOptions& options)
     : exe_(exe),
       dram_bytes_(resolve_dram_bytes(exe, options)),
-      attribution_(exe.tensors),
-      accesses_(collect_accesses(exe, attribution_, dram_bytes_)) {
+      spaces_{dram_bytes_, exe.plan.host_size},
+      tensors_(checked_tensors(exe.tensors, spaces_)),
+      attribution_(tensors_),
+      accesses_(collect_accesses(exe, tensors_, attribution_, spaces_)) {
   for (size_t t = 0; t < exe.tensors.size(); ++t) {
     const isa::TensorEntry& entry = exe.tensors[t];
-    if (!entry.has_data()) continue;
+    // Host memory starts empty (the validator refuses initial data there).
+    if (!entry.has_data() || entry.space != isa::MemSpace::Dram) continue;
     const uint64_t end =
         std::min(isa::saturating_add(entry.addr, entry.dense_bytes()), dram_bytes_);
     shadow_.write({entry.addr, end}, Tag{static_cast<int64_t>(t), kNone});
   }
+}
+
+void ShadowChecker::add(Finding f) {
+  spaces_.localise(f);
+  findings_.push_back(std::move(f));
 }
 
 void ShadowChecker::check_reads(uint32_t index, const OperandAccess& op) {
@@ -61,7 +69,7 @@ void ShadowChecker::check_reads(uint32_t index, const OperandAccess& op) {
         return;
       }
       for (uint32_t reader : op.readable) {
-        const isa::TensorEntry& t = exe_.tensors[reader];
+        const isa::TensorEntry& t = tensors_[reader];
         const uint64_t lo = std::max(piece.begin, t.addr);
         const uint64_t hi = std::min(piece.end, isa::saturating_add(t.addr, t.size));
         if (lo < hi && tag->tensor != static_cast<int64_t>(reader))
@@ -81,7 +89,7 @@ void ShadowChecker::check_reads(uint32_t index, const OperandAccess& op) {
     f.begin = never.begin;
     f.end = never.end;
     f.bytes = never.bytes;
-    findings_.push_back(std::move(f));
+    add(std::move(f));
   }
   for (const auto& [key, g] : stale) {
     const auto& [reader, writer_tensor, writer_instruction] = key;
@@ -98,7 +106,7 @@ void ShadowChecker::check_reads(uint32_t index, const OperandAccess& op) {
       f.has_other = true;
       f.other = instruction_ref(exe_, static_cast<uint32_t>(writer_instruction));
     }
-    findings_.push_back(std::move(f));
+    add(std::move(f));
   }
 }
 
@@ -122,9 +130,8 @@ const std::vector<Finding>& ShadowChecker::finish() {
   if (!finished_) {
     finished_ = true;
     const DependencyClosure closure(exe_.instructions);
-    std::vector<Finding> hazards = find_hazards(exe_, accesses_, closure);
-    findings_.insert(findings_.end(), std::make_move_iterator(hazards.begin()),
-                     std::make_move_iterator(hazards.end()));
+    for (Finding& f : find_hazards(exe_, accesses_, closure))
+      add(std::move(f));
   }
   return findings_;
 }

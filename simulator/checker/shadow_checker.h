@@ -7,6 +7,7 @@
 //     that instruction, or past the end of DRAM;
 //   * hazard: two instructions touching overlapping bytes (one writing) with no dependency
 //     path between them.
+// Host memory is checked the same way (operand_access.h: one address line after DRAM).
 // Every DRAM byte carries the tensor-table entry and instruction that last wrote it (initial
 // data: its own entry, no instruction). An instruction's reads are checked before its writes
 // are applied, so an in-place update reads its old value.
@@ -50,9 +51,13 @@ class ShadowChecker {
 
  private:
   void check_reads(uint32_t index, const OperandAccess& op);
+  // Records a finding found on the checker's address line, in its space's addresses.
+  void add(Finding f);
 
   const isa::Executable& exe_;
   uint64_t dram_bytes_;
+  CheckedSpaces spaces_;
+  std::vector<isa::TensorEntry> tensors_;  // exe's, host entries placed after DRAM
   TensorAttribution attribution_;
   std::vector<InstructionAccess> accesses_;
   ShadowMemory shadow_;

@@ -69,7 +69,9 @@ void tensor_table(std::ostream& os, const isa::Executable& exe) {
      << pad("life", 14) << "data\n";
   for (const isa::TensorEntry& t : exe.tensors)
     os << "  " << pad(t.name, name_width + 2) << pad(isa::role_name(t.role), 17)
-       << pad(shape_text(t), 22) << pad(hex(t.addr), 14) << pad(std::to_string(t.size), 12)
+       << pad(shape_text(t), 22)
+       << pad((t.space == isa::MemSpace::Host ? "host:" : "") + hex(t.addr), 14)
+       << pad(std::to_string(t.size), 12)
        << pad(std::to_string(t.first) + ".." + std::to_string(t.last), 14)
        << (t.zero_data()  ? "zeros"
            : t.has_data() ? "yes"
@@ -81,8 +83,11 @@ void memory_summary(std::ostream& os, const isa::Executable& exe) {
   const isa::MemoryPlanSummary& p = exe.plan;
   os << "Memory plan:\n"
      << "  planner      " << (p.planner.empty() ? "(none)" : p.planner) << "\n"
-     << "  DRAM used    " << hex(p.dram_size) << " (" << human_bytes(p.dram_size) << ")\n"
-     << "  arena        " << hex(p.arena_base) << " + " << hex(p.arena_size) << " ("
+     << "  DRAM used    " << hex(p.dram_size) << " (" << human_bytes(p.dram_size) << ")\n";
+  if (p.host_size != 0)
+    os << "  host used    " << hex(p.host_size) << " (" << human_bytes(p.host_size)
+       << ", swap space behind the host link)\n";
+  os << "  arena        " << hex(p.arena_base) << " + " << hex(p.arena_size) << " ("
      << human_bytes(p.arena_size) << ")\n"
      << "  lower bound  " << human_bytes(p.lower_bound);
   if (p.lower_bound > 0) {

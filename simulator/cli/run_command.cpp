@@ -178,14 +178,14 @@ int run_simulation(const RunCommandOptions& options, std::ostream& out) {
   const target::TargetDesc target =
       target::load_target(options.config.empty() ? default_config() : options.config);
   const isa::Executable exe = isa::load_executable(options.executable);
-  // Before anything is allocated: the program's DRAM (every tensor and operand lies inside it,
-  // as the reader checks) must fit the configuration's.
-  if (exe.plan.dram_size > target.dram.capacity_bytes)
-    throw UserError(options.executable + ": memory plan: dram_size " +
-                    std::to_string(exe.plan.dram_size) + " bytes exceeds the " +
-                    std::to_string(target.dram.capacity_bytes) +
-                    " bytes of DRAM of configuration '" + target.name +
-                    "'; compile for this configuration, or simulate one with more DRAM");
+  // Before anything is allocated: the program's DRAM and host memory (every tensor and operand
+  // lies inside them, as the reader checks) must fit the configuration's.
+  try {
+    check_memory_fits(exe, target, "configuration '" + target.name + "'");
+  } catch (const UserError& e) {
+    throw UserError(options.executable + ": " + e.what() +
+                    "; compile for this configuration, or simulate one with more memory");
+  }
 
   RunOptions run;
   run.window = options.window;

@@ -32,14 +32,32 @@ void expect_count(const isa::TensorDesc& d, size_t count) {
                                       std::to_string(d.elements()) + " elements at " + hex(d.addr));
 }
 
+void expect_dram(const isa::TensorDesc& d) {
+  S2_CHECK(d.space == isa::MemSpace::Dram,
+           "functional DRAM image: a typed access to host memory at " + hex(d.addr));
+}
+
 }  // namespace
 
 DramImage DramImage::load(const isa::Executable& exe) {
-  return DramImage(isa::initial_dram(exe));
+  return DramImage(isa::initial_dram(exe), exe.plan.host_size);
+}
+
+const isa::DramBytes& DramImage::image_of(const isa::TensorDesc& d) const {
+  if (d.space == isa::MemSpace::Dram) {
+    isa::check_in_dram(d, size());
+    return bytes_;
+  }
+  const uint64_t span = d.span_bytes();
+  if (d.addr > host_.size() || span > host_.size() - d.addr)
+    throw UserError("descriptor host:" + hex(d.addr) + "+" + hex(span) +
+                    " lies outside the host memory image of " + hex(host_.size()) + " bytes");
+  return host_;
 }
 
 std::vector<float> DramImage::read_f32(const isa::TensorDesc& d) const {
   expect_float(d);
+  expect_dram(d);
   isa::check_in_dram(d, size());
   std::vector<float> out(static_cast<size_t>(d.elements()));
   const uint8_t* base = bytes_.data();
@@ -64,6 +82,7 @@ std::vector<float> DramImage::read_f32(const isa::TensorDesc& d) const {
 
 std::vector<int32_t> DramImage::read_i32(const isa::TensorDesc& d) const {
   expect_dtype(d, isa::DType::I32);
+  expect_dram(d);
   isa::check_in_dram(d, size());
   std::vector<int32_t> out(static_cast<size_t>(d.elements()));
   const uint8_t* base = bytes_.data();
@@ -75,6 +94,7 @@ std::vector<int32_t> DramImage::read_i32(const isa::TensorDesc& d) const {
 void DramImage::write_f32(const isa::TensorDesc& d, const std::vector<float>& values) {
   expect_float(d);
   expect_count(d, values.size());
+  expect_dram(d);
   isa::check_in_dram(d, size());
   uint8_t* base = bytes_.data();
   switch (d.dtype) {
@@ -98,6 +118,7 @@ void DramImage::write_f32(const isa::TensorDesc& d, const std::vector<float>& va
 void DramImage::write_i32(const isa::TensorDesc& d, const std::vector<int32_t>& values) {
   expect_dtype(d, isa::DType::I32);
   expect_count(d, values.size());
+  expect_dram(d);
   isa::check_in_dram(d, size());
   uint8_t* base = bytes_.data();
   isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
@@ -106,10 +127,9 @@ void DramImage::write_i32(const isa::TensorDesc& d, const std::vector<int32_t>& 
 }
 
 std::vector<uint8_t> DramImage::read_raw(const isa::TensorDesc& d) const {
-  isa::check_in_dram(d, size());
+  const uint8_t* base = image_of(d).data();
   const size_t width = isa::dtype_bytes(d.dtype);
   std::vector<uint8_t> out(static_cast<size_t>(d.elements()) * width);
-  const uint8_t* base = bytes_.data();
   isa::for_each_element_address(
       d, [&](size_t k, uint64_t at) { std::memcpy(out.data() + k * width, base + at, width); });
   return out;
@@ -119,18 +139,20 @@ void DramImage::write_raw(const isa::TensorDesc& d, const std::vector<uint8_t>& 
   const size_t width = isa::dtype_bytes(d.dtype);
   expect_count(d, values.size() / width);
   S2_CHECK(values.size() % width == 0, "functional DRAM image: ragged raw write");
-  isa::check_in_dram(d, size());
-  uint8_t* base = bytes_.data();
+  uint8_t* base = image_of(d).data();
   isa::for_each_element_address(
       d, [&](size_t k, uint64_t at) { std::memcpy(base + at, values.data() + k * width, width); });
 }
 
 std::vector<uint8_t> DramImage::entry_bytes(const isa::TensorEntry& entry) const {
   const uint64_t n = entry.dense_bytes();
-  if (entry.addr > size() || n > size() - entry.addr)
-    throw UserError("tensor '" + entry.name + "' at " + hex(entry.addr) + "+" + hex(n) +
-                    " lies outside the DRAM image of " + hex(size()) + " bytes");
-  const uint8_t* first = bytes_.begin() + entry.addr;
+  const bool host = entry.space == isa::MemSpace::Host;
+  const isa::DramBytes& image = host ? host_ : bytes_;
+  if (entry.addr > image.size() || n > image.size() - entry.addr)
+    throw UserError("tensor '" + entry.name + "' at " + (host ? "host:" : "") + hex(entry.addr) +
+                    "+" + hex(n) + " lies outside the " + (host ? "host memory" : "DRAM") +
+                    " image of " + hex(image.size()) + " bytes");
+  const uint8_t* first = image.begin() + entry.addr;
   return std::vector<uint8_t>(first, first + n);
 }
 

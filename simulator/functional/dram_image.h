@@ -8,6 +8,10 @@
 // Contract: every access is checked against the image size first; a descriptor that reaches
 // outside DRAM is a UserError naming its address and span, never a stray access. Values are
 // stored little-endian, as in the executable's data section.
+//
+// Host memory (isa::MemSpace::Host, the plan's host_size bytes, zero at the start) is a second
+// image beside DRAM. Only raw reads and writes reach it (copy: the ISA lets no other
+// instruction name host memory); the typed ones take DRAM descriptors only.
 
 #include <cstdint>
 #include <utility>
@@ -20,13 +24,15 @@ namespace s2::sim::functional {
 
 class DramImage {
  public:
-  explicit DramImage(uint64_t size) : bytes_(static_cast<std::size_t>(size)) {}
+  explicit DramImage(uint64_t size, uint64_t host_size = 0)
+      : bytes_(static_cast<std::size_t>(size)), host_(static_cast<std::size_t>(host_size)) {}
 
   // The program's DRAM before its first instruction (isa::initial_dram).
   static DramImage load(const isa::Executable& exe);
 
   uint64_t size() const { return bytes_.size(); }
   const isa::DramBytes& bytes() const { return bytes_; }
+  const isa::DramBytes& host_bytes() const { return host_; }
 
   // The descriptor's elements, dense in row-major order. The descriptor's dtype must be the
   // one asked for (an InternalError otherwise: the caller checked the instruction). Float
@@ -44,12 +50,20 @@ class DramImage {
   std::vector<uint8_t> read_raw(const isa::TensorDesc& desc) const;
   void write_raw(const isa::TensorDesc& desc, const std::vector<uint8_t>& values);
 
-  // A tensor-table entry's bytes as laid out densely at its address (dense_bytes() bytes).
+  // A tensor-table entry's bytes as laid out densely at its address (dense_bytes() bytes), in
+  // DRAM or host memory.
   std::vector<uint8_t> entry_bytes(const isa::TensorEntry& entry) const;
 
  private:
-  explicit DramImage(isa::DramBytes bytes) : bytes_(std::move(bytes)) {}
+  DramImage(isa::DramBytes bytes, uint64_t host_size)
+      : bytes_(std::move(bytes)), host_(static_cast<std::size_t>(host_size)) {}
+  // The image `d` addresses, after checking that every element of `d` lies inside it.
+  const isa::DramBytes& image_of(const isa::TensorDesc& d) const;
+  isa::DramBytes& image_of(const isa::TensorDesc& d) {
+    return const_cast<isa::DramBytes&>(std::as_const(*this).image_of(d));
+  }
   isa::DramBytes bytes_;
+  isa::DramBytes host_;
 };
 
 }  // namespace s2::sim::functional

@@ -8,6 +8,7 @@
 #include "isa/common/errors.h"
 #include "isa/common/json.h"
 #include "isa/io/npy.h"
+#include "simulator/checker/operand_access.h"
 #include "simulator/checker/tensor_attribution.h"
 
 namespace s2::sim::report {
@@ -18,18 +19,24 @@ using isa::Opcode;
 using isa::Slot;
 
 // The tensor-table entries an executable's operands stand for, attributed as the checker
-// attributes them (simulator/checker/tensor_attribution.h).
+// attributes them (simulator/checker/tensor_attribution.h), on its address line of DRAM and
+// host memory (checker/operand_access.h).
 class Operands {
  public:
-  explicit Operands(const isa::Executable& exe) : exe_(exe), attribution_(exe.tensors) {}
+  explicit Operands(const isa::Executable& exe)
+      : exe_(exe),
+        spaces_{exe.plan.dram_size, exe.plan.host_size},
+        tensors_(checker::checked_tensors(exe.tensors, spaces_)),
+        attribution_(tensors_) {}
 
   // The entry operand `slot` of instruction `index` is attributed to, or null (no operand, or
   // no live entry there). `written`: the instruction produces it.
   const isa::TensorEntry* tensor(uint32_t index, Slot slot, bool written) const {
     const std::optional<isa::TensorDesc>& desc = exe_.instructions[index].operand(slot);
     if (!desc) return nullptr;
-    const int64_t t = attribution_.primary(attribution_.candidates(desc->addr, index), desc->addr,
-                                           desc->addr + desc->span_bytes(), index, written);
+    const uint64_t addr = desc->addr + spaces_.base(desc->space);
+    const int64_t t = attribution_.primary(attribution_.candidates(addr, index), addr,
+                                           addr + desc->span_bytes(), index, written);
     return t < 0 ? nullptr : &exe_.tensors[static_cast<size_t>(t)];
   }
   Json name(uint32_t index, Slot slot, bool written) const {
@@ -39,6 +46,8 @@ class Operands {
 
  private:
   const isa::Executable& exe_;
+  checker::CheckedSpaces spaces_;
+  std::vector<isa::TensorEntry> tensors_;
   checker::TensorAttribution attribution_;
 };
 

@@ -54,6 +54,20 @@ Json area_json(const RunResult& r) {
           {"dma_mm2", a.dma_mm2}};
 }
 
+// null without a host link; with one, what crossed it.
+Json host_link_json(const RunResult& r) {
+  if (!r.host_link) return nullptr;
+  const HostLinkSummary& h = *r.host_link;
+  return {{"bandwidth_gb_s", h.bandwidth_gb_s},
+          {"latency_ns", h.latency_ns},
+          {"memory_bytes", h.memory_bytes},
+          {"used_bytes", h.used_bytes},
+          {"to_host_bytes", h.to_host_bytes},
+          {"from_host_bytes", h.from_host_bytes},
+          {"to_host_busy_cycles", h.to_host_busy_cycles},
+          {"from_host_busy_cycles", h.from_host_busy_cycles}};
+}
+
 }  // namespace
 
 void write_json_report(const RunResult& r, std::ostream& os) {
@@ -86,6 +100,7 @@ void write_json_report(const RunResult& r, std::ostream& os) {
          {"macs", i.macs},
          {"bytes", i.bytes},
          {"dram_bytes", i.dram_bytes},
+         {"host_bytes", i.host_bytes},
          {"roofline_cycles", i.roofline_cycles},
          {"pe_utilization",
           i.unit == isa::Unit::Pe && i.cycles() > 0 && r.pe_count > 0
@@ -122,6 +137,7 @@ void write_json_report(const RunResult& r, std::ostream& os) {
                   {{"engines", r.dma_engines},
                    {"transfers", r.dram_events.size()},
                    {"wait_cycles", r.dma_wait_cycles}}},
+                 {"host_link", host_link_json(r)},
                  {"memory",
                   {{"peak_bytes", r.memory_peak},
                    {"planned_peak_bytes", r.planned_peak},

@@ -36,7 +36,8 @@ struct InstructionRecord {
   uint64_t macs = 0;
   uint32_t macs_per_pe = 1;  // the array's MACs per PE per cycle in its multiply mode
   uint64_t bytes = 0;        // roofline bytes
-  uint64_t dram_bytes = 0;   // what its tiles load and store (the timing plan)
+  uint64_t dram_bytes = 0;   // what its tiles load and store in DRAM (the timing plan)
+  uint64_t host_bytes = 0;   // ... and in host memory, over the host link
   uint64_t roofline_cycles = 0;
   timing::Activity activity;  // what its tiles made the hardware do (energy counters)
 
@@ -53,8 +54,22 @@ struct UnitSummary {
 struct DramEvent {
   uint64_t start_cycle = 0;
   uint64_t end_cycle = 0;
-  uint64_t bytes = 0;
+  uint64_t bytes = 0;       // every byte the transfer moved
+  uint64_t host_bytes = 0;  // of which over the host link (a copy's host side)
   bool write = false;
+};
+
+// What crossed the host link (target.host_link) in a run: the host side of copies that name
+// host memory (swapping to and from host memory).
+struct HostLinkSummary {
+  double bandwidth_gb_s = 0;  // per direction
+  double latency_ns = 0;
+  uint64_t memory_bytes = 0;  // host memory the target gives the accelerator
+  uint64_t used_bytes = 0;    // the executable's plan: host_size
+  uint64_t to_host_bytes = 0;
+  uint64_t from_host_bytes = 0;
+  uint64_t to_host_busy_cycles = 0;  // cycles each direction was moving data
+  uint64_t from_host_busy_cycles = 0;
 };
 
 // The units that run instructions from their own queue (isa.def S2_UNIT), in report order.
@@ -87,7 +102,8 @@ struct RunResult {
   uint64_t dram_addressable_bytes = 0;  // channels x ranks x banks x rows x row size
   std::string dram_backend;             // the DRAM model (dram.backend)
   target::DramControllerDesc dram_controller;
-  std::vector<DramEvent> dram_events;  // one per DMA transfer
+  std::vector<DramEvent> dram_events;        // one per DMA transfer
+  std::optional<HostLinkSummary> host_link;  // targets with a host link
   uint32_t dma_engines = 0;
   uint64_t dma_wait_cycles = 0;  // transfers waiting for a free DMA engine, summed
   std::vector<top::MemorySample> memory;

@@ -112,6 +112,15 @@ std::string summary_text(const RunResult& r) {
        << "\n";
   os << "  DMA                " << r.dram_events.size() << " transfers on " << r.dma_engines
      << " engines, " << r.dma_wait_cycles << " cycles waiting for a free engine\n";
+  if (r.host_link && (r.host_link->used_bytes > 0 || r.host_link->to_host_bytes > 0 ||
+                      r.host_link->from_host_bytes > 0)) {
+    const HostLinkSummary& h = *r.host_link;
+    os << "  host link          " << mib(h.to_host_bytes) << " to the host, "
+       << mib(h.from_host_bytes) << " back; busy " << h.to_host_busy_cycles << " / "
+       << h.from_host_busy_cycles << " cycles (" << fixed(h.bandwidth_gb_s, 1)
+       << " GB/s each way); host memory " << mib(h.used_bytes) << " of " << mib(h.memory_bytes)
+       << "\n";
+  }
   // The planned peak is the program-order maximum (the arena's lower bound plus the persistent
   // bytes); an overlapping run can pass it. The allocation is what the plan reserves; live
   // tensors never overlap in address (the checker proves it), so the live peak stays within it.

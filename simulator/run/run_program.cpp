@@ -126,6 +126,23 @@ std::vector<uint32_t> completion_order(const report::RunResult& result) {
   return order;
 }
 
+void check_memory_fits(const isa::Executable& exe, const target::TargetDesc& target,
+                       const std::string& target_what) {
+  if (exe.plan.dram_size > target.dram.capacity_bytes)
+    throw UserError("memory plan: dram_size " + std::to_string(exe.plan.dram_size) +
+                    " bytes exceeds the " + std::to_string(target.dram.capacity_bytes) +
+                    " bytes of DRAM of " + target_what);
+  if (exe.plan.host_size == 0) return;
+  if (!target.host_link)
+    throw UserError("memory plan: host_size " + std::to_string(exe.plan.host_size) +
+                    " bytes of host memory, but " + target_what +
+                    " has no host_link (docs/target.md, \"Host link\")");
+  if (exe.plan.host_size > target.host_link->memory_bytes)
+    throw UserError("memory plan: host_size " + std::to_string(exe.plan.host_size) +
+                    " bytes exceeds the " + std::to_string(target.host_link->memory_bytes) +
+                    " bytes of host memory of " + target_what + " (host_link.memory)");
+}
+
 RunOutput run_program(const isa::Executable& exe, const target::TargetDesc& target,
                       const RunOptions& options, RunObserver* observer) {
   if (options.window == 0) throw UserError("the decode window must be at least 1");
@@ -149,6 +166,7 @@ RunOutput run_program(const isa::Executable& exe, const target::TargetDesc& targ
     target.fail("pe_array.datatypes",
                 "the RTL units multiply f32 at 1 MAC per PE per cycle; --rtl needs 'f32: 1'");
   in_program([&] { check_datatypes(exe, target, options.rtl); });
+  in_program([&] { check_memory_fits(exe, target, "configuration '" + target.name + "'"); });
   RunOutput out;
   top::Top& top = top::process_top(options.rtl, target);
   top::SimOptions sim;

@@ -80,6 +80,13 @@ struct RunOutput {
 RunOutput run_program(const isa::Executable& exe, const target::TargetDesc& target,
                       const RunOptions& options, RunObserver* observer = nullptr);
 
+// Throws UserError "memory plan: ..." when the executable's memory plan needs more DRAM than
+// the target has, or host memory (plan.host_size) that the target's host link does not give.
+// `target_what` names the target in the message ("configuration 's2train_base'"). Cheap: run
+// it before anything is allocated.
+void check_memory_fits(const isa::Executable& exe, const target::TargetDesc& target,
+                       const std::string& target_what);
+
 // Instruction indices in the order the timing simulation completed them (a valid order: the
 // dependencies hold).
 std::vector<uint32_t> completion_order(const report::RunResult& result);

@@ -88,7 +88,7 @@ struct Fingerprint {
 std::vector<fs::path> side_files(const SweepSpec& spec) {
   std::vector<fs::path> files;
   std::error_code ec;
-  for (const char* kind : {"dram", "tech"})
+  for (const char* kind : {"dram", "tech", "host_link"})
     for (const auto& entry :
          fs::directory_iterator(fs::path(spec.base_config).parent_path() / kind, ec))
       if (entry.path().extension() == ".yaml") files.push_back(entry.path());

@@ -1,8 +1,8 @@
 #pragma once
 // The sweep's directory and its files (docs/sweep.md, "Results"): the layout, the claim of a
 // DIR for one spec (its fingerprint in sweep.json), the lock shards take while claiming, the
-// configuration's side files (DRAM presets, technologies) copied beside the points, appending a
-// row, and the final files in row order with the Pareto front.
+// configuration's side files (DRAM presets, technologies, host links) copied beside the
+// points, appending a row, and the final files in row order with the Pareto front.
 
 #include <cstdint>
 #include <filesystem>
@@ -55,8 +55,8 @@ void write_text(const fs::path& path, const std::string& text);
 // the process is killed inside the call, torn at its end (a rerun drops a torn last line).
 void append_line(const fs::path& path, const std::string& line);
 
-// The base configuration's DRAM presets and technologies (`dram/*.yaml`, `tech/*.yaml` beside
-// it), sorted.
+// The base configuration's DRAM presets, technologies and host link presets (`dram/*.yaml`,
+// `tech/*.yaml`, `host_link/*.yaml` beside it), sorted.
 std::vector<fs::path> side_files(const SweepSpec& spec);
 // The sweep's identity: the spec's text, the base configuration, its side files, the workload
 // files and the simulator's version (FNV-1a, 64 bits, as hex).
@@ -66,7 +66,7 @@ std::string fingerprint(const SweepSpec& spec);
 // another spec, or a non-empty one without a sweep.
 bool claim_directory(const Layout& l, const SweepSpec& spec, const std::string& print,
                      const std::vector<std::string>& columns, uint64_t points);
-// The side files copied into DIR/configs/dram and DIR/configs/tech, so each point-N.yaml loads
+// The side files copied into DIR/configs/dram, tech and host_link, so each point-N.yaml loads
 // on its own (`s2sim run X.bin --config DIR/configs/point-N.yaml`).
 void copy_side_files(const SweepSpec& spec, const Layout& l);
 

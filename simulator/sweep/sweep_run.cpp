@@ -240,11 +240,11 @@ constexpr const char* kSecondsKey = "_simulation_seconds";
 Json simulate(Json row, const isa::Executable& exe, const std::string& path,
               const target::TargetDesc& t) {
   try {
-    if (exe.plan.dram_size > t.dram.capacity_bytes)
-      throw UserError(
-          fmt::format("{}: memory plan: dram_size {} bytes exceeds the {} bytes of "
-                      "DRAM of this point",
-                      path, exe.plan.dram_size, t.dram.capacity_bytes));
+    try {
+      check_memory_fits(exe, t, "this point");
+    } catch (const UserError& e) {
+      throw UserError(path + ": " + e.what());
+    }
     RunOptions run;
     run.threads = 1;
     run.program = path;

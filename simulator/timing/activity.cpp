@@ -63,6 +63,7 @@ Activity instruction_activity(const InstructionPlan& plan, const target::TargetD
     const uint64_t loads = bytes_of(tile.loads);
     const uint64_t stores = bytes_of(tile.stores);
     a.dma_bytes += loads + stores;
+    if (tile.streamed) continue;  // through the DMA engine's own buffer, no SRAM
     const bool pe = tile.shape.m != 0 || !tile.products.empty();
     if (pe) {
       if (tile.products.empty()) add_product(tile.shape, target, a);

@@ -112,14 +112,15 @@ void box_accesses(const isa::TensorDesc& desc, const Box& box, bool write,
   uint64_t offset = 0;
   for (unsigned d = 0; d < rank; ++d)
     offset += box.lo[d] * desc.strides[d];
+  const bool host = desc.space == isa::MemSpace::Host;
   for (uint64_t r = 0; r < count; ++r) {
     const uint64_t address = desc.addr + offset * elem;
     // Coalesce with the previous range when it ends exactly here (dense outer dimensions).
-    if (!out.empty() && out.back().write == write &&
+    if (!out.empty() && out.back().write == write && out.back().host == host &&
         out.back().address + out.back().bytes == address)
       out.back().bytes += run_bytes;
     else
-      out.push_back({address, run_bytes, write});
+      out.push_back({address, run_bytes, write, host});
     for (unsigned d = split; d-- > 0;) {  // odometer over the outer dimensions
       if (++idx[d] < box.hi[d]) {
         offset += desc.strides[d];

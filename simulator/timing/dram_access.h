@@ -26,13 +26,16 @@ struct DramAccess {
   uint64_t address = 0;
   uint64_t bytes = 0;
   bool write = false;
+  // The range is in host memory (a copy's host operand, isa::MemSpace::Host): the DMA engine
+  // moves it over the host link (simulator/top/host_link.h), not through the DRAM model.
+  bool host = false;
 
   bool operator==(const DramAccess& o) const {
-    return address == o.address && bytes == o.bytes && write == o.write;
+    return address == o.address && bytes == o.bytes && write == o.write && host == o.host;
   }
 };
 
-// The access as the DRAM model takes it.
+// The access as the DRAM model takes it (a DRAM access: host ones never reach it).
 inline dram::Access to_dram(const DramAccess& a) {
   return {a.address, a.bytes, a.write ? dram::AccessKind::Write : dram::AccessKind::Read};
 }

@@ -22,24 +22,46 @@ uint64_t InstructionPlan::ppu_cycles() const {
   return total;
 }
 
-uint64_t InstructionPlan::load_bytes() const {
+namespace {
+
+// Bytes of the tiles' loads (or stores) in DRAM or, with `host`, in host memory.
+uint64_t moved_bytes(const std::vector<Tile>& tiles, bool stores, bool host) {
   uint64_t total = 0;
   for (const Tile& t : tiles)
-    for (const DramAccess& a : t.loads)
-      total += a.bytes;
+    for (const DramAccess& a : stores ? t.stores : t.loads)
+      if (a.host == host) total += a.bytes;
   return total;
 }
 
+bool names_host_memory(const isa::Instruction& inst) {
+  for (const isa::OperandSig& sig : inst.info().operands)
+    if (const auto& d = inst.operand(sig.slot); d && d->space == isa::MemSpace::Host) return true;
+  return false;
+}
+
+}  // namespace
+
+uint64_t InstructionPlan::load_bytes() const {
+  return moved_bytes(tiles, false, false);
+}
+
 uint64_t InstructionPlan::store_bytes() const {
-  uint64_t total = 0;
-  for (const Tile& t : tiles)
-    for (const DramAccess& a : t.stores)
-      total += a.bytes;
-  return total;
+  return moved_bytes(tiles, true, false);
+}
+
+uint64_t InstructionPlan::host_load_bytes() const {
+  return moved_bytes(tiles, false, true);
+}
+
+uint64_t InstructionPlan::host_store_bytes() const {
+  return moved_bytes(tiles, true, true);
 }
 
 InstructionPlan plan_instruction(const isa::Instruction& inst, const target::TargetDesc& target,
                                  const PeArrayModels& models) {
+  if (!target.host_link && names_host_memory(inst))
+    throw UserError(std::string(inst.info().mnemonic) + " names host memory, but the target '" +
+                    target.name + "' has no host_link (docs/target.md, \"Host link\")");
   const PeArrayModel& model = models.for_instruction(inst);
   InstructionPlan plan;
   plan.unit = inst.info().unit;
@@ -60,6 +82,7 @@ InstructionPlan plan_instruction(const isa::Instruction& inst, const target::Tar
   plan.macs = r.macs;
   plan.mode = isa::multiplicand_dtype(inst);
   plan.bytes = r.bytes();
+  plan.host_bytes = r.host_bytes();
   plan.roofline_cycles = r.cycles;
   return plan;
 }

@@ -24,17 +24,21 @@ struct InstructionPlan {
   std::vector<Tile> tiles;
   uint64_t macs = 0;
   std::optional<isa::DType> mode;  // PE instructions: the multiplicands' element type
-  uint64_t bytes = 0;              // roofline bytes: operand spans read plus written
+  uint64_t bytes = 0;              // roofline bytes: DRAM operand spans read plus written
+  uint64_t host_bytes = 0;         // the same of host-memory operands (copies over the link)
   uint64_t roofline_cycles = 0;
 
   uint64_t pe_cycles() const;  // sums over the tiles
   uint64_t ppu_cycles() const;
-  uint64_t load_bytes() const;
+  uint64_t load_bytes() const;  // DRAM bytes of the tiles' loads
   uint64_t store_bytes() const;
+  uint64_t host_load_bytes() const;   // host-memory bytes over the link: from the host
+  uint64_t host_store_bytes() const;  // to the host
 };
 
 // Plans one instruction, building the PE array models of the target's dataflow. A PE
-// instruction in an element type the array does not multiply is a UserError.
+// instruction in an element type the array does not multiply, and a copy naming host memory on
+// a target without a host link, are UserErrors.
 InstructionPlan plan_instruction(const isa::Instruction& inst, const target::TargetDesc& target);
 // The same with the models already built (plan_program builds them once).
 InstructionPlan plan_instruction(const isa::Instruction& inst, const target::TargetDesc& target,

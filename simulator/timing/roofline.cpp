@@ -78,6 +78,10 @@ double dram_bytes_per_cycle(const target::TargetDesc& target) {
   return target.dram.peak_bandwidth_bytes_per_s() / (target.clock_mhz * 1e6);
 }
 
+double host_link_bytes_per_cycle(const target::TargetDesc& target) {
+  return target.host_link ? target.host_link->bandwidth_gb_s * 1e9 / (target.clock_mhz * 1e6) : 0;
+}
+
 Roofline roofline(const isa::Instruction& inst, const target::TargetDesc& target) {
   Roofline r;
   if (inst.opcode() == isa::Opcode::AttnFwd || inst.opcode() == isa::Opcode::AttnBwd)
@@ -89,8 +93,9 @@ Roofline roofline(const isa::Instruction& inst, const target::TargetDesc& target
     if (!desc) continue;
     // A gather reads only the table rows its ids name: at most one row per id.
     const uint64_t span = operand_bytes(inst, sig.slot, *desc);
-    if (sig.access != isa::Access::Out) r.bytes_read += span;
-    if (sig.access != isa::Access::In) r.bytes_written += span;
+    const bool host = desc->space == isa::MemSpace::Host;
+    if (sig.access != isa::Access::Out) (host ? r.host_bytes_read : r.bytes_read) += span;
+    if (sig.access != isa::Access::In) (host ? r.host_bytes_written : r.bytes_written) += span;
   }
   // The peak of the instruction's multiply mode: MACs per PE per cycle of its multiplicands'
   // type (1 for f32, and for instructions that multiply nothing).
@@ -100,7 +105,10 @@ Roofline roofline(const isa::Instruction& inst, const target::TargetDesc& target
   r.compute_cycles = (r.macs + peak - 1) / peak;
   r.memory_cycles = static_cast<uint64_t>(
       std::ceil(static_cast<double>(r.bytes()) / dram_bytes_per_cycle(target)));
-  r.cycles = std::max(r.compute_cycles, r.memory_cycles);
+  if (const double link = host_link_bytes_per_cycle(target); link > 0)
+    r.link_cycles = static_cast<uint64_t>(
+        std::ceil(static_cast<double>(std::max(r.host_bytes_read, r.host_bytes_written)) / link));
+  r.cycles = std::max({r.compute_cycles, r.memory_cycles, r.link_cycles});
   return r;
 }
 

@@ -130,6 +130,18 @@ const target::SramBufferDesc& buffer_desc(const target::TargetDesc& target, Buff
 
 std::vector<Tile> tile_stream_instruction(const isa::Instruction& inst,
                                           const target::TargetDesc& target) {
+  if (inst.opcode() == isa::Opcode::Copy &&
+      (inst.get(isa::Slot::Src).space == isa::MemSpace::Host ||
+       inst.get(isa::Slot::Dst).space == isa::MemSpace::Host)) {
+    Tile t;
+    t.streamed = true;
+    t.elements = inst.get(isa::Slot::Dst).elements();
+    const isa::TensorDesc& src = inst.get(isa::Slot::Src);
+    const isa::TensorDesc& dst = inst.get(isa::Slot::Dst);
+    box_accesses(src, Box::whole(src), false, t.loads);
+    box_accesses(dst, Box::whole(dst), true, t.loads);
+    return {t};
+  }
   const uint64_t half = target.sram.output.size_bytes / 2;
   std::vector<Tile> tiles;
   for (const StreamPass& pass : stream_passes(inst)) {

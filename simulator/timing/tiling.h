@@ -72,6 +72,10 @@ struct Tile {
   uint64_t elements = 0;                // PPU/DMA tile: work elements (E of its pass part)
   std::optional<target::PpuOp> ppu_op;  // PPU tile: the cost entry of its pass (none: DMA)
   std::array<uint64_t, 4> footprint{};  // bytes used in each Buffer
+  // A DMA stream (a copy with a side in host memory): `loads` holds the source's reads and the
+  // destination's writes, which one engine moves together through its own buffer, not staged
+  // in the SRAMs; `stores` is empty (dma_engines.h).
+  bool streamed = false;
 };
 
 // Block sizes the sequencer tries along an axis of `size` indices for an array edge `edge`:
@@ -83,7 +87,9 @@ std::set<uint64_t> block_size_candidates(uint64_t size, uint64_t edge);
 std::vector<Tile> tile_pe_instruction(const isa::Instruction& inst,
                                       const target::TargetDesc& target, const PeArrayModel& model);
 
-// Tiles of a PPU or DMA instruction.
+// Tiles of a PPU or DMA instruction. A copy to or from host memory is one streamed tile
+// (Tile::streamed): the link's latency is paid once, as a DMA engine with many reads in
+// flight pays it, not once per staged tile.
 std::vector<Tile> tile_stream_instruction(const isa::Instruction& inst,
                                           const target::TargetDesc& target);
 

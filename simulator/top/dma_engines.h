@@ -15,14 +15,21 @@
 //    of L. (A lower bound: the DRAM model's own time, with row misses and contention, is
 //    usually longer; issue 18's controller queues make the cap exact.)
 //
-// A transfer ends at the latest of the DRAM model's completion and these two floors. Plain
-// C++ with no clock of its own: the SystemC DRAM module calls it at the caller's time.
+// A transfer ends at the latest of the DRAM model's completion and these two floors. A transfer
+// of host memory (a copy's host side, DramAccess::host) holds an engine the same way, is bound
+// by its width, and crosses the host link (host_link.h) instead of the DRAM. Such a copy is one
+// stream (timing::Tile::streamed): the source's reads and the destination's writes in one
+// group, the destination side starting when the source's first data arrives (the link's
+// latency after the start for a read of host memory, a DRAM row hit's for a write to it), so
+// the copy ends at the slower side's pace plus one latency. Plain C++ with no clock of its
+// own: the SystemC DRAM module calls it at the caller's time.
 
 #include <cstdint>
 #include <vector>
 
 #include "isa/target/target_desc.h"
 #include "simulator/dram/dram_model.h"
+#include "simulator/top/host_link.h"
 
 namespace s2::sim::top {
 
@@ -37,9 +44,12 @@ class DmaEngines {
   DmaEngines(const target::DmaDesc& dma, double accelerator_clock_mhz);
 
   // Moves `group` (non-empty) arriving at `arrival_ps` through the first free engine, the DRAM
-  // model serving its bursts from the transfer's start.
+  // model serving its bursts from the transfer's start, and `host_bytes` bytes of host memory
+  // (written to the host when `host_write`) over `link` from the same start. Either may be
+  // empty; `link` is needed only with host bytes.
   DmaTransfer transfer(const std::vector<dram::Access>& group, dram::Picoseconds arrival_ps,
-                       dram::DramModel& dram);
+                       dram::DramModel& dram, uint64_t host_bytes = 0, bool host_write = false,
+                       HostLink* link = nullptr);
 
   // Picoseconds transfers spent waiting for a free engine, summed over the run.
   dram::Picoseconds wait_ps() const { return wait_ps_; }

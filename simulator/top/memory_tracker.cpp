@@ -13,6 +13,7 @@ MemoryTracker::MemoryTracker(const isa::Executable& exe)
   for (size_t t = 0; t < exe.tensors.size(); ++t) {
     const isa::TensorEntry& e = exe.tensors[t];
     if (n == 0) break;
+    if (e.space != isa::MemSpace::Dram) continue;  // live DRAM only: host memory is not counted
     born_[std::min<size_t>(e.first, n - 1)].push_back(static_cast<uint32_t>(t));
     dies_[std::min<size_t>(e.last, n - 1)].push_back(static_cast<uint32_t>(t));
   }
@@ -48,6 +49,7 @@ uint64_t planned_peak(const isa::Executable& exe) {
   if (n == 0) return 0;
   std::vector<int64_t> delta(n + 1, 0);
   for (const isa::TensorEntry& e : exe.tensors) {
+    if (e.space != isa::MemSpace::Dram) continue;
     const size_t first = std::min<size_t>(e.first, n - 1);
     const size_t last = std::min<size_t>(std::max(e.first, e.last), n - 1);
     delta[first] += static_cast<int64_t>(e.size);

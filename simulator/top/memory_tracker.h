@@ -4,7 +4,8 @@
 // Contract: a tensor becomes live when the instruction `first` of its lifetime starts and
 // dies when the instruction `last` completes (tensor live from the start of instruction 0 to
 // the end of the program if persistent, which the compiler records as 0..end). Live bytes are
-// the sum of the reserved sizes (TensorEntry::size) of live tensors. In a sequential run
+// the sum of the reserved sizes (TensorEntry::size) of live DRAM tensors (host tensors, in
+// host memory, are not counted). In a sequential run
 // (window 1) the peak therefore equals planned_peak(): the maximum over instructions i of the
 // bytes of the tensors whose lifetime contains i. An overlapping run can exceed it, which is
 // exactly what the memory trace is for.

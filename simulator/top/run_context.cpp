@@ -31,6 +31,7 @@ RunContext::RunContext(const isa::Executable& e, const target::TargetDesc& t, Si
       dma(t.dma, t.clock_mhz),
       memory(e),
       completed(e.instructions.size(), 0) {
+  if (t.host_link) host_link.emplace(*t.host_link);
   result.instructions.resize(e.instructions.size());
   const unsigned threads =
       options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());

@@ -11,6 +11,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "simulator/rtl/cosim_log.h"
 #include "simulator/timing/pe_array_model.h"
 #include "simulator/top/dma_engines.h"
+#include "simulator/top/host_link.h"
 #include "simulator/top/memory_tracker.h"
 #include "simulator/top/rtl_selection.h"
 
@@ -67,7 +69,8 @@ struct RunContext {
   AcceleratorClock clock;
   timing::PeArrayModels pe_models;
   std::unique_ptr<dram::DramModel> dram;
-  DmaEngines dma;  // every DRAM transfer goes through them
+  DmaEngines dma;                     // every DRAM transfer goes through them
+  std::optional<HostLink> host_link;  // the target's, when it has one
   MemoryTracker memory;
   report::RunResult result;
   std::vector<uint8_t> completed;  // per instruction: a record was filled

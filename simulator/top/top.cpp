@@ -51,6 +51,18 @@ void finish_result(const RunContext& ctx, report::RunResult& r) {
   r.dram_backend = target.dram.backend;
   r.dram_controller = target.dram.controller;
   r.dma_engines = target.dma.engines;
+  if (ctx.host_link) {
+    report::HostLinkSummary h;
+    h.bandwidth_gb_s = target.host_link->bandwidth_gb_s;
+    h.latency_ns = target.host_link->latency_ns;
+    h.memory_bytes = target.host_link->memory_bytes;
+    h.used_bytes = exe.plan.host_size;
+    h.to_host_bytes = ctx.host_link->bytes(true);
+    h.from_host_bytes = ctx.host_link->bytes(false);
+    h.to_host_busy_cycles = ctx.clock.cycle_at_or_after(ctx.host_link->busy_ps(true));
+    h.from_host_busy_cycles = ctx.clock.cycle_at_or_after(ctx.host_link->busy_ps(false));
+    r.host_link = h;
+  }
   r.dma_wait_cycles = ctx.clock.cycle_at_or_after(ctx.dma.wait_ps());
   r.memory = ctx.memory.samples();
   r.memory_peak = ctx.memory.peak_bytes();

@@ -60,6 +60,7 @@ void Unit::execute(uint32_t index) {
   r.macs_per_pe = static_cast<uint32_t>(ctx.pe_models.for_instruction(inst).macs_per_pe());
   r.bytes = plan.bytes;
   r.dram_bytes = plan.load_bytes() + plan.store_bytes();
+  r.host_bytes = plan.host_load_bytes() + plan.host_store_bytes();
   r.roofline_cycles = plan.roofline_cycles;
   r.activity = timing::instruction_activity(plan, ctx.target);
   r.tiles = plan.tiles.size();

@@ -45,9 +45,10 @@ class Cli : public testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  // The shipped DRAM presets and technology files beside configurations the test writes.
+  // The shipped DRAM presets, technology files and host links beside configurations the test
+  // writes.
   void link_config_dirs() const {
-    for (const char* sub : {"dram", "tech"})
+    for (const char* sub : {"dram", "tech", "host_link"})
       if (!fs::exists(dir_ / sub))
         fs::create_directory_symlink(kSource + "/configs/" + sub, dir_ / sub);
   }

@@ -303,6 +303,7 @@ TEST_F(Cli, ValidateConfig) {
   fs::create_directories(path("cfg"));
   fs::copy(kSource + "/configs/dram", path("cfg/dram"));
   fs::copy(kSource + "/configs/tech", path("cfg/tech"));
+  fs::copy(kSource + "/configs/host_link", path("cfg/host_link"));
   write_text(path("cfg/bad.yaml"), text);
   r = run(kS2sim + " validate-config " + quoted(path("cfg/bad.yaml")));
   EXPECT_EQ(r.status, 1);
@@ -316,6 +317,7 @@ TEST_F(Cli, UnknownDramBackendFailsAlikeInCompilerAndSimulator) {
   fs::create_directories(path("cfg"));
   fs::copy(kSource + "/configs/dram", path("cfg/dram"));
   fs::copy(kSource + "/configs/tech", path("cfg/tech"));
+  fs::copy(kSource + "/configs/host_link", path("cfg/host_link"));
   fs::copy(kSource + "/configs/dram/DDR4-3200.yaml", path("cfg/dram/DDR5-4800.yaml"));
   std::string text = read_text(kSource + "/configs/s2train_base.yaml");
   const size_t at = text.find("preset: DDR4-3200");

@@ -182,7 +182,7 @@ TEST_F(RtlCli, SixteenBitProgramsAreRefusedWhereTheyCannotRun) {
   ASSERT_NE(yaml.find(line), std::string::npos);
   yaml.replace(yaml.find(line), line.size(), "datatypes: {f32: 1, bf16: 4}");
   std::ofstream(dir_ / "f32_only.yaml") << yaml;
-  for (const char* sub : {"dram", "tech"})  // the presets and technologies beside the config
+  for (const char* sub : {"dram", "tech", "host_link"})  // the presets beside the config
     fs::create_directory_symlink(fs::path(S2_SOURCE_DIR) / "configs" / sub, dir_ / sub);
   r = run(kS2sim + " run " + bin + " --config " + path("f32_only.yaml"));
   EXPECT_EQ(r.status, 1) << r.out;

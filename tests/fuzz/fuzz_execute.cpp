@@ -24,7 +24,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const UserError&) {
     return 0;
   }
-  if (exe.plan.dram_size > (16u << 20) || exe.instructions.size() > 256) return 0;
+  if (exe.plan.dram_size > (16u << 20) || exe.plan.host_size > (16u << 20) ||
+      exe.instructions.size() > 256)
+    return 0;
   for (const isa::Instruction& inst : exe.instructions) {
     try {
       sim::timing::plan_instruction(inst, base);

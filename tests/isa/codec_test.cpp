@@ -327,7 +327,7 @@ TEST(DecodeErrors, EachDefectHasItsOwnMessage) {
                  &seen);
   expect_failure(decode_failure(patched(x + 2, 5u << 4)), x + 2, "operand 'x': rank 5 outside 1..4",
                  &seen);
-  expect_failure(decode_failure(patched(x + 2, (4u << 4) | (1u << 7))), x + 2,
+  expect_failure(decode_failure(patched(x + 2, (4u << 4) | (1u << 8))), x + 2,
                  "reserved bits set in the type word", &seen);
   expect_failure(decode_failure(patched(x + 4, 0)), x + 4, "operand 'x': dimension 1 is zero",
                  &seen);

@@ -181,6 +181,58 @@ TEST(TargetTest, BaseConfig) {
   EXPECT_DOUBLE_EQ(t.dram.peak_bandwidth_bytes_per_s(), 51.2e9);
 }
 
+// The host link (issue 20): a preset from configs/host_link/, each key overridable, and the
+// shipped configs' links.
+TEST(TargetTest, HostLinkPresetAndOverrides) {
+  EXPECT_FALSE(parse(kPrefix + kExplicitDram).host_link.has_value()) << "optional";
+  const TargetDesc base = load_target(kConfigs + "/s2train_base.yaml");
+  ASSERT_TRUE(base.host_link.has_value());
+  EXPECT_EQ(base.host_link->preset, "PCIe4-x16");
+  EXPECT_EQ(base.host_link->bandwidth_gb_s, 26.0);
+  EXPECT_EQ(base.host_link->latency_ns, 800.0);
+  EXPECT_EQ(base.host_link->memory_bytes, 256 * kGiB);
+  // The preset's keys are located in the preset file, the config's own in the config.
+  EXPECT_NE(base.where("host_link.latency_ns").find("configs/host_link/PCIe4-x16.yaml:"),
+            std::string::npos)
+      << base.where("host_link.latency_ns");
+  EXPECT_NE(base.where("host_link.memory").find("s2train_base.yaml:"), std::string::npos);
+  const TargetDesc small = load_target(kConfigs + "/s2train_small.yaml");
+  EXPECT_EQ(small.host_link->bandwidth_gb_s, 6.5) << "overrides the preset's";
+  EXPECT_EQ(small.host_link->latency_ns, 800.0);
+  EXPECT_EQ(small.host_link->memory_bytes, 16 * kGiB);
+  EXPECT_EQ(load_target(kConfigs + "/s2train_large.yaml").host_link->preset, "PCIe5-x16");
+  // Fully explicit.
+  const TargetDesc t = parse(kPrefix + kExplicitDram +
+                             "host_link: {bandwidth_gb_s: 8, latency_ns: 0, memory: 1GiB}\n");
+  EXPECT_TRUE(t.host_link->preset.empty());
+  EXPECT_EQ(t.host_link->bandwidth_gb_s, 8.0);
+  EXPECT_EQ(t.host_link->latency_ns, 0.0);
+  EXPECT_EQ(t.host_link->memory_bytes, kGiB);
+}
+
+TEST(TargetTest, HostLinkErrorsNameTheKey) {
+  const std::string err =
+      parse_error(kPrefix + kExplicitDram + "host_link: {bandwidth_gb_s: 0, latency_ns: -1}\n");
+  EXPECT_NE(err.find("t.yaml:48: host_link.bandwidth_gb_s: must be greater than 0"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("t.yaml:48: host_link.latency_ns:"), std::string::npos) << err;
+  EXPECT_NE(err.find("t.yaml:48: host_link.memory: missing required key"), std::string::npos)
+      << err;
+  const std::string unknown =
+      parse_error(kPrefix + kExplicitDram + "host_link: {preset: PCIe9-x32}\n");
+  EXPECT_NE(unknown.find("t.yaml:48: host_link.preset: unknown host link preset \"PCIe9-x32\"; "
+                         "presets in "),
+            std::string::npos)
+      << unknown;
+  for (const char* name : {"CXL2-x16", "PCIe4-x16", "PCIe5-x16"})
+    EXPECT_NE(unknown.find(name), std::string::npos) << unknown;
+  const std::string misspelt =
+      parse_error(kPrefix + kExplicitDram + "host_link: {preset: PCIe4-x16, bandwith_gb_s: 20}\n");
+  EXPECT_NE(misspelt.find("t.yaml:48: host_link.bandwith_gb_s: unknown key"), std::string::npos)
+      << misspelt;
+}
+
 TEST(TargetTest, SmallConfig) {
   const TargetDesc t = load_target(kConfigs + "/s2train_small.yaml");
   EXPECT_EQ(t.name, "s2train_small");

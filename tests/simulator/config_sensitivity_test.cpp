@@ -34,6 +34,8 @@ const fs::path& temp_dir() {
     const fs::path d = mkdtemp(tmpl);
     fs::create_directory_symlink(fs::path(S2_SOURCE_DIR) / "configs" / "dram", d / "dram");
     fs::create_directory_symlink(fs::path(S2_SOURCE_DIR) / "configs" / "tech", d / "tech");
+    fs::create_directory_symlink(fs::path(S2_SOURCE_DIR) / "configs" / "host_link",
+                                 d / "host_link");
     return d;
   }();
   return dir;

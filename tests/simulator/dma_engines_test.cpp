@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "dram_test_util.h"
+#include "simulator/top/host_link.h"
 
 namespace s2::sim::top {
 namespace {
@@ -86,6 +87,63 @@ TEST(DmaEngines, ATransferWaitsForAFreeEngine) {
   EXPECT_EQ(y.start_ps, 0u);  // a second engine: both start at once
   EXPECT_EQ(two.wait_ps(), 0u);
   EXPECT_LT(y.done_ps, second.done_ps);
+}
+
+// ---- the host link (host_link.h) -----------------------------------------------------------
+
+// 26 GB/s each way and 800 ns: the PCIe 4.0 x16 preset's figures. 26000 bytes take 1 us.
+target::HostLinkDesc pcie4() {
+  target::HostLinkDesc link;
+  link.bandwidth_gb_s = 26;
+  link.latency_ns = 800;
+  link.memory_bytes = uint64_t{1} << 30;
+  return link;
+}
+
+TEST(HostLink, ATransferTakesItsBytesAtTheBandwidthPlusTheLatency) {
+  HostLink link(pcie4());
+  EXPECT_EQ(link.transfer(26000, true, 0), 1000000u + 800000u);
+  EXPECT_EQ(link.bytes(true), 26000u);
+  EXPECT_EQ(link.busy_ps(true), 1000000u);
+  EXPECT_EQ(link.bytes(false), 0u);
+}
+
+TEST(HostLink, EachDirectionCarriesOneTransferAtATimeAndTheTwoRunTogether) {
+  HostLink link(pcie4());
+  // Same direction: the second waits for the first's bytes (not for its latency: the link
+  // pipelines), so it ends one transfer time later.
+  EXPECT_EQ(link.transfer(26000, false, 0), 1800000u);
+  EXPECT_EQ(link.transfer(26000, false, 0), 2800000u);
+  // The other direction is free: full duplex.
+  EXPECT_EQ(link.transfer(26000, true, 0), 1800000u);
+  // A transfer arriving after the direction freed starts on arrival.
+  EXPECT_EQ(link.transfer(13000, true, 5000000), 5000000u + 500000u + 800000u);
+}
+
+TEST(HostLink, ACopyStreamsThroughOneEngineAtTheSlowerSidesPace) {
+  // 1 MiB from DRAM to the host: the link moves it in 40.3 us, the DRAM reads it faster.
+  const uint64_t bytes = 1 << 20;
+  HostLink link(pcie4());
+  auto model = ddr4();
+  DmaEngines engines(dma(1, 4096, 1024), 1000);
+  const DmaTransfer out = engines.transfer(read(0, bytes / 64), 0, *model, bytes, true, &link);
+  const dram::Picoseconds dram_time = dram_alone(read(0, bytes / 64));
+  const dram::Picoseconds link_time = (bytes * 1000000 + 25999) / 26000;
+  // The link starts when the DRAM's first data is there (a row hit's latency), and the copy
+  // ends when the slower side does.
+  EXPECT_EQ(out.done_ps, std::max(dram_time, kHitLatencyPs + link_time + 800000));
+  EXPECT_GT(out.done_ps, link_time + 800000) << "the link side is the slower one here";
+  EXPECT_EQ(link.bytes(true), bytes);
+
+  // From the host into DRAM: the DRAM writes start when the link's first data arrives.
+  HostLink back(pcie4());
+  model = ddr4();
+  DmaEngines engines2(dma(1, 4096, 1024), 1000);
+  std::vector<Access> writes = {Access{0, bytes, AccessKind::Write}};
+  const DmaTransfer in = engines2.transfer(writes, 0, *model, bytes, false, &back);
+  const dram::Picoseconds dram_write = ddr4()->serve(writes, 800000).done_ps;
+  EXPECT_EQ(in.done_ps, std::max(dram_write, link_time + 800000));
+  EXPECT_EQ(back.bytes(false), bytes);
 }
 
 }  // namespace

@@ -159,6 +159,8 @@ BackendResult run_backend(const ir::Graph& training_step, const BackendOptions& 
     if (pass.name == "place-concat") result.concat_summary = record.summary;
     if (pass.name == "elide-copies") result.copies_summary = record.summary;
     if (pass.name == "in-place") result.in_place_summary = record.summary;
+    if (pass.name == "fit-budget" && options.memory_budget != 0)
+      result.budget_summary = record.summary;
     if (pass.name == "fuse") {
       result.fusion_summary = record.summary;
       result.ops_after_fusion = record.ops;
@@ -213,6 +215,7 @@ std::string backend_summary(const BackendResult& r) {
       "{:.3f} MiB; DRAM {:.3f} MiB\n",
       r.plan.planner, mib(r.plan.arena_size), mib(r.plan.lower_bound), r.plan.ratio(),
       mib(r.plan.persistent_bytes), mib(r.plan.dram_size));
+  if (!r.budget_summary.empty()) s += "memory budget: " + r.budget_summary + "\n";
   if (!r.clipping_summary.empty()) s += r.clipping_summary + "\n";
   if (!r.loss_scaling_summary.empty()) s += r.loss_scaling_summary + "\n";
   s += fmt::format("instructions: {}, tensors: {}, data {:.3f} MiB; back end {:.1f} ms\n",

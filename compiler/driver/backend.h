@@ -24,6 +24,7 @@ struct BackendOptions {
   std::string schedule = "memory-aware";
   memory::PlanOptions plan;
   std::string memory_report;     // write the plan as JSON here when not empty
+  uint64_t memory_budget = 0;    // --memory-budget: DRAM bytes the step may use (0: no limit)
   std::string dump_after;        // print the program text after this pass (pass_registry.h)
   std::ostream* dump = nullptr;  // where (stdout when null)
 };
@@ -40,6 +41,7 @@ struct BackendResult {
   std::string concat_summary;    // pass place-concat
   std::string copies_summary;    // pass elide-copies
   std::string in_place_summary;  // pass in-place
+  std::string budget_summary;    // pass fit-budget (empty without --memory-budget)
   memory::MemoryPlan plan;
   // With gradient clipping: what it costs in peak memory, against the same step without it
   // under the same schedule (empty without clipping).

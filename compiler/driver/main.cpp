@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <utility>
 
@@ -21,6 +22,7 @@
 #include "isa/common/tool_main.h"
 #include "isa/container/output_guard.h"
 #include "isa/container/writer.h"
+#include "isa/target/param_reader.h"
 #include "s2/version.h"
 #include "simulator/dram/load_target.h"
 
@@ -94,6 +96,21 @@ void add_backend_flags(CLI::App* cmd, s2::compiler::BackendOptions* back) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--memory-report", back->memory_report,
                   "write the memory plan as JSON (scripts/plot_memory.py draws it)");
+  cmd->add_option("--memory-budget", back->memory_budget,
+                  "DRAM the step may use, e.g. 512MiB: activations are swapped to host memory "
+                  "over the target's host link until the plan fits (docs/compiler.md, 'Memory "
+                  "budget')")
+      ->type_name("SIZE")
+      ->transform(CLI::Validator(
+          [](std::string& text) {
+            std::string problem;
+            const std::optional<uint64_t> bytes = s2::target::parse_byte_size_text(text, problem);
+            if (!bytes) return "'" + text + "': " + problem;
+            if (*bytes == 0) return std::string("must be positive");
+            text = std::to_string(*bytes);
+            return std::string();
+          },
+          "SIZE"));
 }
 
 // The model options shared by `compile` and `reference`.

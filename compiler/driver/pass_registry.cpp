@@ -3,6 +3,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "compiler/driver/cost_table.h"
 #include "compiler/driver/model_import.h"
 #include "compiler/driver/program_text.h"
 #include "compiler/lower/lower.h"
@@ -19,6 +20,7 @@
 #include "compiler/passes/fusion.h"
 #include "compiler/passes/in_place.h"
 #include "compiler/passes/shape_inference.h"
+#include "compiler/schedule/fit_budget.h"
 #include "compiler/schedule/schedule.h"
 #include "isa/common/config_dir.h"
 #include "isa/common/errors.h"
@@ -95,6 +97,21 @@ std::string run_schedule(Program& p, PassContext& c) {
   return c.back.schedule + ": " + std::to_string(p.order.size()) + " ops";
 }
 
+std::string run_fit_budget(Program& p, PassContext& c) {
+  schedule::BudgetOptions options;
+  options.budget = c.back.memory_budget;
+  options.alignment = c.back.plan.alignment;
+  if (options.budget == 0) return "no budget (--memory-budget)";
+  options.cost = op_cost_table(c.target());
+  options.swap_cost = swap_cost_table(c.target());
+  const memory::PlanOptions plan = c.back.plan;
+  options.planned_dram = [plan](const ir::Graph& g, const std::vector<ir::OpId>& order) {
+    return memory::plan_memory(schedule::compute_lifetimes(g, order).buffers, plan).dram_size;
+  };
+  const schedule::BudgetResult r = schedule::fit_memory_budget(p.graph, p.order, options);
+  return r.summary;
+}
+
 std::string run_plan(Program& p, PassContext& c) {
   p.lifetimes = schedule::compute_lifetimes(p.graph, p.order);
   p.plan = memory::plan_memory(p.lifetimes.buffers, c.back.plan);
@@ -151,6 +168,9 @@ Registry<PassInfo> make_registry() {
                      "loss gradients written over the logits nothing reads afterwards",
                      run_graph_pass<ir::write_in_place>});
   r.add("schedule", {back, Stage::Graph, Stage::Scheduled, "the execution order", run_schedule});
+  r.add("fit-budget",
+        {back, Stage::Scheduled, Stage::Scheduled,
+         "activations swapped to host memory until the step fits --memory-budget", run_fit_budget});
   r.add("plan", {back, Stage::Scheduled, Stage::Planned, "an address per buffer", run_plan});
   r.add("lower", {back, Stage::Planned, Stage::Lowered, "S2Train instructions", run_lower});
   return r;

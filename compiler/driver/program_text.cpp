@@ -29,11 +29,12 @@ std::string plan_text(const Program& p) {
                   " alignment=" + std::to_string(plan.alignment) +
                   " persistent=" + hex(plan.persistent_bytes) + " arena=" + hex(plan.arena_base) +
                   "+" + hex(plan.arena_size) + " lower_bound=" + hex(plan.lower_bound) +
-                  " dram=" + hex(plan.dram_size) + "\n";
+                  " dram=" + hex(plan.dram_size) +
+                  (plan.host_size != 0 ? " host=" + hex(plan.host_size) : std::string()) + "\n";
   for (size_t i = 0; i < p.lifetimes.buffers.size(); ++i) {
     const memory::Buffer& b = p.lifetimes.buffers[i];
-    s += "  %" + ir::name_text(b.name) + " @" + hex(plan.address.at(i)) + " size=" + hex(b.size) +
-         " steps=" + steps_text(b) + "\n";
+    s += "  %" + ir::name_text(b.name) + " @" + (b.space == isa::MemSpace::Host ? "host:" : "") +
+         hex(plan.address.at(i)) + " size=" + hex(b.size) + " steps=" + steps_text(b) + "\n";
   }
   return s;
 }
@@ -110,7 +111,8 @@ class SectionParser {
     std::map<std::string, bool> seen;
     while (!c.at_end()) {
       const int column = c.column();
-      const std::string key = c.word("alignment=, persistent=, arena=, lower_bound= or dram=");
+      const std::string key =
+          c.word("alignment=, persistent=, arena=, lower_bound=, dram= or host=");
       c.expect('=', "after '" + key + "'");
       if (seen[key]) c.fail_at(column, "'" + key + "' given twice");
       seen[key] = true;
@@ -126,9 +128,11 @@ class SectionParser {
         plan.lower_bound = address(c, "the lower bound");
       } else if (key == "dram") {
         plan.dram_size = address(c, "the DRAM size");
+      } else if (key == "host") {
+        plan.host_size = address(c, "the host memory size");
       } else {
         c.fail_at(column, "unknown plan field '" + key +
-                              "'; known: alignment, persistent, arena, lower_bound, dram");
+                              "'; known: alignment, persistent, arena, lower_bound, dram, host");
       }
     }
     for (const char* key : {"alignment", "persistent", "arena", "lower_bound", "dram"})
@@ -164,6 +168,15 @@ class SectionParser {
       listed[i] = line.number;
       const memory::Buffer& want = computed.buffers[i];
       b.expect('@', "before the buffer's address");
+      const int space_column = b.column();
+      const bool host = b.accept_word("host");
+      if (host) b.expect(':', "after 'host'");
+      if (host != (want.space == isa::MemSpace::Host))
+        b.fail_at(space_column, "buffer %" + ir::name_text(name) + " is in " +
+                                    (want.space == isa::MemSpace::Host
+                                         ? "host memory (a copy with host=1 writes it): write "
+                                           "@host:ADDRESS"
+                                         : "DRAM: write @ADDRESS, without host:"));
       plan.address.push_back(address(b, "the buffer's address"));
       expect_key(b, "size");
       const int size_column = b.column();

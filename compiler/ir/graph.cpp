@@ -246,8 +246,9 @@ std::vector<TensorId> Graph::add_op(OpType type, const std::string& name, OpCate
     if (spec.alias_input >= 0) {
       t.data = tensor(op.inputs.at(static_cast<size_t>(spec.alias_input))).data;
     } else {
-      t.data = add_data(
-          Data{tname, spec.dtype, shape_numel(spec.shape), output_role(category), false, nullptr});
+      Data d{tname, spec.dtype, shape_numel(spec.shape), output_role(category), false, nullptr};
+      d.space = spec.space;
+      t.data = add_data(std::move(d));
     }
     op.outputs.push_back(add_tensor(std::move(t)));
   }

@@ -42,6 +42,10 @@ struct Data {
   TensorRole role = TensorRole::Scratch;
   bool constant = false;                  // contents known at compile time and never written
   std::shared_ptr<const HostArray> init;  // initial contents, or null
+  // Where the buffer lives: DRAM, or host memory behind the target's host link (the slot a
+  // tensor is swapped out to: the output of a `copy` with host=1). Only copies read or write
+  // host data (the ISA lets no other instruction reach it).
+  isa::MemSpace space = isa::MemSpace::Dram;
 };
 
 struct Tensor {

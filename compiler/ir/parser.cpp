@@ -279,8 +279,10 @@ class GraphParser {
         t.data = pending->second.id;
       } else {
         claim_data(c, d.view.data ? d.view.data_column : d.column, data_name);
-        t.data = g().add_data(Data{data_name, spec.dtype, shape_numel(spec.shape),
-                                   output_role(op.category), false, nullptr});
+        Data data{data_name, spec.dtype, shape_numel(spec.shape), output_role(op.category),
+                  false,     nullptr};
+        data.space = spec.space;  // host memory for a copy with host=1
+        t.data = g().add_data(std::move(data));
       }
     }
     if (d.view.strides && *d.view.strides != t.strides)

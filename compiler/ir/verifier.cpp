@@ -142,6 +142,9 @@ class Verifier {
         if (t.dtype != s.dtype || t.shape != s.shape)
           fail(what + ": output '%" + t.name + "' is " + shape_text(t.dtype, t.shape) +
                ", shape inference gives " + shape_text(s.dtype, s.shape));
+        if (s.alias_input < 0 && g_.data(t.data).space != s.space)
+          fail(what + ": output '%" + t.name + "' is in " + isa::space_name(g_.data(t.data).space) +
+               " memory, shape inference gives " + isa::space_name(s.space));
         if (s.alias_input >= 0) {
           const TensorId src = op.inputs.at(static_cast<size_t>(s.alias_input));
           if (!src.valid() || g_.tensor(src).data != t.data)
@@ -154,6 +157,20 @@ class Verifier {
                  "inference gives");
         }
       }
+    }
+  }
+
+  // Host memory is reached by copies only (the ISA's rule): no other op that computes may
+  // read or write a host data node; views of it produce no instruction.
+  void check_spaces() {
+    for (size_t i = 0; i < g_.num_ops(); ++i) {
+      const Op& op = g_.op(OpId(i));
+      if (op.type == OpType::Copy || op_schema(op.type).fusion == FusionClass::View) continue;
+      for (const std::vector<TensorId>* list : {&op.inputs, &op.outputs})
+        for (TensorId t : *list)
+          if (t.valid() && g_.data(g_.tensor(t).data).space == isa::MemSpace::Host)
+            fail("op '" + op.name + "' (" + std::string(op_type_name(op.type)) + "): tensor '%" +
+                 g_.tensor(t).name + "' is in host memory, which only copies reach");
     }
   }
 

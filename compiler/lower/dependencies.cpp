@@ -154,7 +154,11 @@ Accesses accesses_of(const isa::Instruction& inst) {
     if (!d) continue;
     const uint64_t span = d->span_bytes();
     if (span == 0) continue;
-    const ByteRange r{d->addr, isa::saturating_add(d->addr, span)};
+    // Host memory is a second address space: its ranges sit on one line with DRAM's, from
+    // kHostLine on, so they conflict only with host ranges.
+    const uint64_t at =
+        isa::saturating_add(d->addr, d->space == isa::MemSpace::Host ? kHostLine : 0);
+    const ByteRange r{at, isa::saturating_add(at, span)};
     if (sig.access != isa::Access::Out) acc.reads.push_back(r);
     if (sig.access != isa::Access::In) acc.writes.push_back(r);
   }

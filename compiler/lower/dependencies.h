@@ -26,7 +26,11 @@ struct Accesses {
   std::vector<ByteRange> writes;  // Out and InOut operands
 };
 
-// The byte ranges an instruction reads and writes (empty spans left out).
+// Where host memory's addresses start on the one line the ranges below use for both spaces.
+inline constexpr uint64_t kHostLine = uint64_t{1} << 62;
+
+// The byte ranges an instruction reads and writes (empty spans left out); a host operand's
+// range is its address plus kHostLine.
 Accesses accesses_of(const isa::Instruction& inst);
 
 struct Program {

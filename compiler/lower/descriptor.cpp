@@ -39,6 +39,7 @@ isa::TensorDesc tensor_descriptor(const ir::Graph& graph, ir::TensorId id, uint6
   S2_CHECK(t.offset >= 0, where + ": negative offset " + std::to_string(t.offset));
   isa::TensorDesc d;
   d.addr = base + static_cast<uint64_t>(t.offset) * isa::dtype_bytes(t.dtype);
+  d.space = graph.data(t.data).space;
   d.dtype = t.dtype;
   d.rank = static_cast<uint8_t>(t.shape.size());
   for (size_t i = 0; i < t.shape.size(); ++i) {

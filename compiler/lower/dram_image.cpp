@@ -12,14 +12,24 @@
 
 namespace s2::lower {
 DramImage DramImage::load(const isa::Executable& exe) {
-  return DramImage(isa::initial_dram(exe));
+  return DramImage(isa::initial_dram(exe), exe.plan.host_size);
+}
+
+const isa::DramBytes& DramImage::image_of(const isa::TensorDesc& d) const {
+  const isa::DramBytes& image = d.space == isa::MemSpace::Host ? host_ : bytes_;
+  if (d.space == isa::MemSpace::Dram) {
+    isa::check_in_dram(d, image.size());
+  } else if (d.addr > image.size() || d.span_bytes() > image.size() - d.addr) {
+    throw UserError("descriptor host:" + hex(d.addr) + "+" + hex(d.span_bytes()) +
+                    " lies outside the host memory image of " + hex(image.size()) + " bytes");
+  }
+  return image;
 }
 
 ir::HostArray DramImage::read(const isa::TensorDesc& d) const {
-  isa::check_in_dram(d, size());
+  const uint8_t* base = image_of(d).data();
   const auto n = static_cast<size_t>(d.elements());
   ir::HostArray out(d.dtype, n);
-  const uint8_t* base = bytes_.data();
   switch (d.dtype) {
     case isa::DType::F32: {
       std::vector<float>& v = out.f32();
@@ -54,10 +64,9 @@ ir::HostArray DramImage::read(const isa::TensorDesc& d) const {
 }
 
 void DramImage::write(const isa::TensorDesc& d, const ir::HostArray& values) {
-  isa::check_in_dram(d, size());
+  uint8_t* base = image_of(d).data();
   S2_CHECK(values.dtype() == d.dtype && values.size() == d.elements(),
            "DramImage::write: values do not match the descriptor at " + hex(d.addr));
-  uint8_t* base = bytes_.data();
   switch (d.dtype) {
     case isa::DType::F32: {
       const std::vector<float>& v = values.f32();
@@ -91,7 +100,9 @@ void DramImage::write(const isa::TensorDesc& d, const ir::HostArray& values) {
 }
 
 ir::HostArray DramImage::read(const isa::TensorEntry& entry) const {
-  return read(isa::TensorDesc::contiguous(entry.addr, entry.dtype, entry.shape));
+  isa::TensorDesc d = isa::TensorDesc::contiguous(entry.addr, entry.dtype, entry.shape);
+  d.space = entry.space;
+  return read(d);
 }
 
 }  // namespace s2::lower

@@ -139,13 +139,15 @@ void emit_tensor_table(const ir::Graph& graph, const std::vector<memory::Buffer>
     e.dtype = data.dtype;
     e.shape = entry_shape(graph, d, main[d.index()]);
     e.addr = plan.address[i];
+    e.space = b.space;
     S2_CHECK(b.size >= e.dense_bytes(), "lowering: buffer '" + b.name + "' of " +
                                             std::to_string(b.size) + " bytes cannot hold '" +
                                             data.name + "'");
     // The planner reserves whole alignment units; record that unless it would run past DRAM
     // (a last buffer the planner did not pad).
     const uint64_t reserved = memory::align_up(b.size, plan.alignment);
-    e.size = e.addr + reserved <= plan.dram_size ? reserved : b.size;
+    const uint64_t space_end = b.space == isa::MemSpace::Host ? plan.host_size : plan.dram_size;
+    e.size = e.addr + reserved <= space_end ? reserved : b.size;
     if (b.persistent) {
       e.first = 0;
       e.last = end_index;
@@ -171,6 +173,7 @@ void emit_tensor_table(const ir::Graph& graph, const std::vector<memory::Buffer>
   S2_CHECK(plan.alignment <= UINT32_MAX, "lowering: alignment does not fit 32 bits");
   exe.plan.alignment = static_cast<uint32_t>(plan.alignment);
   exe.plan.planner = plan.planner;
+  exe.plan.host_size = plan.host_size;
 }
 
 }  // namespace s2::lower

@@ -16,7 +16,7 @@ uint64_t live_peak(const std::vector<Buffer>& buffers, uint64_t alignment) {
   // Sweep over step boundaries: +size at first, -size after last.
   std::vector<std::pair<uint64_t, int64_t>> events;
   for (const Buffer& b : buffers) {
-    if (b.persistent) continue;
+    if (b.persistent || b.space != isa::MemSpace::Dram) continue;
     const auto size = static_cast<int64_t>(align_up(b.size, alignment));
     events.emplace_back(uint64_t{b.first} * 2, size);
     events.emplace_back(uint64_t{b.last} * 2 + 1, -size);

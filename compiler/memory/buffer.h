@@ -19,6 +19,9 @@ struct Buffer {
   uint32_t first = 0;       // first step (index in the execution order) it is live at
   uint32_t last = 0;        // last step, inclusive
   bool persistent = false;  // weights, optimizer and batch-norm state, inputs, labels, constants
+  // Host memory (a swapped-out tensor's slot behind the host link): planned in its own address
+  // space, outside the arena and the persistent region.
+  isa::MemSpace space = isa::MemSpace::Dram;
 };
 
 struct PlanOptions {
@@ -39,6 +42,7 @@ struct MemoryPlan {
   uint64_t arena_size = 0;
   uint64_t lower_bound = 0;  // max over steps of the aligned bytes of live arena buffers
   uint64_t dram_size = 0;    // arena_base + arena_size
+  uint64_t host_size = 0;    // host buffers, one slot each from host address 0
 
   double ratio() const {
     return lower_bound == 0 ? 1.0
@@ -48,7 +52,7 @@ struct MemoryPlan {
 
 uint64_t align_up(uint64_t value, uint64_t alignment);
 
-// The largest sum of aligned sizes of non-persistent buffers live at one step: no plan of
+// The largest sum of aligned sizes of non-persistent DRAM buffers live at one step: no plan of
 // these lifetimes can use a smaller arena.
 uint64_t live_peak(const std::vector<Buffer>& buffers, uint64_t alignment);
 

@@ -35,6 +35,7 @@ std::string memory_report_json(const std::vector<Buffer>& buffers, const MemoryP
                        {"first", b.first},
                        {"last", b.last},
                        {"persistent", b.persistent},
+                       {"space", isa::space_name(b.space)},
                        {"address", plan.address[i]}});
   }
   return json_text({{"planner", plan.planner},
@@ -44,6 +45,7 @@ std::string memory_report_json(const std::vector<Buffer>& buffers, const MemoryP
                     {"arena_base", plan.arena_base},
                     {"arena_size", plan.arena_size},
                     {"dram_size", plan.dram_size},
+                    {"host_size", plan.host_size},
                     {"lower_bound", plan.lower_bound},
                     {"ratio", plan.ratio()},
                     {"totals", totals},

@@ -49,6 +49,7 @@ MemoryPlan plan_memory(const std::vector<Buffer>& buffers, const PlanOptions& op
   problem.alignment = alignment;
   std::vector<size_t> arena_buffers;  // buffer index of each arena item
   uint64_t cursor = 0;
+  uint64_t host_cursor = 0;  // host buffers: one slot each (host memory is not the scarce one)
   uint64_t arena_total = 0;  // only to detect overflow before the planner adds offsets
   for (size_t i = 0; i < buffers.size(); ++i) {
     const Buffer& b = buffers[i];
@@ -59,7 +60,10 @@ MemoryPlan plan_memory(const std::vector<Buffer>& buffers, const PlanOptions& op
         b.size <= std::numeric_limits<uint64_t>::max() - alignment,
         "memory plan: buffer '" + b.name + "' has an impossible size " + std::to_string(b.size));
     const uint64_t reserved = align_up(b.size, alignment);
-    if (b.persistent) {
+    if (b.space == isa::MemSpace::Host) {
+      plan.address[i] = host_cursor;
+      host_cursor = checked_add(host_cursor, reserved, b);
+    } else if (b.persistent) {
       plan.address[i] = cursor;
       cursor = checked_add(cursor, reserved, b);
     } else {
@@ -88,6 +92,7 @@ MemoryPlan plan_memory(const std::vector<Buffer>& buffers, const PlanOptions& op
   }
   plan.arena_size = arena_extent(problem, offsets);
   plan.dram_size = plan.arena_base + plan.arena_size;
+  plan.host_size = host_cursor;
   verify_plan(buffers, plan);
   return plan;
 }

@@ -25,6 +25,7 @@ class Verifier {
     for (size_t i = 0; i < buffers_.size(); ++i)
       check_buffer(i);
     check_overlaps();
+    check_host();
     for (size_t i = 0; i < buffers_.size(); ++i)
       check_region(i);
   }
@@ -93,7 +94,7 @@ class Verifier {
   void check_overlaps() const {
     std::vector<size_t> by_first;
     for (size_t i = 0; i < buffers_.size(); ++i)
-      if (end_[i] > plan_.address[i]) by_first.push_back(i);
+      if (end_[i] > plan_.address[i] && !host(i)) by_first.push_back(i);
     std::stable_sort(by_first.begin(), by_first.end(),
                      [&](size_t a, size_t b) { return first(a) < first(b); });
     using Expiry = std::pair<uint32_t, size_t>;  // (last step, buffer)
@@ -119,7 +120,28 @@ class Verifier {
          " are both live at step " + std::to_string(step) + " and overlap in address");
   }
 
+  bool host(size_t i) const { return buffers_[i].space == isa::MemSpace::Host; }
+
+  // Host buffers have a slot each: they may not share a byte at all.
+  void check_host() const {
+    std::vector<size_t> slots;
+    for (size_t i = 0; i < buffers_.size(); ++i)
+      if (host(i) && end_[i] > plan_.address[i]) slots.push_back(i);
+    std::sort(slots.begin(), slots.end(),
+              [&](size_t a, size_t b) { return plan_.address[a] < plan_.address[b]; });
+    for (size_t k = 1; k < slots.size(); ++k)
+      if (end_[slots[k - 1]] > plan_.address[slots[k]])
+        fail("host buffers " + describe(slots[k - 1]) + " " + range(slots[k - 1]) + " and " +
+             describe(slots[k]) + " " + range(slots[k]) + " overlap");
+  }
+
   void check_region(size_t i) const {
+    if (host(i)) {
+      if (end_[i] > plan_.host_size)
+        fail("host buffer " + describe(i) + " " + range(i) + " lies outside host memory [0, " +
+             std::to_string(plan_.host_size) + ")");
+      return;
+    }
     const bool persistent = buffers_[i].persistent;
     const uint64_t low = persistent ? 0 : plan_.arena_base;
     const uint64_t high = persistent ? plan_.persistent_bytes : plan_.dram_size;

@@ -103,6 +103,11 @@ std::vector<OutputSpec> infer_copy(const InferContext& ctx) {
   OutputSpec y;
   y.dtype = ctx.input(0).dtype;
   y.shape = ctx.shape(0);
+  const int64_t host = ctx.attrs().i("host");
+  if (host != 0 && host != 1) ctx.fail("host must be 0 or 1, got " + std::to_string(host));
+  if (host == 1) y.space = isa::MemSpace::Host;
+  if (ctx.space(0) == isa::MemSpace::Host && host == 1)
+    ctx.fail("copies from host memory to host memory: a copy has at least one side in DRAM");
   return {y};
 }
 
@@ -165,12 +170,15 @@ void register_concat_ops(OpRegistry& r) {
                   FusionClass::Dma,
                   {{"x"}},
                   {"y"},
-                  {},
+                  {{"host", AttrKind::Int, AttrValue(int64_t{0})}},
                   infer_copy,
                   copy_backward,
                   copy_kernel,
                   "y = x, written densely (or into the slice pass place-concat gives y) by the "
-                  "DMA engines; x may be any view. The gradient passes through."},
+                  "DMA engines; x may be any view. With host=1, y is in host memory, behind the "
+                  "target's host link: a swap-out (x may then be host data only through another "
+                  "copy: a swap-in is a copy of host data with host=0). The gradient passes "
+                  "through."},
          {OpType::Copy,
           Opcode::Copy,
           {{"x", Slot::Src}},

@@ -47,6 +47,10 @@ const Tensor& InferContext::input(size_t i) const {
   return graph_.tensor(op_.inputs[i]);
 }
 
+isa::MemSpace InferContext::space(size_t i) const {
+  return graph_.data(input(i).data).space;
+}
+
 std::string InferContext::describe(size_t i) const {
   const Tensor& t = input(i);
   return "input '" + input_spec(op_schema(op_.type), i).name + "' " + shape_text(t.dtype, t.shape);

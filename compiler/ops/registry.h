@@ -54,6 +54,7 @@ struct OutputSpec {
   int alias_input = -1;
   Shape strides;
   int64_t offset = 0;
+  isa::MemSpace space = isa::MemSpace::Dram;  // of a new data node (copy's host=1: host memory)
 };
 
 // What a shape-inference function sees; fail() throws a UserError naming the op.
@@ -67,6 +68,8 @@ class InferContext {
   // The input tensor; an absent (optional) input is an internal error.
   const Tensor& input(size_t i) const;
   const Shape& shape(size_t i) const { return input(i).shape; }
+  // The memory space of input i's data node.
+  isa::MemSpace space(size_t i) const;
   // "input 'x' f32[1,3,8,8]": how shape errors name input i.
   std::string describe(size_t i) const;
 

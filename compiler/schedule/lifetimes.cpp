@@ -101,6 +101,7 @@ Lifetimes compute_lifetimes(const ir::Graph& graph, const std::vector<ir::OpId>&
     b.role = data.role;
     b.size = data_bytes(data);
     b.persistent = is_persistent(data);
+    b.space = data.space;
     if (b.persistent) {
       b.first = 0;
       b.last = final_step;

@@ -35,7 +35,7 @@ TEST_F(Cli, VersionAndHelp) {
   EXPECT_NE(
       r.out.find(
           "{import,autodiff,shape-inference,dce,cse,fold,simplify,autocast,fuse-attention,fuse,"
-          "place-concat,elide-copies,in-place,schedule,plan,lower}"),
+          "place-concat,elide-copies,in-place,schedule,fit-budget,plan,lower}"),
       std::string::npos)
       << r.out;
   r = run(kS2sim + " --help");

@@ -1,0 +1,382 @@
+#include "compiler/schedule/fit_budget.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+
+#include "compiler/memory/buffer.h"
+#include "compiler/ops/registry.h"
+#include "compiler/schedule/lifetimes.h"
+#include "isa/common/errors.h"
+
+namespace s2::schedule {
+namespace {
+
+constexpr uint32_t kNever = std::numeric_limits<uint32_t>::max();
+
+bool is_backward(ir::OpCategory c) {
+  return c == ir::OpCategory::ActivationGrad || c == ir::OpCategory::WeightGrad;
+}
+
+double mib(uint64_t bytes) {
+  return static_cast<double>(bytes) / (1024.0 * 1024.0);
+}
+
+// Live DRAM bytes of the arena at each step, and the persistent bytes, of one order.
+struct Occupancy {
+  uint64_t persistent = 0;
+  std::vector<uint64_t> live;  // per step
+  uint32_t peak_step = 0;
+
+  uint64_t peak() const { return live.empty() ? 0 : live[peak_step]; }
+  uint64_t needed() const { return persistent + peak(); }
+};
+
+Occupancy occupancy(const ir::Graph& graph, const std::vector<ir::OpId>& order,
+                    uint64_t alignment) {
+  const Lifetimes l = compute_lifetimes(graph, order);
+  Occupancy o;
+  std::vector<int64_t> delta(order.size() + 1, 0);
+  for (const memory::Buffer& b : l.buffers) {
+    if (b.space != isa::MemSpace::Dram) continue;
+    const uint64_t size = memory::align_up(b.size, alignment);
+    if (b.persistent) {
+      o.persistent += size;
+      continue;
+    }
+    delta[b.first] += static_cast<int64_t>(size);
+    delta[b.last + 1] -= static_cast<int64_t>(size);
+  }
+  o.live.resize(order.size());
+  int64_t live = 0;
+  for (size_t s = 0; s < order.size(); ++s) {
+    live += delta[s];
+    o.live[s] = static_cast<uint64_t>(live);
+    if (o.live[s] > o.live[o.peak_step]) o.peak_step = static_cast<uint32_t>(s);
+  }
+  return o;
+}
+
+// An activation that can be swapped: one forward writer, read by forward ops up to `last_fwd`
+// and by backward ops from `first_bwd` on, its backward readers reaching it through `main` (the
+// writer's dense output) or through views the backward makes of it.
+struct Candidate {
+  ir::DataId data;
+  ir::TensorId main;
+  uint64_t bytes = 0;
+  uint32_t last_fwd = 0;
+  uint32_t first_bwd = kNever;
+};
+
+std::vector<Candidate> candidates(const ir::Graph& graph, const std::vector<ir::OpId>& order) {
+  std::vector<uint32_t> step(graph.num_ops(), kNever);
+  for (size_t s = 0; s < order.size(); ++s)
+    step[order[s].index()] = static_cast<uint32_t>(s);
+  struct Info {
+    int writers = 0;
+    ir::TensorId main;
+    uint32_t last_fwd = 0;
+    uint32_t first_bwd = kNever;
+    bool fwd_read = false;
+    bool blocked = false;  // a use the swap cannot follow
+  };
+  std::vector<Info> info(graph.num_datas());
+  for (ir::TensorId t : graph.outputs())
+    info[graph.tensor(t).data.index()].blocked = true;
+  if (graph.loss().valid()) info[graph.tensor(graph.loss()).data.index()].blocked = true;
+  for (size_t i = 0; i < graph.num_ops(); ++i) {
+    const ir::Op& op = graph.op(ir::OpId(i));
+    const bool view = ir::op_schema(op.type).fusion == ir::FusionClass::View;
+    const uint32_t s = step[i];
+    for (ir::TensorId out : op.outputs) {
+      if (!out.valid()) continue;
+      const ir::Tensor& t = graph.tensor(out);
+      Info& d = info[t.data.index()];
+      if (view) continue;  // a view writes nothing
+      ++d.writers;
+      if (op.category != ir::OpCategory::Forward) d.blocked = true;
+      if (t.offset == 0 && t.contiguous() && t.numel() == graph.data(t.data).numel) d.main = out;
+    }
+    for (ir::TensorId in : op.inputs) {
+      if (!in.valid()) continue;
+      Info& d = info[graph.tensor(in).data.index()];
+      if (op.category == ir::OpCategory::Forward) {
+        d.fwd_read = true;
+        d.last_fwd = std::max(d.last_fwd, s);
+      } else if (is_backward(op.category)) {
+        d.first_bwd = std::min(d.first_bwd, s);
+      } else {
+        d.blocked = true;  // read by a weight update
+      }
+    }
+  }
+  // A backward reader must reach the data through `main` or a view made in the backward.
+  for (size_t i = 0; i < graph.num_ops(); ++i) {
+    const ir::Op& op = graph.op(ir::OpId(i));
+    if (!is_backward(op.category)) continue;
+    for (ir::TensorId in : op.inputs) {
+      if (!in.valid()) continue;
+      const ir::Tensor& t = graph.tensor(in);
+      Info& d = info[t.data.index()];
+      if (in == d.main) continue;
+      if (!t.producer.valid() || !is_backward(graph.op(t.producer).category)) d.blocked = true;
+    }
+  }
+  std::vector<Candidate> out;
+  for (size_t k = 0; k < graph.num_datas(); ++k) {
+    const ir::Data& data = graph.data(ir::DataId(k));
+    const Info& d = info[k];
+    if (d.blocked || d.writers != 1 || !d.main.valid() || !d.fwd_read || d.first_bwd == kNever ||
+        is_persistent(data) || data.space != isa::MemSpace::Dram ||
+        graph.op(graph.tensor(d.main).producer).category != ir::OpCategory::Forward ||
+        d.first_bwd <= d.last_fwd + 1)
+      continue;
+    out.push_back({ir::DataId(k), d.main, data_bytes(data), d.last_fwd, d.first_bwd});
+  }
+  return out;
+}
+
+// Predicted cycles of each op, asked of the cost table once per op (0 for views, which are no
+// instruction).
+class CostCache {
+ public:
+  explicit CostCache(const OpCost& cost) : cost_(cost) {}
+
+  std::vector<uint64_t> of_steps(const ir::Graph& graph, const std::vector<ir::OpId>& order) {
+    if (known_.size() < graph.num_ops()) {
+      known_.resize(graph.num_ops(), kNever);
+      cycles_.resize(graph.num_ops(), 0);
+    }
+    std::vector<uint64_t> c(order.size(), 0);
+    for (size_t s = 0; s < order.size(); ++s) {
+      const size_t i = order[s].index();
+      if (known_[i] == kNever) {
+        const ir::Op& op = graph.op(order[s]);
+        cycles_[i] = ir::op_schema(op.type).fusion == ir::FusionClass::View ? 0 : cost_(graph, op);
+        known_[i] = 1;
+      }
+      c[s] = cycles_[i];
+    }
+    return c;
+  }
+
+ private:
+  const OpCost& cost_;
+  std::vector<uint32_t> known_;
+  std::vector<uint64_t> cycles_;
+};
+
+uint64_t sum(const std::vector<uint64_t>& c, size_t from, size_t to) {  // [from, to)
+  uint64_t total = 0;
+  for (size_t s = from; s < to && s < c.size(); ++s)
+    total += c[s];
+  return total;
+}
+
+// The step's predicted cycles: compute ops one after another on the PE array and the PPU, the
+// copies on the DMA unit beside them; an op waits for the ops that produce its inputs (through
+// their data). Views cost nothing.
+uint64_t predicted_cycles(const ir::Graph& graph, const std::vector<ir::OpId>& order,
+                          const std::vector<uint64_t>& costs) {
+  std::vector<uint64_t> ready(graph.num_datas(), 0);  // when each data's latest write ends
+  uint64_t compute_free = 0, dma_free = 0, end = 0;
+  for (size_t s = 0; s < order.size(); ++s) {
+    const ir::Op& op = graph.op(order[s]);
+    uint64_t start = 0;
+    for (ir::TensorId in : op.inputs)
+      if (in.valid()) start = std::max(start, ready[graph.tensor(in).data.index()]);
+    const bool dma = op.type == ir::OpType::Copy;
+    uint64_t& unit = dma ? dma_free : compute_free;
+    start = std::max(start, unit);
+    const uint64_t done = start + costs[s];
+    if (ir::op_schema(op.type).fusion != ir::FusionClass::View) unit = done;
+    for (ir::TensorId out : op.outputs)
+      if (out.valid()) ready[graph.tensor(out).data.index()] = done;
+    end = std::max(end, done);
+  }
+  return end;
+}
+
+// The copy op of a swap of data `name`: y = x into host memory (host=1) or back into DRAM.
+ir::TensorId add_copy(ir::Graph& graph, ir::TensorId x, bool to_host, const std::string& name) {
+  const std::string base = name + (to_host ? ".swap_out" : ".swap_in");
+  ir::Attrs attrs;
+  attrs.set("host", int64_t{to_host ? 1 : 0});
+  return graph.add(ir::OpType::Copy, graph.unique_name(base), ir::OpCategory::Forward, {x}, attrs);
+}
+
+// Swaps `c` out right after its last forward use and in right before the op now at step
+// `in_before` (in (last_fwd + 1, first_bwd]). Returns the two copies.
+std::pair<ir::OpId, ir::OpId> apply_swap(ir::Graph& graph, std::vector<ir::OpId>& order,
+                                         const Candidate& c, uint32_t in_before) {
+  const std::string& name = graph.data(c.data).name;
+  const ir::TensorId host = add_copy(graph, c.main, true, name);
+  const ir::TensorId back = add_copy(graph, host, false, name);
+  const ir::DataId fresh = graph.tensor(back).data;
+  // The backward's readers: `main` becomes `back`; the backward's views of the data view the
+  // fresh data instead (same layout: the copy is dense like `main`).
+  std::vector<uint32_t> step(graph.num_ops(), kNever);
+  for (size_t s = 0; s < order.size(); ++s)
+    step[order[s].index()] = static_cast<uint32_t>(s);
+  for (size_t i = 0; i < graph.num_ops(); ++i) {
+    ir::Op& op = graph.mutable_op(ir::OpId(i));
+    if (step[i] == kNever || step[i] <= c.last_fwd) continue;  // the copies, or forward
+    for (ir::TensorId& in : op.inputs)
+      if (in == c.main) in = back;
+    for (ir::TensorId out : op.outputs)
+      if (out.valid() && graph.tensor(out).data == c.data) graph.mutable_tensor(out).data = fresh;
+  }
+  const ir::OpId out_op = graph.tensor(host).producer, in_op = graph.tensor(back).producer;
+  order.insert(order.begin() + c.last_fwd + 1, out_op);
+  order.insert(order.begin() + in_before + 1, in_op);  // one later: the swap-out came first
+  return {out_op, in_op};
+}
+
+// The step before `c.first_bwd` at which its swap-in starts: the latest whose compute up to the
+// first use covers the transfer, but after the peak being relieved and after every step whose
+// arena bytes exceed `arena_target` (the fresh copy, live from there to the first use, must
+// not raise a step above the target).
+uint32_t swap_in_step(const Candidate& c, const std::vector<uint64_t>& costs, const Occupancy& o,
+                      uint64_t arena_target, uint64_t transfer) {
+  uint32_t floor = o.peak_step + 1;
+  for (uint32_t s = floor; s < c.first_bwd; ++s)
+    if (o.live[s] > arena_target) floor = s + 1;
+  uint32_t p = c.first_bwd;
+  uint64_t covered = 0;
+  while (p > floor && covered < transfer) {
+    --p;
+    covered += costs[p];
+  }
+  return std::max(p, floor);
+}
+
+}  // namespace
+
+uint64_t needed_dram(const ir::Graph& graph, const std::vector<ir::OpId>& order,
+                     uint64_t alignment) {
+  return occupancy(graph, order, alignment).needed();
+}
+
+BudgetResult fit_memory_budget(ir::Graph& graph, std::vector<ir::OpId>& order,
+                               const BudgetOptions& options) {
+  S2_CHECK(static_cast<bool>(options.cost), "fit_memory_budget: no cost table");
+  BudgetResult r;
+  Occupancy o = occupancy(graph, order, options.alignment);
+  r.needed_before = o.needed();
+  CostCache costs_of(options.cost);
+  r.unconstrained_cycles = predicted_cycles(graph, order, costs_of.of_steps(graph, order));
+  std::vector<Candidate> initial = candidates(graph, order);
+  for (const Candidate& c : initial)
+    r.kept_bytes += c.bytes;
+  if (options.budget == 0) {
+    r.needed_after = r.needed_before;
+    r.predicted_cycles = r.unconstrained_cycles;
+    r.summary = "no budget (--memory-budget)";
+    return r;
+  }
+  // The smallest DRAM swapping reaches: every candidate swapped, each just in time.
+  auto smallest = [&] {
+    ir::Graph g = graph;
+    std::vector<ir::OpId> ord = order;
+    for (;;) {
+      const std::vector<Candidate> cs = candidates(g, ord);
+      if (cs.empty()) break;
+      apply_swap(g, ord, cs.front(), cs.front().first_bwd);
+    }
+    const uint64_t needed = needed_dram(g, ord, options.alignment);
+    return options.planned_dram ? std::max(needed, options.planned_dram(g, ord)) : needed;
+  };
+  std::vector<std::pair<ir::OpId, ir::OpId>> copies;  // per swapped tensor
+  // The lifetimes' need is what the planner must reach; its plan may take a little more (an
+  // arena above the lower bound): then aim that much lower and swap on.
+  uint64_t target = options.budget;
+  for (;;) {
+    if (o.needed() <= target) {
+      const uint64_t planned = options.planned_dram ? options.planned_dram(graph, order) : 0;
+      if (planned <= options.budget) break;
+      const uint64_t over = planned - options.budget;
+      target = target > over ? target - over : 0;
+      continue;
+    }
+    std::vector<Candidate> cs = candidates(graph, order);
+    const std::vector<uint64_t> costs = costs_of.of_steps(graph, order);
+    std::optional<Candidate> best;
+    double best_score = 0;
+    uint64_t best_transfer = 0;
+    for (const Candidate& c : cs) {
+      if (!(c.last_fwd < o.peak_step && o.peak_step < c.first_bwd)) continue;
+      const uint64_t transfer = options.swap_cost(c.bytes);
+      const uint64_t hide_out = sum(costs, c.last_fwd + 1, o.peak_step + 1);
+      const uint64_t hide_in = sum(costs, o.peak_step + 1, c.first_bwd);
+      const uint64_t exposed = (transfer > hide_out ? transfer - hide_out : 0) +
+                               (transfer > hide_in ? transfer - hide_in : 0);
+      // Least exposed time per byte; among the fully hidden, the largest.
+      const double score = exposed == 0
+                               ? -static_cast<double>(c.bytes)
+                               : static_cast<double>(exposed) / static_cast<double>(c.bytes);
+      if (!best || score < best_score) {
+        best = c;
+        best_score = score;
+        best_transfer = transfer;
+      }
+    }
+    if (!best) {
+      const uint64_t least = smallest();
+      throw UserError(fmt::format(
+          "--memory-budget {} bytes ({:.1f} MiB): the step needs {} bytes of DRAM ({:.1f} MiB) "
+          "and swapping activations to host memory reaches {} bytes ({:.1f} MiB) at the least; "
+          "give at least that",
+          options.budget, mib(options.budget), r.needed_before, mib(r.needed_before), least,
+          mib(least)));
+    }
+    const uint64_t arena_target = target > o.persistent ? target - o.persistent : 0;
+    const uint32_t in_before = swap_in_step(*best, costs, o, arena_target, best_transfer);
+    copies.push_back(apply_swap(graph, order, *best, in_before));
+    r.swapped.push_back({graph.data(best->data).name, best->bytes, 0, 0});
+    r.kept_bytes -= best->bytes;
+    o = occupancy(graph, order, options.alignment);
+  }
+  if (copies.empty()) {
+    r.needed_after = r.needed_before;
+    r.predicted_cycles = r.unconstrained_cycles;
+    r.summary = fmt::format("fits: {:.1f} MiB needed of {:.1f} MiB, nothing swapped",
+                            mib(r.needed_before), mib(options.budget));
+    return r;
+  }
+  // Steps move as later swaps insert copies: give the final ones.
+  std::vector<uint32_t> step(graph.num_ops(), kNever);
+  for (size_t k = 0; k < order.size(); ++k)
+    step[order[k].index()] = static_cast<uint32_t>(k);
+  for (size_t k = 0; k < r.swapped.size(); ++k) {
+    r.swapped[k].out_step = step[copies[k].first.index()];
+    r.swapped[k].in_step = step[copies[k].second.index()];
+  }
+  r.changed = true;
+  r.needed_after = o.needed();
+  r.predicted_cycles = predicted_cycles(graph, order, costs_of.of_steps(graph, order));
+  uint64_t swapped = 0;
+  std::string names;
+  for (size_t k = 0; k < r.swapped.size(); ++k) {
+    swapped += r.swapped[k].bytes;
+    if (k < 8)
+      names += fmt::format("{}{} {:.1f} MiB (steps {}..{})", k ? ", " : "", r.swapped[k].name,
+                           mib(r.swapped[k].bytes), r.swapped[k].out_step, r.swapped[k].in_step);
+  }
+  if (r.swapped.size() > 8) names += fmt::format(", and {} more", r.swapped.size() - 8);
+  r.summary = fmt::format(
+      "budget {:.1f} MiB: {:.1f} MiB needed -> {:.1f} MiB; swapped {} activations ({:.1f} MiB) "
+      "to host memory, kept {:.1f} MiB of candidates in DRAM; predicted {} cycles against {} "
+      "unconstrained ({:+.1f}%); swapped: {}",
+      mib(options.budget), mib(r.needed_before), mib(r.needed_after), r.swapped.size(),
+      mib(swapped), mib(r.kept_bytes), r.predicted_cycles, r.unconstrained_cycles,
+      r.unconstrained_cycles == 0 ? 0.0
+                                  : 100.0 * (static_cast<double>(r.predicted_cycles) /
+                                                 static_cast<double>(r.unconstrained_cycles) -
+                                             1.0),
+      names);
+  return r;
+}
+
+}  // namespace s2::schedule

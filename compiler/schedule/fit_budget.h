@@ -1,0 +1,77 @@
+#pragma once
+// Training under a memory budget (issue 20; docs/compiler.md, "Memory budget"): when the
+// scheduled step needs more DRAM than `s2c compile --memory-budget SIZE`, activations saved for
+// the backward are swapped out to host memory after their last forward use and back in before
+// their first backward use, so that the plan fits.
+//
+// Swapping a data node d: a `copy` with host=1 right after the last forward op that uses d
+// (d's DRAM dies there) writes host data h; a `copy` of h with host=0 writes a new DRAM data d'
+// at a step chosen before d's first backward use; every backward op's view of d is rewritten
+// onto d' with the same layout. The copies move the bytes unchanged, so the step computes the
+// same bits.
+//
+// The choice (a greedy heuristic; the exact formulation comes with recomputation): while the
+// DRAM the lifetimes need, persistent bytes plus the live peak of the arena, exceeds the
+// budget, take the candidates live across the peak step (a non-persistent DRAM activation whose
+// last forward use precedes the peak and whose first backward use follows it) and swap the one
+// with the least exposed transfer time per byte, cost(swap-out) + cost(swap-in) minus the
+// compute the link overlaps, from the cost table. Its swap-in goes at the latest step before
+// the first use whose preceding compute (back to the peak) covers the transfer, so the prefetch
+// hides it without holding d' across the peak. When no candidate is left the budget cannot be
+// met by swapping: UserError with the smallest DRAM swapping can reach (every candidate
+// swapped just in time).
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/graph.h"
+
+namespace s2::schedule {
+
+// Predicted accelerator cycles of one op on the target (the simulator's plan_instruction of
+// its lowered instruction; compiler/driver/backend.cpp provides it).
+using OpCost = std::function<uint64_t(const ir::Graph&, const ir::Op&)>;
+// Predicted cycles of a copy of `bytes` between DRAM and host memory (one way).
+using SwapCost = std::function<uint64_t(uint64_t bytes)>;
+
+struct BudgetOptions {
+  uint64_t budget = 0;      // bytes of DRAM; 0: no budget
+  uint64_t alignment = 64;  // the planner's
+  OpCost cost;
+  SwapCost swap_cost;
+  // The DRAM the memory planner's plan of an order takes (persistent + arena); empty: the
+  // lifetimes' need is taken as reached.
+  std::function<uint64_t(const ir::Graph&, const std::vector<ir::OpId>&)> planned_dram;
+};
+
+struct SwappedTensor {
+  std::string name;  // the data node swapped out
+  uint64_t bytes = 0;
+  uint32_t out_step = 0;  // steps of the swap-out and swap-in in the new order
+  uint32_t in_step = 0;
+};
+
+struct BudgetResult {
+  bool changed = false;
+  uint64_t needed_before = 0;  // persistent + live peak, before
+  uint64_t needed_after = 0;   // after the swaps
+  std::vector<SwappedTensor> swapped;
+  uint64_t kept_bytes = 0;        // candidates left in DRAM
+  uint64_t predicted_cycles = 0;  // the step's predicted cycles with the swaps
+  uint64_t unconstrained_cycles = 0;
+  std::string summary;
+};
+
+// The persistent bytes plus the largest live bytes of the arena at one step, each buffer
+// aligned: the DRAM a plan of these lifetimes needs at least.
+uint64_t needed_dram(const ir::Graph& graph, const std::vector<ir::OpId>& order,
+                     uint64_t alignment);
+
+// Rewrites `graph` and `order` so that needed_dram() fits options.budget. UserError when it
+// cannot, naming the smallest budget swapping reaches.
+BudgetResult fit_memory_budget(ir::Graph& graph, std::vector<ir::OpId>& order,
+                               const BudgetOptions& options);
+
+}  // namespace s2::schedule

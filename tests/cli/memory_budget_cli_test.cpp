@@ -1,0 +1,96 @@
+// Training under a memory budget (issue 20): `s2c compile --memory-budget` swaps activations to
+// host memory until the plan fits, and `s2sim run --functional --check` proves the swapped step
+// computes the same bits as the unconstrained one and that its plan is safe.
+#include <set>
+#include <string>
+
+#include "cli_fixture.h"
+
+namespace s2::test::cli {
+namespace {
+
+// resnet18 at 128x128, batch 2: 99.7 MiB of DRAM unconstrained, activations large enough to
+// swap (at 32x32 the largest weight gradient sets the peak, and swapping cannot lower it).
+const std::string kModel = "resnet18 --batch 2 --image 128";
+
+uint64_t number_after(const std::string& text, const std::string& key) {
+  const size_t at = text.find(key);
+  if (at == std::string::npos) return 0;
+  return std::stoull(text.substr(at + key.size()));
+}
+
+TEST_F(Cli, MemoryBudgetSwapsActivationsAndComputesTheSameBits) {
+  Result r = run(kS2c + " compile " + kModel + " -o " + quoted(path("free.bin")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = run(kS2c + " compile " + kModel + " --memory-budget 96MiB -o " + quoted(path("tight.bin")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("memory budget: budget 96.0 MiB: 99.2 MiB needed -> "), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("to host memory"), std::string::npos) << r.out;
+
+  r = run(kS2sim + " run " + quoted(path("free.bin")) + " --functional --dump-all " +
+          quoted(path("free")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  const uint64_t free_peak = number_after(r.out, "memory peak        ");
+  r = run(kS2sim + " run " + quoted(path("tight.bin")) + " --functional --check --dump-all " +
+          quoted(path("tight")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("check              no findings"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("host link          4.00 MiB to the host, 4.00 MiB back"), std::string::npos)
+      << r.out;
+  // The simulated peak is the planned one, under the budget (the summary's live bytes).
+  const size_t live = r.out.find(" live (");
+  ASSERT_NE(live, std::string::npos) << r.out;
+  const uint64_t peak = std::stoull(r.out.substr(live + 7));
+  EXPECT_NE(r.out.find(std::to_string(peak) + " B live in program order"), std::string::npos)
+      << r.out;
+  EXPECT_LE(peak, uint64_t{96} << 20);
+  EXPECT_GT(free_peak, 96u) << "the unconstrained step did not fit (MiB)";
+
+  // Every tensor both steps dump (weights, updated weights, gradients, activations) holds the
+  // same bytes: a swap moves bits unchanged.
+  size_t compared = 0;
+  for (const auto& entry : fs::directory_iterator(path("free"))) {
+    if (entry.path().extension() != ".npy") continue;
+    const fs::path other = fs::path(path("tight")) / entry.path().filename();
+    if (!fs::exists(other)) continue;
+    EXPECT_EQ(read_text(entry.path().string()), read_text(other.string())) << entry.path();
+    ++compared;
+  }
+  EXPECT_GT(compared, 300u);
+}
+
+TEST_F(Cli, MemoryBudgetErrorsNameTheReachableBudgetAndTheLink) {
+  // Below what swapping can reach: the smallest budget it reaches is named.
+  Result r =
+      run(kS2c + " compile " + kModel + " --memory-budget 90MiB -o " + quoted(path("x.bin")));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("--memory-budget 94371840 bytes (90.0 MiB): the step needs 104048384 bytes "
+                       "of DRAM (99.2 MiB) and swapping activations to host memory reaches "),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(path("x.bin")));
+  // A budget that is not a size.
+  r = run(kS2c + " compile " + kModel + " --memory-budget 12MB -o " + quoted(path("x.bin")));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("--memory-budget"), std::string::npos) << r.out;
+  r = run(kS2c + " compile " + kModel + " --memory-budget 0 -o " + quoted(path("x.bin")));
+  EXPECT_EQ(r.status, 1) << r.out;
+  // A target without a host link cannot swap.
+  std::string yaml = read_text(kSource + "/configs/s2train_base.yaml");
+  const size_t from = yaml.find("host_link:"), to = yaml.find("dram:", from);
+  ASSERT_NE(from, std::string::npos);
+  yaml.erase(from, to - from);
+  write_text(path("nolink.yaml"), yaml);
+  link_config_dirs();
+  r = run(kS2c + " compile " + kModel + " --memory-budget 96MiB --config " +
+          quoted(path("nolink.yaml")) + " -o " + quoted(path("x.bin")));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("--memory-budget: swapping activations needs a host link, and target "
+                       "'s2train_base' has none"),
+            std::string::npos)
+      << r.out;
+}
+
+}  // namespace
+}  // namespace s2::test::cli

@@ -15,6 +15,12 @@ Persistent tensors (weights, optimizer and batch-norm state, inputs, labels) kee
 for the whole step and usually dwarf the arena, so they are summarised in a note by default;
 --persistent draws them as one shaded band below the arena instead.
 
+Under `s2c compile --memory-budget` (docs/compiler.md, "Memory budget") an activation A swapped
+to host memory has three buffers: A in DRAM up to its swap-out, its slot A.swap_out in host
+memory ("space": "host"), and A.swap_in in DRAM from its swap-in on. Both DRAM parts are drawn
+hatched, joined by a dotted line over the steps A spends in host memory; host slots are not
+DRAM, so they get no rectangle of their own, and the legend gives their count and bytes.
+
 Needs Debian's python3-matplotlib. Exits 1 with a message naming the file when it is missing
 or not a memory report.
 """
@@ -79,15 +85,25 @@ def plot(report, output, show_persistent, title):
     base = report["arena_base"]
     top = base + report["arena_size"]
     bound = base + report["lower_bound"]
-    arena = [t for t in report["tensors"] if not t["persistent"] and t["size"] > 0]
-    persistent = [t for t in report["tensors"] if t["persistent"]]
+    dram = [t for t in report["tensors"] if t.get("space", "dram") == "dram"]
+    host = [t for t in report["tensors"] if t.get("space", "dram") == "host"]
+    arena = [t for t in dram if not t["persistent"] and t["size"] > 0]
+    persistent = [t for t in dram if t["persistent"]]
     steps = max([t["last"] + 1 for t in report["tensors"]] + [report.get("steps", 0), 1])
+    # Swapped activations: NAME in DRAM, NAME.swap_out in host memory, NAME.swap_in in DRAM.
+    swapped_names = {t["name"][:-len(".swap_out")] for t in host
+                     if t["name"].endswith(".swap_out")}
+    by_name = {t["name"]: t for t in arena}
 
     fig, ax = plt.subplots(figsize=(14, 6.5), dpi=120)
     by_role = {}
+    swapped_parts = []
     for t in arena:
-        by_role.setdefault(t["role"], []).append(Rectangle(
-            (t["first"], t["address"] / MIB), t["last"] + 1 - t["first"], t["size"] / MIB))
+        rect = Rectangle((t["first"], t["address"] / MIB), t["last"] + 1 - t["first"],
+                         t["size"] / MIB)
+        name = t["name"][:-len(".swap_in")] if t["name"].endswith(".swap_in") else t["name"]
+        (swapped_parts if name in swapped_names else by_role.setdefault(t["role"], [])).append(
+            rect)
     handles = []
     for role in list(ROLE_STYLE) + sorted(r for r in by_role if r not in ROLE_STYLE):
         if role not in by_role:
@@ -98,6 +114,21 @@ def plot(report, output, show_persistent, title):
         handles.append(Patch(facecolor=colour, edgecolor="black", linewidth=0.2,
                              label=f"{label} ({len(by_role[role])})"))
 
+    if swapped_parts:
+        ax.add_collection(PatchCollection(swapped_parts, facecolor="#4c72b0", edgecolor="black",
+                                          linewidth=0.2, alpha=0.45, hatch="////"))
+        for name in sorted(swapped_names):
+            out, back = by_name.get(name), by_name.get(name + ".swap_in")
+            if out and back:  # the steps it spends in host memory
+                ax.plot([out["last"] + 1, back["first"]],
+                        [(out["address"] + out["size"] / 2) / MIB,
+                         (back["address"] + back["size"] / 2) / MIB],
+                        color="#4c72b0", linewidth=0.6, linestyle=":")
+        host_bytes = sum(t["size"] for t in host)
+        handles.append(Patch(facecolor="#4c72b0", edgecolor="black", linewidth=0.2, alpha=0.45,
+                             hatch="////",
+                             label=f"swapped to host memory ({len(swapped_names)}, "
+                                   f"{host_bytes / MIB:.2f} MiB): before and after"))
     ax.axhline(top / MIB, color="#c44e52", linewidth=1.2)
     ax.axhline(bound / MIB, color="black", linewidth=1.0, linestyle="--")
     handles.append(plt.Line2D([], [], color="#c44e52",
@@ -153,7 +184,10 @@ def main(argv):
     except (OSError, ValueError, TypeError) as e:
         print(f"plot_memory: cannot draw {args.report} into {args.output}: {e}", file=sys.stderr)
         return 1
-    print(f"plot_memory: wrote {args.output} ({len(report['tensors'])} tensors)")
+    swapped = sum(1 for t in report["tensors"]
+                  if t.get("space", "dram") == "host" and t["name"].endswith(".swap_out"))
+    print(f"plot_memory: wrote {args.output} ({len(report['tensors'])} tensors"
+          + (f", {swapped} swapped to host memory" if swapped else "") + ")")
     return 0
 
 

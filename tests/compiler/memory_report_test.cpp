@@ -155,6 +155,28 @@ TEST_F(PlotMemory, DrawsAPlan) {
   }
 }
 
+// Under a memory budget an activation has a host-memory slot between its two DRAM parts
+// (compiler/schedule/fit_budget.h): the report says which space each buffer is in, and the
+// picture draws the swapped activation apart and counts it.
+TEST_F(PlotMemory, DrawsSwappedActivationsApart) {
+  std::vector<Buffer> buffers = {{"a", TensorRole::Activation, 4096, 0, 2, false},
+                                 {"b", TensorRole::Activation, 4096, 1, 8, false},
+                                 {"a.swap_out", TensorRole::Activation, 4096, 2, 7, false},
+                                 {"a.swap_in", TensorRole::Activation, 4096, 7, 9, false}};
+  buffers[2].space = isa::MemSpace::Host;
+  const MemoryPlan plan = plan_memory(buffers, PlanOptions{});
+  EXPECT_EQ(plan.host_size, 4096u);
+  EXPECT_EQ(plan.address[2], 0u) << "host memory has its own addresses";
+  EXPECT_LE(plan.arena_size, 2u * 4096u) << "the host slot takes no DRAM: a.swap_in reuses a's";
+  const Json json = parse(memory_report_json(buffers, plan));
+  EXPECT_EQ(json["host_size"], 4096u);
+  EXPECT_EQ(json["tensors"][2]["space"], "host");
+  EXPECT_EQ(json["tensors"][3]["space"], "dram");
+  const test::CommandResult r = plot(write("swap.json", json.dump()));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("(4 tensors, 1 swapped to host memory)"), std::string::npos) << r.out;
+}
+
 TEST_F(PlotMemory, RejectsAMissingOrBadFile) {
   const std::string missing = (dir_ / "missing.json").string();
   test::CommandResult r = plot(missing);

@@ -65,7 +65,8 @@ Json host_link_json(const RunResult& r) {
           {"to_host_bytes", h.to_host_bytes},
           {"from_host_bytes", h.from_host_bytes},
           {"to_host_busy_cycles", h.to_host_busy_cycles},
-          {"from_host_busy_cycles", h.from_host_busy_cycles}};
+          {"from_host_busy_cycles", h.from_host_busy_cycles},
+          {"compute_wait_cycles", h.compute_wait_cycles}};
 }
 
 }  // namespace

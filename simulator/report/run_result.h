@@ -70,6 +70,9 @@ struct HostLinkSummary {
   uint64_t from_host_bytes = 0;
   uint64_t to_host_busy_cycles = 0;  // cycles each direction was moving data
   uint64_t from_host_busy_cycles = 0;
+  // Cycles the PE array and the PPU waited for such copies (top.cpp, host_copy_waits): what
+  // swapping cost the step.
+  uint64_t compute_wait_cycles = 0;
 };
 
 // The units that run instructions from their own queue (isa.def S2_UNIT), in report order.

@@ -119,7 +119,8 @@ std::string summary_text(const RunResult& r) {
        << mib(h.from_host_bytes) << " back; busy " << h.to_host_busy_cycles << " / "
        << h.from_host_busy_cycles << " cycles (" << fixed(h.bandwidth_gb_s, 1)
        << " GB/s each way); host memory " << mib(h.used_bytes) << " of " << mib(h.memory_bytes)
-       << "\n";
+       << "; the PE array and the PPU waited " << h.compute_wait_cycles
+       << " cycles for these copies\n";
   }
   // The planned peak is the program-order maximum (the arena's lower bound plus the persistent
   // bytes); an overlapping run can pass it. The allocation is what the plan reserves; live

@@ -1,5 +1,7 @@
 #include "simulator/top/top.h"
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -14,6 +16,34 @@ namespace {
 
 uint64_t ceil_div(double a, double b) {
   return b <= 0 ? 0 : static_cast<uint64_t>(std::ceil(a / b - 1e-9));
+}
+
+// Cycles the PE array and the PPU waited for copies over the host link: an instruction whose
+// dependencies include such a copy, and which started when the last of those ended, after its
+// unit was free and its other dependencies were done, waited the difference. (What a swap
+// costs the step, measured: a swap-in that arrives late, or a swap-out the arena waits for.)
+uint64_t host_copy_waits(const isa::Executable& exe, const report::RunResult& r) {
+  auto host_copy = [&](uint32_t i) {
+    const isa::Instruction& inst = exe.instructions[i];
+    return inst.opcode() == isa::Opcode::Copy &&
+           (inst.get(isa::Slot::Src).space == isa::MemSpace::Host ||
+            inst.get(isa::Slot::Dst).space == isa::MemSpace::Host);
+  };
+  std::array<uint64_t, isa::kUnitCount> unit_free{};
+  uint64_t waited = 0;
+  for (uint32_t i = 0; i < exe.instructions.size(); ++i) {
+    const report::InstructionRecord& rec = r.instructions[i];
+    const auto unit = static_cast<size_t>(rec.unit);
+    const uint64_t free = unit_free[unit];
+    unit_free[unit] = std::max(unit_free[unit], rec.end_cycle);
+    if (rec.unit != isa::Unit::Pe && rec.unit != isa::Unit::Ppu) continue;
+    uint64_t host_done = 0, other_done = free;
+    for (uint32_t d : exe.instructions[i].deps)
+      (host_copy(d) ? host_done : other_done) =
+          std::max(host_copy(d) ? host_done : other_done, r.instructions[d].end_cycle);
+    if (host_done > other_done && rec.start_cycle >= host_done) waited += host_done - other_done;
+  }
+  return waited;
 }
 
 // Totals that need the whole program: names, the planned memory and the roofline of the step.
@@ -61,6 +91,7 @@ void finish_result(const RunContext& ctx, report::RunResult& r) {
     h.from_host_bytes = ctx.host_link->bytes(false);
     h.to_host_busy_cycles = ctx.clock.cycle_at_or_after(ctx.host_link->busy_ps(true));
     h.from_host_busy_cycles = ctx.clock.cycle_at_or_after(ctx.host_link->busy_ps(false));
+    h.compute_wait_cycles = host_copy_waits(exe, r);
     r.host_link = h;
   }
   r.dma_wait_cycles = ctx.clock.cycle_at_or_after(ctx.dma.wait_ps());

@@ -95,6 +95,28 @@ TEST(HostLinkRun, SwappingOverlapsWithCompute) {
   EXPECT_LE(both.instructions[1].start_cycle, both.instructions[0].end_cycle);
 }
 
+TEST(HostLinkRun, TheReportSaysHowLongComputeWaitedForTheLink) {
+  // The gemm needs b, which comes back from host memory: the PE array waits for the swap-in.
+  const char* const kWait =
+      ".target s2train_base\n"
+      ".tensor a scratch f32[256,256] @0x0 data=fill(1)\n"
+      ".tensor h scratch f32[256,256] @host:0x0\n"
+      ".tensor b scratch f32[256,256] @0x40000\n"
+      ".tensor y scratch f32[256,256] @0x80000\n"
+      "copy src=a dst=h\n"
+      "copy src=h dst=b deps=0\n"
+      "gemm a=b b=b y=y deps=1\n"
+      "end deps=2\n";
+  const report::RunResult r = run(isa::assemble(kWait, "wait.s2asm"), base(), false).timing;
+  ASSERT_TRUE(r.host_link.has_value());
+  EXPECT_EQ(r.host_link->compute_wait_cycles, r.instructions[1].end_cycle);
+  EXPECT_EQ(r.instructions[2].start_cycle, r.instructions[1].end_cycle);
+  // Nothing waits in a program whose compute does not depend on the link.
+  EXPECT_EQ(
+      run(isa::assemble(kSwap, "swap.s2asm"), base(), false).timing.host_link->compute_wait_cycles,
+      0u);
+}
+
 TEST(HostLinkRun, FunctionalSwapRoundTripsTheBitsAndTheCheckerIsClean) {
   const isa::Executable exe = isa::assemble(kSwap, "swap.s2asm");
   RunOptions options;

@@ -25,6 +25,9 @@ struct BackendOptions {
   memory::PlanOptions plan;
   std::string memory_report;     // write the plan as JSON here when not empty
   uint64_t memory_budget = 0;    // --memory-budget: DRAM bytes the step may use (0: no limit)
+  // --memory-budget-by: how fit-budget may lower the need: "swap", "recompute" or "both" (both
+  // swaps only on a target with a host link).
+  std::string memory_budget_by = "both";
   std::string dump_after;        // print the program text after this pass (pass_registry.h)
   std::ostream* dump = nullptr;  // where (stdout when null)
 };

@@ -111,6 +111,11 @@ void add_backend_flags(CLI::App* cmd, s2::compiler::BackendOptions* back) {
             return std::string();
           },
           "SIZE"));
+  cmd->add_option("--memory-budget-by", back->memory_budget_by,
+                  "how --memory-budget lowers the need: swap (activations to host memory), "
+                  "recompute (activations in the backward from kept inputs) or both (default; "
+                  "swaps only on a configuration with a host_link)")
+      ->check(CLI::IsMember({"swap", "recompute", "both"}));
 }
 
 // The model options shared by `compile` and `reference`.

@@ -102,7 +102,14 @@ std::string run_fit_budget(Program& p, PassContext& c) {
   options.budget = c.back.memory_budget;
   options.alignment = c.back.plan.alignment;
   if (options.budget == 0) return "no budget (--memory-budget)";
+  const std::string& by = c.back.memory_budget_by;
+  options.recompute = by != "swap";
+  // `both` swaps where the target can; `swap` on a target without a link is an error (the
+  // cost table says so when the first swap is priced).
+  options.swap = by == "swap" || (by == "both" && c.target().host_link.has_value());
   options.cost = op_cost_table(c.target());
+  options.dram_bytes_per_cycle =
+      c.target().dram.peak_bandwidth_bytes_per_s() / (c.target().clock_mhz * 1e6);
   options.swap_cost = swap_cost_table(c.target());
   const memory::PlanOptions plan = c.back.plan;
   options.planned_dram = [plan](const ir::Graph& g, const std::vector<ir::OpId>& order) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 
@@ -175,11 +176,20 @@ uint64_t sum(const std::vector<uint64_t>& c, size_t from, size_t to) {  // [from
   return total;
 }
 
+// Cycles a swap copy's DRAM side takes from the compute's DRAM bandwidth: its bytes at the
+// DRAM's peak (0 when unknown).
+uint64_t dram_share(uint64_t bytes, double dram_bytes_per_cycle) {
+  return dram_bytes_per_cycle > 0
+             ? static_cast<uint64_t>(std::ceil(static_cast<double>(bytes) / dram_bytes_per_cycle))
+             : 0;
+}
+
 // The step's predicted cycles: compute ops one after another on the PE array and the PPU, the
-// copies on the DMA unit beside them; an op waits for the ops that produce its inputs (through
-// their data). Views cost nothing.
+// copies on the DMA unit beside them, each copy to or from host memory also taking its DRAM
+// side's time from the compute (the DRAM they share); an op waits for the ops that produce its
+// inputs (through their data). Views cost nothing.
 uint64_t predicted_cycles(const ir::Graph& graph, const std::vector<ir::OpId>& order,
-                          const std::vector<uint64_t>& costs) {
+                          const std::vector<uint64_t>& costs, double dram_bytes_per_cycle) {
   std::vector<uint64_t> ready(graph.num_datas(), 0);  // when each data's latest write ends
   uint64_t compute_free = 0, dma_free = 0, end = 0;
   for (size_t s = 0; s < order.size(); ++s) {
@@ -192,6 +202,12 @@ uint64_t predicted_cycles(const ir::Graph& graph, const std::vector<ir::OpId>& o
     start = std::max(start, unit);
     const uint64_t done = start + costs[s];
     if (ir::op_schema(op.type).fusion != ir::FusionClass::View) unit = done;
+    if (dma && op.outputs[0].valid()) {
+      const ir::Tensor& y = graph.tensor(op.outputs[0]);
+      const bool host = graph.data(y.data).space == isa::MemSpace::Host ||
+                        graph.data(graph.tensor(op.inputs[0]).data).space == isa::MemSpace::Host;
+      if (host) compute_free += dram_share(data_bytes(graph.data(y.data)), dram_bytes_per_cycle);
+    }
     for (ir::TensorId out : op.outputs)
       if (out.valid()) ready[graph.tensor(out).data.index()] = done;
     end = std::max(end, done);
@@ -211,7 +227,7 @@ ir::TensorId add_copy(ir::Graph& graph, ir::TensorId x, bool to_host, const std:
 // `in_before` (in (last_fwd + 1, first_bwd]). Returns the two copies.
 std::pair<ir::OpId, ir::OpId> apply_swap(ir::Graph& graph, std::vector<ir::OpId>& order,
                                          const Candidate& c, uint32_t in_before) {
-  const std::string& name = graph.data(c.data).name;
+  const std::string name = graph.data(c.data).name;  // a copy: adding data moves the names
   const ir::TensorId host = add_copy(graph, c.main, true, name);
   const ir::TensorId back = add_copy(graph, host, false, name);
   const ir::DataId fresh = graph.tensor(back).data;
@@ -232,6 +248,69 @@ std::pair<ir::OpId, ir::OpId> apply_swap(ir::Graph& graph, std::vector<ir::OpId>
   order.insert(order.begin() + c.last_fwd + 1, out_op);
   order.insert(order.begin() + in_before + 1, in_op);  // one later: the swap-out came first
   return {out_op, in_op};
+}
+
+// Whether `c` can be recomputed right before its first backward use, from exactly the values
+// its producer read: the producer computes (not a copy or a view), writes nothing in place (so
+// running it twice changes no state: batch norm's running statistics, dropout's counter), and
+// each of its inputs is persistent or still live then, and written by nothing in between.
+bool recomputable(const ir::Graph& graph, const std::vector<ir::OpId>& order,
+                  const Lifetimes& lifetimes, const std::vector<uint32_t>& step,
+                  const Candidate& c) {
+  const ir::OpId producer = graph.tensor(c.main).producer;
+  const ir::Op& p = graph.op(producer);
+  if (p.type == ir::OpType::Copy || ir::op_schema(p.type).fusion == ir::FusionClass::View ||
+      graph.writes_in_place(p))
+    return false;
+  std::vector<ir::DataId> read;
+  for (ir::TensorId in : p.inputs) {
+    if (!in.valid()) continue;
+    const ir::DataId d = graph.tensor(in).data;
+    const int32_t b = lifetimes.buffer_of_data[d.index()];
+    if (b < 0) return false;
+    const memory::Buffer& buffer = lifetimes.buffers[static_cast<size_t>(b)];
+    if (!buffer.persistent && buffer.last < c.first_bwd) return false;  // it would live longer
+    read.push_back(d);
+  }
+  for (uint32_t s = step[producer.index()] + 1; s < c.first_bwd; ++s) {
+    const ir::Op& op = graph.op(order[s]);
+    if (ir::op_schema(op.type).fusion == ir::FusionClass::View) continue;
+    for (ir::TensorId out : op.outputs)
+      if (out.valid() && std::find(read.begin(), read.end(), graph.tensor(out).data) != read.end())
+        return false;
+  }
+  return true;
+}
+
+// Recomputes `c` right before its first backward use: a clone of its producer (the backward's
+// op, reading the same inputs) whose output replaces it there, the forward's copy dying after
+// its last forward read. Returns the clone.
+ir::OpId apply_recompute(ir::Graph& graph, std::vector<ir::OpId>& order, const Candidate& c) {
+  const ir::Op producer = graph.op(graph.tensor(c.main).producer);
+  size_t k = 0;
+  while (producer.outputs[k] != c.main)
+    ++k;
+  const std::vector<ir::TensorId> outs =
+      graph.add_op(producer.type, graph.unique_name(producer.name + ".recompute"),
+                   ir::OpCategory::ActivationGrad, producer.inputs, producer.attrs);
+  const ir::TensorId again = outs.at(k);
+  const ir::DataId fresh = graph.tensor(again).data;
+  for (ir::TensorId out : outs)
+    if (out.valid()) graph.mutable_data(graph.tensor(out).data).role = isa::TensorRole::Activation;
+  std::vector<uint32_t> step(graph.num_ops(), kNever);
+  for (size_t s = 0; s < order.size(); ++s)
+    step[order[s].index()] = static_cast<uint32_t>(s);
+  for (size_t i = 0; i < graph.num_ops(); ++i) {
+    ir::Op& op = graph.mutable_op(ir::OpId(i));
+    if (step[i] == kNever || step[i] <= c.last_fwd) continue;  // the clone, or forward
+    for (ir::TensorId& in : op.inputs)
+      if (in == c.main) in = again;
+    for (ir::TensorId out : op.outputs)
+      if (out.valid() && graph.tensor(out).data == c.data) graph.mutable_tensor(out).data = fresh;
+  }
+  const ir::OpId clone = graph.tensor(again).producer;
+  order.insert(order.begin() + c.first_bwd, clone);
+  return clone;
 }
 
 // The step before `c.first_bwd` at which its swap-in starts: the latest whose compute up to the
@@ -259,38 +338,25 @@ uint64_t needed_dram(const ir::Graph& graph, const std::vector<ir::OpId>& order,
   return occupancy(graph, order, alignment).needed();
 }
 
-BudgetResult fit_memory_budget(ir::Graph& graph, std::vector<ir::OpId>& order,
-                               const BudgetOptions& options) {
-  S2_CHECK(static_cast<bool>(options.cost), "fit_memory_budget: no cost table");
+namespace {
+
+// One greedy run with the ways `options` allows; nullopt when it gets stuck above the budget
+// (no candidate is live across the peak).
+std::optional<BudgetResult> greedy_fit(ir::Graph& graph, std::vector<ir::OpId>& order,
+                                       const BudgetOptions& options) {
   BudgetResult r;
   Occupancy o = occupancy(graph, order, options.alignment);
   r.needed_before = o.needed();
   CostCache costs_of(options.cost);
-  r.unconstrained_cycles = predicted_cycles(graph, order, costs_of.of_steps(graph, order));
+  r.unconstrained_cycles =
+      predicted_cycles(graph, order, costs_of.of_steps(graph, order), options.dram_bytes_per_cycle);
   std::vector<Candidate> initial = candidates(graph, order);
   for (const Candidate& c : initial)
     r.kept_bytes += c.bytes;
-  if (options.budget == 0) {
-    r.needed_after = r.needed_before;
-    r.predicted_cycles = r.unconstrained_cycles;
-    r.summary = "no budget (--memory-budget)";
-    return r;
-  }
-  // The smallest DRAM swapping reaches: every candidate swapped, each just in time.
-  auto smallest = [&] {
-    ir::Graph g = graph;
-    std::vector<ir::OpId> ord = order;
-    for (;;) {
-      const std::vector<Candidate> cs = candidates(g, ord);
-      if (cs.empty()) break;
-      apply_swap(g, ord, cs.front(), cs.front().first_bwd);
-    }
-    const uint64_t needed = needed_dram(g, ord, options.alignment);
-    return options.planned_dram ? std::max(needed, options.planned_dram(g, ord)) : needed;
-  };
   std::vector<std::pair<ir::OpId, ir::OpId>> copies;  // per swapped tensor
+  std::vector<std::pair<ir::OpId, ir::OpId>> clones;  // per recomputed: (producer, clone)
   // The lifetimes' need is what the planner must reach; its plan may take a little more (an
-  // arena above the lower bound): then aim that much lower and swap on.
+  // arena above the lower bound): then aim that much lower and go on.
   uint64_t target = options.budget;
   for (;;) {
     if (o.needed() <= target) {
@@ -302,16 +368,15 @@ BudgetResult fit_memory_budget(ir::Graph& graph, std::vector<ir::OpId>& order,
     }
     std::vector<Candidate> cs = candidates(graph, order);
     const std::vector<uint64_t> costs = costs_of.of_steps(graph, order);
+    const Lifetimes lifetimes = compute_lifetimes(graph, order);
+    std::vector<uint32_t> step(graph.num_ops(), kNever);
+    for (size_t k = 0; k < order.size(); ++k)
+      step[order[k].index()] = static_cast<uint32_t>(k);
     std::optional<Candidate> best;
+    bool best_recompute = false;
     double best_score = 0;
     uint64_t best_transfer = 0;
-    for (const Candidate& c : cs) {
-      if (!(c.last_fwd < o.peak_step && o.peak_step < c.first_bwd)) continue;
-      const uint64_t transfer = options.swap_cost(c.bytes);
-      const uint64_t hide_out = sum(costs, c.last_fwd + 1, o.peak_step + 1);
-      const uint64_t hide_in = sum(costs, o.peak_step + 1, c.first_bwd);
-      const uint64_t exposed = (transfer > hide_out ? transfer - hide_out : 0) +
-                               (transfer > hide_in ? transfer - hide_in : 0);
+    auto consider = [&](const Candidate& c, uint64_t exposed, bool recompute, uint64_t transfer) {
       // Least exposed time per byte; among the fully hidden, the largest.
       const double score = exposed == 0
                                ? -static_cast<double>(c.bytes)
@@ -319,33 +384,51 @@ BudgetResult fit_memory_budget(ir::Graph& graph, std::vector<ir::OpId>& order,
       if (!best || score < best_score) {
         best = c;
         best_score = score;
+        best_recompute = recompute;
         best_transfer = transfer;
       }
+    };
+    for (const Candidate& c : cs) {
+      if (!(c.last_fwd < o.peak_step && o.peak_step < c.first_bwd)) continue;
+      if (options.swap) {
+        const uint64_t transfer = options.swap_cost(c.bytes);
+        const uint64_t hide_out = sum(costs, c.last_fwd + 1, o.peak_step + 1);
+        const uint64_t hide_in = sum(costs, o.peak_step + 1, c.first_bwd);
+        // The link's time the compute does not cover, and both copies' DRAM sides, which the
+        // compute's own DRAM traffic waits for.
+        consider(c,
+                 (transfer > hide_out ? transfer - hide_out : 0) +
+                     (transfer > hide_in ? transfer - hide_in : 0) +
+                     2 * dram_share(c.bytes, options.dram_bytes_per_cycle),
+                 false, transfer);
+      }
+      // A recomputation runs on the units the step computes on: all of it is exposed.
+      if (options.recompute && recomputable(graph, order, lifetimes, step, c))
+        consider(c, costs[step[graph.tensor(c.main).producer.index()]], true, 0);
     }
-    if (!best) {
-      const uint64_t least = smallest();
-      throw UserError(fmt::format(
-          "--memory-budget {} bytes ({:.1f} MiB): the step needs {} bytes of DRAM ({:.1f} MiB) "
-          "and swapping activations to host memory reaches {} bytes ({:.1f} MiB) at the least; "
-          "give at least that",
-          options.budget, mib(options.budget), r.needed_before, mib(r.needed_before), least,
-          mib(least)));
+    if (!best) return std::nullopt;
+    const ir::OpId producer = graph.tensor(best->main).producer;
+    if (best_recompute) {
+      const uint64_t cycles = costs[step[producer.index()]];
+      clones.emplace_back(producer, apply_recompute(graph, order, *best));
+      r.recomputed.push_back({graph.data(best->data).name, best->bytes, 0, 0, cycles});
+    } else {
+      const uint64_t arena_target = target > o.persistent ? target - o.persistent : 0;
+      const uint32_t in_before = swap_in_step(*best, costs, o, arena_target, best_transfer);
+      copies.push_back(apply_swap(graph, order, *best, in_before));
+      r.swapped.push_back({graph.data(best->data).name, best->bytes, 0, 0, 0});
     }
-    const uint64_t arena_target = target > o.persistent ? target - o.persistent : 0;
-    const uint32_t in_before = swap_in_step(*best, costs, o, arena_target, best_transfer);
-    copies.push_back(apply_swap(graph, order, *best, in_before));
-    r.swapped.push_back({graph.data(best->data).name, best->bytes, 0, 0});
     r.kept_bytes -= best->bytes;
     o = occupancy(graph, order, options.alignment);
   }
-  if (copies.empty()) {
+  if (copies.empty() && clones.empty()) {
     r.needed_after = r.needed_before;
     r.predicted_cycles = r.unconstrained_cycles;
-    r.summary = fmt::format("fits: {:.1f} MiB needed of {:.1f} MiB, nothing swapped",
+    r.summary = fmt::format("fits: {:.1f} MiB needed of {:.1f} MiB, nothing swapped or recomputed",
                             mib(r.needed_before), mib(options.budget));
     return r;
   }
-  // Steps move as later swaps insert copies: give the final ones.
+  // Steps move as later choices insert ops: give the final ones.
   std::vector<uint32_t> step(graph.num_ops(), kNever);
   for (size_t k = 0; k < order.size(); ++k)
     step[order[k].index()] = static_cast<uint32_t>(k);
@@ -353,30 +436,139 @@ BudgetResult fit_memory_budget(ir::Graph& graph, std::vector<ir::OpId>& order,
     r.swapped[k].out_step = step[copies[k].first.index()];
     r.swapped[k].in_step = step[copies[k].second.index()];
   }
+  for (size_t k = 0; k < r.recomputed.size(); ++k) {
+    r.recomputed[k].out_step = step[clones[k].first.index()];
+    r.recomputed[k].in_step = step[clones[k].second.index()];
+  }
   r.changed = true;
   r.needed_after = o.needed();
-  r.predicted_cycles = predicted_cycles(graph, order, costs_of.of_steps(graph, order));
-  uint64_t swapped = 0;
-  std::string names;
-  for (size_t k = 0; k < r.swapped.size(); ++k) {
-    swapped += r.swapped[k].bytes;
-    if (k < 8)
-      names += fmt::format("{}{} {:.1f} MiB (steps {}..{})", k ? ", " : "", r.swapped[k].name,
-                           mib(r.swapped[k].bytes), r.swapped[k].out_step, r.swapped[k].in_step);
-  }
-  if (r.swapped.size() > 8) names += fmt::format(", and {} more", r.swapped.size() - 8);
+  r.predicted_cycles =
+      predicted_cycles(graph, order, costs_of.of_steps(graph, order), options.dram_bytes_per_cycle);
+  auto listed = [](const std::vector<SwappedTensor>& ts, uint64_t* bytes) {
+    std::string names;
+    for (size_t k = 0; k < ts.size(); ++k) {
+      *bytes += ts[k].bytes;
+      if (k < 8)
+        names += fmt::format("{}{} {:.1f} MiB (steps {}..{})", k ? ", " : "", ts[k].name,
+                             mib(ts[k].bytes), ts[k].out_step, ts[k].in_step);
+    }
+    if (ts.size() > 8) names += fmt::format(", and {} more", ts.size() - 8);
+    return names;
+  };
+  uint64_t swapped = 0, recomputed = 0;
+  const std::string swapped_names = listed(r.swapped, &swapped);
+  const std::string recomputed_names = listed(r.recomputed, &recomputed);
   r.summary = fmt::format(
       "budget {:.1f} MiB: {:.1f} MiB needed -> {:.1f} MiB; swapped {} activations ({:.1f} MiB) "
-      "to host memory, kept {:.1f} MiB of candidates in DRAM; predicted {} cycles against {} "
-      "unconstrained ({:+.1f}%); swapped: {}",
+      "to host memory, recomputed {} ({:.1f} MiB), kept {:.1f} MiB of candidates in DRAM; "
+      "predicted {} cycles against {} unconstrained ({:+.1f}%)",
       mib(options.budget), mib(r.needed_before), mib(r.needed_after), r.swapped.size(),
-      mib(swapped), mib(r.kept_bytes), r.predicted_cycles, r.unconstrained_cycles,
+      mib(swapped), r.recomputed.size(), mib(recomputed), mib(r.kept_bytes), r.predicted_cycles,
+      r.unconstrained_cycles,
       r.unconstrained_cycles == 0 ? 0.0
                                   : 100.0 * (static_cast<double>(r.predicted_cycles) /
                                                  static_cast<double>(r.unconstrained_cycles) -
-                                             1.0),
-      names);
+                                             1.0));
+  if (!swapped_names.empty()) r.summary += "; swapped: " + swapped_names;
+  if (!recomputed_names.empty()) r.summary += "; recomputed: " + recomputed_names;
   return r;
+}
+
+}  // namespace
+
+BudgetResult fit_memory_budget(ir::Graph& graph, std::vector<ir::OpId>& order,
+                               const BudgetOptions& options) {
+  S2_CHECK(static_cast<bool>(options.cost), "fit_memory_budget: no cost table");
+  if (options.budget == 0) {
+    BudgetResult r;
+    r.needed_before = r.needed_after = needed_dram(graph, order, options.alignment);
+    r.summary = "no budget (--memory-budget)";
+    return r;
+  }
+  // The greedy with every way allowed, and with each alone: the fitting result of the fewest
+  // predicted cycles (one way's early choices can pin what the other needs later).
+  std::vector<std::pair<bool, bool>> variants = {{options.swap, options.recompute}};
+  if (options.swap && options.recompute)
+    variants.insert(variants.end(), {{true, false}, {false, true}});
+  std::optional<BudgetResult> chosen;
+  ir::Graph chosen_graph;
+  std::vector<ir::OpId> chosen_order;
+  for (const auto& [swap, recompute] : variants) {
+    ir::Graph g = graph;
+    std::vector<ir::OpId> ord = order;
+    BudgetOptions one = options;
+    one.swap = swap;
+    one.recompute = recompute;
+    std::optional<BudgetResult> r = greedy_fit(g, ord, one);
+    if (r && (!chosen || r->predicted_cycles < chosen->predicted_cycles)) {
+      chosen = std::move(r);
+      chosen_graph = std::move(g);
+      chosen_order = std::move(ord);
+    }
+  }
+  if (chosen) {
+    if (chosen->changed) {
+      graph = std::move(chosen_graph);
+      order = std::move(chosen_order);
+    }
+    return *chosen;
+  }
+  auto ways = [&] {
+    return options.swap && options.recompute ? std::string(
+                                                   "swapping activations to host memory "
+                                                   "and recomputing them")
+           : options.swap ? std::string("swapping activations to host memory")
+                          : std::string("recomputing activations");
+  };
+  // Applies one of the ways to `c` just in time, the preferred one first where allowed and
+  // possible. False when neither applies.
+  auto just_in_time = [&](ir::Graph& g, std::vector<ir::OpId>& ord, const Candidate& c,
+                          const Lifetimes& l, const std::vector<uint32_t>& step,
+                          bool prefer_recompute) {
+    const bool can_recompute = options.recompute && recomputable(g, ord, l, step, c);
+    if (can_recompute && (prefer_recompute || !options.swap)) {
+      apply_recompute(g, ord, c);
+      return true;
+    }
+    if (options.swap) {
+      apply_swap(g, ord, c, c.first_bwd);
+      return true;
+    }
+    return false;
+  };
+  // The smallest DRAM the ways reach from the scheduled step: every candidate treated, each just
+  // in time, preferring recomputation or swapping throughout (the better of the two).
+  const ir::Graph scheduled = graph;
+  const std::vector<ir::OpId> scheduled_order = order;
+  auto smallest = [&] {
+    uint64_t least = std::numeric_limits<uint64_t>::max();
+    for (const bool prefer_recompute : {true, false}) {
+      ir::Graph g = scheduled;
+      std::vector<ir::OpId> ord = scheduled_order;
+      for (bool progress = true; progress;) {
+        progress = false;
+        const Lifetimes l = compute_lifetimes(g, ord);
+        std::vector<uint32_t> step(g.num_ops(), kNever);
+        for (size_t k = 0; k < ord.size(); ++k)
+          step[ord[k].index()] = static_cast<uint32_t>(k);
+        for (const Candidate& c : candidates(g, ord))
+          if (just_in_time(g, ord, c, l, step, prefer_recompute)) {
+            progress = true;
+            break;  // the order changed: look again
+          }
+      }
+      const uint64_t needed = needed_dram(g, ord, options.alignment);
+      least = std::min(
+          least, options.planned_dram ? std::max(needed, options.planned_dram(g, ord)) : needed);
+    }
+    return least;
+  };
+  const uint64_t least = smallest();
+  throw UserError(fmt::format(
+      "--memory-budget {} bytes ({:.1f} MiB): the step needs {} bytes of DRAM ({:.1f} MiB) and {} "
+      "reaches {} bytes ({:.1f} MiB) at the least; give at least that",
+      options.budget, mib(options.budget), needed_dram(graph, order, options.alignment),
+      mib(needed_dram(graph, order, options.alignment)), ways(), least, mib(least)));
 }
 
 }  // namespace s2::schedule

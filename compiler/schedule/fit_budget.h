@@ -39,18 +39,24 @@ using SwapCost = std::function<uint64_t(uint64_t bytes)>;
 struct BudgetOptions {
   uint64_t budget = 0;      // bytes of DRAM; 0: no budget
   uint64_t alignment = 64;  // the planner's
+  bool swap = true;         // the ways it may lower the need (--memory-budget-by)
+  bool recompute = true;
   OpCost cost;
   SwapCost swap_cost;
+  // The DRAM's peak bytes per accelerator cycle: a swap's DRAM side takes its bytes' time from
+  // the compute sharing the DRAM (0: not counted).
+  double dram_bytes_per_cycle = 0;
   // The DRAM the memory planner's plan of an order takes (persistent + arena); empty: the
   // lifetimes' need is taken as reached.
   std::function<uint64_t(const ir::Graph&, const std::vector<ir::OpId>&)> planned_dram;
 };
 
 struct SwappedTensor {
-  std::string name;  // the data node swapped out
+  std::string name;  // the data node swapped out (or recomputed)
   uint64_t bytes = 0;
-  uint32_t out_step = 0;  // steps of the swap-out and swap-in in the new order
-  uint32_t in_step = 0;
+  uint32_t out_step = 0;  // steps of the swap-out and swap-in in the new order (recomputed:
+  uint32_t in_step = 0;   // the last forward read and the recomputation)
+  uint64_t cycles = 0;    // recomputed: the cost table's cycles of the recomputation
 };
 
 struct BudgetResult {
@@ -58,6 +64,7 @@ struct BudgetResult {
   uint64_t needed_before = 0;  // persistent + live peak, before
   uint64_t needed_after = 0;   // after the swaps
   std::vector<SwappedTensor> swapped;
+  std::vector<SwappedTensor> recomputed;
   uint64_t kept_bytes = 0;        // candidates left in DRAM
   uint64_t predicted_cycles = 0;  // the step's predicted cycles with the swaps
   uint64_t unconstrained_cycles = 0;

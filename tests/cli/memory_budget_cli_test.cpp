@@ -60,17 +60,22 @@ TEST_F(Cli, MemoryBudgetSwapsActivationsAndComputesTheSameBits) {
   EXPECT_GT(compared, 300u);
 }
 
-// The same proof on a depthwise CNN and a tiny transformer, each 3% under its unconstrained
-// DRAM: swapped, checked, the same bits.
-TEST_F(Cli, MemoryBudgetKeepsTheBitsOfMobilenetAndTheTinyGpt) {
+// The same proof for recomputation, and on a depthwise CNN and a tiny transformer each 3% under
+// its unconstrained DRAM: checked, the same bits.
+TEST_F(Cli, MemoryBudgetKeepsTheBitsWhenRecomputingAndOnMobilenetAndTheTinyGpt) {
   for (const auto& [model, budget] :
-       {std::pair<std::string, std::string>{"mobilenet_v2", "21985021"}, {"gpt", "2323099"}}) {
+       {std::pair<std::string, std::string>{kModel, "96MiB --memory-budget-by recompute"},
+        {"mobilenet_v2", "21985021"},
+        {"gpt", "2323099"}}) {
     Result r = run(kS2c + " compile " + model + " -o " + quoted(path("free.bin")) + " --force");
     ASSERT_EQ(r.status, 0) << r.out;
     r = run(kS2c + " compile " + model + " --memory-budget " + budget + " -o " +
             quoted(path("tight.bin")) + " --force");
     ASSERT_EQ(r.status, 0) << r.out;
-    EXPECT_NE(r.out.find("to host memory"), std::string::npos) << model << r.out;
+    EXPECT_NE(r.out.find(budget.find("recompute") != std::string::npos ? "recomputed 5 "
+                                                                       : "to host memory"),
+              std::string::npos)
+        << model << r.out;
     fs::remove_all(path("free"));
     fs::remove_all(path("tight"));
     r = run(kS2sim + " run " + quoted(path("free.bin")) + " --functional --dump-all " +
@@ -98,7 +103,8 @@ TEST_F(Cli, MemoryBudgetErrorsNameTheReachableBudgetAndTheLink) {
       run(kS2c + " compile " + kModel + " --memory-budget 90MiB -o " + quoted(path("x.bin")));
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find("--memory-budget 94371840 bytes (90.0 MiB): the step needs 104048384 bytes "
-                       "of DRAM (99.2 MiB) and swapping activations to host memory reaches "),
+                       "of DRAM (99.2 MiB) and swapping activations to host memory and recomputing "
+                       "them reaches 99715328 bytes (95.1 MiB) at the least; give at least that"),
             std::string::npos)
       << r.out;
   EXPECT_FALSE(fs::exists(path("x.bin")));
@@ -108,7 +114,8 @@ TEST_F(Cli, MemoryBudgetErrorsNameTheReachableBudgetAndTheLink) {
   EXPECT_NE(r.out.find("--memory-budget"), std::string::npos) << r.out;
   r = run(kS2c + " compile " + kModel + " --memory-budget 0 -o " + quoted(path("x.bin")));
   EXPECT_EQ(r.status, 1) << r.out;
-  // A target without a host link cannot swap.
+  // A target without a host link cannot swap; by default the budget is then met by
+  // recomputation alone.
   std::string yaml = read_text(kSource + "/configs/s2train_base.yaml");
   const size_t from = yaml.find("host_link:"), to = yaml.find("dram:", from);
   ASSERT_NE(from, std::string::npos);
@@ -117,6 +124,12 @@ TEST_F(Cli, MemoryBudgetErrorsNameTheReachableBudgetAndTheLink) {
   link_config_dirs();
   r = run(kS2c + " compile " + kModel + " --memory-budget 96MiB --config " +
           quoted(path("nolink.yaml")) + " -o " + quoted(path("x.bin")));
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("swapped 0 activations (0.0 MiB) to host memory, recomputed 5"),
+            std::string::npos)
+      << r.out;
+  r = run(kS2c + " compile " + kModel + " --memory-budget 96MiB --memory-budget-by swap --config " +
+          quoted(path("nolink.yaml")) + " -o " + quoted(path("x.bin")) + " --force");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find("--memory-budget: swapping activations needs a host link, and target "
                        "'s2train_base' has none"),

@@ -341,9 +341,11 @@ uint64_t needed_dram(const ir::Graph& graph, const std::vector<ir::OpId>& order,
 namespace {
 
 // One greedy run with the ways `options` allows; nullopt when it gets stuck above the budget
-// (no candidate is live across the peak).
+// (no candidate is live across the peak). Without `prefetch` every swap-in comes just in time,
+// which hides less of the link but never raises a later step (near the smallest budget the
+// prefetched copies can leave a peak no candidate spans).
 std::optional<BudgetResult> greedy_fit(ir::Graph& graph, std::vector<ir::OpId>& order,
-                                       const BudgetOptions& options) {
+                                       const BudgetOptions& options, bool prefetch) {
   BudgetResult r;
   Occupancy o = occupancy(graph, order, options.alignment);
   r.needed_before = o.needed();
@@ -414,7 +416,8 @@ std::optional<BudgetResult> greedy_fit(ir::Graph& graph, std::vector<ir::OpId>& 
       r.recomputed.push_back({graph.data(best->data).name, best->bytes, 0, 0, cycles});
     } else {
       const uint64_t arena_target = target > o.persistent ? target - o.persistent : 0;
-      const uint32_t in_before = swap_in_step(*best, costs, o, arena_target, best_transfer);
+      const uint32_t in_before =
+          prefetch ? swap_in_step(*best, costs, o, arena_target, best_transfer) : best->first_bwd;
       copies.push_back(apply_swap(graph, order, *best, in_before));
       r.swapped.push_back({graph.data(best->data).name, best->bytes, 0, 0, 0});
     }
@@ -485,21 +488,30 @@ BudgetResult fit_memory_budget(ir::Graph& graph, std::vector<ir::OpId>& order,
     r.summary = "no budget (--memory-budget)";
     return r;
   }
-  // The greedy with every way allowed, and with each alone: the fitting result of the fewest
-  // predicted cycles (one way's early choices can pin what the other needs later).
-  std::vector<std::pair<bool, bool>> variants = {{options.swap, options.recompute}};
-  if (options.swap && options.recompute)
-    variants.insert(variants.end(), {{true, false}, {false, true}});
+  // The greedy with every way allowed and with each alone (one way's early choices can pin what
+  // the other needs later), with swap-ins prefetched and just in time: the fitting result of
+  // the fewest predicted cycles.
+  struct Variant {
+    bool swap, recompute, prefetch;
+  };
+  std::vector<Variant> variants;
+  for (const bool prefetch : {true, false}) {
+    if (!prefetch && !options.swap) break;  // only swaps are prefetched
+    variants.push_back({options.swap, options.recompute, prefetch});
+    if (options.swap && options.recompute)
+      variants.insert(variants.end(), {{true, false, prefetch}, {false, true, prefetch}});
+  }
   std::optional<BudgetResult> chosen;
   ir::Graph chosen_graph;
   std::vector<ir::OpId> chosen_order;
-  for (const auto& [swap, recompute] : variants) {
+  for (const Variant& v : variants) {
+    if (!v.prefetch && !v.swap) continue;  // the same as with prefetch
     ir::Graph g = graph;
     std::vector<ir::OpId> ord = order;
     BudgetOptions one = options;
-    one.swap = swap;
-    one.recompute = recompute;
-    std::optional<BudgetResult> r = greedy_fit(g, ord, one);
+    one.swap = v.swap;
+    one.recompute = v.recompute;
+    std::optional<BudgetResult> r = greedy_fit(g, ord, one, v.prefetch);
     if (r && (!chosen || r->predicted_cycles < chosen->predicted_cycles)) {
       chosen = std::move(r);
       chosen_graph = std::move(g);

@@ -23,8 +23,8 @@ struct BackendOptions {
   bool fuse_attention = false;  // pass fuse-attention (passes/attention_fusion.h)
   std::string schedule = "memory-aware";
   memory::PlanOptions plan;
-  std::string memory_report;     // write the plan as JSON here when not empty
-  uint64_t memory_budget = 0;    // --memory-budget: DRAM bytes the step may use (0: no limit)
+  std::string memory_report;   // write the plan as JSON here when not empty
+  uint64_t memory_budget = 0;  // --memory-budget: DRAM bytes the step may use (0: no limit)
   // --memory-budget-by: how fit-budget may lower the need: "swap", "recompute" or "both" (both
   // swaps only on a target with a host link).
   std::string memory_budget_by = "both";

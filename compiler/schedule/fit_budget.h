@@ -68,6 +68,9 @@ struct BudgetResult {
   uint64_t kept_bytes = 0;        // candidates left in DRAM
   uint64_t predicted_cycles = 0;  // the step's predicted cycles with the swaps
   uint64_t unconstrained_cycles = 0;
+  // On a graph of few candidates: the fewest predicted cycles any assignment of keep, swap or
+  // recompute (each just in time) reaches under the budget; 0 when not searched.
+  uint64_t exhaustive_cycles = 0;
   std::string summary;
 };
 

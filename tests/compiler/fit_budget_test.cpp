@@ -1,0 +1,100 @@
+// The memory-budget pass (compiler/schedule/fit_budget.h) on zoo models with the simulator's cost
+// table: the step fits, the graph still verifies, the greedy's predicted cycles against the
+// exhaustive search where the candidates are few, and the ways it may use.
+#include "compiler/schedule/fit_budget.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "compiler/driver/cost_table.h"
+#include "compiler/driver/pass_registry.h"
+#include "compiler/ir/verifier.h"
+#include "compiler/memory/planner.h"
+#include "compiler/schedule/lifetimes.h"
+#include "isa/common/errors.h"
+
+namespace s2::compiler {
+namespace {
+
+// The model's training step, scheduled (the passes up to `schedule`).
+Program scheduled(const std::string& model, int image = 0) {
+  PassContext context;
+  context.front.model = model;
+  if (image != 0) {
+    context.front.model_options.batch = 2;
+    context.front.model_options.height = context.front.model_options.width = image;
+  }
+  Program program;
+  for (const auto& pass : pass_registry()) {
+    run_pass(pass.name, program, context);
+    if (pass.name == "schedule") break;
+  }
+  return program;
+}
+
+schedule::BudgetOptions options_for(const target::TargetDesc& target, uint64_t budget) {
+  schedule::BudgetOptions o;
+  o.budget = budget;
+  o.cost = op_cost_table(target);
+  o.swap_cost = swap_cost_table(target);
+  o.dram_bytes_per_cycle = target.dram.peak_bandwidth_bytes_per_s() / (target.clock_mhz * 1e6);
+  o.planned_dram = [](const ir::Graph& g, const std::vector<ir::OpId>& order) {
+    return memory::plan_memory(schedule::compute_lifetimes(g, order).buffers, {}).dram_size;
+  };
+  return o;
+}
+
+const target::TargetDesc& base() {
+  static PassContext context;
+  return context.target();
+}
+
+// The tiny transformers have few candidates: the exhaustive search runs, and the greedy reaches
+// its optimum (0.00% on both, measured); the bound asserted leaves room for cost-table changes.
+TEST(FitBudget, TheGreedyIsWithinOnePercentOfTheExhaustiveOptimum) {
+  for (const std::string model : {"gpt", "vit"}) {
+    Program p = scheduled(model);
+    const uint64_t need = schedule::needed_dram(p.graph, p.order, 64);
+    const schedule::BudgetResult r =
+        schedule::fit_memory_budget(p.graph, p.order, options_for(base(), need * 98 / 100));
+    ASSERT_TRUE(r.changed) << model;
+    EXPECT_LE(r.needed_after, need * 98 / 100) << model;
+    EXPECT_TRUE(ir::verify_graph(p.graph).empty()) << model;
+    ASSERT_GT(r.exhaustive_cycles, 0u) << model << ": no exhaustive search";
+    EXPECT_LE(static_cast<double>(r.predicted_cycles),
+              1.01 * static_cast<double>(r.exhaustive_cycles))
+        << model << ": " << r.summary;
+  }
+}
+
+TEST(FitBudget, EachWayAloneAndNoBudget) {
+  Program p = scheduled("resnet18", 128);
+  const uint64_t need = schedule::needed_dram(p.graph, p.order, 64);
+  schedule::BudgetOptions none = options_for(base(), 0);
+  Program same = p;
+  EXPECT_FALSE(schedule::fit_memory_budget(same.graph, same.order, none).changed);
+  EXPECT_EQ(same.order, p.order);
+  for (const bool swap : {true, false}) {
+    Program q = p;
+    schedule::BudgetOptions o = options_for(base(), need * 97 / 100);
+    o.swap = swap;
+    o.recompute = !swap;
+    const schedule::BudgetResult r = schedule::fit_memory_budget(q.graph, q.order, o);
+    EXPECT_TRUE(swap ? r.recomputed.empty() : r.swapped.empty()) << r.summary;
+    EXPECT_FALSE((swap ? r.swapped : r.recomputed).empty()) << r.summary;
+    EXPECT_LE(r.needed_after, need * 97 / 100);
+  }
+  // Far below anything reachable: the error names the smallest budget that works.
+  Program q = p;
+  try {
+    schedule::fit_memory_budget(q.graph, q.order, options_for(base(), need / 10));
+    FAIL() << "a tenth of the need was met";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("reaches "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("at the least; give at least that"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace s2::compiler

@@ -25,6 +25,14 @@ double mib(uint64_t bytes) {
   return static_cast<double>(bytes) / (1024.0 * 1024.0);
 }
 
+// Step of each op in `order`; kNever for ops not in it.
+std::vector<uint32_t> steps_in(const ir::Graph& graph, const std::vector<ir::OpId>& order) {
+  std::vector<uint32_t> step(graph.num_ops(), kNever);
+  for (size_t s = 0; s < order.size(); ++s)
+    step[order[s].index()] = static_cast<uint32_t>(s);
+  return step;
+}
+
 // Live DRAM bytes of the arena at each step, and the persistent bytes, of one order.
 struct Occupancy {
   uint64_t persistent = 0;
@@ -72,9 +80,7 @@ struct Candidate {
 };
 
 std::vector<Candidate> candidates(const ir::Graph& graph, const std::vector<ir::OpId>& order) {
-  std::vector<uint32_t> step(graph.num_ops(), kNever);
-  for (size_t s = 0; s < order.size(); ++s)
-    step[order[s].index()] = static_cast<uint32_t>(s);
+  const std::vector<uint32_t> step = steps_in(graph, order);
   struct Info {
     int writers = 0;
     ir::TensorId main;
@@ -215,6 +221,24 @@ uint64_t predicted_cycles(const ir::Graph& graph, const std::vector<ir::OpId>& o
   return end;
 }
 
+// The backward's readers of `c` read `replacement` (a dense copy of it: a swap-in or a
+// recomputation) instead: every op in the order after c's last forward read that reads c.main
+// reads `replacement`, and every view made there of c's data views the replacement's data
+// (the same layout). Ops not in the order yet (the new ones) are left alone.
+void redirect_backward(ir::Graph& graph, const std::vector<ir::OpId>& order, const Candidate& c,
+                       ir::TensorId replacement) {
+  const ir::DataId fresh = graph.tensor(replacement).data;
+  const std::vector<uint32_t> step = steps_in(graph, order);
+  for (size_t i = 0; i < graph.num_ops(); ++i) {
+    ir::Op& op = graph.mutable_op(ir::OpId(i));
+    if (step[i] == kNever || step[i] <= c.last_fwd) continue;
+    for (ir::TensorId& in : op.inputs)
+      if (in == c.main) in = replacement;
+    for (ir::TensorId out : op.outputs)
+      if (out.valid() && graph.tensor(out).data == c.data) graph.mutable_tensor(out).data = fresh;
+  }
+}
+
 // The copy op of a swap of data `name`: y = x into host memory (host=1) or back into DRAM.
 ir::TensorId add_copy(ir::Graph& graph, ir::TensorId x, bool to_host, const std::string& name) {
   const std::string base = name + (to_host ? ".swap_out" : ".swap_in");
@@ -230,20 +254,7 @@ std::pair<ir::OpId, ir::OpId> apply_swap(ir::Graph& graph, std::vector<ir::OpId>
   const std::string name = graph.data(c.data).name;  // a copy: adding data moves the names
   const ir::TensorId host = add_copy(graph, c.main, true, name);
   const ir::TensorId back = add_copy(graph, host, false, name);
-  const ir::DataId fresh = graph.tensor(back).data;
-  // The backward's readers: `main` becomes `back`; the backward's views of the data view the
-  // fresh data instead (same layout: the copy is dense like `main`).
-  std::vector<uint32_t> step(graph.num_ops(), kNever);
-  for (size_t s = 0; s < order.size(); ++s)
-    step[order[s].index()] = static_cast<uint32_t>(s);
-  for (size_t i = 0; i < graph.num_ops(); ++i) {
-    ir::Op& op = graph.mutable_op(ir::OpId(i));
-    if (step[i] == kNever || step[i] <= c.last_fwd) continue;  // the copies, or forward
-    for (ir::TensorId& in : op.inputs)
-      if (in == c.main) in = back;
-    for (ir::TensorId out : op.outputs)
-      if (out.valid() && graph.tensor(out).data == c.data) graph.mutable_tensor(out).data = fresh;
-  }
+  redirect_backward(graph, order, c, back);
   const ir::OpId out_op = graph.tensor(host).producer, in_op = graph.tensor(back).producer;
   order.insert(order.begin() + c.last_fwd + 1, out_op);
   order.insert(order.begin() + in_before + 1, in_op);  // one later: the swap-out came first
@@ -294,20 +305,9 @@ ir::OpId apply_recompute(ir::Graph& graph, std::vector<ir::OpId>& order, const C
       graph.add_op(producer.type, graph.unique_name(producer.name + ".recompute"),
                    ir::OpCategory::ActivationGrad, producer.inputs, producer.attrs);
   const ir::TensorId again = outs.at(k);
-  const ir::DataId fresh = graph.tensor(again).data;
   for (ir::TensorId out : outs)
     if (out.valid()) graph.mutable_data(graph.tensor(out).data).role = isa::TensorRole::Activation;
-  std::vector<uint32_t> step(graph.num_ops(), kNever);
-  for (size_t s = 0; s < order.size(); ++s)
-    step[order[s].index()] = static_cast<uint32_t>(s);
-  for (size_t i = 0; i < graph.num_ops(); ++i) {
-    ir::Op& op = graph.mutable_op(ir::OpId(i));
-    if (step[i] == kNever || step[i] <= c.last_fwd) continue;  // the clone, or forward
-    for (ir::TensorId& in : op.inputs)
-      if (in == c.main) in = again;
-    for (ir::TensorId out : op.outputs)
-      if (out.valid() && graph.tensor(out).data == c.data) graph.mutable_tensor(out).data = fresh;
-  }
+  redirect_backward(graph, order, c, again);
   const ir::OpId clone = graph.tensor(again).producer;
   order.insert(order.begin() + c.first_bwd, clone);
   return clone;
@@ -371,9 +371,7 @@ std::optional<BudgetResult> greedy_fit(ir::Graph& graph, std::vector<ir::OpId>& 
     std::vector<Candidate> cs = candidates(graph, order);
     const std::vector<uint64_t> costs = costs_of.of_steps(graph, order);
     const Lifetimes lifetimes = compute_lifetimes(graph, order);
-    std::vector<uint32_t> step(graph.num_ops(), kNever);
-    for (size_t k = 0; k < order.size(); ++k)
-      step[order[k].index()] = static_cast<uint32_t>(k);
+    const std::vector<uint32_t> step = steps_in(graph, order);
     std::optional<Candidate> best;
     bool best_recompute = false;
     double best_score = 0;
@@ -432,9 +430,7 @@ std::optional<BudgetResult> greedy_fit(ir::Graph& graph, std::vector<ir::OpId>& 
     return r;
   }
   // Steps move as later choices insert ops: give the final ones.
-  std::vector<uint32_t> step(graph.num_ops(), kNever);
-  for (size_t k = 0; k < order.size(); ++k)
-    step[order[k].index()] = static_cast<uint32_t>(k);
+  const std::vector<uint32_t> step = steps_in(graph, order);
   for (size_t k = 0; k < r.swapped.size(); ++k) {
     r.swapped[k].out_step = step[copies[k].first.index()];
     r.swapped[k].in_step = step[copies[k].second.index()];
@@ -519,9 +515,7 @@ std::optional<uint64_t> exhaustive_cycles(const ir::Graph& graph,
         continue;
       }
       const Lifetimes l = compute_lifetimes(g, ord);
-      std::vector<uint32_t> step(g.num_ops(), kNever);
-      for (size_t s = 0; s < ord.size(); ++s)
-        step[ord[s].index()] = static_cast<uint32_t>(s);
+      const std::vector<uint32_t> step = steps_in(g, ord);
       if (!recomputable(g, ord, l, step, *c)) {
         valid = false;
         break;
@@ -633,9 +627,7 @@ BudgetResult fit_memory_budget(ir::Graph& graph, std::vector<ir::OpId>& order,
       for (bool progress = true; progress;) {
         progress = false;
         const Lifetimes l = compute_lifetimes(g, ord);
-        std::vector<uint32_t> step(g.num_ops(), kNever);
-        for (size_t k = 0; k < ord.size(); ++k)
-          step[ord[k].index()] = static_cast<uint32_t>(k);
+        const std::vector<uint32_t> step = steps_in(g, ord);
         for (const Candidate& c : candidates(g, ord))
           if (just_in_time(g, ord, c, l, step, prefer_recompute)) {
             progress = true;

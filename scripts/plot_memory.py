@@ -19,7 +19,9 @@ Under `s2c compile --memory-budget` (docs/compiler.md, "Memory budget") an activ
 to host memory has three buffers: A in DRAM up to its swap-out, its slot A.swap_out in host
 memory ("space": "host"), and A.swap_in in DRAM from its swap-in on. Both DRAM parts are drawn
 hatched, joined by a dotted line over the steps A spends in host memory; host slots are not
-DRAM, so they get no rectangle of their own, and the legend gives their count and bytes.
+DRAM, so they get no rectangle of their own, and the legend gives their count and bytes. An
+activation recomputed in the backward is a buffer named after its producer with `.recompute`
+(the clone's output), drawn cross-hatched.
 
 Needs Debian's python3-matplotlib. Exits 1 with a message naming the file when it is missing
 or not a memory report.
@@ -98,12 +100,17 @@ def plot(report, output, show_persistent, title):
     fig, ax = plt.subplots(figsize=(14, 6.5), dpi=120)
     by_role = {}
     swapped_parts = []
+    recomputed = []
     for t in arena:
         rect = Rectangle((t["first"], t["address"] / MIB), t["last"] + 1 - t["first"],
                          t["size"] / MIB)
         name = t["name"][:-len(".swap_in")] if t["name"].endswith(".swap_in") else t["name"]
-        (swapped_parts if name in swapped_names else by_role.setdefault(t["role"], [])).append(
-            rect)
+        if ".recompute" in t["name"]:
+            recomputed.append(rect)
+        elif name in swapped_names:
+            swapped_parts.append(rect)
+        else:
+            by_role.setdefault(t["role"], []).append(rect)
     handles = []
     for role in list(ROLE_STYLE) + sorted(r for r in by_role if r not in ROLE_STYLE):
         if role not in by_role:
@@ -129,6 +136,12 @@ def plot(report, output, show_persistent, title):
                              hatch="////",
                              label=f"swapped to host memory ({len(swapped_names)}, "
                                    f"{host_bytes / MIB:.2f} MiB): before and after"))
+    if recomputed:
+        ax.add_collection(PatchCollection(recomputed, facecolor="#4c72b0", edgecolor="black",
+                                          linewidth=0.2, alpha=0.45, hatch="xxx"))
+        handles.append(Patch(facecolor="#4c72b0", edgecolor="black", linewidth=0.2, alpha=0.45,
+                             hatch="xxx",
+                             label=f"recomputed in the backward ({len(recomputed)})"))
     ax.axhline(top / MIB, color="#c44e52", linewidth=1.2)
     ax.axhline(bound / MIB, color="black", linewidth=1.0, linestyle="--")
     handles.append(plt.Line2D([], [], color="#c44e52",
@@ -186,8 +199,10 @@ def main(argv):
         return 1
     swapped = sum(1 for t in report["tensors"]
                   if t.get("space", "dram") == "host" and t["name"].endswith(".swap_out"))
+    recomputed = sum(1 for t in report["tensors"] if ".recompute" in t["name"])
     print(f"plot_memory: wrote {args.output} ({len(report['tensors'])} tensors"
-          + (f", {swapped} swapped to host memory" if swapped else "") + ")")
+          + (f", {swapped} swapped to host memory" if swapped else "")
+          + (f", {recomputed} recomputed buffer(s)" if recomputed else "") + ")")
     return 0
 
 

@@ -162,7 +162,8 @@ TEST_F(PlotMemory, DrawsSwappedActivationsApart) {
   std::vector<Buffer> buffers = {{"a", TensorRole::Activation, 4096, 0, 2, false},
                                  {"b", TensorRole::Activation, 4096, 1, 8, false},
                                  {"a.swap_out", TensorRole::Activation, 4096, 2, 7, false},
-                                 {"a.swap_in", TensorRole::Activation, 4096, 7, 9, false}};
+                                 {"a.swap_in", TensorRole::Activation, 4096, 7, 9, false},
+                                 {"c.recompute", TensorRole::Activation, 4096, 9, 9, false}};
   buffers[2].space = isa::MemSpace::Host;
   const MemoryPlan plan = plan_memory(buffers, PlanOptions{});
   EXPECT_EQ(plan.host_size, 4096u);
@@ -174,7 +175,9 @@ TEST_F(PlotMemory, DrawsSwappedActivationsApart) {
   EXPECT_EQ(json["tensors"][3]["space"], "dram");
   const test::CommandResult r = plot(write("swap.json", json.dump()));
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("(4 tensors, 1 swapped to host memory)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(5 tensors, 1 swapped to host memory, 1 recomputed buffer(s))"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST_F(PlotMemory, RejectsAMissingOrBadFile) {

@@ -97,9 +97,9 @@ void add_backend_flags(CLI::App* cmd, s2::compiler::BackendOptions* back) {
   cmd->add_option("--memory-report", back->memory_report,
                   "write the memory plan as JSON (scripts/plot_memory.py draws it)");
   cmd->add_option("--memory-budget", back->memory_budget,
-                  "DRAM the step may use, e.g. 512MiB: activations are swapped to host memory "
-                  "over the target's host link until the plan fits (docs/compiler.md, 'Memory "
-                  "budget')")
+                  "DRAM the step may use, e.g. 512MiB: activations saved for the backward are "
+                  "swapped to host memory over the target's host link or recomputed "
+                  "(--memory-budget-by) until the plan fits (docs/compiler.md, 'Memory budget')")
       ->type_name("SIZE")
       ->transform(CLI::Validator(
           [](std::string& text) {
@@ -110,7 +110,7 @@ void add_backend_flags(CLI::App* cmd, s2::compiler::BackendOptions* back) {
             text = std::to_string(*bytes);
             return std::string();
           },
-          "SIZE"));
+          ""));
   cmd->add_option("--memory-budget-by", back->memory_budget_by,
                   "how --memory-budget lowers the need: swap (activations to host memory), "
                   "recompute (activations in the backward from kept inputs) or both (default; "

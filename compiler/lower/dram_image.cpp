@@ -16,14 +16,8 @@ DramImage DramImage::load(const isa::Executable& exe) {
 }
 
 const isa::DramBytes& DramImage::image_of(const isa::TensorDesc& d) const {
-  const isa::DramBytes& image = d.space == isa::MemSpace::Host ? host_ : bytes_;
-  if (d.space == isa::MemSpace::Dram) {
-    isa::check_in_dram(d, image.size());
-  } else if (d.addr > image.size() || d.span_bytes() > image.size() - d.addr) {
-    throw UserError("descriptor host:" + hex(d.addr) + "+" + hex(d.span_bytes()) +
-                    " lies outside the host memory image of " + hex(image.size()) + " bytes");
-  }
-  return image;
+  isa::check_in_memory(d, bytes_.size(), host_.size());
+  return d.space == isa::MemSpace::Host ? host_ : bytes_;
 }
 
 ir::HostArray DramImage::read(const isa::TensorDesc& d) const {

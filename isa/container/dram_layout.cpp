@@ -59,4 +59,12 @@ void check_in_dram(const TensorDesc& d, uint64_t dram_size) {
                     " lies outside the DRAM image of " + hex(dram_size) + " bytes");
 }
 
+void check_in_memory(const TensorDesc& d, uint64_t dram_size, uint64_t host_size) {
+  if (d.space == MemSpace::Dram) return check_in_dram(d, dram_size);
+  const uint64_t span = d.span_bytes();
+  if (d.addr > host_size || span > host_size - d.addr)
+    throw UserError("descriptor host:" + hex(d.addr) + "+" + hex(span) +
+                    " lies outside the host memory image of " + hex(host_size) + " bytes");
+}
+
 }  // namespace s2::isa

@@ -56,6 +56,10 @@ DramBytes initial_dram(const Executable& exe);
 // DRAM image of dram_size bytes. Check before for_each_element_address.
 void check_in_dram(const TensorDesc& desc, uint64_t dram_size);
 
+// The same for a descriptor of either space: DRAM of dram_size bytes or host memory of
+// host_size bytes (isa::MemSpace::Host, "host:" in the message).
+void check_in_memory(const TensorDesc& desc, uint64_t dram_size, uint64_t host_size);
+
 // Calls fn(k, byte address) for element k of the descriptor, k = 0..elements()-1 in row-major
 // order of its shape; strided (transposed or sliced) descriptors walk exactly like dense ones.
 // The offset is carried incrementally (an odometer), so a walk costs O(elements), not O(rank)

@@ -1,5 +1,7 @@
 #include "isa/container/executable.h"
 
+#include <algorithm>
+
 #include "isa/common/hex.h"
 
 namespace s2::isa {
@@ -97,10 +99,8 @@ bool uses_host_memory(const Executable& exe) {
   if (exe.plan.host_size != 0) return true;
   for (const TensorEntry& t : exe.tensors)
     if (t.space == MemSpace::Host) return true;
-  for (const Instruction& inst : exe.instructions)
-    for (const OperandSig& sig : inst.info().operands)
-      if (const auto& d = inst.operand(sig.slot); d && d->space == MemSpace::Host) return true;
-  return false;
+  return std::any_of(exe.instructions.begin(), exe.instructions.end(),
+                     [](const Instruction& inst) { return inst.names_host_memory(); });
 }
 
 uint32_t format_version(const Executable& exe) {

@@ -135,6 +135,12 @@ void Instruction::clear_operand(Slot slot) {
   operands_[static_cast<size_t>(slot)].reset();
 }
 
+bool Instruction::names_host_memory() const {
+  for (const std::optional<TensorDesc>& d : operands_)
+    if (d && d->space == MemSpace::Host) return true;
+  return false;
+}
+
 bool Instruction::operator==(const Instruction& other) const {
   return opcode_ == other.opcode_ && fields_ == other.fields_ && operands_ == other.operands_ &&
          deps == other.deps;

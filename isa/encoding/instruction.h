@@ -55,6 +55,9 @@ class Instruction {
   const OpcodeInfo& info() const { return *info_; }
   bool has_field(Field field) const;
   bool has_slot(Slot slot) const;
+  // Whether an operand is in host memory (a copy to or from the host: the only instruction the
+  // ISA lets reach it).
+  bool names_host_memory() const;
 
   // Raw encoded value of a field of this opcode.
   uint32_t raw(Field field) const;

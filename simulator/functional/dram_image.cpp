@@ -44,15 +44,8 @@ DramImage DramImage::load(const isa::Executable& exe) {
 }
 
 const isa::DramBytes& DramImage::image_of(const isa::TensorDesc& d) const {
-  if (d.space == isa::MemSpace::Dram) {
-    isa::check_in_dram(d, size());
-    return bytes_;
-  }
-  const uint64_t span = d.span_bytes();
-  if (d.addr > host_.size() || span > host_.size() - d.addr)
-    throw UserError("descriptor host:" + hex(d.addr) + "+" + hex(span) +
-                    " lies outside the host memory image of " + hex(host_.size()) + " bytes");
-  return host_;
+  isa::check_in_memory(d, bytes_.size(), host_.size());
+  return d.space == isa::MemSpace::Host ? host_ : bytes_;
 }
 
 std::vector<float> DramImage::read_f32(const isa::TensorDesc& d) const {

@@ -33,12 +33,6 @@ uint64_t moved_bytes(const std::vector<Tile>& tiles, bool stores, bool host) {
   return total;
 }
 
-bool names_host_memory(const isa::Instruction& inst) {
-  for (const isa::OperandSig& sig : inst.info().operands)
-    if (const auto& d = inst.operand(sig.slot); d && d->space == isa::MemSpace::Host) return true;
-  return false;
-}
-
 }  // namespace
 
 uint64_t InstructionPlan::load_bytes() const {
@@ -59,7 +53,7 @@ uint64_t InstructionPlan::host_store_bytes() const {
 
 InstructionPlan plan_instruction(const isa::Instruction& inst, const target::TargetDesc& target,
                                  const PeArrayModels& models) {
-  if (!target.host_link && names_host_memory(inst))
+  if (!target.host_link && inst.names_host_memory())
     throw UserError(std::string(inst.info().mnemonic) + " names host memory, but the target '" +
                     target.name + "' has no host_link (docs/target.md, \"Host link\")");
   const PeArrayModel& model = models.for_instruction(inst);

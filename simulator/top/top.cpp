@@ -23,12 +23,7 @@ uint64_t ceil_div(double a, double b) {
 // unit was free and its other dependencies were done, waited the difference. (What a swap
 // costs the step, measured: a swap-in that arrives late, or a swap-out the arena waits for.)
 uint64_t host_copy_waits(const isa::Executable& exe, const report::RunResult& r) {
-  auto host_copy = [&](uint32_t i) {
-    const isa::Instruction& inst = exe.instructions[i];
-    return inst.opcode() == isa::Opcode::Copy &&
-           (inst.get(isa::Slot::Src).space == isa::MemSpace::Host ||
-            inst.get(isa::Slot::Dst).space == isa::MemSpace::Host);
-  };
+  auto host_copy = [&](uint32_t i) { return exe.instructions[i].names_host_memory(); };
   std::array<uint64_t, isa::kUnitCount> unit_free{};
   uint64_t waited = 0;
   for (uint32_t i = 0; i < exe.instructions.size(); ++i) {

@@ -20,6 +20,7 @@ packages=(
   libclang-rt-14-dev # ... with libFuzzer and the sanitizer runtimes
   ccache            # the fuzz build's second compile of the libraries
   llvm-14-tools     # lit and FileCheck: the text tests of s2c (tests/lit/)
+  libglpk-dev       # GLPK: the exact formulation of s2c compile --memory-budget
   libonnx-dev       # ONNX import (with the two below)
   libprotobuf-dev
   protobuf-compiler

@@ -9,6 +9,7 @@
 
 #include "compiler/memory/buffer.h"
 #include "compiler/ops/registry.h"
+#include "compiler/schedule/budget_ilp.h"
 #include "compiler/schedule/lifetimes.h"
 #include "isa/common/errors.h"
 
@@ -70,7 +71,9 @@ Occupancy occupancy(const ir::Graph& graph, const std::vector<ir::OpId>& order,
 
 // An activation that can be swapped: one forward writer, read by forward ops up to `last_fwd`
 // and by backward ops from `first_bwd` on, its backward readers reaching it through `main` (the
-// writer's dense output) or through views the backward makes of it.
+// writer's dense output), through views the backward makes of it, or through views the forward
+// made of `main` (reshapes, transposes, slices and broadcasts: a transformer's head splits),
+// which the swap-in or recomputation makes again of its copy.
 struct Candidate {
   ir::DataId data;
   ir::TensorId main;
@@ -78,6 +81,22 @@ struct Candidate {
   uint32_t last_fwd = 0;
   uint32_t first_bwd = kNever;
 };
+
+// Whether `t` is `main` or a view of it made by view ops alone (not a concat, which places
+// other tensors into its data).
+bool views_main(const ir::Graph& graph, ir::TensorId t, ir::TensorId main) {
+  for (int depth = 0; depth < 64; ++depth) {
+    if (t == main) return true;
+    const ir::OpId p = graph.tensor(t).producer;
+    if (!p.valid()) return false;
+    const ir::Op& op = graph.op(p);
+    if (ir::op_schema(op.type).fusion != ir::FusionClass::View || op.type == ir::OpType::Concat ||
+        op.inputs.empty() || !op.inputs[0].valid())
+      return false;
+    t = op.inputs[0];
+  }
+  return false;
+}
 
 std::vector<Candidate> candidates(const ir::Graph& graph, const std::vector<ir::OpId>& order) {
   const std::vector<uint32_t> step = steps_in(graph, order);
@@ -119,7 +138,8 @@ std::vector<Candidate> candidates(const ir::Graph& graph, const std::vector<ir::
       }
     }
   }
-  // A backward reader must reach the data through `main` or a view made in the backward.
+  // A backward reader must reach the data through `main`, a view made in the backward, or a
+  // view the forward made of `main`.
   for (size_t i = 0; i < graph.num_ops(); ++i) {
     const ir::Op& op = graph.op(ir::OpId(i));
     if (!is_backward(op.category)) continue;
@@ -128,7 +148,8 @@ std::vector<Candidate> candidates(const ir::Graph& graph, const std::vector<ir::
       const ir::Tensor& t = graph.tensor(in);
       Info& d = info[t.data.index()];
       if (in == d.main) continue;
-      if (!t.producer.valid() || !is_backward(graph.op(t.producer).category)) d.blocked = true;
+      if (t.producer.valid() && is_backward(graph.op(t.producer).category)) continue;
+      if (!d.main.valid() || !views_main(graph, in, d.main)) d.blocked = true;
     }
   }
   std::vector<Candidate> out;
@@ -223,20 +244,45 @@ uint64_t predicted_cycles(const ir::Graph& graph, const std::vector<ir::OpId>& o
 
 // The backward's readers of `c` read `replacement` (a dense copy of it: a swap-in or a
 // recomputation) instead: every op in the order after c's last forward read that reads c.main
-// reads `replacement`, and every view made there of c's data views the replacement's data
-// (the same layout). Ops not in the order yet (the new ones) are left alone.
-void redirect_backward(ir::Graph& graph, const std::vector<ir::OpId>& order, const Candidate& c,
-                       ir::TensorId replacement) {
+// reads `replacement`, every view made there of c's data views the replacement's data (the
+// same layout), and every view the forward made of c.main that such an op reads is made again
+// of `replacement` by new view ops (ActivationGrad), returned in the order they must run. Ops
+// not in the order yet (the new ones) are left alone.
+std::vector<ir::OpId> redirect_backward(ir::Graph& graph, const std::vector<ir::OpId>& order,
+                                        const Candidate& c, ir::TensorId replacement) {
   const ir::DataId fresh = graph.tensor(replacement).data;
   const std::vector<uint32_t> step = steps_in(graph, order);
-  for (size_t i = 0; i < graph.num_ops(); ++i) {
-    ir::Op& op = graph.mutable_op(ir::OpId(i));
+  const size_t old_ops = graph.num_ops();
+  std::vector<ir::OpId> made;
+  std::vector<std::pair<ir::TensorId, ir::TensorId>> again{{c.main, replacement}};
+  // The view `t` of c.main made again of `replacement` (memoized: one new op per view).
+  auto remake = [&](auto&& self, ir::TensorId t) -> ir::TensorId {
+    for (const auto& [from, to] : again)
+      if (from == t) return to;
+    const ir::Op view = graph.op(graph.tensor(t).producer);  // a copy: adding ops moves them
+    const ir::TensorId x = self(self, view.inputs[0]);
+    const ir::TensorId y = graph.add(view.type, graph.unique_name(view.name + ".again"),
+                                     ir::OpCategory::ActivationGrad, {x}, view.attrs);
+    made.push_back(graph.tensor(y).producer);
+    again.emplace_back(t, y);
+    return y;
+  };
+  for (size_t i = 0; i < old_ops; ++i) {
     if (step[i] == kNever || step[i] <= c.last_fwd) continue;
-    for (ir::TensorId& in : op.inputs)
-      if (in == c.main) in = replacement;
-    for (ir::TensorId out : op.outputs)
+    const size_t inputs = graph.op(ir::OpId(i)).inputs.size();
+    for (size_t k = 0; k < inputs; ++k) {
+      const ir::TensorId in = graph.op(ir::OpId(i)).inputs[k];
+      if (!in.valid() || graph.tensor(in).data != c.data) continue;
+      const ir::OpId p = graph.tensor(in).producer;
+      const bool forward_view =
+          in != c.main && p.valid() && step[p.index()] != kNever && step[p.index()] <= c.last_fwd;
+      if (in == c.main || forward_view)
+        graph.mutable_op(ir::OpId(i)).inputs[k] = remake(remake, in);
+    }
+    for (ir::TensorId out : graph.op(ir::OpId(i)).outputs)
       if (out.valid() && graph.tensor(out).data == c.data) graph.mutable_tensor(out).data = fresh;
   }
+  return made;
 }
 
 // The copy op of a swap of data `name`: y = x into host memory (host=1) or back into DRAM.
@@ -254,10 +300,11 @@ std::pair<ir::OpId, ir::OpId> apply_swap(ir::Graph& graph, std::vector<ir::OpId>
   const std::string name = graph.data(c.data).name;  // a copy: adding data moves the names
   const ir::TensorId host = add_copy(graph, c.main, true, name);
   const ir::TensorId back = add_copy(graph, host, false, name);
-  redirect_backward(graph, order, c, back);
+  const std::vector<ir::OpId> views = redirect_backward(graph, order, c, back);
   const ir::OpId out_op = graph.tensor(host).producer, in_op = graph.tensor(back).producer;
   order.insert(order.begin() + c.last_fwd + 1, out_op);
   order.insert(order.begin() + in_before + 1, in_op);  // one later: the swap-out came first
+  order.insert(order.begin() + in_before + 2, views.begin(), views.end());
   return {out_op, in_op};
 }
 
@@ -307,9 +354,10 @@ ir::OpId apply_recompute(ir::Graph& graph, std::vector<ir::OpId>& order, const C
   const ir::TensorId again = outs.at(k);
   for (ir::TensorId out : outs)
     if (out.valid()) graph.mutable_data(graph.tensor(out).data).role = isa::TensorRole::Activation;
-  redirect_backward(graph, order, c, again);
+  const std::vector<ir::OpId> views = redirect_backward(graph, order, c, again);
   const ir::OpId clone = graph.tensor(again).producer;
   order.insert(order.begin() + c.first_bwd, clone);
+  order.insert(order.begin() + c.first_bwd + 1, views.begin(), views.end());
   return clone;
 }
 
@@ -339,6 +387,68 @@ uint64_t needed_dram(const ir::Graph& graph, const std::vector<ir::OpId>& order,
 }
 
 namespace {
+
+// Fills in `r` once its choices are applied to `graph` and `order` (r.swapped and r.recomputed
+// named, `copies` and `clones` their ops, r.needed_before, r.unconstrained_cycles and
+// r.kept_bytes, the candidates' bytes, set): the final steps, the need, the predicted cycles and
+// the summary.
+void describe(BudgetResult& r, const ir::Graph& graph, const std::vector<ir::OpId>& order,
+              const std::vector<std::pair<ir::OpId, ir::OpId>>& copies,
+              const std::vector<std::pair<ir::OpId, ir::OpId>>& clones,
+              const BudgetOptions& options, CostCache& costs_of) {
+  const Occupancy o = occupancy(graph, order, options.alignment);
+  if (copies.empty() && clones.empty()) {
+    r.needed_after = r.needed_before;
+    r.predicted_cycles = r.unconstrained_cycles;
+    r.summary = fmt::format("fits: {:.1f} MiB needed of {:.1f} MiB, nothing swapped or recomputed",
+                            mib(r.needed_before), mib(options.budget));
+    return;
+  }
+  // Steps move as later choices insert ops: give the final ones.
+  const std::vector<uint32_t> step = steps_in(graph, order);
+  for (size_t k = 0; k < r.swapped.size(); ++k) {
+    r.swapped[k].out_step = step[copies[k].first.index()];
+    r.swapped[k].in_step = step[copies[k].second.index()];
+  }
+  for (size_t k = 0; k < r.recomputed.size(); ++k) {
+    r.recomputed[k].out_step = step[clones[k].first.index()];
+    r.recomputed[k].in_step = step[clones[k].second.index()];
+  }
+  r.changed = true;
+  for (const auto* ts : {&r.swapped, &r.recomputed})
+    for (const SwappedTensor& t : *ts)
+      r.kept_bytes -= t.bytes;
+  r.needed_after = o.needed();
+  r.predicted_cycles =
+      predicted_cycles(graph, order, costs_of.of_steps(graph, order), options.dram_bytes_per_cycle);
+  auto listed = [](const std::vector<SwappedTensor>& ts, uint64_t* bytes) {
+    std::string names;
+    for (size_t k = 0; k < ts.size(); ++k) {
+      *bytes += ts[k].bytes;
+      if (k < 8)
+        names += fmt::format("{}{} {:.1f} MiB (steps {}..{})", k ? ", " : "", ts[k].name,
+                             mib(ts[k].bytes), ts[k].out_step, ts[k].in_step);
+    }
+    if (ts.size() > 8) names += fmt::format(", and {} more", ts.size() - 8);
+    return names;
+  };
+  uint64_t swapped = 0, recomputed = 0;
+  const std::string swapped_names = listed(r.swapped, &swapped);
+  const std::string recomputed_names = listed(r.recomputed, &recomputed);
+  r.summary = fmt::format(
+      "budget {:.1f} MiB: {:.1f} MiB needed -> {:.1f} MiB; swapped {} activations ({:.1f} MiB) "
+      "to host memory, recomputed {} ({:.1f} MiB), kept {:.1f} MiB of candidates in DRAM; "
+      "predicted {} cycles against {} unconstrained ({:+.1f}%)",
+      mib(options.budget), mib(r.needed_before), mib(r.needed_after), r.swapped.size(),
+      mib(swapped), r.recomputed.size(), mib(recomputed), mib(r.kept_bytes), r.predicted_cycles,
+      r.unconstrained_cycles,
+      r.unconstrained_cycles == 0 ? 0.0
+                                  : 100.0 * (static_cast<double>(r.predicted_cycles) /
+                                                 static_cast<double>(r.unconstrained_cycles) -
+                                             1.0));
+  if (!swapped_names.empty()) r.summary += "; swapped: " + swapped_names;
+  if (!recomputed_names.empty()) r.summary += "; recomputed: " + recomputed_names;
+}
 
 // One greedy run with the ways `options` allows; nullopt when it gets stuck above the budget
 // (no candidate is live across the peak). Without `prefetch` every swap-in comes just in time,
@@ -419,57 +529,9 @@ std::optional<BudgetResult> greedy_fit(ir::Graph& graph, std::vector<ir::OpId>& 
       copies.push_back(apply_swap(graph, order, *best, in_before));
       r.swapped.push_back({graph.data(best->data).name, best->bytes, 0, 0, 0});
     }
-    r.kept_bytes -= best->bytes;
     o = occupancy(graph, order, options.alignment);
   }
-  if (copies.empty() && clones.empty()) {
-    r.needed_after = r.needed_before;
-    r.predicted_cycles = r.unconstrained_cycles;
-    r.summary = fmt::format("fits: {:.1f} MiB needed of {:.1f} MiB, nothing swapped or recomputed",
-                            mib(r.needed_before), mib(options.budget));
-    return r;
-  }
-  // Steps move as later choices insert ops: give the final ones.
-  const std::vector<uint32_t> step = steps_in(graph, order);
-  for (size_t k = 0; k < r.swapped.size(); ++k) {
-    r.swapped[k].out_step = step[copies[k].first.index()];
-    r.swapped[k].in_step = step[copies[k].second.index()];
-  }
-  for (size_t k = 0; k < r.recomputed.size(); ++k) {
-    r.recomputed[k].out_step = step[clones[k].first.index()];
-    r.recomputed[k].in_step = step[clones[k].second.index()];
-  }
-  r.changed = true;
-  r.needed_after = o.needed();
-  r.predicted_cycles =
-      predicted_cycles(graph, order, costs_of.of_steps(graph, order), options.dram_bytes_per_cycle);
-  auto listed = [](const std::vector<SwappedTensor>& ts, uint64_t* bytes) {
-    std::string names;
-    for (size_t k = 0; k < ts.size(); ++k) {
-      *bytes += ts[k].bytes;
-      if (k < 8)
-        names += fmt::format("{}{} {:.1f} MiB (steps {}..{})", k ? ", " : "", ts[k].name,
-                             mib(ts[k].bytes), ts[k].out_step, ts[k].in_step);
-    }
-    if (ts.size() > 8) names += fmt::format(", and {} more", ts.size() - 8);
-    return names;
-  };
-  uint64_t swapped = 0, recomputed = 0;
-  const std::string swapped_names = listed(r.swapped, &swapped);
-  const std::string recomputed_names = listed(r.recomputed, &recomputed);
-  r.summary = fmt::format(
-      "budget {:.1f} MiB: {:.1f} MiB needed -> {:.1f} MiB; swapped {} activations ({:.1f} MiB) "
-      "to host memory, recomputed {} ({:.1f} MiB), kept {:.1f} MiB of candidates in DRAM; "
-      "predicted {} cycles against {} unconstrained ({:+.1f}%)",
-      mib(options.budget), mib(r.needed_before), mib(r.needed_after), r.swapped.size(),
-      mib(swapped), r.recomputed.size(), mib(recomputed), mib(r.kept_bytes), r.predicted_cycles,
-      r.unconstrained_cycles,
-      r.unconstrained_cycles == 0 ? 0.0
-                                  : 100.0 * (static_cast<double>(r.predicted_cycles) /
-                                                 static_cast<double>(r.unconstrained_cycles) -
-                                             1.0));
-  if (!swapped_names.empty()) r.summary += "; swapped: " + swapped_names;
-  if (!recomputed_names.empty()) r.summary += "; recomputed: " + recomputed_names;
+  describe(r, graph, order, copies, clones, options, costs_of);
   return r;
 }
 
@@ -533,6 +595,231 @@ std::optional<uint64_t> exhaustive_cycles(const ir::Graph& graph,
   return best;
 }
 
+// A fitted step: the result and the graph and order it describes.
+struct Fitted {
+  BudgetResult result;
+  ir::Graph graph;
+  std::vector<ir::OpId> order;
+};
+
+// The result before any choice: what describe() starts from.
+BudgetResult unchanged(const ir::Graph& graph, const std::vector<ir::OpId>& order,
+                       const BudgetOptions& options, CostCache& costs_of) {
+  BudgetResult r;
+  r.needed_before = needed_dram(graph, order, options.alignment);
+  r.unconstrained_cycles =
+      predicted_cycles(graph, order, costs_of.of_steps(graph, order), options.dram_bytes_per_cycle);
+  for (const Candidate& c : candidates(graph, order))
+    r.kept_bytes += c.bytes;
+  return r;
+}
+
+// Whether the planner's plan of `g` (or, without one, its lifetimes' need) fits the budget;
+// `over` gets the bytes it exceeds it by.
+bool fits(const ir::Graph& g, const std::vector<ir::OpId>& ord, const BudgetOptions& options,
+          uint64_t* over = nullptr) {
+  uint64_t need = needed_dram(g, ord, options.alignment);
+  if (need <= options.budget && options.planned_dram)
+    need = std::max(need, options.planned_dram(g, ord));
+  if (over) *over = need > options.budget ? need - options.budget : 0;
+  return need <= options.budget;
+}
+
+// The exact formulation (budget_ilp.h) on the scheduled step. Each candidate's ways: swapped
+// with its swap-in just in time, or prefetched where the compute before the first backward use
+// covers half or all of the transfer, and recomputed where it can be; each way's cycles counted
+// from the cost table as the greedy counts them, the bytes it frees over the steps between. A
+// recomputation reading another candidate couples them (budget_ilp.h). The solution is applied
+// (recomputations first, of the latest forward producers first, so that a recomputation
+// reading another candidate still finds it; then the swaps) and predicted as the greedy's
+// results are. When the planner's plan of it exceeds the budget, the program is solved again
+// without that assignment, and from the second time on also for as much less capacity as the
+// plan exceeded the budget by (12 solves at most). The program knows the lifetimes' need, not
+// the planner's fragmentation: a plan that fits only by its layout can escape it (the choice
+// is then the greedy's).
+constexpr size_t kIlpCandidates = 64;  // larger steps take the greedy alone
+constexpr double kIlpSeconds = 10;
+
+struct IlpOutcome {
+  std::optional<Fitted> fitted;
+  IlpSolution solution;  // the last solved
+  size_t candidates = 0;
+  int solves = 0;
+  double seconds = 0;   // of every solve
+  std::string failure;  // why a solution found was not applied
+};
+
+IlpOutcome ilp_fit(const ir::Graph& graph, const std::vector<ir::OpId>& order,
+                   const BudgetOptions& options) {
+  IlpOutcome out;
+  const std::vector<Candidate> cs = candidates(graph, order);
+  out.candidates = cs.size();
+  const Occupancy o = occupancy(graph, order, options.alignment);
+  CostCache costs_of(options.cost);
+  const std::vector<uint64_t> costs = costs_of.of_steps(graph, order);
+  const Lifetimes lifetimes = compute_lifetimes(graph, order);
+  const std::vector<uint32_t> step = steps_in(graph, order);
+  auto exposed = [](uint64_t transfer, uint64_t hidden) {
+    return transfer > hidden ? transfer - hidden : 0;
+  };
+  IlpProblem problem;
+  problem.live = o.live;
+  problem.time_limit_s = kIlpSeconds;
+  std::vector<std::vector<uint32_t>> swap_in_at(cs.size());  // per swap way: its swap-in step
+  std::vector<int> recompute_way(cs.size(), -1);
+  for (size_t i = 0; i < cs.size(); ++i) {
+    const Candidate& c = cs[i];
+    IlpCandidate ic;
+    ic.bytes = memory::align_up(c.bytes, options.alignment);
+    if (options.swap) {
+      const uint64_t transfer = options.swap_cost(c.bytes);
+      const uint64_t share = 2 * dram_share(c.bytes, options.dram_bytes_per_cycle);
+      std::vector<uint32_t> positions{c.first_bwd};
+      for (const uint64_t part : {transfer / 2, transfer}) {
+        uint32_t at = c.first_bwd;
+        uint64_t covered = 0;
+        while (at > c.last_fwd + 2 && covered < part)
+          covered += costs[--at];
+        if (at < positions.back()) positions.push_back(at);
+      }
+      for (const uint32_t at : positions) {
+        // Freed between the swap-out after step last_fwd and the swap-in before step `at`.
+        ic.ways.push_back({c.last_fwd + 1, at - 1, 0, 0,
+                           exposed(transfer, sum(costs, c.last_fwd + 1, at)) +
+                               exposed(transfer, sum(costs, at, c.first_bwd)) + share});
+        swap_in_at[i].push_back(at);
+      }
+    }
+    if (options.recompute && recomputable(graph, order, lifetimes, step, c)) {
+      const ir::Op& producer = graph.op(graph.tensor(c.main).producer);
+      uint64_t others = 0;  // its other outputs, written again beside c
+      for (ir::TensorId y : producer.outputs)
+        if (y.valid() && y != c.main)
+          others +=
+              memory::align_up(data_bytes(graph.data(graph.tensor(y).data)), options.alignment);
+      recompute_way[i] = static_cast<int>(ic.ways.size());
+      ic.ways.push_back({c.last_fwd + 1, c.first_bwd - 1, others, c.first_bwd,
+                         costs[step[graph.tensor(c.main).producer.index()]]});
+    }
+    problem.candidates.push_back(std::move(ic));
+  }
+  for (size_t a = 0; a < cs.size(); ++a) {
+    if (recompute_way[a] < 0) continue;
+    for (ir::TensorId in : graph.op(graph.tensor(cs[a].main).producer).inputs)
+      for (size_t j = 0; j < cs.size(); ++j)
+        if (in.valid() && graph.tensor(in).data == cs[j].data && cs[a].first_bwd < cs[j].first_bwd)
+          problem.couplings.push_back(
+              {a, static_cast<size_t>(recompute_way[a]), j, cs[a].first_bwd, cs[j].first_bwd - 1});
+  }
+
+  uint64_t target = options.budget;
+  for (int attempt = 0; attempt < 12 && target > o.persistent; ++attempt) {
+    problem.capacity = target - o.persistent;
+    out.solution = solve_budget_ilp(problem);
+    ++out.solves;
+    out.seconds += out.solution.seconds;
+    if (out.solution.status != IlpSolution::Status::Optimal &&
+        out.solution.status != IlpSolution::Status::Feasible)
+      return out;
+    Fitted f{unchanged(graph, order, options, costs_of), graph, order};
+    std::vector<std::pair<ir::OpId, ir::OpId>> copies, clones;
+    // The current form of candidate i (earlier choices moved its steps); nullopt when an
+    // earlier choice made it no candidate.
+    auto now = [&](size_t i) -> std::optional<Candidate> {
+      for (const Candidate& c : candidates(f.graph, f.order))
+        if (c.data == cs[i].data) return c;
+      return std::nullopt;
+    };
+    std::vector<size_t> recomputed, swapped;
+    for (size_t i = 0; i < cs.size(); ++i) {
+      const int way = out.solution.way[i];
+      if (way >= 0) (way == recompute_way[i] ? recomputed : swapped).push_back(i);
+    }
+    std::sort(recomputed.begin(), recomputed.end(), [&](size_t a, size_t b) {
+      return step[graph.tensor(cs[a].main).producer.index()] >
+             step[graph.tensor(cs[b].main).producer.index()];
+    });
+    for (const size_t i : recomputed) {
+      const std::optional<Candidate> c = now(i);
+      const Lifetimes l = compute_lifetimes(f.graph, f.order);
+      if (!c || !recomputable(f.graph, f.order, l, steps_in(f.graph, f.order), *c)) {
+        out.failure = fmt::format("{} cannot be recomputed as chosen", graph.data(cs[i].data).name);
+        return out;
+      }
+      const ir::OpId producer = f.graph.tensor(c->main).producer;
+      clones.emplace_back(producer, apply_recompute(f.graph, f.order, *c));
+      f.result.recomputed.push_back({graph.data(cs[i].data).name, cs[i].bytes, 0, 0,
+                                     problem.candidates[i].ways.back().cycles});
+    }
+    for (const size_t i : swapped) {
+      const std::optional<Candidate> c = now(i);
+      if (!c) {
+        out.failure = fmt::format("{} cannot be swapped as chosen", graph.data(cs[i].data).name);
+        return out;
+      }
+      // Before the op that was at the chosen step, but not after the first use now.
+      const ir::OpId before = order[swap_in_at[i][static_cast<size_t>(out.solution.way[i])]];
+      const uint32_t in_before = std::max(
+          c->last_fwd + 1, std::min(steps_in(f.graph, f.order)[before.index()], c->first_bwd));
+      copies.push_back(apply_swap(f.graph, f.order, *c, in_before));
+      f.result.swapped.push_back({graph.data(cs[i].data).name, cs[i].bytes, 0, 0, 0});
+    }
+    uint64_t over = 0;
+    if (fits(f.graph, f.order, options, &over)) {
+      describe(f.result, f.graph, f.order, copies, clones, options, costs_of);
+      out.fitted = std::move(f);
+      return out;
+    }
+    // This assignment does not fit: never again. From the second failure on, also aim below
+    // what its lifetimes reached by what its plan exceeded the budget (the planner's
+    // fragmentation).
+    problem.excluded.push_back(out.solution.way);
+    if (attempt >= 1) {
+      target = std::min(target, needed_dram(f.graph, f.order, options.alignment));
+      target = target > over ? target - over : 0;
+    }
+  }
+  out.failure = "its solutions do not fit the planner's plan";
+  return out;
+}
+
+// Every candidate treated, each just in time, preferring recomputation or swapping where both
+// are allowed and possible: the smallest DRAM the ways reach from the scheduled step.
+Fitted treat_all(const ir::Graph& graph, const std::vector<ir::OpId>& order,
+                 const BudgetOptions& options, bool prefer_recompute) {
+  CostCache costs_of(options.cost);
+  Fitted f{unchanged(graph, order, options, costs_of), graph, order};
+  std::vector<std::pair<ir::OpId, ir::OpId>> copies, clones;
+  for (bool progress = true; progress;) {
+    progress = false;
+    const Lifetimes l = compute_lifetimes(f.graph, f.order);
+    const std::vector<uint32_t> step = steps_in(f.graph, f.order);
+    for (const Candidate& c : candidates(f.graph, f.order)) {
+      const bool can_recompute = options.recompute && recomputable(f.graph, f.order, l, step, c);
+      const std::string name = f.graph.data(c.data).name;
+      if (can_recompute && (prefer_recompute || !options.swap)) {
+        const ir::OpId producer = f.graph.tensor(c.main).producer;
+        const uint64_t cycles = costs_of.of_steps(f.graph, f.order)[step[producer.index()]];
+        clones.emplace_back(producer, apply_recompute(f.graph, f.order, c));
+        f.result.recomputed.push_back({name, c.bytes, 0, 0, cycles});
+      } else if (options.swap) {
+        copies.push_back(apply_swap(f.graph, f.order, c, c.first_bwd));
+        f.result.swapped.push_back({name, c.bytes, 0, 0, 0});
+      } else {
+        continue;
+      }
+      progress = true;
+      break;  // the order changed: look again
+    }
+  }
+  describe(f.result, f.graph, f.order, copies, clones, options, costs_of);
+  return f;
+}
+
+double percent_from(uint64_t cycles, uint64_t reference) {
+  return 100.0 * (static_cast<double>(cycles) / static_cast<double>(reference) - 1.0);
+}
+
 }  // namespace
 
 BudgetResult fit_memory_budget(ir::Graph& graph, std::vector<ir::OpId>& order,
@@ -545,8 +832,9 @@ BudgetResult fit_memory_budget(ir::Graph& graph, std::vector<ir::OpId>& order,
     return r;
   }
   // The greedy with every way allowed and with each alone (one way's early choices can pin what
-  // the other needs later), with swap-ins prefetched and just in time: the fitting result of
-  // the fewest predicted cycles.
+  // the other needs later), with swap-ins prefetched and just in time; on steps of few
+  // candidates the exact formulation beside it: the fitting result of the fewest predicted
+  // cycles.
   struct Variant {
     bool swap, recompute, prefetch;
   };
@@ -557,99 +845,98 @@ BudgetResult fit_memory_budget(ir::Graph& graph, std::vector<ir::OpId>& order,
     if (options.swap && options.recompute)
       variants.insert(variants.end(), {{true, false, prefetch}, {false, true, prefetch}});
   }
-  std::optional<BudgetResult> chosen;
-  ir::Graph chosen_graph;
-  std::vector<ir::OpId> chosen_order;
+  std::optional<Fitted> chosen;
   for (const Variant& v : variants) {
     if (!v.prefetch && !v.swap) continue;  // the same as with prefetch
-    ir::Graph g = graph;
-    std::vector<ir::OpId> ord = order;
+    Fitted f{{}, graph, order};
     BudgetOptions one = options;
     one.swap = v.swap;
     one.recompute = v.recompute;
-    std::optional<BudgetResult> r = greedy_fit(g, ord, one, v.prefetch);
-    if (r && (!chosen || r->predicted_cycles < chosen->predicted_cycles)) {
-      chosen = std::move(r);
-      chosen_graph = std::move(g);
-      chosen_order = std::move(ord);
+    std::optional<BudgetResult> r = greedy_fit(f.graph, f.order, one, v.prefetch);
+    if (r && (!chosen || r->predicted_cycles < chosen->result.predicted_cycles)) {
+      f.result = std::move(*r);
+      chosen = std::move(f);
     }
+  }
+  const bool greedy_fits = chosen.has_value();
+  const uint64_t greedy_cycles = greedy_fits ? chosen->result.predicted_cycles : 0;
+  if (greedy_fits && !chosen->result.changed) return chosen->result;  // fits as scheduled
+
+  std::string exact;
+  if (candidates(graph, order).size() <= kIlpCandidates) {
+    IlpOutcome ilp = ilp_fit(graph, order, options);
+    const IlpSolution& s = ilp.solution;
+    exact = fmt::format(
+        "; exact formulation (GLPK: {} candidates, {} rows, {} columns, {} solve{} in {:.2f} s): "
+        "{}",
+        ilp.candidates, s.rows, s.columns, ilp.solves, ilp.solves == 1 ? "" : "s", ilp.seconds,
+        status_name(s.status));
+    if (ilp.fitted) {
+      const uint64_t cycles = ilp.fitted->result.predicted_cycles;
+      exact += fmt::format(", {} predicted cycles", cycles);
+      if (greedy_fits)
+        exact += fmt::format(", the greedy's {} {:+.2f}% from it", greedy_cycles,
+                             percent_from(greedy_cycles, cycles));
+      if (!chosen || cycles < chosen->result.predicted_cycles) {
+        chosen = std::move(ilp.fitted);
+        exact += "; the exact solution taken";
+      }
+      chosen->result.ilp_cycles = cycles;
+    } else if (!ilp.failure.empty()) {
+      exact += ", not applied: " + ilp.failure;
+    }
+  }
+  if (!chosen) {  // near the smallest budget the greedy can miss what treating everything reaches
+    for (const bool prefer_recompute : {true, false}) {
+      if (prefer_recompute && !options.recompute) continue;
+      Fitted f = treat_all(graph, order, options, prefer_recompute);
+      if (f.result.changed && fits(f.graph, f.order, options) &&
+          (!chosen || f.result.predicted_cycles < chosen->result.predicted_cycles))
+        chosen = std::move(f);
+    }
+    if (chosen)
+      chosen->result.summary +=
+          "; every candidate treated just in time (the greedy "
+          "found no way to fit)";
   }
   if (chosen) {
+    BudgetResult& r = chosen->result;
+    r.greedy_cycles = greedy_cycles;
+    r.summary += exact;
     size_t tried = 0;
-    if (chosen->changed)
-      if (const auto exact = exhaustive_cycles(graph, order, options, &tried)) {
-        chosen->exhaustive_cycles = *exact;
-        chosen->summary += fmt::format(
-            "; exhaustive search of the {} assignments of {} candidates (just in time): best {} "
-            "predicted cycles, the greedy's {:+.2f}% from it",
-            tried, candidates(graph, order).size(), *exact,
-            100.0 * (static_cast<double>(chosen->predicted_cycles) / static_cast<double>(*exact) -
-                     1.0));
-      }
-    if (chosen->changed) {
-      graph = std::move(chosen_graph);
-      order = std::move(chosen_order);
+    if (const auto exhaustive = exhaustive_cycles(graph, order, options, &tried)) {
+      r.exhaustive_cycles = *exhaustive;
+      r.summary += fmt::format(
+          "; exhaustive search of the {} assignments of {} candidates (just in time): best {} "
+          "predicted cycles, the choice {:+.2f}% from it",
+          tried, candidates(graph, order).size(), *exhaustive,
+          percent_from(r.predicted_cycles, *exhaustive));
     }
-    return *chosen;
+    graph = std::move(chosen->graph);
+    order = std::move(chosen->order);
+    return r;
   }
-  auto ways = [&] {
-    return options.swap && options.recompute ? std::string(
-                                                   "swapping activations to host memory "
-                                                   "and recomputing them")
-           : options.swap ? std::string("swapping activations to host memory")
-                          : std::string("recomputing activations");
-  };
-  // Applies one of the ways to `c` just in time, the preferred one first where allowed and
-  // possible. False when neither applies.
-  auto just_in_time = [&](ir::Graph& g, std::vector<ir::OpId>& ord, const Candidate& c,
-                          const Lifetimes& l, const std::vector<uint32_t>& step,
-                          bool prefer_recompute) {
-    const bool can_recompute = options.recompute && recomputable(g, ord, l, step, c);
-    if (can_recompute && (prefer_recompute || !options.swap)) {
-      apply_recompute(g, ord, c);
-      return true;
-    }
-    if (options.swap) {
-      apply_swap(g, ord, c, c.first_bwd);
-      return true;
-    }
-    return false;
-  };
-  // The smallest DRAM the ways reach from the scheduled step: every candidate treated, each just
-  // in time, preferring recomputation or swapping throughout (the better of the two).
-  const ir::Graph scheduled = graph;
-  const std::vector<ir::OpId> scheduled_order = order;
-  auto smallest = [&] {
-    uint64_t least = std::numeric_limits<uint64_t>::max();
-    for (const bool prefer_recompute : {true, false}) {
-      ir::Graph g = scheduled;
-      std::vector<ir::OpId> ord = scheduled_order;
-      for (bool progress = true; progress;) {
-        progress = false;
-        const Lifetimes l = compute_lifetimes(g, ord);
-        const std::vector<uint32_t> step = steps_in(g, ord);
-        for (const Candidate& c : candidates(g, ord))
-          if (just_in_time(g, ord, c, l, step, prefer_recompute)) {
-            progress = true;
-            break;  // the order changed: look again
-          }
-      }
-      const uint64_t needed = needed_dram(g, ord, options.alignment);
-      least = std::min(
-          least, options.planned_dram ? std::max(needed, options.planned_dram(g, ord)) : needed);
-    }
-    return least;
-  };
+  const std::string ways = options.swap && options.recompute
+                               ? "swapping activations to host memory and recomputing them"
+                           : options.swap ? "swapping activations to host memory"
+                                          : "recomputing activations";
   // Treating every candidate can cost more than it saves (a recomputation's other outputs): the
   // step as scheduled is then the least.
+  auto reached = [&](const ir::Graph& g, const std::vector<ir::OpId>& ord) {
+    const uint64_t need = needed_dram(g, ord, options.alignment);
+    return options.planned_dram ? std::max(need, options.planned_dram(g, ord)) : need;
+  };
+  uint64_t least = reached(graph, order);
+  for (const bool prefer_recompute : {true, false}) {
+    if (prefer_recompute && !options.recompute) continue;
+    const Fitted f = treat_all(graph, order, options, prefer_recompute);
+    least = std::min(least, reached(f.graph, f.order));
+  }
   const uint64_t need = needed_dram(graph, order, options.alignment);
-  const uint64_t least = std::min(
-      smallest(), options.planned_dram ? std::max(need, options.planned_dram(graph, order)) : need);
   throw UserError(fmt::format(
       "--memory-budget {} bytes ({:.1f} MiB): the step needs {} bytes of DRAM ({:.1f} MiB) and {} "
       "reaches {} bytes ({:.1f} MiB) at the least; give at least that",
-      options.budget, mib(options.budget), needed_dram(graph, order, options.alignment),
-      mib(needed_dram(graph, order, options.alignment)), ways(), least, mib(least)));
+      options.budget, mib(options.budget), need, mib(need), ways, least, mib(least)));
 }
 
 }  // namespace s2::schedule

@@ -2,24 +2,22 @@
 // Training under a memory budget (issue 20; docs/compiler.md, "Memory budget"): when the
 // scheduled step needs more DRAM than `s2c compile --memory-budget SIZE`, activations saved for
 // the backward are swapped out to host memory after their last forward use and back in before
-// their first backward use, so that the plan fits.
+// their first backward use, or recomputed before it from the inputs their producer read, so
+// that the plan fits.
 //
 // Swapping a data node d: a `copy` with host=1 right after the last forward op that uses d
 // (d's DRAM dies there) writes host data h; a `copy` of h with host=0 writes a new DRAM data d'
-// at a step chosen before d's first backward use; every backward op's view of d is rewritten
-// onto d' with the same layout. The copies move the bytes unchanged, so the step computes the
-// same bits.
+// at a step chosen before d's first backward use. Recomputing d: a clone of its producer
+// (category activation_grad) writes d' right before that use. Either way every backward op's
+// view of d is rewritten onto d' with the same layout, and the views the forward made of d that
+// the backward reads are made again of d'. Copies move the bytes unchanged and a clone computes
+// the same bits, so the step computes exactly the unconstrained one's numbers.
 //
-// The choice (a greedy heuristic; the exact formulation comes with recomputation): while the
-// DRAM the lifetimes need, persistent bytes plus the live peak of the arena, exceeds the
-// budget, take the candidates live across the peak step (a non-persistent DRAM activation whose
-// last forward use precedes the peak and whose first backward use follows it) and swap the one
-// with the least exposed transfer time per byte, cost(swap-out) + cost(swap-in) minus the
-// compute the link overlaps, from the cost table. Its swap-in goes at the latest step before
-// the first use whose preceding compute (back to the peak) covers the transfer, so the prefetch
-// hides it without holding d' across the peak. When no candidate is left the budget cannot be
-// met by swapping: UserError with the smallest DRAM swapping can reach (every candidate
-// swapped just in time).
+// The choice: a greedy heuristic (while the need exceeds the budget, the candidate live across
+// the peak with the least exposed cost per byte, from the cost table) and, on steps of at most
+// 64 candidates, the exact formulation of budget_ilp.h beside it; the fewer predicted cycles
+// win. When the budget cannot be met: UserError with the smallest DRAM the allowed ways reach
+// (every candidate treated just in time).
 
 #include <cstdint>
 #include <functional>
@@ -71,6 +69,11 @@ struct BudgetResult {
   // On a graph of few candidates: the fewest predicted cycles any assignment of keep, swap or
   // recompute (each just in time) reaches under the budget; 0 when not searched.
   uint64_t exhaustive_cycles = 0;
+  // The greedy's predicted cycles (0: it found no way to fit) and, on a step of at most 64
+  // candidates, the exact formulation's (0: not solved or not fitting); the result is the
+  // fewer of the two.
+  uint64_t greedy_cycles = 0;
+  uint64_t ilp_cycles = 0;
   std::string summary;
 };
 
@@ -79,8 +82,8 @@ struct BudgetResult {
 uint64_t needed_dram(const ir::Graph& graph, const std::vector<ir::OpId>& order,
                      uint64_t alignment);
 
-// Rewrites `graph` and `order` so that needed_dram() fits options.budget. UserError when it
-// cannot, naming the smallest budget swapping reaches.
+// Rewrites `graph` and `order` so that needed_dram() (and options.planned_dram) fits
+// options.budget. UserError when it cannot, naming the smallest budget the ways reach.
 BudgetResult fit_memory_budget(ir::Graph& graph, std::vector<ir::OpId>& order,
                                const BudgetOptions& options);
 

@@ -1,10 +1,11 @@
 // The memory-budget pass (compiler/schedule/fit_budget.h) on zoo models with the simulator's cost
-// table: the step fits, the graph still verifies, the greedy's predicted cycles against the
-// exhaustive search where the candidates are few, and the ways it may use.
+// table: the step fits, the graph still verifies, the greedy against the exact formulation and
+// the exhaustive search where the candidates are few, and the ways it may use.
 #include "compiler/schedule/fit_budget.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "compiler/driver/cost_table.h"
@@ -50,22 +51,58 @@ const target::TargetDesc& base() {
   return context.target();
 }
 
-// The tiny transformers have few candidates: the exhaustive search runs, and the greedy reaches
-// its optimum (0.00% on both, measured); the bound asserted leaves room for cost-table changes.
-TEST(FitBudget, TheGreedyIsWithinOnePercentOfTheExhaustiveOptimum) {
+// The tiny transformers have few candidates (18 each): the exact formulation runs beside the
+// greedy, the result is the better of the two, and the greedy is within 1% of the exact
+// solution (0.00% on the GPT and 0.37-0.75% on the ViT at 2-25% under, measured).
+TEST(FitBudget, TheChoiceIsTheBetterOfTheGreedyAndTheExactFormulation) {
   for (const std::string model : {"gpt", "vit"}) {
     Program p = scheduled(model);
     const uint64_t need = schedule::needed_dram(p.graph, p.order, 64);
     const schedule::BudgetResult r =
-        schedule::fit_memory_budget(p.graph, p.order, options_for(base(), need * 98 / 100));
+        schedule::fit_memory_budget(p.graph, p.order, options_for(base(), need * 95 / 100));
     ASSERT_TRUE(r.changed) << model;
-    EXPECT_LE(r.needed_after, need * 98 / 100) << model;
+    EXPECT_LE(r.needed_after, need * 95 / 100) << model;
     EXPECT_TRUE(ir::verify_graph(p.graph).empty()) << model;
-    ASSERT_GT(r.exhaustive_cycles, 0u) << model << ": no exhaustive search";
-    EXPECT_LE(static_cast<double>(r.predicted_cycles),
-              1.01 * static_cast<double>(r.exhaustive_cycles))
+    ASSERT_GT(r.ilp_cycles, 0u) << model << ": the exact formulation found nothing: " << r.summary;
+    ASSERT_GT(r.greedy_cycles, 0u) << model << ": the greedy found nothing: " << r.summary;
+    EXPECT_EQ(r.predicted_cycles, std::min(r.ilp_cycles, r.greedy_cycles)) << r.summary;
+    EXPECT_LE(static_cast<double>(r.greedy_cycles), 1.01 * static_cast<double>(r.ilp_cycles))
         << model << ": " << r.summary;
+    EXPECT_NE(r.summary.find("exact formulation (GLPK: 18 candidates"), std::string::npos)
+        << r.summary;
   }
+}
+
+// LeNet-5 has 6 candidates: the exhaustive search of every just-in-time assignment runs too,
+// and the choice is within 2% of its best (1.67% at 0.6% under, measured: the lifetimes' need of
+// the exact formulation's solutions fits, the planner's layout of them does not).
+TEST(FitBudget, TheChoiceAgainstTheExhaustiveSearch) {
+  Program p = scheduled("lenet5");
+  const uint64_t need = schedule::needed_dram(p.graph, p.order, 64);
+  const schedule::BudgetResult r =
+      schedule::fit_memory_budget(p.graph, p.order, options_for(base(), need * 994 / 1000));
+  ASSERT_TRUE(r.changed);
+  ASSERT_GT(r.exhaustive_cycles, 0u) << r.summary;
+  EXPECT_GE(r.predicted_cycles, r.exhaustive_cycles) << "better than every assignment";
+  EXPECT_LE(static_cast<double>(r.predicted_cycles),
+            1.02 * static_cast<double>(r.exhaustive_cycles))
+      << r.summary;
+}
+
+// The GPT's saved activations are mostly read in the backward through views the forward made
+// (head splits, reshapes for the GEMMs): they are candidates, made again of the swap-in.
+TEST(FitBudget, ActivationsReadThroughForwardViewsAreSwapped) {
+  Program p = scheduled("gpt");
+  const uint64_t need = schedule::needed_dram(p.graph, p.order, 64);
+  schedule::BudgetOptions o = options_for(base(), need * 70 / 100);
+  o.recompute = false;
+  const schedule::BudgetResult r = schedule::fit_memory_budget(p.graph, p.order, o);
+  EXPECT_LE(r.needed_after, need * 70 / 100) << r.summary;
+  EXPECT_TRUE(ir::verify_graph(p.graph).empty());
+  size_t again = 0;
+  for (const ir::OpId id : p.order)
+    again += p.graph.op(id).name.find(".again") != std::string::npos;
+  EXPECT_GT(again, 0u) << "no view made again of a swap-in: " << r.summary;
 }
 
 TEST(FitBudget, EachWayAloneAndNoBudget) {

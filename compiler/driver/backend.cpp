@@ -131,9 +131,10 @@ void check_dram_capacity(const memory::MemoryPlan& plan, const target::TargetDes
   throw UserError(fmt::format(
       "memory plan: the step needs {} bytes of DRAM ({:.1f} MiB: arena {:.1f} MiB, persistent "
       "{:.1f} MiB), more than the {} bytes of configuration '{}'; use a smaller batch (or "
-      "sequence), another --schedule or --planner, or a configuration with more DRAM",
+      "sequence), --memory-budget {} to swap or recompute activations until it fits, another "
+      "--schedule or --planner, or a configuration with more DRAM",
       plan.dram_size, mib(plan.dram_size), mib(plan.arena_size), mib(plan.persistent_bytes),
-      target.dram.capacity_bytes, target.name));
+      target.dram.capacity_bytes, target.name, target.dram.capacity_bytes));
 }
 
 }  // namespace

@@ -550,7 +550,7 @@ TEST_F(Cli, CompileTakesTheBatchAndLabelsFromNpy) {
 }
 
 // A step whose memory plan exceeds the configuration's DRAM (which s2sim would refuse) is a
-// compile error naming the sizes, and nothing is written.
+// compile error naming the sizes and the budget that would fit, and nothing is written.
 TEST_F(Cli, PlanLargerThanTheConfigurationsDramIsRefused) {
   const std::string small = std::string(S2_SOURCE_DIR) + "/configs/s2train_small.yaml";
   Result r = run(kS2c + " compile gpt --batch 64 --seq-len 512 --config " + quoted(small) + " -o " +
@@ -558,10 +558,20 @@ TEST_F(Cli, PlanLargerThanTheConfigurationsDramIsRefused) {
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find("memory plan: the step needs 1310801984 bytes of DRAM (1250.1 MiB: arena "
                        "1248.8 MiB, persistent 1.3 MiB), more than the 1073741824 bytes of "
-                       "configuration 's2train_small'"),
+                       "configuration 's2train_small'; use a smaller batch (or sequence), "
+                       "--memory-budget 1073741824 to swap or recompute activations until it "
+                       "fits"),
             std::string::npos)
       << r.out;
   EXPECT_FALSE(fs::exists(path("big.bin")));
+  // The suggestion works: the attention probabilities go to host memory.
+  r = run(kS2c + " compile gpt --batch 64 --seq-len 512 --config " + quoted(small) +
+          " --memory-budget 1073741824 -o " + quoted(path("big.bin")));
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("memory budget: budget 1024.0 MiB: 1250.1 MiB needed -> "),
+            std::string::npos)
+      << r.out;
+  EXPECT_TRUE(fs::exists(path("big.bin")));
 }
 
 // lenet5, and the tiny GPT with dropout on its hidden states and attention probabilities

@@ -70,22 +70,25 @@ TEST_F(Cli, MemoryBudgetSwapsActivationsAndComputesTheSameBits) {
   EXPECT_GT(compared, 300u);
 }
 
-// The same proof for recomputation, and on a depthwise CNN and a tiny transformer each 3% under
-// its unconstrained DRAM: checked, the same bits.
+// The same proof for recomputation, on a depthwise CNN and a tiny transformer each 3% under
+// its unconstrained DRAM, and on the tiny transformer 18% under by recomputation alone, where
+// the exact formulation recomputes chains (ln_2, then c_fc from it, then the GELU from that)
+// and remakes the forward's views (head splits) of each: checked, the same bits.
 TEST_F(Cli, MemoryBudgetKeepsTheBitsWhenRecomputingAndOnMobilenetAndTheTinyGpt) {
-  for (const auto& [model, budget] :
-       {std::pair<std::string, std::string>{kModel, "96MiB --memory-budget-by recompute"},
-        {"mobilenet_v2", "21985021"},
-        {"gpt", "2323099"}}) {
+  struct Case {
+    std::string model, budget, says;
+  };
+  for (const auto& [model, budget, says] :
+       {Case{kModel, "96MiB --memory-budget-by recompute", "recomputed 5 "},
+        Case{"mobilenet_v2", "21985021", "to host memory"},
+        Case{"gpt", "2323099", "to host memory"},
+        Case{"gpt", "1900000 --memory-budget-by recompute", "the exact solution taken"}}) {
     Result r = run(kS2c + " compile " + model + " -o " + quoted(path("free.bin")) + " --force");
     ASSERT_EQ(r.status, 0) << r.out;
     r = run(kS2c + " compile " + model + " --memory-budget " + budget + " -o " +
             quoted(path("tight.bin")) + " --force");
     ASSERT_EQ(r.status, 0) << r.out;
-    EXPECT_NE(r.out.find(budget.find("recompute") != std::string::npos ? "recomputed 5 "
-                                                                       : "to host memory"),
-              std::string::npos)
-        << model << r.out;
+    EXPECT_NE(r.out.find(says), std::string::npos) << model << r.out;
     fs::remove_all(path("free"));
     fs::remove_all(path("tight"));
     r = run(kS2sim + " run " + quoted(path("free.bin")) + " --functional --dump-all " +

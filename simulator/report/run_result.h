@@ -75,6 +75,14 @@ struct HostLinkSummary {
   uint64_t compute_wait_cycles = 0;
 };
 
+// The recomputations `s2c compile --memory-budget` inserted (instructions whose op is named
+// `*.recompute*`): what recomputing instead of keeping cost the step, measured as those
+// instructions' cycles on their units.
+struct RecomputeSummary {
+  uint32_t instructions = 0;
+  uint64_t cycles = 0;  // end - start of each, summed
+};
+
 // The units that run instructions from their own queue (isa.def S2_UNIT), in report order.
 inline constexpr const auto& kTimedUnits = isa::kQueuedUnits;
 
@@ -107,6 +115,7 @@ struct RunResult {
   target::DramControllerDesc dram_controller;
   std::vector<DramEvent> dram_events;        // one per DMA transfer
   std::optional<HostLinkSummary> host_link;  // targets with a host link
+  RecomputeSummary recompute;
   uint32_t dma_engines = 0;
   uint64_t dma_wait_cycles = 0;  // transfers waiting for a free DMA engine, summed
   std::vector<top::MemorySample> memory;

@@ -122,6 +122,14 @@ std::string summary_text(const RunResult& r) {
        << "; the PE array and the PPU waited " << h.compute_wait_cycles
        << " cycles for these copies\n";
   }
+  if (r.recompute.instructions > 0)
+    os << "  recomputation      " << r.recompute.instructions
+       << " instructions recompute activations (s2c --memory-budget), " << r.recompute.cycles
+       << " cycles on their units ("
+       << fixed(100.0 * static_cast<double>(r.recompute.cycles) /
+                    static_cast<double>(std::max<uint64_t>(r.total_cycles, 1)),
+                2)
+       << "% of the step)\n";
   // The planned peak is the program-order maximum (the arena's lower bound plus the persistent
   // bytes); an overlapping run can pass it. The allocation is what the plan reserves; live
   // tensors never overlap in address (the checker proves it), so the live peak stays within it.

@@ -51,6 +51,10 @@ void finish_result(const RunContext& ctx, report::RunResult& r) {
     rec.op = instruction_name(exe, i);
     rec.mnemonic = std::string(exe.instructions[i].info().mnemonic);
     rec.unit = exe.instructions[i].info().unit;
+    if (rec.op.find(".recompute") != std::string::npos) {
+      ++r.recompute.instructions;
+      r.recompute.cycles += rec.end_cycle - rec.start_cycle;
+    }
     r.total_macs += rec.macs;
     r.total_bytes += rec.bytes;
     r.activity += rec.activity;

@@ -154,6 +154,8 @@ struct HostLinkDesc {
   double bandwidth_gb_s = 0;  // GB/s (1e9 bytes/s) per direction, after protocol overhead
   double latency_ns = 0;      // a read request to its first data, ns
   uint64_t memory_bytes = 0;  // host memory the accelerator may use, bytes
+  // Energy of one bit across the link: a transmitter's and a receiver's PHY, pJ.
+  double energy_pj_per_bit = 0;
 
   double bytes_per_ps() const { return bandwidth_gb_s * 1e-3; }
 };

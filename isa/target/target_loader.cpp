@@ -248,6 +248,8 @@ HostLinkDesc read_link_keys(ParamReader& reader, const HostLinkDesc* base) {
   link.memory_bytes = field<ByteSize>(reader, "memory", base ? &memory_base : nullptr, ByteSize{1},
                                       ByteSize{uint64_t{1} << 50})
                           .bytes;
+  link.energy_pj_per_bit = field<double>(reader, "energy_pj_per_bit",
+                                         base ? &base->energy_pj_per_bit : nullptr, 0.0, 1000.0);
   return link;
 }
 
@@ -494,8 +496,8 @@ std::string describe_target(const TargetDesc& t) {
   if (const std::optional<HostLinkDesc>& h = t.host_link)
     line(out, "host link",
          (h->preset.empty() ? std::string("explicit parameters") : "preset " + h->preset) + ", " +
-             num(h->bandwidth_gb_s) + " GB/s each way, " + num(h->latency_ns) +
-             " ns latency; host memory " + format_bytes(h->memory_bytes));
+             num(h->bandwidth_gb_s) + " GB/s each way, " + num(h->latency_ns) + " ns latency, " +
+             num(h->energy_pj_per_bit) + " pJ/bit; host memory " + format_bytes(h->memory_bytes));
   const DramDesc& d = t.dram;
   line(out, "DRAM",
        (d.preset.empty() ? std::string("explicit parameters") : "preset " + d.preset) + ", " +

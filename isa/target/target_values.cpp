@@ -45,6 +45,7 @@ std::vector<NamedTargetValue> target_values(const TargetDesc& t) {
     add("host_link.bandwidth_gb_s", t.host_link->bandwidth_gb_s);
     add("host_link.latency_ns", t.host_link->latency_ns);
     add("host_link.memory", num(t.host_link->memory_bytes));
+    add("host_link.energy_pj_per_bit", t.host_link->energy_pj_per_bit);
   }
   const DramDesc& d = t.dram;
   add("dram.preset", d.preset);

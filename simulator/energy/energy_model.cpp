@@ -111,11 +111,12 @@ std::vector<std::pair<std::string, double>> EnergyBreakdown::parts() const {
           {"dram.write", dram_write_pj},
           {"dram.refresh", dram_refresh_pj},
           {"dram.standby", dram_standby_pj},
+          {"host_link", host_link_pj},
           {"leakage", leakage_pj}};
 }
 
 EnergyBreakdown step_energy(const target::TargetDesc& t, const timing::Activity& a,
-                            const dram::DramStats& dram, double seconds) {
+                            const dram::DramStats& dram, double seconds, uint64_t host_link_bytes) {
   const target::TechDesc& tech = tech_of(t);
   EnergyBreakdown e;
   const double macs = static_cast<double>(a.macs);
@@ -139,6 +140,8 @@ EnergyBreakdown step_energy(const target::TargetDesc& t, const timing::Activity&
     e.dram_refresh_pj = static_cast<double>(dram.refreshes) * d.refresh_pj;
     e.dram_standby_pj = seconds * 1e9 * d.standby_pj_per_ns;
   }
+  if (t.host_link)
+    e.host_link_pj = static_cast<double>(host_link_bytes) * 8.0 * t.host_link->energy_pj_per_bit;
   // mW/mm^2 x mm^2 x s = mJ = 1e9 pJ.
   e.leakage_pj = tech.leakage_mw_per_mm2 * area(t).total_mm2() * seconds * 1e9;
   return e;

@@ -7,7 +7,8 @@
 // Energy: MACs and the PE registers they switch; each buffer's accesses (bytes / bank width)
 // at the energy of one access to one of its banks; PPU lane operations; DMA bytes; the DRAM's
 // activate-precharge pairs, read and write bursts, refreshes and standby from the device's
-// datasheet currents (Micron TN-40-07, as DRAMPower computes them); leakage of the whole area
+// datasheet currents (Micron TN-40-07, as DRAMPower computes them); the host link's bits at
+// its PHYs' energy per bit; leakage of the whole area
 // over the step's time. Nothing is a fixed guess: every term is a count times an energy.
 
 #include <array>
@@ -77,6 +78,7 @@ struct EnergyBreakdown {
   double dram_write_pj = 0;
   double dram_refresh_pj = 0;
   double dram_standby_pj = 0;
+  double host_link_pj = 0;  // bytes across the host link (swapping), both directions
   double leakage_pj = 0;
   bool dram_modelled = false;  // the target's DRAM has power data
 
@@ -88,8 +90,10 @@ struct EnergyBreakdown {
   std::vector<std::pair<std::string, double>> parts() const;
 };
 
-// Needs target.tech. `seconds`: the step's simulated time (leakage and DRAM standby).
+// Needs target.tech. `seconds`: the step's simulated time (leakage and DRAM standby);
+// `host_link_bytes`: the bytes that crossed target.host_link, both directions.
 EnergyBreakdown step_energy(const target::TargetDesc& target, const timing::Activity& activity,
-                            const dram::DramStats& dram, double seconds);
+                            const dram::DramStats& dram, double seconds,
+                            uint64_t host_link_bytes = 0);
 
 }  // namespace s2::sim::energy

@@ -162,8 +162,9 @@ std::string summary_text(const RunResult& r) {
       return fmt::format("{:.4f} mJ ({:.1f}%)", pj * 1e-9, total > 0 ? 100.0 * pj / total : 0.0);
     };
     os << "    PE " << share(e.pe_mac_pj + e.pe_register_pj) << ", SRAM " << share(sram) << ", PPU "
-       << share(e.ppu_pj) << ", DMA " << share(e.dma_pj) << ", DRAM " << share(dram) << ", leakage "
-       << share(e.leakage_pj) << "\n";
+       << share(e.ppu_pj) << ", DMA " << share(e.dma_pj) << ", DRAM " << share(dram)
+       << (e.host_link_pj > 0 ? ", host link " + share(e.host_link_pj) : std::string())
+       << ", leakage " << share(e.leakage_pj) << "\n";
   }
   return os.str();
 }

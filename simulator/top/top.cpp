@@ -104,7 +104,9 @@ void finish_result(const RunContext& ctx, report::RunResult& r) {
                ceil_div(static_cast<double>(r.total_bytes), timing::dram_bytes_per_cycle(target)));
   if (target.tech) {
     r.area = energy::area(target);
-    r.energy = energy::step_energy(target, r.activity, r.dram, r.seconds());
+    r.energy = energy::step_energy(
+        target, r.activity, r.dram, r.seconds(),
+        r.host_link ? r.host_link->to_host_bytes + r.host_link->from_host_bytes : 0);
   }
 }
 

@@ -191,6 +191,7 @@ TEST(TargetTest, HostLinkPresetAndOverrides) {
   EXPECT_EQ(base.host_link->bandwidth_gb_s, 26.0);
   EXPECT_EQ(base.host_link->latency_ns, 800.0);
   EXPECT_EQ(base.host_link->memory_bytes, 256 * kGiB);
+  EXPECT_EQ(base.host_link->energy_pj_per_bit, 3.9);
   // The preset's keys are located in the preset file, the config's own in the config.
   EXPECT_NE(base.where("host_link.latency_ns").find("configs/host_link/PCIe4-x16.yaml:"),
             std::string::npos)
@@ -203,11 +204,13 @@ TEST(TargetTest, HostLinkPresetAndOverrides) {
   EXPECT_EQ(load_target(kConfigs + "/s2train_large.yaml").host_link->preset, "PCIe5-x16");
   // Fully explicit.
   const TargetDesc t = parse(kPrefix + kExplicitDram +
-                             "host_link: {bandwidth_gb_s: 8, latency_ns: 0, memory: 1GiB}\n");
+                             "host_link: {bandwidth_gb_s: 8, latency_ns: 0, memory: 1GiB, "
+                             "energy_pj_per_bit: 2.5}\n");
   EXPECT_TRUE(t.host_link->preset.empty());
   EXPECT_EQ(t.host_link->bandwidth_gb_s, 8.0);
   EXPECT_EQ(t.host_link->latency_ns, 0.0);
   EXPECT_EQ(t.host_link->memory_bytes, kGiB);
+  EXPECT_EQ(t.host_link->energy_pj_per_bit, 2.5);
 }
 
 TEST(TargetTest, HostLinkErrorsNameTheKey) {
@@ -218,6 +221,9 @@ TEST(TargetTest, HostLinkErrorsNameTheKey) {
       << err;
   EXPECT_NE(err.find("t.yaml:48: host_link.latency_ns:"), std::string::npos) << err;
   EXPECT_NE(err.find("t.yaml:48: host_link.memory: missing required key"), std::string::npos)
+      << err;
+  EXPECT_NE(err.find("t.yaml:48: host_link.energy_pj_per_bit: missing required key"),
+            std::string::npos)
       << err;
   const std::string unknown =
       parse_error(kPrefix + kExplicitDram + "host_link: {preset: PCIe9-x32}\n");

@@ -158,7 +158,16 @@ TEST(EnergyModel, StepEnergyIsCountsTimesEnergiesAndTheTotalIsTheSumOfItsParts) 
   for (const auto& [name, pj] : e.parts())
     sum += pj;
   EXPECT_DOUBLE_EQ(e.total_pj(), sum);
-  EXPECT_EQ(e.parts().size(), 14u);
+  EXPECT_EQ(e.parts().size(), 15u);
+  EXPECT_EQ(e.host_link_pj, 0) << "no host link";
+
+  // Bytes across a host link: 8 bits each at its energy per bit, in the total.
+  target::TargetDesc linked = t;
+  linked.host_link = target::HostLinkDesc{};
+  linked.host_link->energy_pj_per_bit = 3.9;
+  const EnergyBreakdown h = step_energy(linked, a, d, seconds, 1000);
+  EXPECT_DOUBLE_EQ(h.host_link_pj, 1000 * 8 * 3.9);
+  EXPECT_DOUBLE_EQ(h.total_pj(), e.total_pj() + h.host_link_pj);
 
   // Without the DRAM's power data its parts are zero and flagged.
   target::TargetDesc unpowered = t;

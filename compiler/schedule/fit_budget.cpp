@@ -784,7 +784,8 @@ IlpOutcome ilp_fit(const ir::Graph& graph, const std::vector<ir::OpId>& order,
 }
 
 // Every candidate treated, each just in time, preferring recomputation or swapping where both
-// are allowed and possible: the smallest DRAM the ways reach from the scheduled step.
+// are allowed and possible, the latest producers first (so recomputations chain): the smallest
+// DRAM the ways reach from the scheduled step.
 Fitted treat_all(const ir::Graph& graph, const std::vector<ir::OpId>& order,
                  const BudgetOptions& options, bool prefer_recompute) {
   CostCache costs_of(options.cost);
@@ -794,7 +795,14 @@ Fitted treat_all(const ir::Graph& graph, const std::vector<ir::OpId>& order,
     progress = false;
     const Lifetimes l = compute_lifetimes(f.graph, f.order);
     const std::vector<uint32_t> step = steps_in(f.graph, f.order);
-    for (const Candidate& c : candidates(f.graph, f.order)) {
+    // The latest producers first: a recomputation reading another candidate finds it still
+    // live, and that one, read now by the recomputation, can be recomputed in turn (a chain).
+    std::vector<Candidate> cs = candidates(f.graph, f.order);
+    std::stable_sort(cs.begin(), cs.end(), [&](const Candidate& a, const Candidate& b) {
+      return step[f.graph.tensor(a.main).producer.index()] >
+             step[f.graph.tensor(b.main).producer.index()];
+    });
+    for (const Candidate& c : cs) {
       const bool can_recompute = options.recompute && recomputable(f.graph, f.order, l, step, c);
       const std::string name = f.graph.data(c.data).name;
       if (can_recompute && (prefer_recompute || !options.swap)) {
@@ -931,6 +939,22 @@ BudgetResult fit_memory_budget(ir::Graph& graph, std::vector<ir::OpId>& order,
     if (prefer_recompute && !options.recompute) continue;
     const Fitted f = treat_all(graph, order, options, prefer_recompute);
     least = std::min(least, reached(f.graph, f.order));
+  }
+  // On a step of few candidates the exact formulation can fit below that (it leaves out the
+  // candidates whose treatment adds more than it frees, and chains recomputations in any
+  // order): the smallest budget it fits, by bisection between nothing and `least`.
+  if (candidates(graph, order).size() <= kIlpCandidates) {
+    uint64_t lo = 0, hi = least;
+    for (int i = 0; i < 24 && hi - lo > options.alignment; ++i) {
+      BudgetOptions at = options;
+      at.budget = lo + (hi - lo) / 2;
+      const IlpOutcome ilp = ilp_fit(graph, order, at);
+      if (ilp.fitted)
+        hi = std::min(at.budget, reached(ilp.fitted->graph, ilp.fitted->order));
+      else
+        lo = at.budget;
+    }
+    least = hi;  // what a solution reached; a budget an alignment below did not fit
   }
   const uint64_t need = needed_dram(graph, order, options.alignment);
   throw UserError(fmt::format(

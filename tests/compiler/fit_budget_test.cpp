@@ -89,6 +89,40 @@ TEST(FitBudget, TheChoiceAgainstTheExhaustiveSearch) {
       << r.summary;
 }
 
+// The error's smallest budget is one that fits, and 64 bytes (the bisection's step, the
+// planner's alignment) less does not (on the tiny
+// transformers the exact formulation's bisection finds it below what treating every candidate
+// reaches: recomputation chains, and candidates left out whose recomputation adds more than it
+// frees).
+TEST(FitBudget, TheErrorsSmallestBudgetFits) {
+  for (const std::string model : {"gpt", "vit"})
+    for (const bool swap : {true, false}) {
+      const Program p = scheduled(model);
+      schedule::BudgetOptions o = options_for(base(), 1024);
+      o.swap = swap;
+      o.recompute = !swap;
+      uint64_t least = 0;
+      try {
+        Program q = p;
+        schedule::fit_memory_budget(q.graph, q.order, o);
+        FAIL() << model << ": 1 KiB fits";
+      } catch (const UserError& e) {
+        const std::string what = e.what();
+        const size_t at = what.find("reaches ");
+        ASSERT_NE(at, std::string::npos) << what;
+        least = std::stoull(what.substr(at + 8));
+      }
+      o.budget = least;
+      Program q = p;
+      EXPECT_NO_THROW(schedule::fit_memory_budget(q.graph, q.order, o))
+          << model << (swap ? " swap " : " recompute ") << least;
+      o.budget = least - 64;
+      q = p;
+      EXPECT_THROW(schedule::fit_memory_budget(q.graph, q.order, o), UserError)
+          << model << (swap ? " swap " : " recompute ") << least;
+    }
+}
+
 // The GPT's saved activations are mostly read in the backward through views the forward made
 // (head splits, reshapes for the GEMMs): they are candidates, made again of the swap-in.
 TEST(FitBudget, ActivationsReadThroughForwardViewsAreSwapped) {

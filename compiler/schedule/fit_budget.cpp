@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -634,11 +635,14 @@ bool fits(const ir::Graph& g, const std::vector<ir::OpId>& ord, const BudgetOpti
 // reading another candidate still finds it; then the swaps) and predicted as the greedy's
 // results are. When the planner's plan of it exceeds the budget, the program is solved again
 // without that assignment, and from the second time on also for as much less capacity as the
-// plan exceeded the budget by (12 solves at most). The program knows the lifetimes' need, not
+// plan exceeded the budget by (12 solves at most, 10 s each, 30 s per compile over every solve
+// of the pass). The program knows the lifetimes' need, not
 // the planner's fragmentation: a plan that fits only by its layout can escape it (the choice
 // is then the greedy's).
-constexpr size_t kIlpCandidates = 64;  // larger steps take the greedy alone
-constexpr double kIlpSeconds = 10;
+constexpr size_t kIlpCandidates = 64;    // larger steps take the greedy alone
+constexpr double kIlpSeconds = 10;       // per solve
+constexpr double kIlpTotalSeconds = 30;  // per compile, over every solve
+using Deadline = std::chrono::steady_clock::time_point;
 
 struct IlpOutcome {
   std::optional<Fitted> fitted;
@@ -650,7 +654,7 @@ struct IlpOutcome {
 };
 
 IlpOutcome ilp_fit(const ir::Graph& graph, const std::vector<ir::OpId>& order,
-                   const BudgetOptions& options) {
+                   const BudgetOptions& options, Deadline deadline) {
   IlpOutcome out;
   const std::vector<Candidate> cs = candidates(graph, order);
   out.candidates = cs.size();
@@ -664,7 +668,6 @@ IlpOutcome ilp_fit(const ir::Graph& graph, const std::vector<ir::OpId>& order,
   };
   IlpProblem problem;
   problem.live = o.live;
-  problem.time_limit_s = kIlpSeconds;
   std::vector<std::vector<uint32_t>> swap_in_at(cs.size());  // per swap way: its swap-in step
   std::vector<int> recompute_way(cs.size(), -1);
   for (size_t i = 0; i < cs.size(); ++i) {
@@ -714,6 +717,13 @@ IlpOutcome ilp_fit(const ir::Graph& graph, const std::vector<ir::OpId>& order,
 
   uint64_t target = options.budget;
   for (int attempt = 0; attempt < 12 && target > o.persistent; ++attempt) {
+    const double left =
+        std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+    if (left < 0.01) {
+      out.failure = fmt::format("its {:.0f} s per compile ran out", kIlpTotalSeconds);
+      return out;
+    }
+    problem.time_limit_s = std::min(kIlpSeconds, left);
     problem.capacity = target - o.persistent;
     out.solution = solve_budget_ilp(problem);
     ++out.solves;
@@ -833,6 +843,9 @@ double percent_from(uint64_t cycles, uint64_t reference) {
 BudgetResult fit_memory_budget(ir::Graph& graph, std::vector<ir::OpId>& order,
                                const BudgetOptions& options) {
   S2_CHECK(static_cast<bool>(options.cost), "fit_memory_budget: no cost table");
+  const Deadline deadline = std::chrono::steady_clock::now() +
+                            std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                std::chrono::duration<double>(kIlpTotalSeconds));
   if (options.budget == 0) {
     BudgetResult r;
     r.needed_before = r.needed_after = needed_dram(graph, order, options.alignment);
@@ -872,7 +885,7 @@ BudgetResult fit_memory_budget(ir::Graph& graph, std::vector<ir::OpId>& order,
 
   std::string exact;
   if (candidates(graph, order).size() <= kIlpCandidates) {
-    IlpOutcome ilp = ilp_fit(graph, order, options);
+    IlpOutcome ilp = ilp_fit(graph, order, options, deadline);
     const IlpSolution& s = ilp.solution;
     exact = fmt::format(
         "; exact formulation (GLPK: {} candidates, {} rows, {} columns, {} solve{} in {:.2f} s): "
@@ -945,10 +958,12 @@ BudgetResult fit_memory_budget(ir::Graph& graph, std::vector<ir::OpId>& order,
   // order): the smallest budget it fits, by bisection between nothing and `least`.
   if (candidates(graph, order).size() <= kIlpCandidates) {
     uint64_t lo = 0, hi = least;
-    for (int i = 0; i < 24 && hi - lo > options.alignment; ++i) {
+    for (int i = 0;
+         i < 24 && hi - lo > options.alignment && std::chrono::steady_clock::now() < deadline;
+         ++i) {
       BudgetOptions at = options;
       at.budget = lo + (hi - lo) / 2;
-      const IlpOutcome ilp = ilp_fit(graph, order, at);
+      const IlpOutcome ilp = ilp_fit(graph, order, at, deadline);
       if (ilp.fitted)
         hi = std::min(at.budget, reached(ilp.fitted->graph, ilp.fitted->order));
       else

@@ -273,10 +273,19 @@ struct DramRail {
   double idd5b = 0;  // mA: burst refresh (an all-bank REF every tRFC)
 };
 
+// The energy of moving data across the DRAM's interface (its DQ pins: drivers, termination,
+// the lines' capacitance), per bit transferred; the preset says what its figure includes
+// (docs/energy.md). None: the interface's energy is not modelled.
+struct DramIoDesc {
+  double read_pj_per_bit = 0;
+  double write_pj_per_bit = 0;
+};
+
 struct DramPowerDesc {
   // Data bits of one device; a rank is bus_width_bits / device_width_bits devices.
   uint32_t device_width_bits = 0;
   std::vector<DramRail> rails;  // VDD, then VPP (DDR4) or VDD2 (LPDDR4) ...
+  std::optional<DramIoDesc> io;
 };
 
 struct DramDesc {
@@ -340,7 +349,17 @@ struct TechDesc {
   double sram_access_energy_pj = 0;
   uint32_t sram_reference_width_bytes = 0;
   uint64_t sram_reference_bytes = 0;
-  double sram_bit_area_um2 = 0;  // per bit stored, periphery included
+  // SRAM area, by the shape of each bank (simulator/energy/energy_model.h, sram_area_um2): a
+  // bank is tiled from mats of at most `sram_mat_rows` x `sram_mat_columns` cells; a mat of r
+  // rows and c columns is r x c cells, r row drivers and decoders and c column circuits
+  // (precharge, multiplexer, sense amplifier and write driver shares); each bank adds
+  // `sram_bank_area_um2` (its select, address latches and data routing).
+  double sram_cell_area_um2 = 0;
+  double sram_row_area_um2 = 0;
+  double sram_column_area_um2 = 0;
+  double sram_bank_area_um2 = 0;
+  uint32_t sram_mat_rows = 0;
+  uint32_t sram_mat_columns = 0;
   // A PPU lane's operation on one element (one f32 multiply-add), and a lane's area.
   double ppu_op_energy_pj = 0;
   double ppu_lane_area_um2 = 0;

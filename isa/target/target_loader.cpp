@@ -328,7 +328,12 @@ std::optional<TechDesc> read_tech(ParamReader& root, const std::string& preset_d
       sram.required<ByteSize>("reference_width", ByteSize{1}, ByteSize{4096}).bytes);
   t.sram_reference_bytes =
       sram.required<ByteSize>("reference_size", ByteSize{1}, ByteSize{uint64_t{1} << 40}).bytes;
-  t.sram_bit_area_um2 = positive_field(sram, "bit_area_um2", nullptr, kBig);
+  t.sram_cell_area_um2 = positive_field(sram, "cell_area_um2", nullptr, kBig);
+  t.sram_row_area_um2 = positive_field(sram, "row_area_um2", nullptr, kBig);
+  t.sram_column_area_um2 = positive_field(sram, "column_area_um2", nullptr, kBig);
+  t.sram_bank_area_um2 = sram.required<double>("bank_area_um2", 0.0, kBig);
+  t.sram_mat_rows = power_of_two_field(sram, "mat_rows", nullptr, 1, 65536);
+  t.sram_mat_columns = power_of_two_field(sram, "mat_columns", nullptr, 1, 65536);
   ParamReader ppu = file.child("ppu");
   t.ppu_op_energy_pj = positive_field(ppu, "op_energy_pj", nullptr, kBig);
   t.ppu_lane_area_um2 = positive_field(ppu, "lane_area_um2", nullptr, kBig);
@@ -531,6 +536,16 @@ std::string describe_target(const TargetDesc& t) {
   }
   line(out, "", "timing (nCK) " + timings[0]);
   line(out, "", "             " + timings[1]);
+  if (d.power) {
+    std::string power = "power " + count(d.power->rails.size(), "supply rail") + " of " +
+                        str(d.power->device_width_bits) + "-bit devices";
+    power += d.power->io ? ", interface " + num(d.power->io->read_pj_per_bit) + " pJ/bit read, " +
+                               num(d.power->io->write_pj_per_bit) + " pJ/bit write"
+                         : ", interface energy not modelled";
+    line(out, "", power);
+  } else {
+    line(out, "", "power not given: the DRAM's energy is not modelled");
+  }
   return out.str();
 }
 

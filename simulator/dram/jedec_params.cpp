@@ -72,6 +72,13 @@ target::DramPowerDesc read_power(ParamReader power) {
     p.rails.push_back(rail);
   }
   if (p.rails.empty()) rails->fail("lists no supply rail");
+  // The interface's energy per bit, when the preset has a figure for it.
+  if (std::optional<ParamReader> io = power.optional_child("io")) {
+    target::DramIoDesc d;
+    d.read_pj_per_bit = io->required<double>("read_pj_per_bit", 0.0, 1e6);
+    d.write_pj_per_bit = io->required<double>("write_pj_per_bit", 0.0, 1e6);
+    p.io = d;
+  }
   return p;
 }
 

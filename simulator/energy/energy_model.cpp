@@ -44,8 +44,7 @@ AreaBreakdown area(const target::TargetDesc& t) {
     slots = std::max(slots, macs);
   a.pe_array_mm2 = static_cast<double>(t.pe_array.macs()) * pe_area_um2(tech, slots) / kUm2PerMm2;
   for (size_t b = 0; b < 4; ++b)
-    a.sram_mm2[b] =
-        static_cast<double>(buffer(t, b).size_bytes) * 8.0 * tech.sram_bit_area_um2 / kUm2PerMm2;
+    a.sram_mm2[b] = sram_area_um2(tech, buffer(t, b)) / kUm2PerMm2;
   a.ppu_mm2 = t.ppu.lanes * tech.ppu_lane_area_um2 / kUm2PerMm2;
   // Each engine: its address generation and descriptor (the technology's figure) and a
   // staging register of dma.width bytes.
@@ -53,6 +52,38 @@ AreaBreakdown area(const target::TargetDesc& t) {
               (tech.dma_engine_area_um2 + t.dma.width_bytes * 8.0 * tech.register_bit_area_um2) /
               kUm2PerMm2;
   return a;
+}
+
+SramLayout sram_layout(const target::TechDesc& tech, const target::SramBufferDesc& b) {
+  const auto ceil_div = [](uint64_t n, uint64_t d) { return (n + d - 1) / d; };
+  const uint64_t depth = std::max<uint64_t>(b.bank_depth(), 1);
+  const uint64_t word_bits = uint64_t{b.bank_width_bytes} * 8;
+  // The power of two nearest (on a log scale) to the words per row of a square array,
+  // sqrt(depth x word bits) / word bits, within 1..16 and the depth.
+  const double square = std::sqrt(static_cast<double>(depth) * static_cast<double>(word_bits)) /
+                        static_cast<double>(word_bits);
+  const long log2_m = std::clamp<long>(std::lround(std::log2(std::max(square, 1.0))), 0, 4);
+  SramLayout l;
+  l.words_per_row = uint64_t{1} << log2_m;
+  while (l.words_per_row > 1 && l.words_per_row > depth)
+    l.words_per_row /= 2;
+  l.rows = ceil_div(depth, l.words_per_row);
+  l.columns = word_bits * l.words_per_row;
+  l.mats_down = ceil_div(l.rows, tech.sram_mat_rows);
+  l.mats_across = ceil_div(l.columns, tech.sram_mat_columns);
+  l.mat_rows = ceil_div(l.rows, l.mats_down);
+  l.mat_columns = ceil_div(l.columns, l.mats_across);
+  return l;
+}
+
+double sram_area_um2(const target::TechDesc& tech, const target::SramBufferDesc& b) {
+  const SramLayout l = sram_layout(tech, b);
+  const double r = static_cast<double>(l.mat_rows), c = static_cast<double>(l.mat_columns);
+  const double mat =
+      tech.sram_cell_area_um2 * r * c + tech.sram_row_area_um2 * r + tech.sram_column_area_um2 * c;
+  const double bank =
+      static_cast<double>(l.mats_down * l.mats_across) * mat + tech.sram_bank_area_um2;
+  return b.banks * bank;
 }
 
 double sram_access_energy_pj(const target::TechDesc& tech, const target::SramBufferDesc& b) {
@@ -79,6 +110,11 @@ DramEventEnergy dram_event_energy(const target::DramDesc& d) {
     // An open-page controller leaves a row open: active standby; a closed-page one precharges.
     e.standby_pj_per_ns += devices * d.ranks * d.channels * r.vdd * (open ? r.idd3n : r.idd2n);
   }
+  if (d.power->io) {
+    const double burst_bits = static_cast<double>(d.burst_bytes()) * 8.0;
+    e.io_read_pj = burst_bits * d.power->io->read_pj_per_bit;
+    e.io_write_pj = burst_bits * d.power->io->write_pj_per_bit;
+  }
   return e;
 }
 
@@ -87,7 +123,8 @@ double EnergyBreakdown::sram_total_pj() const {
 }
 
 double EnergyBreakdown::dram_total_pj() const {
-  return dram_activate_pj + dram_read_pj + dram_write_pj + dram_refresh_pj + dram_standby_pj;
+  return dram_activate_pj + dram_read_pj + dram_write_pj + dram_refresh_pj + dram_standby_pj +
+         dram_io_pj;
 }
 
 double EnergyBreakdown::total_pj() const {
@@ -111,6 +148,7 @@ std::vector<std::pair<std::string, double>> EnergyBreakdown::parts() const {
           {"dram.write", dram_write_pj},
           {"dram.refresh", dram_refresh_pj},
           {"dram.standby", dram_standby_pj},
+          {"dram.io", dram_io_pj},
           {"host_link", host_link_pj},
           {"leakage", leakage_pj}};
 }
@@ -139,6 +177,8 @@ EnergyBreakdown step_energy(const target::TargetDesc& t, const timing::Activity&
     e.dram_write_pj = static_cast<double>(dram.write_bursts) * d.write_pj;
     e.dram_refresh_pj = static_cast<double>(dram.refreshes) * d.refresh_pj;
     e.dram_standby_pj = seconds * 1e9 * d.standby_pj_per_ns;
+    e.dram_io_pj = static_cast<double>(dram.read_bursts) * d.io_read_pj +
+                   static_cast<double>(dram.write_bursts) * d.io_write_pj;
   }
   if (t.host_link)
     e.host_link_pj = static_cast<double>(host_link_bytes) * 8.0 * t.host_link->energy_pj_per_bit;

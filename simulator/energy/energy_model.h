@@ -2,12 +2,13 @@
 // Energy and area of a training step, from the simulation's counters and the target's
 // technology (docs/energy.md gives every formula and every number's source).
 //
-// Area: the PE array (rows x cols x (a MAC + the PE's registers)), each SRAM buffer (its bits
-// x the area per bit), the PPU lanes and the DMA engines.
+// Area: the PE array (rows x cols x (a MAC + the PE's registers)), each SRAM buffer (its
+// banks' cell arrays and periphery, by their shape), the PPU lanes and the DMA engines.
 // Energy: MACs and the PE registers they switch; each buffer's accesses (bytes / bank width)
 // at the energy of one access to one of its banks; PPU lane operations; DMA bytes; the DRAM's
 // activate-precharge pairs, read and write bursts, refreshes and standby from the device's
-// datasheet currents (Micron TN-40-07, as DRAMPower computes them); the host link's bits at
+// datasheet currents (Micron TN-40-07, as DRAMPower computes them) and its interface's energy
+// per bit transferred; the host link's bits at
 // its PHYs' energy per bit; leakage of the whole area
 // over the step's time. Nothing is a fixed guess: every term is a count times an energy.
 
@@ -41,6 +42,25 @@ static_assert(pe_register_bits(1) == kPeRegisterBits);
 // products come from the f32 multiplier, split), and pe_register_bits(slots).
 double pe_area_um2(const target::TechDesc& tech, uint32_t slots);
 
+// How a buffer's bank is laid out for its area: `words_per_row` words of bank_width bytes side
+// by side in each row (a column multiplexer of that degree), so the array is near square;
+// rows x columns cells, tiled from mats_down x mats_across mats of at most the technology's
+// sram_mat_rows x sram_mat_columns (each mat its own row and column circuits).
+struct SramLayout {
+  uint64_t words_per_row = 0;  // a power of two, 1..16
+  uint64_t rows = 0;           // ceil(bank depth / words_per_row)
+  uint64_t columns = 0;        // bank_width x 8 x words_per_row
+  uint64_t mats_down = 0;      // ceil(rows / sram_mat_rows)
+  uint64_t mats_across = 0;    // ceil(columns / sram_mat_columns)
+  uint64_t mat_rows = 0;       // ceil(rows / mats_down)
+  uint64_t mat_columns = 0;    // ceil(columns / mats_across)
+};
+SramLayout sram_layout(const target::TechDesc& tech, const target::SramBufferDesc& buffer);
+
+// The area of a whole buffer, um^2: per bank, per mat (cells + a row circuit per row + a
+// column circuit per column) plus the bank's own overhead.
+double sram_area_um2(const target::TechDesc& tech, const target::SramBufferDesc& buffer);
+
 struct AreaBreakdown {
   double pe_array_mm2 = 0;
   std::array<double, 4> sram_mm2{};  // input, weight, accumulator, output
@@ -64,6 +84,9 @@ struct DramEventEnergy {
   double write_pj = 0;     // one write burst
   double refresh_pj = 0;   // one all-bank refresh of one rank
   double standby_pj_per_ns = 0;
+  // The interface (power.io): one read or write burst's bits across the DQ pins.
+  double io_read_pj = 0;
+  double io_write_pj = 0;
 };
 DramEventEnergy dram_event_energy(const target::DramDesc& dram);
 
@@ -78,12 +101,13 @@ struct EnergyBreakdown {
   double dram_write_pj = 0;
   double dram_refresh_pj = 0;
   double dram_standby_pj = 0;
+  double dram_io_pj = 0;    // the bursts' bits across the interface (power.io)
   double host_link_pj = 0;  // bytes across the host link (swapping), both directions
   double leakage_pj = 0;
   bool dram_modelled = false;  // the target's DRAM has power data
 
   double sram_total_pj() const;  // the four buffers
-  double dram_total_pj() const;  // activate, read, write, refresh, standby
+  double dram_total_pj() const;  // activate, read, write, refresh, standby, io
   double total_pj() const;
   // Every part by name ("pe.mac", "sram.input", ..., "leakage"), in a fixed order; they sum
   // to total_pj().

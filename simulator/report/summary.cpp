@@ -156,8 +156,7 @@ std::string summary_text(const RunResult& r) {
                       e.dram_modelled ? "" : " (DRAM not included: its preset has no power data)");
     // The parts, grouped by unit; they sum to the total.
     const double sram = e.sram_pj[0] + e.sram_pj[1] + e.sram_pj[2] + e.sram_pj[3];
-    const double dram = e.dram_activate_pj + e.dram_read_pj + e.dram_write_pj + e.dram_refresh_pj +
-                        e.dram_standby_pj;
+    const double dram = e.dram_total_pj();
     const auto share = [total](double pj) {
       return fmt::format("{:.4f} mJ ({:.1f}%)", pj * 1e-9, total > 0 ? 100.0 * pj / total : 0.0);
     };

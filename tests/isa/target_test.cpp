@@ -337,6 +337,35 @@ TEST(TargetTest, Hbm2Preset) {
   EXPECT_EQ(d.timing.tREFI, 3900u);
 }
 
+TEST(TargetTest, DramInterfaceEnergyFromThePresetOrTheConfig) {
+  // Each shipped preset states its interface's energy per bit (docs/energy.md).
+  EXPECT_DOUBLE_EQ(parse(kPrefix + "dram: {preset: DDR4-3200}\n").dram.power->io->read_pj_per_bit,
+                   3.666);
+  EXPECT_DOUBLE_EQ(
+      parse(kPrefix + "dram: {preset: LPDDR4-4266}\n").dram.power->io->write_pj_per_bit, 1.166);
+  EXPECT_DOUBLE_EQ(parse(kPrefix + "dram: {preset: HBM2}\n").dram.power->io->read_pj_per_bit,
+                   0.864);
+  // A config's power replaces the preset's whole: without `io` there is no interface figure.
+  const std::string rails =
+      "  power:\n    device_width_bits: 8\n    rails:\n"
+      "      - {vdd: 1.2, idd0: 57, idd2n: 37, idd3n: 52, idd4r: 168, "
+      "idd4w: 150, idd5b: 250}\n";
+  const TargetDesc without = parse(kPrefix + "dram:\n  preset: DDR4-3200\n" + rails);
+  ASSERT_TRUE(without.dram.power.has_value());
+  EXPECT_FALSE(without.dram.power->io.has_value());
+  const TargetDesc with = parse(kPrefix + "dram:\n  preset: DDR4-3200\n" + rails +
+                                "    io: {read_pj_per_bit: 2, write_pj_per_bit: 0.5}\n");
+  EXPECT_DOUBLE_EQ(with.dram.power->io->write_pj_per_bit, 0.5);
+  // Errors name the key and its line (the prefix is 18 lines: io is line 25).
+  const std::string err = parse_error(kPrefix + "dram:\n  preset: DDR4-3200\n" + rails +
+                                      "    io: {read_pj_per_bit: -1, write_pj: 1}\n");
+  EXPECT_NE(err.find("t.yaml:25: dram.power.io.read_pj_per_bit:"), std::string::npos) << err;
+  EXPECT_NE(err.find("t.yaml:25: dram.power.io.write_pj_per_bit: missing required key"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("t.yaml:25: dram.power.io.write_pj: unknown key"), std::string::npos) << err;
+}
+
 TEST(TargetTest, ConfigOverridesPresetValues) {
   const TargetDesc t = parse(kPrefix + R"(dram:
   preset: DDR4-3200

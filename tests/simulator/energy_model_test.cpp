@@ -27,7 +27,12 @@ target::TechDesc round_tech() {
   t.sram_access_energy_pj = 10;
   t.sram_reference_width_bytes = 8;
   t.sram_reference_bytes = 8192;
-  t.sram_bit_area_um2 = 0.5;
+  t.sram_cell_area_um2 = 0.5;
+  t.sram_row_area_um2 = 2;
+  t.sram_column_area_um2 = 1;
+  t.sram_bank_area_um2 = 100;
+  t.sram_mat_rows = 64;
+  t.sram_mat_columns = 256;
   t.ppu_op_energy_pj = 2;
   t.ppu_lane_area_um2 = 100;
   t.dma_byte_energy_pj = 0.5;
@@ -71,8 +76,9 @@ target::TargetDesc small_target() {
 TEST(EnergyModel, AreaOfEachUnit) {
   const AreaBreakdown a = area(small_target());
   EXPECT_DOUBLE_EQ(a.pe_array_mm2, 8 * (1000 + kPeRegisterBits * 1.0) / 1e6);  // 8 PEs
-  EXPECT_DOUBLE_EQ(a.sram_mm2[0], 32768 * 8 * 0.5 / 1e6);
-  EXPECT_DOUBLE_EQ(a.sram_mm2[1], 1024 * 8 * 0.5 / 1e6);
+  // The layouts of SramAreaFollowsTheShapeOfTheBanks.
+  EXPECT_DOUBLE_EQ(a.sram_mm2[0], 2 * (8 * 8576 + 100) / 1e6);
+  EXPECT_DOUBLE_EQ(a.sram_mm2[1], 2 * (2240 + 100) / 1e6);
   EXPECT_DOUBLE_EQ(a.ppu_mm2, 4 * 100 / 1e6);
   EXPECT_DOUBLE_EQ(a.dma_mm2, 2 * (50 + 8 * 8 * 1.0) / 1e6);  // engine + 8-byte staging
   EXPECT_DOUBLE_EQ(a.total_mm2(),
@@ -88,6 +94,47 @@ TEST(EnergyModel, AreaOfEachUnit) {
   EXPECT_EQ(pe_register_bits(4), 4u * 64u + 64u + 2u);
   EXPECT_DOUBLE_EQ(area(wide).pe_array_mm2, 8 * (1000 + 3 * 400 + 322 * 1.0) / 1e6);
   EXPECT_DOUBLE_EQ(area(wide).sram_total_mm2(), a.sram_total_mm2());
+}
+
+TEST(EnergyModel, SramAreaFollowsTheShapeOfTheBanks) {
+  const target::TechDesc tech = round_tech();  // mats of at most 64 rows x 256 columns
+  // 32 KiB in 2 banks of 16 B: 1024 words of 128 bits per bank. A square array would put
+  // sqrt(1024 x 128) / 128 = 2.83 words in a row: 4 (log2 1.5 rounds up), so 256 rows x 512
+  // columns, tiled as 4 x 2 mats of 64 x 256.
+  const SramLayout l = sram_layout(tech, {32768, 2, 16});
+  EXPECT_EQ(l.words_per_row, 4u);
+  EXPECT_EQ(l.rows, 256u);
+  EXPECT_EQ(l.columns, 512u);
+  EXPECT_EQ(l.mats_down, 4u);
+  EXPECT_EQ(l.mats_across, 2u);
+  EXPECT_EQ(l.mat_rows, 64u);
+  EXPECT_EQ(l.mat_columns, 256u);
+  // A mat: 0.5 x 64 x 256 cells + 2 x 64 rows + 1 x 256 columns = 8576; a bank: 8 mats + 100.
+  EXPECT_DOUBLE_EQ(sram_area_um2(tech, {32768, 2, 16}), 2 * (8 * 8576.0 + 100));
+  // 1 KiB in 2 banks of 8 B: 64 words of 64 bits, square with one word per row: one mat of
+  // 0.5 x 4096 + 2 x 64 + 64 = 2240.
+  EXPECT_EQ(sram_layout(tech, {1024, 2, 8}).words_per_row, 1u);
+  EXPECT_DOUBLE_EQ(sram_area_um2(tech, {1024, 2, 8}), 2 * (2240.0 + 100));
+  // A deep, narrow bank stops at 16 words per row (sqrt(65536 x 8) / 8 = 90.5); a bank two
+  // words deep keeps one word per row.
+  EXPECT_EQ(sram_layout(tech, {65536, 1, 1}).words_per_row, 16u);
+  EXPECT_EQ(sram_layout(tech, {65536, 1, 1}).rows, 4096u);
+  EXPECT_EQ(sram_layout(tech, {64, 1, 32}).words_per_row, 1u);
+  EXPECT_EQ(sram_layout(tech, {64, 1, 32}).rows, 2u);
+  // The same 32 KiB in more banks of the same width: each bank's periphery and overhead again.
+  EXPECT_GT(sram_area_um2(tech, {32768, 16, 16}), sram_area_um2(tech, {32768, 2, 16}));
+  // The shipped technology: 256 KiB of 16-byte banks costs more area in 64 banks than in 1,
+  // and the periphery never reaches half the cells' own area (64 banks: 38%).
+  const target::TargetDesc base =
+      target::load_target(std::string(S2_SOURCE_DIR) + "/configs/s2train_base.yaml");
+  const target::TechDesc& cmos45 = *base.tech;
+  double previous = 0;
+  for (uint32_t banks : {1u, 4u, 16u, 64u}) {
+    const double um2 = sram_area_um2(cmos45, {256 * 1024, banks, 16});
+    EXPECT_GT(um2, previous) << banks << " banks";
+    EXPECT_LT(um2, 1.5 * 256 * 1024 * 8 * cmos45.sram_cell_area_um2) << banks;
+    previous = um2;
+  }
 }
 
 TEST(EnergyModel, SramAccessScalesWithWidthAndTheSquareRootOfTheBank) {
@@ -112,6 +159,12 @@ TEST(EnergyModel, DramEventsFromDatasheetCurrents) {
   target::DramDesc closed = small_target().dram;
   closed.controller.row_policy = target::RowPolicy::Closed;
   EXPECT_DOUBLE_EQ(dram_event_energy(closed).standby_pj_per_ns, 16 * 30.0);
+  // No interface figure: no interface energy. With one: each burst's 64 bytes x 8 bits.
+  EXPECT_EQ(e.io_read_pj, 0);
+  target::DramDesc io = small_target().dram;
+  io.power->io = target::DramIoDesc{2.0, 1.0};
+  EXPECT_DOUBLE_EQ(dram_event_energy(io).io_read_pj, 512 * 2.0);
+  EXPECT_DOUBLE_EQ(dram_event_energy(io).io_write_pj, 512 * 1.0);
   // Two rails add.
   target::DramDesc two = small_target().dram;
   two.power->rails.push_back({2.0, 5, 2, 3, 3, 3, 13});
@@ -158,7 +211,17 @@ TEST(EnergyModel, StepEnergyIsCountsTimesEnergiesAndTheTotalIsTheSumOfItsParts) 
   for (const auto& [name, pj] : e.parts())
     sum += pj;
   EXPECT_DOUBLE_EQ(e.total_pj(), sum);
-  EXPECT_EQ(e.parts().size(), 15u);
+  EXPECT_EQ(e.parts().size(), 16u);
+  EXPECT_EQ(e.dram_io_pj, 0) << "no interface figure";
+
+  // The interface: 10 read bursts of 512 bits at 2 pJ, 4 write bursts at 1 pJ, in the DRAM's
+  // total and the step's.
+  target::TargetDesc with_io = t;
+  with_io.dram.power->io = target::DramIoDesc{2.0, 1.0};
+  const EnergyBreakdown w = step_energy(with_io, a, d, seconds);
+  EXPECT_DOUBLE_EQ(w.dram_io_pj, 10 * 1024.0 + 4 * 512.0);
+  EXPECT_DOUBLE_EQ(w.dram_total_pj(), e.dram_total_pj() + w.dram_io_pj);
+  EXPECT_DOUBLE_EQ(w.total_pj(), e.total_pj() + w.dram_io_pj);
   EXPECT_EQ(e.host_link_pj, 0) << "no host link";
 
   // Bytes across a host link: 8 bits each at its energy per bit, in the total.
@@ -234,6 +297,9 @@ TEST(EnergyModel, ShippedTechnologyLoadsWithTheShippedConfigurations) {
     EXPECT_DOUBLE_EQ(t.tech->mac_16bit_energy_pj, 1.1 + 0.9);
     EXPECT_DOUBLE_EQ(t.tech->add_area_um2, 4184);
     EXPECT_GT(area(t).total_mm2(), 0);
+    // Every shipped DRAM preset states its interface's energy.
+    ASSERT_TRUE(t.dram.power && t.dram.power->io) << name;
+    EXPECT_GT(t.dram.power->io->read_pj_per_bit, 0) << name;
   }
 }
 

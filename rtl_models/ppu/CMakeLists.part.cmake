@@ -7,6 +7,8 @@ set(S2_RTL_PPU_SOURCES
   ${S2_RTL_PPU_DIR}/ppu_pkg.sv
   ${CMAKE_CURRENT_SOURCE_DIR}/pe/fp32_mul.sv
   ${CMAKE_CURRENT_SOURCE_DIR}/pe/fp32_add.sv
+  ${CMAKE_CURRENT_SOURCE_DIR}/pe/fp16_widen.sv
+  ${S2_RTL_PPU_DIR}/fp16_round.sv
   ${S2_RTL_PPU_DIR}/ppu_lane.sv
   ${S2_RTL_PPU_DIR}/ppu.sv
 )

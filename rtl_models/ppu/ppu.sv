@@ -18,6 +18,13 @@
 // back to back); the count is the sum of the input beats and the pipeline depth, not a counter
 // of the formula.
 //
+// Element types: in_types gives each input stream's type (bits 2k+1:2k for in<k>) and out_types
+// each output's (bits 1:0 out0, 3:2 out1): 0 f32, 1 bf16, 2 f16 (fp16_widen's modes). A 16-bit
+// element is the low half of its 32-bit word. The load widens a 16-bit input exactly
+// (fp16_widen) between the input register and the lanes; the store rounds a result to its
+// output's type (fp16_round) before stage 1, the upper half of a 16-bit result word zero. Both
+// are combinational, so the types change no cycle count.
+//
 // Pipeline: stage 1 is the lane result register; stages 2..latency are a delay line (a RAM of
 // 2^ceil(log2 MAX_LATENCY) entries written every cycle, read latency-1 entries behind the write
 // pointer, the output register being stage `latency`); valid/last travel in a shift register
@@ -44,6 +51,8 @@ module ppu
     input  logic [           31:0] momentum,
     input  logic [           31:0] weight_decay,
     input  logic [            3:0] stages,         // epilogue {gate, relu, residual, bias}
+    input  logic [            7:0] in_types,       // per input stream, 2 bits each
+    input  logic [            3:0] out_types,      // per output stream, 2 bits each
     output logic                   in_ready,
     input  logic [LANES-1:0][31:0] in0,
     input  logic [LANES-1:0][31:0] in1,
@@ -64,6 +73,8 @@ module ppu
   logic [LW-1:0] latency_q;
   logic [31:0] alpha_q, beta_q, lr_q, momentum_q, weight_decay_q;
   logic [3:0] stages_q;
+  logic [7:0] in_types_q;
+  logic [3:0] out_types_q;
 
   // ---- input sequencer: elements not yet captured ----
   logic busy, accept, finish;  // a pass is in progress; start accepted; last result written
@@ -116,6 +127,8 @@ module ppu
       momentum_q <= momentum;
       weight_decay_q <= weight_decay;
       stages_q <= stages;
+      in_types_q <= in_types;
+      out_types_q <= out_types;
     end
     if (take) begin
       in_n_q <= beat_n;
@@ -126,9 +139,15 @@ module ppu
     end
   end
 
-  // ---- the lanes ----
-  logic [LANES-1:0][31:0] y0, y1;
+  // ---- the lanes, with the loads' widening and the stores' rounding ----
+  logic [LANES-1:0][31:0] x0, x1, x2, x3, r0, r1, y0, y1;
   for (genvar i = 0; i < LANES; i++) begin : g_lane
+    fp16_widen u_w0 (.mode(in_types_q[1:0]), .x(in0_q[i]), .y(x0[i]));
+    fp16_widen u_w1 (.mode(in_types_q[3:2]), .x(in1_q[i]), .y(x1[i]));
+    fp16_widen u_w2 (.mode(in_types_q[5:4]), .x(in2_q[i]), .y(x2[i]));
+    fp16_widen u_w3 (.mode(in_types_q[7:6]), .x(in3_q[i]), .y(x3[i]));
+    fp16_round u_r0 (.mode(out_types_q[1:0]), .x(r0[i]), .y(y0[i]));
+    fp16_round u_r1 (.mode(out_types_q[3:2]), .x(r1[i]), .y(y1[i]));
     ppu_lane u_lane (
         .op(op_q),
         .alpha(alpha_q),
@@ -137,12 +156,12 @@ module ppu
         .momentum(momentum_q),
         .weight_decay(weight_decay_q),
         .stages(stages_q),
-        .in0(in0_q[i]),
-        .in1(in1_q[i]),
-        .in2(in2_q[i]),
-        .in3(in3_q[i]),
-        .out0(y0[i]),
-        .out1(y1[i])
+        .in0(x0[i]),
+        .in1(x1[i]),
+        .in2(x2[i]),
+        .in3(x3[i]),
+        .out0(r0[i]),
+        .out1(r1[i])
     );
   end
 

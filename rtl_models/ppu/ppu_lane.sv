@@ -12,6 +12,8 @@
 //                        a zero weight_decay / momentum skips its term (numerics::sgd_step)
 //   EPILOGUE             in0 acc, in1 bias, in2 residual, in3 gate; stages = {gate, relu,
 //                        residual, bias}, applied in the order bias, residual, relu, gate
+//   CAST                 out0 = in0 (read with DAZ, NaN canonical); the conversion is the
+//                        ppu top's: its load widens a 16-bit in0, its store rounds out0
 // Datapath: three multipliers and three adders (fp32_mul / fp32_add from rtl_models/pe), shared
 // between the ops by operand multiplexers; SGD is the one op that uses all six, chained.
 module ppu_lane
@@ -117,6 +119,7 @@ module ppu_lane
         out1 = momentum_on ? a1_y : canon_daz(in2);  // velocity untouched without momentum
       end
       OP_EPILOGUE: out0 = canon_daz(e_gate);
+      OP_CAST:     out0 = canon_daz(in0);
       default:     out0 = 32'd0;
     endcase
   end

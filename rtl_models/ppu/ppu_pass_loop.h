@@ -1,7 +1,7 @@
 #pragma once
 // The one pass-driving loop both harnesses (ppu_plain.cpp, ppu_sc.cpp) run, over a `Port` that
 // hides how the verilated model's pins are reached and how a clock cycle is spent:
-//   void configure(const PpuPass&)     op, count, width, latency, scalars, stages
+//   void configure(const PpuPass&)     op, count, width, latency, scalars, stages, types
 //   void set_start(bool)
 //   void tick()                        one rising and one falling clock edge
 //   bool in_ready() / out_valid() / done()
@@ -80,6 +80,17 @@ uint64_t drive_pass(Port& port, const PpuPass& pass, const PassStreams& s) {
 // The stage flags as ppu.sv's `stages` port: {gate, relu, residual, bias}.
 inline uint32_t stage_bits(const PpuPass& p) {
   return (p.bias ? 1u : 0u) | (p.residual ? 2u : 0u) | (p.relu ? 4u : 0u) | (p.gate ? 8u : 0u);
+}
+
+// The element types as ppu.sv's `in_types` and `out_types` ports: two bits per stream.
+inline uint32_t in_type_bits(const PpuPass& p) {
+  uint32_t bits = 0;
+  for (uint32_t k = 0; k < 4; ++k)
+    bits |= static_cast<uint32_t>(p.in_type[k]) << (2 * k);
+  return bits;
+}
+inline uint32_t out_type_bits(const PpuPass& p) {
+  return static_cast<uint32_t>(p.out_type[0]) | static_cast<uint32_t>(p.out_type[1]) << 2;
 }
 
 }  // namespace s2::rtl::detail

@@ -13,7 +13,8 @@ package ppu_pkg;
     OP_AXPBY       = 4'd7,
     OP_SCALE_SHIFT = 4'd8,
     OP_SGD         = 4'd9,
-    OP_EPILOGUE    = 4'd10
+    OP_EPILOGUE    = 4'd10,
+    OP_CAST        = 4'd11
   } ppu_op_e;
 
   localparam logic [31:0] CanonicalNaN = 32'h7FC0_0000;

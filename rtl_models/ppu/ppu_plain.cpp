@@ -34,6 +34,8 @@ class PlainPort {
     set_pin(top_.momentum, p.momentum);
     set_pin(top_.weight_decay, p.weight_decay);
     set_pin(top_.stages, detail::stage_bits(p));
+    set_pin(top_.in_types, detail::in_type_bits(p));
+    set_pin(top_.out_types, detail::out_type_bits(p));
   }
   void set_start(bool v) { top_.start = v; }
   void set_reset(bool active) { top_.rst_n = !active; }

@@ -32,6 +32,20 @@ const char* ppu_rtl_op_name(PpuRtlOp op) {
       return "sgd";
     case PpuRtlOp::Epilogue:
       return "epilogue";
+    case PpuRtlOp::Cast:
+      return "cast";
+  }
+  return "unknown";
+}
+
+const char* ppu_rtl_type_name(PpuRtlType type) {
+  switch (type) {
+    case PpuRtlType::F32:
+      return "f32";
+    case PpuRtlType::Bf16:
+      return "bf16";
+    case PpuRtlType::F16:
+      return "f16";
   }
   return "unknown";
 }
@@ -71,6 +85,7 @@ OpStreams streams_of(const PpuPass& p) {
       return {{true, true, false, false}, {true, false}};
     case PpuRtlOp::Relu:
     case PpuRtlOp::ScaleShift:
+    case PpuRtlOp::Cast:
       return {{true, false, false, false}, {true, false}};
     case PpuRtlOp::Sgd:
       return {{true, true, velocity, false}, {true, velocity}};
@@ -96,6 +111,14 @@ PassStreams check_pass(const PpuPass& pass, uint32_t lanes, const uint32_t* in0,
   if (pass.latency < 1 || pass.latency > kPpuMaxLatency)
     throw UserError(where + "latency " + std::to_string(pass.latency) + "; it must be 1 .. " +
                     std::to_string(kPpuMaxLatency));
+  for (const PpuRtlType t : pass.in_type)
+    if (static_cast<uint32_t>(t) > 2)
+      throw UserError(where + "input type code " + std::to_string(static_cast<uint32_t>(t)) +
+                      "; the types are 0 f32, 1 bf16, 2 f16");
+  for (const PpuRtlType t : pass.out_type)
+    if (static_cast<uint32_t>(t) > 2)
+      throw UserError(where + "output type code " + std::to_string(static_cast<uint32_t>(t)) +
+                      "; the types are 0 f32, 1 bf16, 2 f16");
   const uint32_t* const in[4] = {in0, in1, in2, in3};
   uint32_t* const out[2] = {out0, out1};
   PassStreams s;

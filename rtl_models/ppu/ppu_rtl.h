@@ -24,6 +24,13 @@
 //                             Streams an op does not use are ignored (neither read nor written).
 //   Epilogue                  in0 acc -> out0; in1 bias (already one value per element) when
 //                             `bias`, in2 residual when `residual`, in3 gate when `gate`
+//   Cast                      out0 = in0: with in_type / out_type, a conversion
+//
+// Element types: each stream has one (in_type, out_type; f32 by default). A bf16 or f16
+// element is the low 16 bits of its word: the PPU's load widens it exactly to fp32
+// (numerics::bf16_to_f32 / f16_to_f32; the upper 16 bits are not read) and its store rounds a
+// result to it (numerics::bf16_from_f32 / f16_from_f32 of the flushed result; the upper 16
+// bits are zero). The lanes compute in fp32 whatever the types.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -42,9 +49,14 @@ enum class PpuRtlOp : uint32_t {
   Axpby,
   ScaleShift,
   Sgd,
-  Epilogue
+  Epilogue,
+  Cast
 };
 const char* ppu_rtl_op_name(PpuRtlOp op);
+
+// The values are fp16_widen.sv's and fp16_round.sv's modes.
+enum class PpuRtlType : uint8_t { F32 = 0, Bf16 = 1, F16 = 2 };
+const char* ppu_rtl_type_name(PpuRtlType type);
 
 struct PpuPass {
   PpuRtlOp op = PpuRtlOp::Add;
@@ -53,6 +65,8 @@ struct PpuPass {
   uint32_t latency = 1;   // pipeline stages, 1 .. kPpuMaxLatency
   uint32_t alpha = 0, beta = 0, lr = 0, momentum = 0, weight_decay = 0;  // fp32 bits
   bool bias = false, residual = false, relu = false, gate = false;       // epilogue stages
+  PpuRtlType in_type[4] = {PpuRtlType::F32, PpuRtlType::F32, PpuRtlType::F32, PpuRtlType::F32};
+  PpuRtlType out_type[2] = {PpuRtlType::F32, PpuRtlType::F32};
 };
 
 // ppu.sv's MAX_LATENCY as built.

@@ -27,6 +27,8 @@ class ScPort {
     m_.momentum_.write(p.momentum);
     m_.weight_decay_.write(p.weight_decay);
     m_.stages_.write(stage_bits(p));
+    m_.in_types_.write(in_type_bits(p));
+    m_.out_types_.write(out_type_bits(p));
   }
   void set_start(bool v) { m_.start_.write(v); }
   void set_reset(bool active) { m_.rst_n_.write(!active); }
@@ -83,6 +85,8 @@ RtlPpuSc::RtlPpuSc(const sc_core::sc_module_name& name, uint64_t clock_period_ps
   top_->momentum(momentum_);
   top_->weight_decay(weight_decay_);
   top_->stages(stages_);
+  top_->in_types(in_types_);
+  top_->out_types(out_types_);
   top_->in_ready(in_ready_);
   top_->in0(in_[0]);
   top_->in1(in_[1]);

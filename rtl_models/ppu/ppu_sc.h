@@ -74,7 +74,7 @@ class RtlPpuSc final : public sc_core::sc_module, public RtlPpu {
   using Input = sc_core::sc_signal<T, sc_core::SC_MANY_WRITERS>;
   Input<bool> clk_{"clk"}, rst_n_{"rst_n"}, start_{"start"};
   Input<uint32_t> op_{"op"}, count_{"count"}, width_{"width"}, latency_{"latency"},
-      stages_{"stages"};
+      stages_{"stages"}, in_types_{"in_types"}, out_types_{"out_types"};
   Input<uint32_t> alpha_{"alpha"}, beta_{"beta"}, lr_{"lr"}, momentum_{"momentum"},
       weight_decay_{"weight_decay"};
   sc_core::sc_signal<bool> in_ready_{"in_ready"}, out_valid_{"out_valid"}, done_{"done"};

@@ -53,6 +53,8 @@ void ModelPpuLanes::run(const LanePass& p, const float* a, const float* b, const
         y[i] = nm::epilogue(p.stages, a[i], b != nullptr ? b[i] : 0.0f, c != nullptr ? c[i] : 0.0f,
                             d != nullptr ? d[i] : 0.0f);
       });
+    case LaneOp::Cast:
+      return each(n, [&](size_t i) { y[i] = a[i]; });
   }
   throw InternalError("functional PPU lanes: unknown lane op");
 }

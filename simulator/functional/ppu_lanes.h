@@ -18,8 +18,15 @@
 //                             out0 new weight, out1 new velocity
 //   Epilogue                  in0 accumulator, in1 bias (one value per element), in2 residual,
 //                             in3 gate, each used when its stage is on; out0 y
+//   Cast                      out0 = in0 (the conversion is the load's and the store's)
+//
+// Element types (in_type, out_type): what each stream is in memory. The caller widened the
+// inputs (exactly) and rounds the outputs when it writes them, so the model ignores them; the
+// RTL adapter streams 16-bit inputs as their 16-bit patterns and lets the PPU's load widen them
+// and its store round the results, as the hardware does (isa/numerics/low_precision.h).
 #include <cstddef>
 
+#include "isa/encoding/isa_table.h"
 #include "isa/numerics/lane_ops.h"
 
 namespace s2::sim::functional {
@@ -37,7 +44,8 @@ enum class LaneOp {
   Axpby,
   ScaleShift,
   Sgd,
-  Epilogue
+  Epilogue,
+  Cast
 };
 
 struct LanePass {
@@ -48,6 +56,8 @@ struct LanePass {
   isa::Activation act = isa::Activation::None;  // Act, ActBwd
   numerics::SgdParams sgd;
   numerics::EpilogueStages stages;
+  isa::DType in_type[4] = {isa::DType::F32, isa::DType::F32, isa::DType::F32, isa::DType::F32};
+  isa::DType out_type[2] = {isa::DType::F32, isa::DType::F32};
 };
 
 class PpuLanes {

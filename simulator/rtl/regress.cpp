@@ -98,6 +98,17 @@ float datapath_value(uint32_t word) {
   return numerics::load(f32_from_bits(word));
 }
 
+// A PPU pass's stream types, "bf16 f32 f16 f32 -> f16 f32" (in0..in3 -> out0 out1).
+std::string types_text(const functional::LanePass& pass) {
+  std::string text;
+  for (isa::DType t : pass.in_type)
+    text += std::string(isa::dtype_name(t)) + " ";
+  text += "->";
+  for (isa::DType t : pass.out_type)
+    text += " " + std::string(isa::dtype_name(t));
+  return text;
+}
+
 // A multiplicand word of `mode` from the operand stream: an f32 pattern as drawn; for bf16 and
 // f16 the drawn value rounded to the format, or (Specials profile, half the time) an arbitrary
 // 16-bit pattern (NaN payloads, subnormals), with arbitrary upper 16 bits the RTL must ignore.
@@ -218,10 +229,13 @@ class PeRegression {
 };
 
 constexpr functional::LaneOp kLaneOps[] = {
-    functional::LaneOp::Add,     functional::LaneOp::Sub,     functional::LaneOp::Mul,
-    functional::LaneOp::Max,     functional::LaneOp::Min,     functional::LaneOp::Relu,
-    functional::LaneOp::ReluBwd, functional::LaneOp::Axpby,   functional::LaneOp::ScaleShift,
-    functional::LaneOp::Sgd,     functional::LaneOp::Epilogue};
+    functional::LaneOp::Add,     functional::LaneOp::Sub,      functional::LaneOp::Mul,
+    functional::LaneOp::Max,     functional::LaneOp::Min,      functional::LaneOp::Relu,
+    functional::LaneOp::ReluBwd, functional::LaneOp::Axpby,    functional::LaneOp::ScaleShift,
+    functional::LaneOp::Sgd,     functional::LaneOp::Epilogue, functional::LaneOp::Cast};
+
+// The element types a PPU stream can have in memory.
+constexpr isa::DType kStreamTypes[] = {isa::DType::F32, isa::DType::BF16, isa::DType::F16};
 
 class PpuRegression {
  public:
@@ -255,15 +269,30 @@ class PpuRegression {
                    rng.below(2) == 0 ? isa::Activation::Relu : isa::Activation::None,
                    rng.below(2) == 0};
 
+    // Half the passes in f32 throughout; the others give each stream a random type, a 16-bit
+    // input being the low half of its word (the rounded drawn value, or in the Specials
+    // profile half the time any pattern) under garbage the load must not read.
+    if (rng.below(2) == 0) {
+      for (isa::DType& t : pass.in_type)
+        t = kStreamTypes[rng.below(3)];
+      for (isa::DType& t : pass.out_type)
+        t = kStreamTypes[rng.below(3)];
+    }
     const size_t e = pass.elements;
     std::vector<uint32_t> in[4];
     std::vector<float> fin[4];
-    for (int k = 0; k < 4; ++k) {
+    for (size_t k = 0; k < 4; ++k) {
       in[k].resize(e);
       fin[k].resize(e);
+      const isa::DType type = pass.in_type[k];
       for (size_t i = 0; i < e; ++i) {
-        in[k][i] = rng.next();
-        fin[k][i] = datapath_value(in[k][i]);
+        if (type == isa::DType::F32) {
+          in[k][i] = rng.next();
+          fin[k][i] = datapath_value(in[k][i]);
+        } else {
+          in[k][i] = multiplicand(rng, profile, type);
+          fin[k][i] = widened(type, in[k][i] & 0xFFFFu);
+        }
       }
     }
     const bool velocity = pass.op == functional::LaneOp::Sgd && pass.sgd.momentum != 0.0f;
@@ -281,6 +310,10 @@ class PpuRegression {
     p.alpha = alpha, p.beta = beta, p.lr = lr, p.momentum = momentum, p.weight_decay = wd;
     p.bias = pass.stages.bias, p.residual = pass.stages.residual,
     p.relu = pass.stages.act == isa::Activation::Relu, p.gate = pass.stages.gate;
+    for (size_t k = 0; k < 4; ++k)
+      p.in_type[k] = *to_rtl_type(pass.in_type[k]);
+    for (size_t k = 0; k < 2; ++k)
+      p.out_type[k] = *to_rtl_type(pass.out_type[k]);
     std::vector<uint32_t> r0(e), r1(e);
     const uint64_t cycles = ppu.run_pass(p, in[0].data(), in[1].data(), in[2].data(), in[3].data(),
                                          r0.data(), r1.data());
@@ -301,13 +334,13 @@ class PpuRegression {
                              std::to_string(tile) + " (" + s2::rtl::ppu_rtl_op_name(p.op) + ", " +
                              std::to_string(e) + " elements, width " + std::to_string(width) +
                              ", latency " + std::to_string(latency) + ", " + profile_name(profile) +
-                             ")";
+                             ", types " + types_text(pass) + ")";
     std::string mismatch;
     if (cycles != want_cycles)
       mismatch = "RTL " + std::to_string(cycles) + " cycles, model " + std::to_string(want_cycles);
     for (size_t i = 0; i < e && mismatch.empty(); ++i) {
-      const uint32_t w0 = f32_bits(numerics::store(m0[i]));
-      const uint32_t w1 = f32_bits(numerics::store(m1[i]));
+      const uint32_t w0 = stored_word(pass.out_type[0], m0[i]);
+      const uint32_t w1 = stored_word(pass.out_type[1], m1[i]);
       const char* which = r0[i] != w0 ? "out0" : (velocity && r1[i] != w1 ? "out1" : nullptr);
       if (which == nullptr) continue;
       const bool first = which[3] == '0';
@@ -364,7 +397,7 @@ RegressResult run_regress(const RegressOptions& o, std::ostream& out) {
   out << "summary\n";
   if (o.pe_array)
     print_summary(out, "pe_array (32x32, 16x16, 8x4; f32, bf16, f16)", result.pe_array);
-  if (o.ppu) print_summary(out, "ppu (32, 16 lanes)", result.ppu);
+  if (o.ppu) print_summary(out, "ppu (32, 16 lanes; f32, bf16, f16 streams)", result.ppu);
   out << (result.passed() ? "PASS" : "FAIL") << "\n";
   return result;
 }

@@ -8,6 +8,7 @@
 #include "isa/common/float_bits.h"
 #include "isa/common/hex.h"
 #include "isa/numerics/fp32.h"
+#include "isa/numerics/low_precision.h"
 #include "simulator/timing/ppu_model.h"
 
 namespace s2::sim::rtl {
@@ -45,8 +46,42 @@ std::optional<PpuRtlOp> to_rtl_op(LaneOp op) {
       return PpuRtlOp::Sgd;
     case LaneOp::Epilogue:
       return PpuRtlOp::Epilogue;
+    case LaneOp::Cast:
+      return PpuRtlOp::Cast;
   }
   throw InternalError("RTL PPU: unknown lane op");
+}
+
+std::optional<s2::rtl::PpuRtlType> to_rtl_type(isa::DType type) {
+  switch (type) {
+    case isa::DType::F32:
+      return s2::rtl::PpuRtlType::F32;
+    case isa::DType::BF16:
+      return s2::rtl::PpuRtlType::Bf16;
+    case isa::DType::F16:
+      return s2::rtl::PpuRtlType::F16;
+    default:
+      return std::nullopt;
+  }
+}
+
+uint32_t stream_word(isa::DType type, float value) {
+  if (type == isa::DType::BF16) return f32_bits(value) >> 16;  // exact: value is a bf16's
+  if (type == isa::DType::F16) return numerics::f16_from_f32(value);
+  return f32_bits(value);
+}
+
+uint32_t stored_word(isa::DType type, float result) {
+  const float flushed = numerics::store(result);
+  if (type == isa::DType::BF16) return numerics::bf16_from_f32(flushed);
+  if (type == isa::DType::F16) return numerics::f16_from_f32(flushed);
+  return f32_bits(flushed);
+}
+
+float widened(isa::DType type, uint32_t word) {
+  if (type == isa::DType::BF16) return numerics::bf16_to_f32(static_cast<uint16_t>(word));
+  if (type == isa::DType::F16) return numerics::f16_to_f32(static_cast<uint16_t>(word));
+  return f32_from_bits(word);
 }
 
 std::string rtl_ppu_missing(const functional::LanePass& pass) {
@@ -57,6 +92,10 @@ std::string rtl_ppu_missing(const functional::LanePass& pass) {
   if (pass.op == LaneOp::Epilogue && stage != isa::Activation::None &&
       stage != isa::Activation::Relu)
     return "epilogue act " + std::string(isa::activation_name(stage));
+  for (isa::DType t : pass.in_type)
+    if (!to_rtl_type(t)) return "load of " + std::string(isa::dtype_name(t));
+  for (isa::DType t : pass.out_type)
+    if (!to_rtl_type(t)) return "store of " + std::string(isa::dtype_name(t));
   return {};
 }
 
@@ -66,6 +105,7 @@ namespace {
 target::PpuOp cost_entry(LaneOp op) {
   if (op == LaneOp::Epilogue) return target::PpuOp::Epilogue;
   if (op == LaneOp::Sgd) return target::PpuOp::Sgd;
+  if (op == LaneOp::Cast) return target::PpuOp::Cast;
   return target::PpuOp::Eltwise;
 }
 
@@ -95,6 +135,7 @@ RtlPpuLanes::RtlPpuLanes(s2::rtl::RtlPpu& rtl, const target::TargetDesc& target,
 
 void RtlPpuLanes::run(const functional::LanePass& pass, const float* in0, const float* in1,
                       const float* in2, const float* in3, float* out0, float* out1) {
+  if (pass.elements == 0) return;  // nothing to compute (an empty tensor); the RTL needs >= 1
   const std::string missing = rtl_ppu_missing(pass);
   if (!missing.empty()) {
     model_.run(pass, in0, in1, in2, in3, out0, out1);
@@ -119,12 +160,25 @@ void RtlPpuLanes::run(const functional::LanePass& pass, const float* in0, const 
   p.residual = pass.stages.residual;
   p.relu = pass.stages.act == isa::Activation::Relu;
   p.gate = pass.stages.gate;
+  for (size_t k = 0; k < 4; ++k)
+    p.in_type[k] = *to_rtl_type(pass.in_type[k]);
+  for (size_t k = 0; k < 2; ++k)
+    p.out_type[k] = *to_rtl_type(pass.out_type[k]);
   const bool second_output = pass.op == LaneOp::Sgd && pass.sgd.momentum != 0.0f && out1;
 
   for (size_t at = 0; at < pass.elements; at += kMaxChunk) {
     const size_t n = std::min(kMaxChunk, pass.elements - at);
-    auto words = [&](const float* v) { return v ? f32_words(v + at, n) : std::vector<uint32_t>(); };
-    const std::vector<uint32_t> w0 = words(in0), w1 = words(in1), w2 = words(in2), w3 = words(in3);
+    // A 16-bit stream goes in as its 16-bit patterns: the PPU's load widens them.
+    auto words = [&](const float* v, isa::DType type) {
+      std::vector<uint32_t> w;
+      if (v == nullptr) return w;
+      w.resize(n);
+      for (size_t i = 0; i < n; ++i)
+        w[i] = stream_word(type, v[at + i]);
+      return w;
+    };
+    const std::vector<uint32_t> w0 = words(in0, pass.in_type[0]), w1 = words(in1, pass.in_type[1]),
+                                w2 = words(in2, pass.in_type[2]), w3 = words(in3, pass.in_type[3]);
     // The model first: outputs may alias inputs.
     std::vector<float> m0(n), m1(n);
     functional::LanePass chunk = pass;
@@ -150,13 +204,14 @@ void RtlPpuLanes::run(const functional::LanePass& pass, const float* in0, const 
       divergence =
           "cycles: RTL " + std::to_string(cycles) + ", model " + std::to_string(model_cycles);
     for (size_t i = 0; i < n && divergence.empty(); ++i) {
-      const uint32_t want0 = f32_bits(numerics::store(m0[i]));
+      // The model's result as the store writes it: flushed, rounded to the output's type.
+      const uint32_t want0 = stored_word(pass.out_type[0], m0[i]);
       if (r0[i] != want0)
         divergence = "out0[" + std::to_string(at + i) + "]: RTL " + s2::hex32(r0[i]) + ", model " +
                      s2::hex32(want0);
-      else if (second_output && r1[i] != f32_bits(numerics::store(m1[i])))
+      else if (second_output && r1[i] != stored_word(pass.out_type[1], m1[i]))
         divergence = "out1[" + std::to_string(at + i) + "]: RTL " + s2::hex32(r1[i]) + ", model " +
-                     s2::hex32(f32_bits(numerics::store(m1[i])));
+                     s2::hex32(stored_word(pass.out_type[1], m1[i]));
     }
     if (!divergence.empty()) {
       ++u.divergences;
@@ -166,8 +221,13 @@ void RtlPpuLanes::run(const functional::LanePass& pass, const float* in0, const 
                   std::to_string(p.width) + ", latency " + std::to_string(p.latency) +
                   "): " + divergence;
     }
-    f32_from_words(r0, out0 + at);
-    if (second_output) f32_from_words(r1, out1 + at);
+    // The datapath continues with the RTL's results, a 16-bit one widened back (exactly: the
+    // caller's write rounds it to the same pattern).
+    for (size_t i = 0; i < n; ++i)
+      out0[at + i] = widened(pass.out_type[0], r0[i]);
+    if (second_output)
+      for (size_t i = 0; i < n; ++i)
+        out1[at + i] = widened(pass.out_type[1], r1[i]);
   }
 }
 

@@ -21,6 +21,17 @@ namespace s2::sim::rtl {
 // RTL does not implement (the activation functions other than relu: Act, ActBwd).
 std::optional<s2::rtl::PpuRtlOp> to_rtl_op(functional::LaneOp op);
 
+// The RTL's element type for a stream's type (f32, bf16, f16); nullopt for the others.
+std::optional<s2::rtl::PpuRtlType> to_rtl_type(isa::DType type);
+// A stream element (a datapath value of `type`, widened exactly) as the RTL's input word: a
+// 16-bit type's pattern in the low half.
+uint32_t stream_word(isa::DType type, float value);
+// A result as the PPU's store writes it in `type`: flushed (numerics::store), then rounded to
+// a 16-bit type's pattern (numerics::bf16_from_f32 / f16_from_f32).
+uint32_t stored_word(isa::DType type, float result);
+// A stored word read back into the datapath: a 16-bit pattern widened exactly.
+float widened(isa::DType type, uint32_t word);
+
 // What the RTL lacks to run `pass` ("act sigmoid", "epilogue act silu"), empty when it can.
 std::string rtl_ppu_missing(const functional::LanePass& pass);
 

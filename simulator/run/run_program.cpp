@@ -84,11 +84,11 @@ void replay(const isa::Executable& exe, const target::TargetDesc& target,
 }
 
 // Element types the run cannot serve, found before anything runs: a PE instruction whose
-// multiply mode the target's array lacks, and (with --rtl ppu) any 16-bit operand, since the
-// PPU RTL computes and rounds f32 only. The PE-array RTL multiplies f32, bf16 and f16 (its
-// epilogue, on the C++ PPU model without --rtl ppu, rounds the results).
-void check_datatypes(const isa::Executable& exe, const target::TargetDesc& target,
-                     const top::RtlSelection& rtl) {
+// multiply mode the target's array lacks. The RTL units serve every type: the PE-array RTL
+// multiplies f32, bf16 and f16; the PPU RTL loads and stores 16-bit streams of casts and
+// eltwise ops itself, and other 16-bit operands are widened and rounded around it by the
+// functional model's load and store (the same numerics).
+void check_datatypes(const isa::Executable& exe, const target::TargetDesc& target) {
   const timing::PeArrayModels models(target);
   for (size_t i = 0; i < exe.instructions.size(); ++i) {
     const isa::Instruction& inst = exe.instructions[i];
@@ -98,15 +98,6 @@ void check_datatypes(const isa::Executable& exe, const target::TargetDesc& targe
       models.for_instruction(inst);
     } catch (const UserError& e) {
       throw UserError(where + ": " + e.what());
-    }
-    if (!rtl.ppu) continue;
-    for (const isa::OperandSig& sig : inst.info().operands) {
-      const auto& d = inst.operand(sig.slot);
-      if (d && (d->dtype == isa::DType::BF16 || d->dtype == isa::DType::F16))
-        throw UserError(where + ": operand '" + std::string(isa::slot_info(sig.slot).name) +
-                        "' is " + std::string(isa::dtype_name(d->dtype)) +
-                        ", but the PPU RTL computes f32 only; run with --rtl pe_array, or "
-                        "without --rtl");
     }
   }
 }
@@ -165,7 +156,7 @@ RunOutput run_program(const isa::Executable& exe, const target::TargetDesc& targ
   if (options.rtl.any() && target.pe_array.macs_per_pe(isa::DType::F32) != 1)
     target.fail("pe_array.datatypes",
                 "the RTL units multiply f32 at 1 MAC per PE per cycle; --rtl needs 'f32: 1'");
-  in_program([&] { check_datatypes(exe, target, options.rtl); });
+  in_program([&] { check_datatypes(exe, target); });
   in_program([&] { check_memory_fits(exe, target, "configuration '" + target.name + "'"); });
   RunOutput out;
   top::Top& top = top::process_top(options.rtl, target);

@@ -66,7 +66,9 @@ uint64_t RtlTileClock::compute(isa::Unit unit, uint32_t index, const std::string
   const std::string where =
       "instruction " + std::to_string(index) + " (" + op + "), tile " + std::to_string(tile_index);
   const isa::DType mode = isa::multiplicand_dtype(inst).value_or(isa::DType::F32);
-  if (unit == isa::Unit::Pe && !tile.products.empty()) {  // fused attention
+  // Fused attention: its tiles' products, and PPU work the RTL has no op for (the softmax, and
+  // in the backward the row sums of tiles with no product at all).
+  if (unit == isa::Unit::Pe && (!tile.products.empty() || tile.shape.m * tile.shape.n == 0)) {
     const timing::PeArrayModel& model = models_.get(mode);
     uint64_t cycles = 0;
     for (const timing::PassShape& p : tile.products)
@@ -75,7 +77,8 @@ uint64_t RtlTileClock::compute(isa::Unit unit, uint32_t index, const std::string
     if (tile.ppu_cycles > 0 && units_.epilogue_ppu != nullptr) {
       ++u.model_timed_tiles;
       u.model_timed_cycles += tile.ppu_cycles;
-      u.model_timed_ops.insert(std::string(inst.info().mnemonic) + " softmax");
+      u.model_timed_ops.insert(std::string(inst.info().mnemonic) +
+                               (tile.products.empty() ? " row sums" : " softmax"));
     }
     wait_cycles(tile.ppu_cycles);
     return cycles + tile.ppu_cycles;
@@ -170,6 +173,8 @@ uint64_t RtlTileClock::ppu_tile(const std::string& where, const isa::Instruction
     pass.op = *eltwise;
   else if (on_rtl && *tile.ppu_op == target::PpuOp::Sgd)
     pass.op = s2::rtl::PpuRtlOp::Sgd;
+  else if (on_rtl && *tile.ppu_op == target::PpuOp::Cast)
+    pass.op = s2::rtl::PpuRtlOp::Cast;  // the element types change no cycle (ppu.sv)
   else
     on_rtl = false;
   if (!on_rtl) {

@@ -2,10 +2,13 @@
 // s2::numerics reference, bit for bit, and its pass timing: latency + ceil(E / width) cycles.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <memory>
 #include <string>
 
 #include "isa/common/errors.h"
+#include "isa/common/float_bits.h"
+#include "isa/numerics/low_precision.h"
 #include "rtl_models/ppu/ppu_rtl.h"
 #include "tests/rtl_models/ppu_test_util.h"
 
@@ -68,6 +71,104 @@ TEST_P(PpuRtlTest, LongerRandomPassesMatchNumerics) {
     pass.weight_decay = 0x38D1B717u;
     pass.bias = pass.residual = pass.relu = pass.gate = true;
     expect_matches(pass, random_inputs(seed++, 20000));
+  }
+}
+
+// The casts' widening, exhaustively: every bf16 and every f16 pattern (the upper half of each
+// word set to garbage, which the load must not read) to f32.
+TEST_P(PpuRtlTest, CastWidensEvery16BitPattern) {
+  PassInputs in;
+  for (uint32_t h = 0; h < 0x10000u; ++h)
+    in.in[0].push_back(h | (h * 0x9E37u) << 16);
+  for (int k = 1; k < 4; ++k)
+    in.in[static_cast<size_t>(k)].assign(in.size(), 0);
+  for (PpuRtlType from : {PpuRtlType::Bf16, PpuRtlType::F16}) {
+    PpuPass pass;
+    pass.op = PpuRtlOp::Cast;
+    pass.width = GetParam();
+    pass.latency = 3;
+    pass.in_type[0] = from;
+    expect_matches(pass, in);
+    pass.out_type[0] = from;  // widened and rounded back: the same value (NaN canonical)
+    expect_matches(pass, in);
+  }
+}
+
+// The casts' rounding at every boundary: for each 16-bit value, the f32 halfway to its upper
+// neighbour (a tie) and the f32 values one ulp either side of that, plus fp16's overflow
+// threshold and subnormal range, the special values and random patterns.
+TEST_P(PpuRtlTest, CastRoundsAtEveryBoundary) {
+  for (PpuRtlType to : {PpuRtlType::Bf16, PpuRtlType::F16}) {
+    PassInputs in;
+    auto add = [&](uint32_t x) {
+      in.in[0].push_back(x);
+      in.in[0].push_back(x ^ 0x80000000u);  // both signs
+    };
+    for (uint32_t h = 0; h < 0x7C00u; ++h) {
+      uint32_t mid = 0;
+      if (to == PpuRtlType::Bf16) {
+        mid = (h << 16) | 0x8000u;  // bf16 patterns below 0x7C00 cover 2^-126 .. 2^121
+      } else {
+        const double lo = numerics::f16_to_f32(static_cast<uint16_t>(h));
+        const double hi = numerics::f16_to_f32(static_cast<uint16_t>(h + 1));
+        mid = f32_bits(static_cast<float>((lo + hi) / 2));  // exact: 12 significant bits
+      }
+      add(mid - 1);
+      add(mid);
+      add(mid + 1);
+    }
+    for (uint32_t x : special_values())
+      add(x);
+    for (uint32_t x : {0x477FF000u, 0x477FEFFFu, 0x477FE000u, 0x33000000u, 0x33000001u, 0x32FFFFFFu,
+                       0x387FC000u, 0x387FE000u, 0x7F7F8000u, 0x7F7F7FFFu})
+      add(x);
+    ValueGen gen(77);
+    for (int i = 0; i < 20000; ++i)
+      add(gen.next());
+    for (int k = 1; k < 4; ++k)
+      in.in[static_cast<size_t>(k)].assign(in.size(), 0);
+    PpuPass pass;
+    pass.op = PpuRtlOp::Cast;
+    pass.width = GetParam();
+    pass.latency = 5;
+    pass.out_type[0] = to;
+    expect_matches(pass, in);
+  }
+}
+
+// Every op reading 16-bit streams and writing 16-bit results: the lanes compute in fp32
+// between the load's widening and the store's rounding. Inputs are random 16-bit patterns
+// under garbage upper halves; the type mixes cover each type on each side.
+TEST_P(PpuRtlTest, OpsLoadAndStore16BitStreams) {
+  const PpuRtlType B = PpuRtlType::Bf16, H = PpuRtlType::F16, F = PpuRtlType::F32;
+  const std::array<std::array<PpuRtlType, 6>, 4> mixes = {{
+      {B, B, B, B, B, F},  // all bf16, the SGD velocity (optimizer state) in f32
+      {H, H, H, H, H, H},
+      {B, H, F, B, F, B},
+      {F, F, H, H, H, F},
+  }};
+  uint64_t seed = 500;
+  for (const auto& mix : mixes) {
+    for (PpuPass pass : op_variants()) {
+      for (size_t k = 0; k < 4; ++k)
+        pass.in_type[k] = mix[k];
+      pass.out_type[0] = mix[4];
+      pass.out_type[1] = mix[5];
+      pass.width = GetParam();
+      pass.latency = 4;
+      PassInputs in = random_inputs(seed++, 2 * GetParam() + 5);
+      for (size_t k = 0; k < 4; ++k) {
+        if (mix[k] == F) continue;
+        ValueGen gen(seed++);
+        for (uint32_t& w : in.in[k]) {
+          // A 16-bit pattern: the top half of a generated f32 (bf16-like exponents) or its
+          // low bits (every f16 class), over garbage.
+          const uint32_t v = gen.next();
+          w = ((v >> (k % 2 == 0 ? 16 : 0)) & 0xFFFFu) | (v << 16);
+        }
+      }
+      expect_matches(pass, in);
+    }
   }
 }
 
@@ -181,8 +282,14 @@ TEST(PpuRtlErrors, OutOfContractPassesAreRejected) {
   p.latency = kPpuMaxLatency + 1;
   EXPECT_NE(run(p).find("latency 65"), std::string::npos) << run(p);
   p = ok;
-  p.op = static_cast<PpuRtlOp>(11);
-  EXPECT_NE(run(p).find("unknown op code 11"), std::string::npos) << run(p);
+  p.op = static_cast<PpuRtlOp>(12);
+  EXPECT_NE(run(p).find("unknown op code 12"), std::string::npos) << run(p);
+  p = ok;
+  p.in_type[2] = static_cast<PpuRtlType>(3);
+  EXPECT_NE(run(p).find("input type code 3"), std::string::npos) << run(p);
+  p = ok;
+  p.out_type[1] = static_cast<PpuRtlType>(7);
+  EXPECT_NE(run(p).find("output type code 7"), std::string::npos) << run(p);
 }
 
 TEST(PpuRtlErrors, MissingStreamsAreRejected) {

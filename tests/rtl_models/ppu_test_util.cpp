@@ -5,6 +5,7 @@
 
 #include "isa/common/float_bits.h"
 #include "isa/numerics/lane_ops.h"
+#include "isa/numerics/low_precision.h"
 
 namespace s2::rtl::test {
 
@@ -82,8 +83,32 @@ namespace {
 float ld(uint32_t x) {
   return nm::load(f32_from_bits(x));
 }
-uint32_t st(float f) {
-  return f32_bits(nm::store(f));
+// A stream element as the PPU loads it: a 16-bit element is the word's low half, widened.
+float load_as(PpuRtlType type, uint32_t word) {
+  const auto half = static_cast<uint16_t>(word & 0xFFFFu);
+  switch (type) {
+    case PpuRtlType::Bf16:
+      return nm::bf16_to_f32(half);
+    case PpuRtlType::F16:
+      return nm::f16_to_f32(half);
+    case PpuRtlType::F32:
+      break;
+  }
+  return ld(word);
+}
+
+// A result as the PPU stores it: flushed, then rounded to a 16-bit type (upper half zero).
+uint32_t store_as(PpuRtlType type, float f) {
+  const float flushed = nm::store(f);
+  switch (type) {
+    case PpuRtlType::Bf16:
+      return nm::bf16_from_f32(flushed);
+    case PpuRtlType::F16:
+      return nm::f16_from_f32(flushed);
+    case PpuRtlType::F32:
+      break;
+  }
+  return f32_bits(flushed);
 }
 
 }  // namespace
@@ -99,8 +124,9 @@ PassResult reference_pass(const PpuPass& p, const PassInputs& in) {
   const nm::EpilogueStages stages{
       p.bias, p.residual, p.relu ? s2::isa::Activation::Relu : s2::isa::Activation::None, p.gate};
   for (size_t i = 0; i < n; ++i) {
-    const float a = ld(in.in[0][i]), b = ld(in.in[1][i]);
-    const float c = ld(in.in[2][i]), d = ld(in.in[3][i]);
+    const float a = load_as(p.in_type[0], in.in[0][i]), b = load_as(p.in_type[1], in.in[1][i]);
+    const float c = load_as(p.in_type[2], in.in[2][i]), d = load_as(p.in_type[3], in.in[3][i]);
+    const auto st = [&](float f) { return store_as(p.out_type[0], f); };
     switch (p.op) {
       case PpuRtlOp::Add:
         r.out0[i] = st(nm::add(a, b));
@@ -134,11 +160,14 @@ PassResult reference_pass(const PpuPass& p, const PassInputs& in) {
         float v = c;
         nm::sgd_step(sgd, w, b, &v);
         r.out0[i] = st(w);
-        if (sgd.momentum != 0.0f) r.out1[i] = st(v);
+        if (sgd.momentum != 0.0f) r.out1[i] = store_as(p.out_type[1], v);
         break;
       }
       case PpuRtlOp::Epilogue:
         r.out0[i] = st(nm::epilogue(stages, a, b, c, d));
+        break;
+      case PpuRtlOp::Cast:
+        r.out0[i] = st(a);
         break;
     }
   }
@@ -156,13 +185,16 @@ PassResult rtl_pass(RtlPpu& ppu, const PpuPass& p, const PassInputs& in) {
 }
 
 std::string describe(const PpuPass& p) {
-  char buf[256];
+  char buf[320];
   std::snprintf(buf, sizeof buf,
                 "%s E=%llu width=%u latency=%u alpha=%08X beta=%08X lr=%08X momentum=%08X "
-                "wd=%08X stages=%s%s%s%s",
+                "wd=%08X stages=%s%s%s%s types in %s %s %s %s out %s %s",
                 ppu_rtl_op_name(p.op), static_cast<unsigned long long>(p.elements), p.width,
                 p.latency, p.alpha, p.beta, p.lr, p.momentum, p.weight_decay, p.bias ? "b" : "-",
-                p.residual ? "r" : "-", p.relu ? "a" : "-", p.gate ? "g" : "-");
+                p.residual ? "r" : "-", p.relu ? "a" : "-", p.gate ? "g" : "-",
+                ppu_rtl_type_name(p.in_type[0]), ppu_rtl_type_name(p.in_type[1]),
+                ppu_rtl_type_name(p.in_type[2]), ppu_rtl_type_name(p.in_type[3]),
+                ppu_rtl_type_name(p.out_type[0]), ppu_rtl_type_name(p.out_type[1]));
   return buf;
 }
 

@@ -5,7 +5,8 @@
 # the PE array's busy share, and its MAC utilization against the peak of the precision's
 # multiply mode (pe_array.datatypes). Deterministic: one run each.
 #   scripts/bench-precision.sh [CONFIG]       (default configs/s2train_base.yaml)
-# S2_BENCH_GPT=0 leaves out gpt2-small (batch 8, 512 tokens), the slowest rows.
+# S2_BENCH_GPT=0 leaves out gpt2-small (batch 8, 512 tokens; unfused and --fuse-attention),
+# the slowest rows.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 s2c=${S2C:-$root/build/compiler/s2c}
@@ -20,9 +21,11 @@ trap 'rm -rf "$out"' EXIT
 workloads=("resnet18|resnet18 --batch 4 --image 32"
            "resnet18|resnet18 --batch 32 --image 224"
            "resnet50|resnet50 --batch 32 --image 224")
-[ "${S2_BENCH_GPT:-1}" = 0 ] || workloads+=("gpt2-small|gpt2-small --batch 8 --seq-len 512")
+[ "${S2_BENCH_GPT:-1}" = 0 ] ||
+  workloads+=("gpt2-small|gpt2-small --batch 8 --seq-len 512"
+              "gpt2-small|gpt2-small --batch 8 --seq-len 512 --fuse-attention")
 
-printf '%-40s %-5s %11s %11s %10s %8s %9s\n' workload prec "peak MiB" "DRAM MiB" "sim ms" \
+printf '%-56s %-5s %11s %11s %10s %8s %9s\n' workload prec "peak MiB" "DRAM MiB" "sim ms" \
   "PE busy" "MAC util"
 for w in "${workloads[@]}"; do
   args=${w#*|}
@@ -37,7 +40,7 @@ for w in "${workloads[@]}"; do
 import json, sys
 r = json.load(open(sys.argv[1]))
 mib = 1024.0 * 1024.0
-print("%-40s %-5s %11.1f %11.1f %10.3f %7.1f%% %8s%%"
+print("%-56s %-5s %11.1f %11.1f %10.3f %7.1f%% %8s%%"
       % (sys.argv[2], sys.argv[3], r["memory"]["peak_bytes"] / mib,
          (r["dram"]["bytes_read"] + r["dram"]["bytes_written"]) / mib, r["milliseconds"],
          100.0 * r["units"]["pe"]["utilization"], sys.argv[4]))

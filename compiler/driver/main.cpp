@@ -438,10 +438,6 @@ int main(int argc, char** argv) {
       front.onnx = compile_flags.onnx();
       front.precision = compile_flags.precision_type();
       front.loss_scaling = compile_flags.loss_scaling();
-      if (back.fuse_attention && front.precision != s2::isa::DType::F32)
-        throw s2::UserError(
-            "--fuse-attention computes in fp32 only so far; drop it for --precision " +
-            compile_flags.precision);
       // Every output before any work: never an input of the run, never a file of another
       // kind without --force (isa/container/output_guard.h).
       using s2::isa::FileKind;

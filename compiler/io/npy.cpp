@@ -27,9 +27,7 @@ std::vector<uint8_t> bytes_of(const ir::HostArray& data) {
     case isa::DType::F16:
       for (size_t i = 0; i < data.size(); ++i) {
         const float v = data.f32()[i];
-        isa::store_u16(out.data() + 2 * i, data.dtype() == isa::DType::BF16
-                                               ? numerics::bf16_from_f32(v)
-                                               : numerics::f16_from_f32(v));
+        isa::store_u16(out.data() + 2 * i, numerics::bits16_from_f32(data.dtype(), v));
       }
       break;
   }

@@ -46,10 +46,8 @@ ir::HostArray DramImage::read(const isa::TensorDesc& d) const {
     case isa::DType::F16: {
       // As the hardware loads them (isa/numerics/low_precision.h).
       std::vector<float>& v = out.f32();
-      const bool bf16 = d.dtype == isa::DType::BF16;
       isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
-        const uint16_t bits = isa::load_u16(base + at);
-        v[k] = bf16 ? numerics::bf16_to_f32(bits) : numerics::f16_to_f32(bits);
+        v[k] = numerics::f32_from_bits16(d.dtype, isa::load_u16(base + at));
       });
       break;
     }
@@ -83,10 +81,8 @@ void DramImage::write(const isa::TensorDesc& d, const ir::HostArray& values) {
     case isa::DType::BF16:
     case isa::DType::F16: {
       const std::vector<float>& v = values.f32();
-      const bool bf16 = d.dtype == isa::DType::BF16;
       isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
-        isa::store_u16(base + at,
-                       bf16 ? numerics::bf16_from_f32(v[k]) : numerics::f16_from_f32(v[k]));
+        isa::store_u16(base + at, numerics::bits16_from_f32(d.dtype, v[k]));
       });
       break;
     }

@@ -75,8 +75,7 @@ uint64_t append_init(const ir::Data& data, std::vector<uint8_t>& section) {
     case isa::DType::BF16:
     case isa::DType::F16:
       for (float v : init.f32()) {
-        const uint16_t bits =
-            data.dtype == isa::DType::BF16 ? numerics::bf16_from_f32(v) : numerics::f16_from_f32(v);
+        const uint16_t bits = numerics::bits16_from_f32(data.dtype, v);
         out[0] = static_cast<uint8_t>(bits);
         out[1] = static_cast<uint8_t>(bits >> 8);
         out += 2;

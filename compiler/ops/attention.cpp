@@ -9,6 +9,7 @@
 
 #include "isa/numerics/attention.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -23,11 +24,12 @@
 namespace s2::ir {
 namespace {
 
-// Inputs q, k, v (0-2) and the optional mask (3): their shapes agree as attention needs.
-// Returns y's shape.
+// Inputs q, k, v (0-2) and the optional mask (3): their shapes agree as attention needs, and
+// q, k and v are of one float type, the PE array's multiply mode. Returns y's shape.
 Shape check_qkv(const InferContext& ctx) {
-  for (size_t i = 0; i < 3; ++i)
-    ctx.expect_dtype(i, DType::F32);
+  ctx.expect_float(0);
+  ctx.expect_same_dtype(0, 1);
+  ctx.expect_same_dtype(0, 2);
   const Shape& q = ctx.shape(0);
   const Shape& k = ctx.shape(1);
   const Shape& v = ctx.shape(2);
@@ -66,11 +68,13 @@ Shape check_qkv(const InferContext& ctx) {
 std::vector<OutputSpec> infer_attention(const InferContext& ctx) {
   OutputSpec y, lse;
   y.shape = check_qkv(ctx);
+  y.dtype = ctx.result_dtype();  // lse stays f32, as the ISA keeps it
   lse.shape.assign(y.shape.begin(), y.shape.end() - 1);
   return {y, lse};
 }
 
-numerics::AttentionGeometry geometry(const Op& op, const Shape& q, const Shape& k, const Shape& v) {
+numerics::AttentionGeometry geometry(const Op& op, DType dtype, const Shape& q, const Shape& k,
+                                     const Shape& v) {
   const size_t r = q.size();
   numerics::AttentionGeometry g;
   g.tq = static_cast<size_t>(q[r - 2]);
@@ -82,13 +86,14 @@ numerics::AttentionGeometry geometry(const Op& op, const Shape& q, const Shape& 
   g.block_k = static_cast<size_t>(op.attrs.i("block_k"));
   g.scale = static_cast<float>(op.attrs.f("scale"));  // the f32 field the hardware holds
   g.causal = op.attrs.i("causal") != 0;
+  g.mode = dtype;
   return g;
 }
 
 void attention_kernel(KernelContext& k) {
-  numerics::attention_forward(geometry(k.op, k.in[0].shape, k.in[1].shape, k.in[2].shape),
-                              k.in[0].f32, k.in[1].f32, k.in[2].f32,
-                              epilogue::optional_f32(k.in[3]), k.out[0].f32, k.out[1].f32, k.pe);
+  numerics::attention_forward(
+      geometry(k.op, k.in[0].dtype, k.in[0].shape, k.in[1].shape, k.in[2].shape), k.in[0].f32,
+      k.in[1].f32, k.in[2].f32, epilogue::optional_f32(k.in[3]), k.out[0].f32, k.out[1].f32, k.pe);
 }
 
 // One attention_bwd for dq, dk and dv together (it computes all three from the same
@@ -111,23 +116,30 @@ void attention_backward(BackwardContext& b) {
 
 std::vector<OutputSpec> infer_attention_bwd(const InferContext& ctx) {
   const Shape y = check_qkv(ctx);
-  ctx.expect_dtype(4, DType::F32);
+  ctx.expect_float(4);
   ctx.expect_shape(4, y);
-  ctx.expect_dtype(5, DType::F32);
+  ctx.expect_same_dtype(0, 5);  // dy is multiplied too
   ctx.expect_shape(5, y);
   ctx.expect_dtype(6, DType::F32);
   ctx.expect_shape(6, Shape(y.begin(), y.end() - 1));
-  std::vector<OutputSpec> grads(3);
-  for (size_t i = 0; i < 3; ++i)
+  std::vector<OutputSpec> grads(4);
+  for (size_t i = 0; i < 3; ++i) {
     grads[i].shape = ctx.shape(i);
+    grads[i].dtype = ctx.result_dtype();
+  }
+  // dq_acc: the f32 running dq a 16-bit dq needs between key blocks (the ISA's dq_acc).
+  grads[3].shape = ctx.shape(0);
+  grads[3].absent = grads[0].dtype == DType::F32;
   return grads;
 }
 
 void attention_bwd_kernel(KernelContext& k) {
-  numerics::attention_backward(geometry(k.op, k.in[0].shape, k.in[1].shape, k.in[2].shape),
-                               k.in[0].f32, k.in[1].f32, k.in[2].f32,
-                               epilogue::optional_f32(k.in[3]), k.in[4].f32, k.in[5].f32,
-                               k.in[6].f32, k.out[0].f32, k.out[1].f32, k.out[2].f32, k.pe);
+  numerics::attention_backward(
+      geometry(k.op, k.in[0].dtype, k.in[0].shape, k.in[1].shape, k.in[2].shape), k.in[0].f32,
+      k.in[1].f32, k.in[2].f32, epilogue::optional_f32(k.in[3]), k.in[4].f32, k.in[5].f32,
+      k.in[6].f32, k.out[0].f32, k.out[1].f32, k.out[2].f32, k.pe);
+  // dq before run_kernel rounds it: the f32 sums dq_acc holds after the last key block.
+  if (k.out[3].present()) std::copy(k.out[0].f32, k.out[0].f32 + k.out[0].numel(), k.out[3].f32);
 }
 
 std::vector<AttrSpec> attention_attrs() {
@@ -183,18 +195,20 @@ void register_attention_ops(OpRegistry& r) {
          OpSchema{OpType::AttentionBwd,
                   FusionClass::Pe,
                   {{"q"}, {"k"}, {"v"}, {"mask", true}, {"y"}, {"dy"}, {"lse"}},
-                  {"dq", "dk", "dv"},
+                  {"dq", "dk", "dv", "dq_acc"},
                   attention_attrs(),
                   infer_attention_bwd,
                   nullptr,
                   attention_bwd_kernel,
                   "Backward of attention from its y and lse: dq, dk, dv given dy, the "
                   "probabilities recomputed block by block (FlashAttention-2's order: key blocks "
-                  "outer, query blocks inner): isa/numerics/attention.h. No backward rule."},
+                  "outer, query blocks inner): isa/numerics/attention.h. A 16-bit dq sums its "
+                  "key blocks in dq_acc (f32), which holds the unrounded dq afterwards; absent "
+                  "for f32. No backward rule."},
          {OpType::AttentionBwd,
           Opcode::AttnBwd,
           {q, k, v, mask, {"y", Slot::Y}, {"dy", Slot::Dy}, {"lse", Slot::Lse}},
-          {{"dq", Slot::DQ}, {"dk", Slot::DK}, {"dv", Slot::DV}},
+          {{"dq", Slot::DQ}, {"dk", Slot::DK}, {"dv", Slot::DV}, {"dq_acc", Slot::DqAcc}},
           false,
           encode_attention,
           decode_attention,

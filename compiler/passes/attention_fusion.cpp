@@ -127,6 +127,8 @@ class Finder {
     shape.batches = static_cast<uint64_t>(shape_numel(qs)) / (shape.tq * shape.d);
     shape.causal = sm.attrs.i("causal") != 0;
     shape.mask = m.mask.valid();
+    shape.elem = isa::dtype_bytes(g_.tensor(m.q).dtype);
+    shape.dq_acc = g_.tensor(m.q).dtype != DType::F32;  // attention_bwd's dq_acc
     const auto blocks = sim::timing::choose_attention_blocks(target_, shape);
     if (!blocks) {
       ++stats.no_fit;
@@ -140,7 +142,8 @@ class Finder {
         base.compare(base.size() - suffix.size(), suffix.size(), suffix) == 0)
       base.resize(base.size() - suffix.size());
     m.name = base + ".attention";
-    m.scores_bytes = shape.batches * shape.tq * shape.tk * 4;
+    m.scores_bytes =
+        shape.batches * shape.tq * shape.tk * isa::dtype_bytes(g_.tensor(scores).dtype);
     ++(m.softmax_bwd.valid() ? stats.fused : stats.forward_only);
     if (m.softmax_bwd.valid()) stats.bytes_not_saved += m.scores_bytes;
     ++stats.blocks[std::to_string(m.block_q) + " x " + std::to_string(m.block_k)];

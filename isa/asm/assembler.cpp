@@ -333,7 +333,6 @@ class Assembler {
   // A bf16 or f16 literal: a number read as f32 and rounded to nearest even (exact for what the
   // disassembler prints), or "nan:0xHHHH", a NaN of that bit pattern.
   uint16_t half_element(const Token& tok, const std::string& item, DType dtype) {
-    const bool bf16 = dtype == DType::BF16;
     const std::string type(dtype_name(dtype));
     if (item.rfind("nan:0x", 0) == 0) {
       unsigned bits = 0;
@@ -347,7 +346,7 @@ class Assembler {
     const std::optional<float> v = parse_f32(item);
     if (!v) fail(tok, "data: '" + item + "' is not a " + type + " value");
     // bf16_from_f32 rounds any f32, so a bf16 subnormal (an f32 subnormal) comes back too.
-    return bf16 ? numerics::bf16_from_f32(*v) : numerics::f16_from_f32(*v);
+    return numerics::bits16_from_f32(dtype, *v);
   }
 
   // The dense descriptor of `shape`, whose strides must fit the descriptor's 32-bit fields.

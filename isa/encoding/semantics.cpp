@@ -311,6 +311,15 @@ void check_shapes(Checker& c) {
       c.expect_shape(Slot::DQ, q, "shape of 'q'");
       c.expect_shape(Slot::DK, k, "shape of 'k'");
       c.expect_shape(Slot::DV, v, "shape of 'v'");
+      c.expect_shape(Slot::DqAcc, q, "shape of 'q'");
+      if (inst.opcode() == Opcode::AttnBwd) {
+        const bool wide = inst.get(Slot::DQ).dtype == DType::F32;
+        if (!wide && !c.has(Slot::DqAcc))
+          c.fail("'dq' is " + std::string(dtype_name(inst.get(Slot::DQ).dtype)) +
+                 ", so its partial sums over key blocks need 'dq_acc' (f32, the shape of 'q')");
+        if (wide && c.has(Slot::DqAcc))
+          c.fail("'dq' is f32 and sums its key blocks itself; 'dq_acc' must be absent");
+      }
       return;
     }
     case Opcode::Softmax: {

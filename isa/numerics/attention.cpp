@@ -5,6 +5,8 @@
 #include <limits>
 #include <vector>
 
+#include "isa/numerics/low_precision.h"
+
 namespace s2::numerics {
 namespace {
 
@@ -12,6 +14,17 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 bool saturated(float mask) {
   return std::isfinite(mask) && mask <= kSaturatedMask;
+}
+
+// The block `v` as the PE array multiplies it in `mode`: v itself for f32, else its values
+// rounded to the 16-bit type in `scratch` (attention.h: the on-chip multiplicands).
+const float* multiplicand(const std::vector<float>& v, isa::DType mode,
+                          std::vector<float>& scratch) {
+  if (mode == isa::DType::F32) return v.data();
+  scratch.resize(v.size());
+  for (size_t i = 0; i < v.size(); ++i)
+    scratch[i] = round_to(mode, v[i]);
+  return scratch.data();
 }
 
 // Keys [0, kept) of query row i take part (causal keeps j <= i).
@@ -72,7 +85,7 @@ size_t kept_in_block(const AttentionGeometry& g, size_t i, size_t j0, size_t bk)
 
 void attention_forward(const AttentionGeometry& g, const float* q, const float* k, const float* v,
                        const float* mask, float* y, float* lse, PeGemm& pe) {
-  std::vector<float> kT, z, p, offset;
+  std::vector<float> kT, z, p, p16, offset;
   std::vector<float> m(g.tq);
   std::vector<double> l(g.tq);
   std::vector<float> acc(g.tq * g.dv);
@@ -118,7 +131,8 @@ void attention_forward(const AttentionGeometry& g, const float* q, const float* 
               row[e] = static_cast<float>(static_cast<double>(row[e]) * alpha);
           }
         }
-        pe.accumulate(bq, g.dv, bk, p.data(), bk, vb + j0 * g.dv, g.dv, acc.data(), g.dv);
+        pe.accumulate(bq, g.dv, bk, multiplicand(p, g.mode, p16), bk, vb + j0 * g.dv, g.dv,
+                      acc.data(), g.dv);
       }
       for (size_t r = 0; r < bq; ++r) {
         const size_t i = i0 + r;
@@ -134,7 +148,7 @@ void attention_backward(const AttentionGeometry& g, const float* q, const float*
                         const float* mask, const float* y, const float* dy, const float* lse,
                         float* dq, float* dk, float* dv, PeGemm& pe) {
   std::vector<double> dr(g.tq);
-  std::vector<float> kT, vT, z, p, pT, dp, ds, dsT, offset;
+  std::vector<float> kT, vT, z, p, pT, dp, ds, dsT, offset, scratch;
   std::fill(dq, dq + g.batches * g.tq * g.d, 0.0f);
   std::fill(dk, dk + g.batches * g.tk * g.d, 0.0f);
   std::fill(dv, dv + g.batches * g.tk * g.dv, 0.0f);
@@ -171,7 +185,7 @@ void attention_backward(const AttentionGeometry& g, const float* q, const float*
           for (size_t c = 0; c < n; ++c)
             p[r * bk + c] = static_cast<float>(std::exp(static_cast<double>(z[r * bk + c]) - m));
         }
-        transpose_into(p.data(), bq, bk, bk, pT);
+        transpose_into(multiplicand(p, g.mode, scratch), bq, bk, bk, pT);
         pe.accumulate(bk, g.dv, bq, pT.data(), bq, dyb + i0 * g.dv, g.dv, dvb + j0 * g.dv, g.dv);
         dp.assign(bq * bk, 0.0f);
         pe.accumulate(bq, bk, g.dv, dyb + i0 * g.dv, g.dv, vT.data(), bk, dp.data(), bk);
@@ -184,8 +198,9 @@ void attention_backward(const AttentionGeometry& g, const float* q, const float*
                                         (static_cast<double>(dp[at]) - d));
           }
         }
-        pe.accumulate(bq, g.d, bk, ds.data(), bk, kb + j0 * g.d, g.d, dqb + i0 * g.d, g.d);
-        transpose_into(ds.data(), bq, bk, bk, dsT);
+        const float* ds_mul = multiplicand(ds, g.mode, scratch);
+        pe.accumulate(bq, g.d, bk, ds_mul, bk, kb + j0 * g.d, g.d, dqb + i0 * g.d, g.d);
+        transpose_into(ds_mul, bq, bk, bk, dsT);
         pe.accumulate(bk, g.d, bq, dsT.data(), bq, qb + i0 * g.d, g.d, dkb + j0 * g.d, g.d);
       }
     }

@@ -39,8 +39,17 @@
 // PE K-tile, dq sums exactly as an unfused bmm(dS, k) would; the forward's rescaling and the
 // recomputed P are where fused and unfused results differ (docs/attention.md measures by how
 // much).
+//
+// Multiply type (mode): q, k, v and dy are tensors of one float type, the PE array's multiply
+// mode (f32, bf16 or f16). In a 16-bit mode the two on-chip multiplicands are rounded to it
+// before they enter the array (numerics::round_to, low_precision.h), as FlashAttention-2 casts
+// them to the input type: the forward's p for p . v (l sums the fp32 p), and the backward's P
+// for Pᵀ . dy and dS for dS . k and dSᵀ . q (dS itself is formed from the fp32 P). Scores, m,
+// l, lse, Dr and every accumulator stay fp32; the outputs are rounded to their tensors' types
+// where they are written. In f32 mode nothing is rounded (the arithmetic above, bit for bit).
 #include <cstddef>
 
+#include "isa/encoding/isa_table.h"
 #include "isa/numerics/pe_gemm.h"
 
 namespace s2::numerics {
@@ -55,6 +64,7 @@ struct AttentionGeometry {
   size_t block_q = 1, block_k = 1;
   float scale = 1.0f;
   bool causal = false;
+  isa::DType mode = isa::DType::F32;  // the multiply type: q's (and k's, v's, dy's)
 };
 
 // Dense row-major arrays, batch after batch: q [B,Tq,d], k [B,Tk,d], v [B,Tk,dv], mask

@@ -74,19 +74,32 @@ bool is_nan16(isa::DType dtype, uint16_t bits) {
   return (bits & exponent) == exponent && (bits & ~exponent & 0x7FFF) != 0;
 }
 
+namespace {
+
+[[noreturn]] void not_a_float_type(const char* function, isa::DType dtype, const char* expected) {
+  throw InternalError(std::string(function) + ": " + std::string(isa::dtype_name(dtype)) +
+                      " is not " + expected);
+}
+
+}  // namespace
+
+uint16_t bits16_from_f32(isa::DType dtype, float v) {
+  if (dtype == isa::DType::BF16) return bf16_from_f32(v);
+  if (dtype == isa::DType::F16) return f16_from_f32(v);
+  not_a_float_type("bits16_from_f32", dtype, "a 16-bit float type");
+}
+
+float f32_from_bits16(isa::DType dtype, uint16_t bits) {
+  if (dtype == isa::DType::BF16) return bf16_to_f32(bits);
+  if (dtype == isa::DType::F16) return f16_to_f32(bits);
+  not_a_float_type("f32_from_bits16", dtype, "a 16-bit float type");
+}
+
 float round_to(isa::DType dtype, float v) {
-  switch (dtype) {
-    case isa::DType::F32:
-      return v;
-    case isa::DType::BF16:
-      return bf16_to_f32(bf16_from_f32(v));
-    case isa::DType::F16:
-      return f16_to_f32(f16_from_f32(v));
-    default:
-      break;
-  }
-  throw InternalError("round_to: " + std::string(isa::dtype_name(dtype)) +
-                      " is not a floating-point type");
+  if (dtype == isa::DType::F32) return v;
+  if (dtype == isa::DType::BF16 || dtype == isa::DType::F16)
+    return f32_from_bits16(dtype, bits16_from_f32(dtype, v));
+  not_a_float_type("round_to", dtype, "a floating-point type");
 }
 
 }  // namespace s2::numerics

@@ -42,6 +42,10 @@ float bf16_to_f32(uint16_t bits);
 uint16_t f16_from_f32(float v);
 float f16_to_f32(uint16_t bits);
 
+// The same by element type: `dtype` must be bf16 or f16 (an internal error otherwise).
+uint16_t bits16_from_f32(isa::DType dtype, float v);
+float f32_from_bits16(isa::DType dtype, uint16_t bits);
+
 // Whether `bits` is a NaN of the 16-bit float type `dtype` (bf16 or f16), any sign or payload.
 bool is_nan16(isa::DType dtype, uint16_t bits);
 

@@ -24,9 +24,8 @@ uint32_t pe_mac(uint32_t a, uint32_t b, uint32_t acc) {
 
 uint32_t pe_operand(uint32_t x, isa::DType mode) {
   const auto half = static_cast<uint16_t>(x & 0xFFFFu);
-  if (mode == isa::DType::BF16) return f32_bits(numerics::bf16_to_f32(half));
-  if (mode == isa::DType::F16) return f32_bits(numerics::f16_to_f32(half));
-  return x;
+  if (mode == isa::DType::F32) return x;
+  return f32_bits(numerics::f32_from_bits16(mode, half));
 }
 
 uint32_t pe_product(uint32_t a, uint32_t b, isa::DType mode) {

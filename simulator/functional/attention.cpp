@@ -24,6 +24,7 @@ numerics::AttentionGeometry geometry(const isa::Instruction& inst, const Operand
   g.block_k = inst.u(Field::BlockK);
   g.scale = inst.f32(Field::Scale);
   g.causal = inst.flag(Field::Causal);
+  g.mode = ops.desc(Slot::Q).dtype;
   return g;
 }
 
@@ -52,6 +53,7 @@ void run_attn_bwd(const isa::Instruction& inst, DramImage& image, Datapath& dp) 
                                y.data(), dy.data(), lse.data(), dq.data(), dk.data(), dv.data(),
                                dp.pe);
   ops.write(Slot::DQ, dq);
+  if (ops.has(Slot::DqAcc)) ops.write(Slot::DqAcc, dq);  // the unrounded sums
   ops.write(Slot::DK, dk);
   ops.write(Slot::DV, dv);
 }

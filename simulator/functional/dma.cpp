@@ -55,8 +55,7 @@ void run_fill(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/) 
     case isa::DType::F16: {
       // The value as the datapath holds it, rounded to the element type.
       const float v = numerics::load(value);
-      const uint16_t bits =
-          dst.dtype == isa::DType::BF16 ? numerics::bf16_from_f32(v) : numerics::f16_from_f32(v);
+      const uint16_t bits = numerics::bits16_from_f32(dst.dtype, v);
       element[0] = static_cast<uint8_t>(bits);
       element[1] = static_cast<uint8_t>(bits >> 8);
       break;

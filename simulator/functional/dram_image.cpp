@@ -56,13 +56,9 @@ std::vector<float> DramImage::read_f32(const isa::TensorDesc& d) const {
   const uint8_t* base = bytes_.data();
   switch (d.dtype) {
     case isa::DType::BF16:
-      isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
-        out[k] = numerics::bf16_to_f32(isa::load_u16(base + at));
-      });
-      break;
     case isa::DType::F16:
       isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
-        out[k] = numerics::f16_to_f32(isa::load_u16(base + at));
+        out[k] = numerics::f32_from_bits16(d.dtype, isa::load_u16(base + at));
       });
       break;
     default:
@@ -92,13 +88,9 @@ void DramImage::write_f32(const isa::TensorDesc& d, const std::vector<float>& va
   uint8_t* base = bytes_.data();
   switch (d.dtype) {
     case isa::DType::BF16:
-      isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
-        isa::store_u16(base + at, numerics::bf16_from_f32(numerics::store(values[k])));
-      });
-      break;
     case isa::DType::F16:
       isa::for_each_element_address(d, [&](size_t k, uint64_t at) {
-        isa::store_u16(base + at, numerics::f16_from_f32(numerics::store(values[k])));
+        isa::store_u16(base + at, numerics::bits16_from_f32(d.dtype, numerics::store(values[k])));
       });
       break;
     default:

@@ -32,10 +32,8 @@ std::vector<uint32_t> multiplicand_words(const float* v, size_t rows, size_t col
   for (size_t r = 0; r < rows; ++r)
     for (size_t c = 0; c < cols; ++c) {
       const float value = v[r * ld + c];
-      const uint16_t half =
-          mode == isa::DType::BF16 ? numerics::bf16_from_f32(value) : numerics::f16_from_f32(value);
-      const float back =
-          mode == isa::DType::BF16 ? numerics::bf16_to_f32(half) : numerics::f16_to_f32(half);
+      const uint16_t half = numerics::bits16_from_f32(mode, value);
+      const float back = numerics::f32_from_bits16(mode, half);
       S2_CHECK(f32_bits(back) == f32_bits(value) || (numerics::is_nan_bits(f32_bits(back)) &&
                                                      numerics::is_nan_bits(f32_bits(value))),
                "RTL PE GEMM: multiplicand " + s2::hex32(f32_bits(value)) + " is not a " +

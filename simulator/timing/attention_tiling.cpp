@@ -77,37 +77,38 @@ AttentionShape attention_shape(const isa::Instruction& inst) {
   s.batches = q.elements() / (s.tq * s.d);
   s.causal = inst.flag(isa::Field::Causal);
   s.mask = inst.operand(Slot::Mask).has_value();
+  s.elem = isa::dtype_bytes(q.dtype);
+  s.dq_acc = inst.has_slot(Slot::DqAcc) && inst.operand(Slot::DqAcc).has_value();
   return s;
 }
 
 std::array<uint64_t, 4> attention_footprint(const AttentionShape& s, const AttentionBlocks& b,
                                             bool backward) {
   const uint64_t mask = s.mask ? b.q * b.k : 0;
-  std::array<uint64_t, 4> f{};
-  if (!backward) {
-    f = {b.q * s.d + b.q * b.k, b.k * (s.d + s.dv), b.q * b.k + b.q * s.dv,
-         b.q * s.dv + 3 * b.q + mask};
-  } else {
-    f = {b.q * (s.d + s.dv) + b.q * b.k, b.k * (s.d + s.dv),
-         b.q * b.k + b.k * (s.d + s.dv) + b.q * s.d, 2 * b.q + s.tq + mask};
-  }
-  for (uint64_t& bytes : f)
-    bytes *= kF32Bytes;
-  return f;
+  const uint64_t e = s.elem, f = kF32Bytes;
+  if (!backward)
+    return {(b.q * s.d + b.q * b.k) * e, b.k * (s.d + s.dv) * e, (b.q * b.k + b.q * s.dv) * f,
+            b.q * s.dv * e + (3 * b.q + mask) * f};
+  return {(b.q * (s.d + s.dv) + b.q * b.k) * e, b.k * (s.d + s.dv) * e,
+          (b.q * b.k + b.k * (s.d + s.dv) + b.q * s.d) * f, (2 * b.q + s.tq + mask) * f};
 }
 
 uint64_t attention_dram_bytes(const AttentionShape& s, const AttentionBlocks& b) {
   const uint64_t pairs = kept_pairs(s, b);
   const uint64_t nq = ceil_div(s.tq, b.q);
+  const uint64_t e = s.elem, f = kF32Bytes;
+  const uint64_t run = s.dq_acc ? f : e;  // an element of the running dq
   // Forward: q, y, lse once; k and v once per kept pair (a block of Bk rows); the mask's kept
   // blocks.
-  uint64_t per_batch = s.tq * (s.d + s.dv + 1) + pairs * b.k * (s.d + s.dv);
-  // Backward: y and dy for Dr; k, v, dk, dv once; per kept pair q, dy, lse and dq written
-  // (and read back after the first key block).
-  per_batch += 2 * s.tq * s.dv + 2 * s.tk * (s.d + s.dv) + pairs * b.q * (s.d + s.dv + 1 + s.d) +
-               (pairs - std::min(pairs, nq)) * b.q * s.d;
-  if (s.mask) per_batch += 2 * pairs * b.q * b.k;
-  return s.batches * per_batch * kF32Bytes;
+  uint64_t per_batch = s.tq * (s.d + s.dv) * e + s.tq * f + pairs * b.k * (s.d + s.dv) * e;
+  // Backward: y and dy for Dr; k, v, dk, dv once; per kept pair q, dy, lse and the running dq
+  // written (and read back after the first key block); a 16-bit dq once more, rounded.
+  per_batch += 2 * s.tq * s.dv * e + 2 * s.tk * (s.d + s.dv) * e +
+               pairs * b.q * ((s.d + s.dv) * e + f + s.d * run) +
+               (pairs - std::min(pairs, nq)) * b.q * s.d * run;
+  if (s.dq_acc) per_batch += s.tq * s.d * e;
+  if (s.mask) per_batch += 2 * pairs * b.q * b.k * f;
+  return s.batches * per_batch;
 }
 
 std::optional<AttentionBlocks> choose_attention_blocks(const target::TargetDesc& target,
@@ -236,8 +237,11 @@ std::vector<Tile> tile_attention(const isa::Instruction& inst, const target::Tar
         add(t.loads, Slot::Dy, b, i0, i1, 0, s.dv, false);
         add(t.loads, Slot::Lse, b, i0, i1, 0, 0, false);
         add(t.loads, Slot::Mask, b, i0, i1, j0, j1, false);
-        if (j0 > 0) add(t.loads, Slot::DQ, b, i0, i1, 0, s.d, false);
-        add(t.stores, Slot::DQ, b, i0, i1, 0, s.d, true);
+        const Slot running = s.dq_acc ? Slot::DqAcc : Slot::DQ;
+        if (j0 > 0) add(t.loads, running, b, i0, i1, 0, s.d, false);
+        add(t.stores, running, b, i0, i1, 0, s.d, true);
+        if (s.dq_acc && (j1 == s.tk || !kept(s, i1, j1)))
+          add(t.stores, Slot::DQ, b, i0, i1, 0, s.d, true);
         if (i1 == s.tq) {
           add(t.stores, Slot::DK, b, j0, j1, 0, s.d, true);
           add(t.stores, Slot::DV, b, j0, j1, 0, s.dv, true);

@@ -3,13 +3,15 @@
 // sizes the compiler encodes, what a tile of them holds on chip, and the tiles the sequencer
 // runs. Per batch index b (batch x heads), q [Tq, d], k [Tk, d], v [Tk, dv]; Bq x Bk blocks.
 //
-// Half-buffer footprints (f32, E = 4 bytes; the other half double-buffers, as tiling.h):
+// Half-buffer footprints in elements (the other half double-buffers, as tiling.h). Those of
+// the input and weight buffers and y are of the multiply type (E bytes: 4 for f32, 2 for bf16
+// and f16; p and ds are rounded to it before they are multiplied); the rest are f32 (4 bytes):
 //              attn_fwd                          attn_bwd
 //   input      Bq*d (q) + Bq*Bk (p)              Bq*(d + dv) (q, dy) + Bq*Bk (p, ds)
 //   weight     Bk*(d + dv) (k, v)                Bk*(d + dv) (k, v)
 //   accum.     Bq*Bk (scores) + Bq*dv (y acc.)   Bq*Bk (s, dp) + Bk*(d + dv) (dk, dv acc.)
 //                                                + Bq*d (dq block)
-//   output     Bq*dv (y) + 3*Bq (m, l, lse)      2*Bq (lse, Dr) + Tq (every row's Dr)
+//   output     Bq*dv (y, E) + 3*Bq (m, l, lse)   2*Bq (lse, Dr) + Tq (every row's Dr)
 //              + Bq*Bk (mask block, when given)  + Bq*Bk (mask block, when given)
 //
 // Forward tiles, for each b, query block i, key block j (ascending; a block causal leaves out
@@ -21,9 +23,10 @@
 // pass over Bq x dv). Then for each b, key block j, query block i (kept ones): loads k_j, v_j
 // (with the first i), q_i, dy_i, lse_i, the mask block and, from the second key block on, the
 // running dq_i; PE cycles of the five products (s, dv, dp, dq, dk); PPU cycles of a softmax
-// pass (p) and a softmax_bwd pass (ds) over Bq x Bk; stores dq_i every tile and dk_j, dv_j with
-// the last i. Only q, k, v, y, dy, lse, the mask and the gradients move through DRAM: the
-// [Tq, Tk] scores never do.
+// pass (p) and a softmax_bwd pass (ds) over Bq x Bk; stores the running dq_i every tile and
+// dk_j, dv_j with the last i. The running dq_i is dq itself when dq is f32; a 16-bit dq sums in
+// the f32 dq_acc instead, and dq_i is also stored, rounded, with its last kept key block. Only q,
+// k, v, y, dy, lse, the mask and the gradients move through DRAM: the [Tq, Tk] scores never do.
 
 #include <array>
 #include <cstdint>
@@ -41,6 +44,8 @@ struct AttentionShape {
   uint64_t batches = 0, tq = 0, tk = 0, d = 0, dv = 0;
   bool causal = false;
   bool mask = false;
+  uint64_t elem = 4;    // bytes of an element of the multiply type (q, k, v, dy, y, gradients)
+  bool dq_acc = false;  // the backward sums dq in an f32 dq_acc (dq is 16-bit)
 };
 
 struct AttentionBlocks {

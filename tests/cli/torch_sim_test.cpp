@@ -220,7 +220,9 @@ TEST_F(TorchSim, GptAdamWThreeStepsIsAsAccurateAsPyTorch) {
 // (docs/compiler.md, "Precision"). fp16 with gradient clipping (the norm of the unscaled
 // gradients, GradScaler's unscale_ before clip_grad_norm_): 3 for one step of the GPT (2.24
 // measured; over twenty steps the global clip factor carries the float16-stored results'
-// differences into every update, 5.4 on one bias).
+// differences into every update, 5.4 on one bias). The GPT's twenty steps also with
+// --fuse-attention, whose scores stay f32 on chip where PyTorch's autocast rounds them (the
+// same factors).
 TEST_F(TorchSim, MixedPrecisionIsAsAccurateAsPyTorchsOwnStep) {
   if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
   struct Case {
@@ -235,7 +237,9 @@ TEST_F(TorchSim, MixedPrecisionIsAsAccurateAsPyTorchsOwnStep) {
                         Case{"gpt", "bf16", 20, "2", "bfloat16-autocast", ""},
                         Case{"resnet18", "fp16", 1, "2", "float16-emulated", " --loss-scale 256"},
                         Case{"gpt", "fp16", 20, "5", "float16-emulated", ""},
-                        Case{"gpt", "fp16", 1, "3", "float16-emulated", " --clip-grad-norm 0.5"}}) {
+                        Case{"gpt", "fp16", 1, "3", "float16-emulated", " --clip-grad-norm 0.5"},
+                        Case{"gpt", "bf16", 20, "2", "bfloat16-autocast", " --fuse-attention"},
+                        Case{"gpt", "fp16", 20, "5", "float16-emulated", " --fuse-attention"}}) {
     SCOPED_TRACE(std::string(c.model) + " " + c.precision + c.flags);
     fs::remove_all(dump_dir());
     const std::string bin = (dir_ / (std::string(c.model) + c.precision + ".bin")).string();

@@ -2,14 +2,17 @@
 // against the unfused bmm -> softmax -> bmm chain and its backward on the reference
 // interpreter, for block sizes that divide the sequence and ones that do not, causal, an
 // additive mask, rank 3 and 4; lse against the log-sum-exp in double; rows independent of the
-// query block; fully masked rows; gradient checks of q, k and v; shape-inference errors.
+// query block; fully masked rows; gradient checks of q, k and v; shape-inference errors; the
+// 16-bit multiply modes (what reaches the PE array, and how far the results move).
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "compiler/autodiff/backward_context.h"
@@ -18,6 +21,7 @@
 #include "gradcheck.h"
 #include "isa/common/errors.h"
 #include "isa/numerics/attention.h"
+#include "isa/numerics/low_precision.h"
 #include "op_test_util.h"
 
 namespace s2::ir {
@@ -336,6 +340,106 @@ TEST(OpsAttention, SchemaAndErrors) {
       g.add_op(OpType::Attention, "ok", OpCategory::Forward, {q, q, v});
   EXPECT_EQ(g.tensor(ok[0]).shape, (Shape{2, 4, 6}));
   EXPECT_EQ(g.tensor(ok[1]).shape, (Shape{2, 4}));
+}
+
+// A PE model that checks what the array is given: counts multiplicands that are not values of
+// `mode`, then computes as the C++ model does.
+class ModeCheckingGemm final : public numerics::PeGemm {
+ public:
+  explicit ModeCheckingGemm(isa::DType mode) : mode_(mode), inner_(numerics::kDefaultKTile) {}
+  void accumulate(size_t m, size_t n, size_t kd, const float* a, size_t lda, const float* b,
+                  size_t ldb, float* c, size_t ldc) override {
+    for (size_t i = 0; i < m; ++i)
+      for (size_t e = 0; e < kd; ++e)
+        check(a[i * lda + e]);
+    for (size_t e = 0; e < kd; ++e)
+      for (size_t j = 0; j < n; ++j)
+        check(b[e * ldb + j]);
+    inner_.accumulate(m, n, kd, a, lda, b, ldb, c, ldc);
+  }
+  size_t k_tile() const override { return inner_.k_tile(); }
+  size_t checked = 0, off_type = 0;
+
+ private:
+  void check(float v) {
+    ++checked;
+    if (numerics::round_to(mode_, v) != v) ++off_type;
+  }
+  isa::DType mode_;
+  numerics::KTiledGemm inner_;
+};
+
+struct AttentionRun {
+  std::vector<float> y, lse, dq, dk, dv;
+};
+
+// The forward, then the backward from `y16` (the forward's y as its 16-bit tensor holds it;
+// null: this run's own y rounded to `mode`).
+AttentionRun run_numerics(numerics::AttentionGeometry g, isa::DType mode,
+                          const std::vector<float>* in, numerics::PeGemm& pe,
+                          const std::vector<float>* y16 = nullptr) {
+  g.mode = mode;
+  AttentionRun r;
+  r.y.resize(g.batches * g.tq * g.dv);
+  r.lse.resize(g.batches * g.tq);
+  r.dq.resize(in[0].size());
+  r.dk.resize(in[1].size());
+  r.dv.resize(in[2].size());
+  numerics::attention_forward(g, in[0].data(), in[1].data(), in[2].data(), nullptr, r.y.data(),
+                              r.lse.data(), pe);
+  std::vector<float> y = y16 != nullptr ? *y16 : r.y;
+  if (y16 == nullptr)
+    for (float& x : y)
+      x = numerics::round_to(mode, x);
+  numerics::attention_backward(g, in[0].data(), in[1].data(), in[2].data(), nullptr, y.data(),
+                               in[3].data(), r.lse.data(), r.dq.data(), r.dk.data(), r.dv.data(),
+                               pe);
+  return r;
+}
+
+// In bf16 and f16 modes every multiplicand the array sees is of the mode (q, k, v, dy are;
+// p and ds are rounded to it on chip); the scores are not rounded, so lse is the f32 mode's bit
+// for bit. Given the same y, the results move only by the rounding of p (y, dv) and of ds (dq,
+// dk): nonzero, and within a few units of the format's rounding (2^-8 bf16, 2^-11 f16) of the
+// largest element.
+TEST(OpsAttention, SixteenBitModesMultiplyOnlyValuesOfTheMode) {
+  numerics::AttentionGeometry g;
+  g.batches = 2;
+  g.tq = g.tk = 11;
+  g.d = g.dv = 8;
+  g.block_q = 4;
+  g.block_k = 4;
+  g.scale = 0.35f;
+  g.causal = true;
+  for (const auto& [mode, unit] :
+       {std::pair{isa::DType::BF16, 0x1p-8}, std::pair{isa::DType::F16, 0x1p-11}}) {
+    SCOPED_TRACE(isa::dtype_name(mode));
+    std::vector<float> in[4] = {
+        wave(g.batches * g.tq * g.d, 1.5f, 0.1f), wave(g.batches * g.tk * g.d, 1.5f, 0.7f),
+        wave(g.batches * g.tk * g.dv, 1.0f, 1.3f), wave(g.batches * g.tq * g.dv, 0.8f, 2.1f)};
+    for (auto& t : in)
+      for (float& x : t)
+        x = numerics::round_to(mode, x);
+    ModeCheckingGemm checking(mode);
+    const AttentionRun low = run_numerics(g, mode, in, checking);
+    EXPECT_GT(checking.checked, 0u);
+    EXPECT_EQ(checking.off_type, 0u);
+    std::vector<float> y16 = low.y;
+    for (float& x : y16)
+      x = numerics::round_to(mode, x);
+    ModeCheckingGemm wide(isa::DType::F32);
+    const AttentionRun f32 = run_numerics(g, isa::DType::F32, in, wide, &y16);
+    EXPECT_EQ(low.lse, f32.lse);
+    for (const auto& [name, a, b] :
+         {std::tuple{"y", &low.y, &f32.y}, std::tuple{"dq", &low.dq, &f32.dq},
+          std::tuple{"dk", &low.dk, &f32.dk}, std::tuple{"dv", &low.dv, &f32.dv}}) {
+      const double error = relative(*a, *b);
+      std::cout << isa::dtype_name(mode) << " " << name << ": " << error / unit
+                << " units of the format's rounding\n";
+      EXPECT_GT(error, 0.0) << name;
+      EXPECT_LT(error, 4 * unit) << name;
+    }
+  }
 }
 
 }  // namespace

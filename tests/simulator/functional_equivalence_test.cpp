@@ -10,7 +10,8 @@
 // with the suffix _bf16 or _fp16 are compiled with that --precision, against the interpreter on
 // the graph with its epilogues fused (in 16-bit precision a fused epilogue rounds once, where
 // the PE op writes, so fusion moves rounding points; `s2c reference --precision` fuses too);
-// fp16 with dynamic loss scaling unless the step clips its gradients.
+// fp16 with dynamic loss scaling unless the step clips its gradients. gpt_fused_bf16 and
+// bert_fused_fp16 are both: fused attention multiplying 16-bit values.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -96,8 +97,7 @@ std::vector<uint8_t> host_bytes(const ir::HostArray& a) {
   std::vector<uint8_t> out;
   if (a.dtype() == isa::DType::BF16 || a.dtype() == isa::DType::F16) {  // 2 bytes each
     for (float v : a.f32()) {
-      const uint16_t bits =
-          a.dtype() == isa::DType::BF16 ? numerics::bf16_from_f32(v) : numerics::f16_from_f32(v);
+      const uint16_t bits = numerics::bits16_from_f32(a.dtype(), v);
       out.push_back(static_cast<uint8_t>(bits & 0xFF));
       out.push_back(static_cast<uint8_t>(bits >> 8));
     }
@@ -183,7 +183,8 @@ INSTANTIATE_TEST_SUITE_P(Zoo, FunctionalEquivalence,
                                            "mlp_clipped", "gpt_clipped", "gpt_fused", "bert_fused",
                                            "vit_fused", "mlp_bf16", "resnet18_bf16",
                                            "mobilenet_v2_fp16", "densenet121_bf16", "gpt_bf16",
-                                           "gpt_clipped_fp16", "bert_fp16", "vit_bf16"));
+                                           "gpt_clipped_fp16", "bert_fp16", "vit_bf16",
+                                           "gpt_fused_bf16", "bert_fused_fp16"));
 
 // From PyTorch's exporter: mobilenet_v2 (depthwise convolution packed on the array, ReLU6 in
 // the batch-norm epilogue, dropout's mask drawn by dropout_mask) and mobilenet_v3_small

@@ -356,5 +356,53 @@ TEST(FunctionalLowPrecision, SemanticsNameTheOperandOfAWrongType) {
             "operand 'x' has element type i32, expected f32, bf16 or f16");
 }
 
+// Fused attention's backward in bf16 and f16: dq sums its key blocks in the f32 dq_acc, which
+// ends holding the unrounded dq, and dq is that rounded once; the compiler's executor gives
+// the same bytes. A 16-bit dq without dq_acc, and an f32 dq with one, are malformed.
+TEST(FunctionalLowPrecision, SixteenBitAttentionBackwardSumsDqInAnF32Scratch) {
+  using isa::Slot;
+  const std::vector<uint32_t> shape{2, 9, 4};
+  for (isa::DType type : {isa::DType::BF16, isa::DType::F16, isa::DType::F32}) {
+    SCOPED_TRACE(isa::dtype_name(type));
+    Program p(isa::Opcode::AttnBwd);
+    const auto dq = p.zeros(shape, type);
+    p.set(Slot::Q, p.typed(shape, type, random_values(72, 11)))
+        .set(Slot::K, p.typed(shape, type, random_values(72, 12)))
+        .set(Slot::V, p.typed(shape, type, random_values(72, 13)))
+        .set(Slot::Y, p.typed(shape, type, random_values(72, 14)))
+        .set(Slot::Dy, p.typed(shape, type, random_values(72, 15)))
+        .set(Slot::Lse, p.values({2, 9}, random_values(18, 16)))
+        .set(Slot::DQ, dq)
+        .set(Slot::DK, p.zeros(shape, type))
+        .set(Slot::DV, p.zeros(shape, type))
+        .field(isa::Field::Causal, 1)
+        .field(isa::Field::BlockQ, 4)
+        .field(isa::Field::BlockK, 4);
+    p.inst().set_f32(isa::Field::Scale, 0.5f);
+    const auto acc = p.zeros(shape);
+    if (type == isa::DType::F32) {
+      EXPECT_TRUE(isa::check_instruction(p.inst()).empty());
+      p.set(Slot::DqAcc, acc);
+      EXPECT_EQ(isa::check_instruction(p.inst()).at(0),
+                "'dq' is f32 and sums its key blocks itself; 'dq_acc' must be absent");
+      continue;
+    }
+    EXPECT_EQ(isa::check_instruction(p.inst()).at(0),
+              "'dq' is " + std::string(isa::dtype_name(type)) +
+                  ", so its partial sums over key blocks need 'dq_acc' (f32, the shape of 'q')");
+    p.set(Slot::DqAcc, acc);
+    ASSERT_TRUE(isa::check_instruction(p.inst()).empty());
+    const DramImage image = p.run_ours();
+    const std::vector<float> sums = image.read_f32(acc), rounded_dq = image.read_f32(dq);
+    size_t unrounded = 0;
+    for (size_t i = 0; i < sums.size(); ++i) {
+      EXPECT_EQ(f32_bits(rounded_dq[i]), f32_bits(numerics::round_to(type, sums[i]))) << i;
+      unrounded += numerics::round_to(type, sums[i]) != sums[i];
+    }
+    EXPECT_GT(unrounded, sums.size() / 2);
+    EXPECT_TRUE(p.matches_reference());
+  }
+}
+
 }  // namespace
 }  // namespace s2::sim::functional

@@ -102,9 +102,7 @@ class Program {
     TensorDesc d = zeros(shape, dtype);
     uint8_t* at = exe_.data.data() + exe_.tensors.back().data_offset;
     for (float v : values) {
-      const uint32_t bits = dtype == DType::BF16  ? numerics::bf16_from_f32(v)
-                            : dtype == DType::F16 ? numerics::f16_from_f32(v)
-                                                  : f32_bits(v);
+      const uint32_t bits = dtype == DType::F32 ? f32_bits(v) : numerics::bits16_from_f32(dtype, v);
       for (unsigned b = 0; b < isa::dtype_bytes(dtype); ++b)
         *at++ = static_cast<uint8_t>(bits >> (8 * b));
     }

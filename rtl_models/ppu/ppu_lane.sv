@@ -11,7 +11,9 @@
 //   SGD                  in0 weight, in1 grad, in2 velocity; out0 weight, out1 velocity;
 //                        a zero weight_decay / momentum skips its term (numerics::sgd_step)
 //   EPILOGUE             in0 acc, in1 bias, in2 residual, in3 gate; stages = {gate, relu,
-//                        residual, bias}, applied in the order bias, residual, relu, gate
+//                        residual, bias}, applied in the order bias, residual, relu, gate;
+//                        out0 and out1 both the result (out0 is written back in y's type,
+//                        out1 is the f32 value the channel statistics take)
 //   CAST                 out0 = in0 (read with DAZ, NaN canonical); the conversion is the
 //                        ppu top's: its load widens a 16-bit in0, its store rounds out0
 // Datapath: three multipliers and three adders (fp32_mul / fp32_add from rtl_models/pe), shared
@@ -118,7 +120,10 @@ module ppu_lane
         out0 = a2_y;
         out1 = momentum_on ? a1_y : canon_daz(in2);  // velocity untouched without momentum
       end
-      OP_EPILOGUE: out0 = canon_daz(e_gate);
+      OP_EPILOGUE: begin
+        out0 = canon_daz(e_gate);
+        out1 = canon_daz(e_gate);  // the same result, stored in its own type (stats' tap)
+      end
       OP_CAST:     out0 = canon_daz(in0);
       default:     out0 = 32'd0;
     endcase

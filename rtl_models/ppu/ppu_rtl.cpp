@@ -71,7 +71,7 @@ struct OpStreams {
 };
 
 // What each op reads and writes (ppu_rtl.h). Sgd's velocity only with momentum; the epilogue's
-// bias/residual/gate only with their stage.
+// bias/residual/gate only with their stage, and its y twice (out1: stored in its own type).
 OpStreams streams_of(const PpuPass& p) {
   const bool velocity = (p.momentum & 0x7F800000u) != 0;  // nonzero after DAZ
   switch (p.op) {
@@ -90,7 +90,7 @@ OpStreams streams_of(const PpuPass& p) {
     case PpuRtlOp::Sgd:
       return {{true, true, velocity, false}, {true, velocity}};
     case PpuRtlOp::Epilogue:
-      return {{true, p.bias, p.residual, p.gate}, {true, false}};
+      return {{true, p.bias, p.residual, p.gate}, {true, true}};
   }
   throw UserError("ppu RTL: unknown op code " + std::to_string(static_cast<uint32_t>(p.op)));
 }
@@ -128,8 +128,9 @@ PassStreams check_pass(const PpuPass& pass, uint32_t lanes, const uint32_t* in0,
     s.in[k] = need.in[k] ? in[k] : nullptr;
   }
   for (size_t k = 0; k < 2; ++k) {
-    // Sgd's velocity output is optional even with momentum (the caller may not want it).
-    const bool required = need.out[k] && !(pass.op == PpuRtlOp::Sgd && k == 1);
+    // out1 is optional (Sgd's velocity, even with momentum; the epilogue's f32 y): the caller
+    // may not want it.
+    const bool required = need.out[k] && k == 0;
     if (required && out[k] == nullptr)
       throw UserError(where + "output stream out" + std::to_string(k) + " is required but null");
     s.out[k] = need.out[k] ? out[k] : nullptr;

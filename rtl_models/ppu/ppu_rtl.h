@@ -22,8 +22,10 @@
 //                             DAZ) skips the velocity: in2 is not read, out1 not written, and
 //                             both may be null; out1 may be null in any case.
 //                             Streams an op does not use are ignored (neither read nor written).
-//   Epilogue                  in0 acc -> out0; in1 bias (already one value per element) when
-//                             `bias`, in2 residual when `residual`, in3 gate when `gate`
+//   Epilogue                  in0 acc -> out0 and out1 (the same result, each stored in its
+//                             own type; out1 may be null); in1 bias (already one value per
+//                             element) when `bias`, in2 residual when `residual`, in3 gate
+//                             when `gate`
 //   Cast                      out0 = in0: with in_type / out_type, a conversion
 //
 // Element types: each stream has one (in_type, out_type; f32 by default). A bf16 or f16

@@ -44,7 +44,7 @@ void run_bn_fwd(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   numerics::batch_norm_forward(g, a);
   EpilogueOperands e;
   e.act = inst.as<isa::Activation>(isa::Field::Act);
-  run_epilogue(dp.ppu, y, e);
+  run_epilogue(dp.ppu, y, e, ops.desc(Slot::Y).dtype);
   ops.write(Slot::Y, y);
   ops.write(Slot::Mean, mean_out);
   ops.write(Slot::InvStd, invstd_out);

@@ -35,9 +35,11 @@ void run_conv2d(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   if (bias) e.bias = broadcast_channels(*bias, g.n, g.k, g.p * g.q);
   e.residual = data_or_null(residual);
   e.act = inst.as<isa::Activation>(Field::Act);
-  run_epilogue(dp.ppu, y, e);
+  std::vector<float> wide;
+  const bool stats = ops.has(Slot::Stats);
+  run_epilogue(dp.ppu, y, e, ops.desc(Slot::Y).dtype, stats ? &wide : nullptr);
   ops.write(Slot::Y, y);
-  if (ops.has(Slot::Stats)) ops.write(Slot::Stats, channel_stats(y, g.n, g.k, g.p * g.q));
+  if (stats) ops.write(Slot::Stats, channel_stats(wide, g.n, g.k, g.p * g.q));
 }
 
 void run_conv2d_bwd_data(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
@@ -52,7 +54,7 @@ void run_conv2d_bwd_data(const isa::Instruction& inst, DramImage& image, Datapat
   EpilogueOperands e;
   e.residual = data_or_null(residual);
   e.gate = data_or_null(gate);
-  run_epilogue(dp.ppu, dx, e);
+  run_epilogue(dp.ppu, dx, e, ops.desc(Slot::Dx).dtype);
   ops.write(Slot::Dx, dx);
 }
 
@@ -66,7 +68,7 @@ void run_conv2d_bwd_weight(const isa::Instruction& inst, DramImage& image, Datap
   numerics::conv2d_backward_weight(g, x.data(), dy.data(), dw.data(), dp.pe);
   EpilogueOperands e;
   e.residual = data_or_null(residual);
-  run_epilogue(dp.ppu, dw, e);
+  run_epilogue(dp.ppu, dw, e, ops.desc(Slot::Dw).dtype);
   ops.write(Slot::Dw, dw);
 }
 

@@ -15,7 +15,8 @@ std::vector<float> broadcast_channels(const std::vector<float>& per_channel, siz
   return out;
 }
 
-void run_epilogue(PpuLanes& ppu, std::vector<float>& y, const EpilogueOperands& e) {
+void run_epilogue(PpuLanes& ppu, std::vector<float>& y, const EpilogueOperands& e,
+                  isa::DType y_type, std::vector<float>* wide) {
   LanePass pass;
   pass.op = LaneOp::Epilogue;
   pass.elements = y.size();
@@ -23,9 +24,19 @@ void run_epilogue(PpuLanes& ppu, std::vector<float>& y, const EpilogueOperands& 
   pass.stages.residual = e.residual != nullptr;
   pass.stages.act = e.act;
   pass.stages.gate = e.gate != nullptr;
+  pass.out_type[0] = y_type;
   const numerics::EpilogueStages& s = pass.stages;
-  if (!s.bias && !s.residual && s.act == isa::Activation::None && !s.gate) return;
-  ppu.run(pass, y.data(), s.bias ? e.bias.data() : nullptr, e.residual, e.gate, y.data(), nullptr);
+  const bool stages = s.bias || s.residual || s.act != isa::Activation::None || s.gate;
+  if (!stages && y_type == isa::DType::F32) {
+    if (wide != nullptr) *wide = y;
+    return;
+  }
+  float* second = nullptr;
+  if (wide != nullptr) {
+    wide->resize(y.size());
+    second = wide->data();
+  }
+  ppu.run(pass, y.data(), s.bias ? e.bias.data() : nullptr, e.residual, e.gate, y.data(), second);
 }
 
 std::vector<float> channel_stats(const std::vector<float>& y, size_t outer, size_t channels,

@@ -22,8 +22,12 @@ struct EpilogueOperands {
 std::vector<float> broadcast_channels(const std::vector<float>& per_channel, size_t outer,
                                       size_t channels, size_t inner);
 
-// y = epilogue(y) through the lanes; no pass when no stage is on.
-void run_epilogue(PpuLanes& ppu, std::vector<float>& y, const EpilogueOperands& e);
+// y = epilogue(y) through the lanes, whose store writes y back in y_type (a 16-bit y is rounded
+// there, as the hardware converts on write-back; the caller's write rounds it again to the
+// same bits). `wide`, when given, receives the f32 results before that rounding: what the
+// channel statistics read. No pass when no stage is on and y_type is f32.
+void run_epilogue(PpuLanes& ppu, std::vector<float>& y, const EpilogueOperands& e,
+                  isa::DType y_type = isa::DType::F32, std::vector<float>* wide = nullptr);
 
 // The [2, C] statistics of y laid out as [outer, C, inner] (isa/numerics/epilogue.h).
 std::vector<float> channel_stats(const std::vector<float>& y, size_t outer, size_t channels,

@@ -24,9 +24,11 @@ void run_gemm(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   e.residual = data_or_null(residual);
   e.act = inst.as<isa::Activation>(isa::Field::Act);
   e.gate = data_or_null(gate);
-  run_epilogue(dp.ppu, y, e);
+  std::vector<float> wide;
+  const bool stats = ops.has(isa::Slot::Stats);
+  run_epilogue(dp.ppu, y, e, ops.desc(isa::Slot::Y).dtype, stats ? &wide : nullptr);
   ops.write(isa::Slot::Y, y);
-  if (ops.has(isa::Slot::Stats)) ops.write(isa::Slot::Stats, channel_stats(y, m, n, 1));
+  if (stats) ops.write(isa::Slot::Stats, channel_stats(wide, m, n, 1));
 }
 
 void run_bmm(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
@@ -42,6 +44,7 @@ void run_bmm(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   const std::vector<float> av = ops.f32(isa::Slot::A), bv = ops.f32(isa::Slot::B);
   std::vector<float> out(batches * m * n);
   numerics::bmm(batches, m, n, k, av.data(), ta, bv.data(), tb, out.data(), dp.pe);
+  run_epilogue(dp.ppu, out, {}, ops.desc(isa::Slot::Y).dtype);  // a 16-bit y's write-back
   ops.write(isa::Slot::Y, out);
 }
 

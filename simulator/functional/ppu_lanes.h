@@ -17,7 +17,9 @@
 //   Sgd                       in0 weight, in1 grad, in2 velocity (null without momentum);
 //                             out0 new weight, out1 new velocity
 //   Epilogue                  in0 accumulator, in1 bias (one value per element), in2 residual,
-//                             in3 gate, each used when its stage is on; out0 y
+//                             in3 gate, each used when its stage is on; out0 y, and out1 y
+//                             again when given (stored in its own type: the write-back rounds
+//                             out0 to y's type while the statistics read the f32 out1)
 //   Cast                      out0 = in0 (the conversion is the load's and the store's)
 //
 // Element types (in_type, out_type): what each stream is in memory. The caller widened the
@@ -59,6 +61,12 @@ struct LanePass {
   isa::DType in_type[4] = {isa::DType::F32, isa::DType::F32, isa::DType::F32, isa::DType::F32};
   isa::DType out_type[2] = {isa::DType::F32, isa::DType::F32};
 };
+
+// Whether the pass writes out1 when the caller gives it: SGD's velocity (with momentum) and
+// the epilogue's second copy of y.
+inline bool writes_out1(const LanePass& pass) {
+  return (pass.op == LaneOp::Sgd && pass.sgd.momentum != 0.0f) || pass.op == LaneOp::Epilogue;
+}
 
 class PpuLanes {
  public:

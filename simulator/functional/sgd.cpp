@@ -55,7 +55,17 @@ void run_sgd(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   dp.ppu.run(pass, weight.data(), grad.data(), v, nullptr, weight.data(), v);
   ops.write(Slot::Weight, weight);
   if (velocity) ops.write(Slot::Velocity, *velocity);
-  if (ops.has(Slot::WeightCopy)) ops.write(Slot::WeightCopy, weight);
+  if (ops.has(Slot::WeightCopy)) {
+    // The update's second store: the new weight in the copy's type, rounded by the PPU's
+    // store (the RTL's fp16_round under --rtl ppu).
+    LanePass copy;
+    copy.op = LaneOp::Cast;
+    copy.elements = weight.size();
+    copy.out_type[0] = ops.desc(Slot::WeightCopy).dtype;
+    std::vector<float> rounded(weight.size());
+    dp.ppu.run(copy, weight.data(), nullptr, nullptr, nullptr, rounded.data(), nullptr);
+    ops.write(Slot::WeightCopy, rounded);
+  }
 }
 
 void run_adamw(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/) {

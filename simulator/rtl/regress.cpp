@@ -119,8 +119,7 @@ uint32_t multiplicand(OperandMix& rng, OperandProfile profile, isa::DType mode) 
   if (profile == OperandProfile::Specials && (v & 1u) != 0)
     half = (v >> 8) & 0xFFFFu;
   else
-    half = mode == isa::DType::BF16 ? numerics::bf16_from_f32(datapath_value(v))
-                                    : numerics::f16_from_f32(datapath_value(v));
+    half = numerics::bits16_from_f32(mode, datapath_value(v));
   return (rng.next() & 0xFFFF0000u) | half;
 }
 
@@ -295,7 +294,7 @@ class PpuRegression {
         }
       }
     }
-    const bool velocity = pass.op == functional::LaneOp::Sgd && pass.sgd.momentum != 0.0f;
+    const bool velocity = functional::writes_out1(pass);  // or the epilogue's second y
     std::vector<float> m0(e), m1(e);
     {
       ModelRounding rounding(o_.model_round_toward_zero);

@@ -73,15 +73,13 @@ uint32_t stream_word(isa::DType type, float value) {
 
 uint32_t stored_word(isa::DType type, float result) {
   const float flushed = numerics::store(result);
-  if (type == isa::DType::BF16) return numerics::bf16_from_f32(flushed);
-  if (type == isa::DType::F16) return numerics::f16_from_f32(flushed);
-  return f32_bits(flushed);
+  if (type == isa::DType::F32) return f32_bits(flushed);
+  return numerics::bits16_from_f32(type, flushed);
 }
 
 float widened(isa::DType type, uint32_t word) {
-  if (type == isa::DType::BF16) return numerics::bf16_to_f32(static_cast<uint16_t>(word));
-  if (type == isa::DType::F16) return numerics::f16_to_f32(static_cast<uint16_t>(word));
-  return f32_from_bits(word);
+  if (type == isa::DType::F32) return f32_from_bits(word);
+  return numerics::f32_from_bits16(type, static_cast<uint16_t>(word));
 }
 
 std::string rtl_ppu_missing(const functional::LanePass& pass) {
@@ -164,7 +162,7 @@ void RtlPpuLanes::run(const functional::LanePass& pass, const float* in0, const 
     p.in_type[k] = *to_rtl_type(pass.in_type[k]);
   for (size_t k = 0; k < 2; ++k)
     p.out_type[k] = *to_rtl_type(pass.out_type[k]);
-  const bool second_output = pass.op == LaneOp::Sgd && pass.sgd.momentum != 0.0f && out1;
+  const bool second_output = functional::writes_out1(pass) && out1 != nullptr;
 
   for (size_t at = 0; at < pass.elements; at += kMaxChunk) {
     const size_t n = std::min(kMaxChunk, pass.elements - at);

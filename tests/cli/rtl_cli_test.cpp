@@ -118,6 +118,12 @@ TEST_F(RtlCli, Bf16MlpOnThePeArrayRtlMatchesTheModel) {
   expect_rtl_matches_models("mlp --precision bf16", "pe_array", "");
 }
 
+// Fused attention in bf16: the array multiplies the rounded p and ds blocks (the adapter
+// refuses any multiplicand that is not a bf16 value), and dq sums in its f32 dq_acc.
+TEST_F(RtlCli, Bf16FusedAttentionOnThePeArrayRtlMatchesTheModel) {
+  expect_rtl_matches_models("gpt --precision bf16 --fuse-attention", "pe_array", "");
+}
+
 TEST_F(RtlCli, Fp16Lenet5OnTheSmallConfigsPeArrayRtlMatchesTheModel) {
   expect_rtl_matches_models("lenet5 --precision fp16", "pe_array", kSmallConfig);
 }
@@ -127,6 +133,13 @@ TEST_F(RtlCli, Fp16Lenet5OnTheSmallConfigsPeArrayRtlMatchesTheModel) {
 // casts below).
 TEST_F(RtlCli, Bf16MlpOnThePeArrayAndPpuRtlMatchesTheModels) {
   expect_rtl_matches_models("mlp --precision bf16", "pe_array,ppu", "");
+}
+
+// A bf16 resnet18 on the PPU RTL: every PE instruction's 16-bit result is rounded by the
+// epilogue pass's store (no-stage passes included), and each SGD update's bf16 weight copy by
+// a cast pass's store.
+TEST_F(RtlCli, Bf16Resnet18OnThePpuRtlMatchesTheModels) {
+  expect_rtl_matches_models("resnet18 --image 16 --precision bf16", "ppu", "");
 }
 
 TEST_F(RtlCli, Fp16MlpOnThePpuRtlMatchesTheModels) {

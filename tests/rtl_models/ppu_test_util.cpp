@@ -163,9 +163,12 @@ PassResult reference_pass(const PpuPass& p, const PassInputs& in) {
         if (sgd.momentum != 0.0f) r.out1[i] = store_as(p.out_type[1], v);
         break;
       }
-      case PpuRtlOp::Epilogue:
-        r.out0[i] = st(nm::epilogue(stages, a, b, c, d));
+      case PpuRtlOp::Epilogue: {
+        const float y = nm::epilogue(stages, a, b, c, d);
+        r.out0[i] = st(y);
+        r.out1[i] = store_as(p.out_type[1], y);  // the same y in out1's own type
         break;
+      }
       case PpuRtlOp::Cast:
         r.out0[i] = st(a);
         break;

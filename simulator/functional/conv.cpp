@@ -39,7 +39,7 @@ void run_conv2d(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   const bool stats = ops.has(Slot::Stats);
   run_epilogue(dp.ppu, y, e, ops.desc(Slot::Y).dtype, stats ? &wide : nullptr);
   ops.write(Slot::Y, y);
-  if (stats) ops.write(Slot::Stats, channel_stats(wide, g.n, g.k, g.p * g.q));
+  if (stats) ops.write(Slot::Stats, channel_stats(wide.empty() ? y : wide, g.n, g.k, g.p * g.q));
 }
 
 void run_conv2d_bwd_data(const isa::Instruction& inst, DramImage& image, Datapath& dp) {

@@ -27,12 +27,10 @@ void run_epilogue(PpuLanes& ppu, std::vector<float>& y, const EpilogueOperands& 
   pass.out_type[0] = y_type;
   const numerics::EpilogueStages& s = pass.stages;
   const bool stages = s.bias || s.residual || s.act != isa::Activation::None || s.gate;
-  if (!stages && y_type == isa::DType::F32) {
-    if (wide != nullptr) *wide = y;
-    return;
-  }
+  const bool rounds = y_type != isa::DType::F32;
+  if (!stages && !rounds) return;
   float* second = nullptr;
-  if (wide != nullptr) {
+  if (wide != nullptr && rounds) {
     wide->resize(y.size());
     second = wide->data();
   }

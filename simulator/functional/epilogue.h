@@ -24,8 +24,9 @@ std::vector<float> broadcast_channels(const std::vector<float>& per_channel, siz
 
 // y = epilogue(y) through the lanes, whose store writes y back in y_type (a 16-bit y is rounded
 // there, as the hardware converts on write-back; the caller's write rounds it again to the
-// same bits). `wide`, when given, receives the f32 results before that rounding: what the
-// channel statistics read. No pass when no stage is on and y_type is f32.
+// same bits). `wide`, when given and y_type is 16-bit, receives the f32 results before that
+// rounding: what the channel statistics read (an f32 y is them already; `wide` stays empty).
+// No pass when no stage is on and y_type is f32.
 void run_epilogue(PpuLanes& ppu, std::vector<float>& y, const EpilogueOperands& e,
                   isa::DType y_type = isa::DType::F32, std::vector<float>* wide = nullptr);
 

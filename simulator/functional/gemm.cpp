@@ -28,7 +28,7 @@ void run_gemm(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   const bool stats = ops.has(isa::Slot::Stats);
   run_epilogue(dp.ppu, y, e, ops.desc(isa::Slot::Y).dtype, stats ? &wide : nullptr);
   ops.write(isa::Slot::Y, y);
-  if (stats) ops.write(isa::Slot::Stats, channel_stats(wide, m, n, 1));
+  if (stats) ops.write(isa::Slot::Stats, channel_stats(wide.empty() ? y : wide, m, n, 1));
 }
 
 void run_bmm(const isa::Instruction& inst, DramImage& image, Datapath& dp) {

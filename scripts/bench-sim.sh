@@ -6,6 +6,9 @@
 #   * efficientnet_b0 (ONNX export, batch 32, 3x224x224), base   (target: under 30 s)
 #   * gpt2-small (batch 8, 1024 tokens, --fuse-attention), base    (issue 15's target: 60 s);
 #     S2_BENCH_GPT=0 skips it (each run takes about two minutes)
+#   * resnet18 as above with --rtl pe_array,ppu: the RTL clocks the timing run (its wall time
+#     and cycles/s), then the functional replay streams the data through it; the whole process
+#     is timed too (issue 18's target: 60 s). S2_BENCH_RTL=0 skips it (minutes per run)
 # s2sim serves DRAM channels on one thread per core; S2_THREADS=N passes --threads N (the
 # figures are the same, only the wall time changes). Benchmarks want an optimised build: S2_BUILD_TYPE=Release S2_BUILD_DIR=build-release
 # scripts/build.sh, then S2SIM=build-release/simulator/s2sim S2C=build-release/compiler/s2c.
@@ -21,17 +24,25 @@ done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-bench() {  # name, executable: median of the wall times and cycles/s s2sim prints
-  local name=$1 bin=$2 walls=() rates=() line
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+bench() {  # name, executable, extra s2sim arguments: medians of the wall times and cycles/s
+  local name=$1 bin=$2 walls=() rates=() procs=() line t0 t1
+  shift 2
   for ((i = 1; i <= runs; i++)); do
-    line=$("$s2sim" run "$bin" ${S2_THREADS:+--threads "$S2_THREADS"} | grep 'wall time')
+    t0=$(date +%s.%N)
+    line=$("$s2sim" run "$bin" ${S2_THREADS:+--threads "$S2_THREADS"} "$@" | grep 'wall time')
+    t1=$(date +%s.%N)
     walls+=("$(echo "$line" | sed -E 's/.*wall time +([0-9.]+) s.*/\1/')")
     rates+=("$(echo "$line" | sed -E 's/.*\(([0-9.e+]+) simulated.*/\1/')")
+    procs+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')")
   done
-  local wall rate
-  wall=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-  rate=$(printf '%s\n' "${rates[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-  echo "$name: median wall $wall s over $runs runs ($rate simulated cycles/s); all: ${walls[*]}"
+  local wall rate proc
+  wall=$(printf '%s\n' "${walls[@]}" | median)
+  rate=$(printf '%s\n' "${rates[@]}" | median)
+  proc=$(printf '%s\n' "${procs[@]}" | median)
+  echo "$name: median wall $wall s over $runs runs ($rate simulated cycles/s; whole process" \
+    "$proc s); all: ${walls[*]}"
 }
 
 "$s2c" compile resnet18 -o "$out/r18.bin" > /dev/null
@@ -49,4 +60,7 @@ fi
 if [ "${S2_BENCH_GPT:-1}" != 0 ]; then
   "$s2c" compile gpt2-small --batch 8 --seq-len 1024 --fuse-attention -o "$out/gpt.bin" > /dev/null
   bench "gpt2-small b8 s1024 fused attention, base" "$out/gpt.bin"
+fi
+if [ "${S2_BENCH_RTL:-1}" != 0 ]; then
+  bench "resnet18 b4 32x32 --rtl pe_array,ppu, base" "$out/r18.bin" --rtl pe_array,ppu
 fi

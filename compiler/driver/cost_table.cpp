@@ -16,7 +16,7 @@ namespace s2::compiler {
 namespace {
 
 uint64_t predicted(const sim::timing::InstructionPlan& plan) {
-  return std::max(plan.pe_cycles() + plan.ppu_cycles(), plan.roofline_cycles);
+  return std::max(plan.compute_cycles(), plan.roofline_cycles);
 }
 
 }  // namespace

@@ -59,6 +59,15 @@
 // K_t + (ROWS-1) + (COLS-1) + M_t*b + 2 + (m-1).
 // busy is high from the edge after the start edge up to and including the done edge;
 // start is ignored while busy.
+//
+// Drain port (the PPU epilogue streams the array's results as they are written: ppu.sv). A
+// pass started with cfg_drain high (the last K pass of a tile) raises drain_valid in the cycle
+// before the edge at which row i's write reaches the last physical column, for every i: the
+// edge K_t + (i+1)*b + (ROWS-1) + (COLS-1) + 2 + (m-1), the last of them the done edge. With it
+// drain_row = i and drain_data holds C[i][0..COLS-1] as written (column c in bits
+// [32c+31:32c]; columns >= N_t don't care): column c's write is delayed by COLS-1-c
+// registers, so the whole row leaves at once. Row i is thus final and complete at that edge;
+// a pass with cfg_drain low never raises drain_valid.
 module pe_array #(
     parameter int ROWS  = 32,
     parameter int COLS  = 32,
@@ -79,6 +88,7 @@ module pe_array #(
     input  logic [ MW-1:0]     cfg_m,
     input  logic [ NW-1:0]     cfg_n,
     input  logic [ KW-1:0]     cfg_k,
+    input  logic               cfg_drain,
     output logic               busy,
     output logic               done,
     output logic               w_rd_en,
@@ -93,7 +103,10 @@ module pe_array #(
     input  logic [COLS*32-1:0] acc_rd_data,
     output logic [   COLS-1:0] acc_wr_en,
     output logic [COLS*AW-1:0] acc_wr_addr,
-    output logic [COLS*32-1:0] acc_wr_data
+    output logic [COLS*32-1:0] acc_wr_data,
+    output logic               drain_valid,
+    output logic [ AW-1:0]     drain_row,
+    output logic [COLS*32-1:0] drain_data
 );
   typedef enum logic [1:0] {
     Idle,
@@ -110,6 +123,7 @@ module pe_array #(
   logic   [  CW-1:0] macs_q;  // m: 1 in the f32 mode, MACS in the 16-bit modes
   logic   [MACS-1:0] slot_en  [ROWS];  // slot q of PE row r holds step q*ROWS + r < K_t
   logic   [MACS-1:0] chain_en;  // chain q holds steps: q*ROWS < K_t
+  logic              drain_q;  // this pass's rows go to the drain port
   logic   [COLS-1:0] col_en;
   logic              accept;
   logic              x_take;  // an input row enters at this edge
@@ -142,6 +156,7 @@ module pe_array #(
           m_q <= cfg_m;
           mode_q <= cfg_mode;
           macs_q <= (cfg_mode == 2'd0) ? CW'(1) : CW'(MACS);
+          drain_q <= cfg_drain;
           for (int r = 0; r < ROWS; r++)
             for (int q = 0; q < MACS; q++)
               slot_en[r][q] <= (KW + 1)'(q * ROWS + r) < {1'b0, cfg_k};
@@ -257,4 +272,17 @@ module pe_array #(
 
   // The last row has reached the write stage of the last physical column.
   assign done = (state == Drain) && out_valid[COLS-1] && ({1'b0, out_addr[COLS-1]} == m_q - 1'b1);
+
+  // The drain port: every column's write, delayed to the last physical column's.
+  for (genvar c = 0; c < COLS - 1; c++) begin : g_deskew
+    logic [31:0] d[COLS-1-c];
+    always_ff @(posedge clk) begin
+      d[0] <= acc_wr_data[32*c+:32];
+      for (int s = 1; s < COLS - 1 - c; s++) d[s] <= d[s-1];
+    end
+    assign drain_data[32*c+:32] = d[COLS-2-c];
+  end
+  assign drain_data[32*(COLS-1)+:32] = acc_wr_data[32*(COLS-1)+:32];
+  assign drain_valid = busy && drain_q && out_valid[COLS-1];
+  assign drain_row = out_addr[COLS-1];
 endmodule

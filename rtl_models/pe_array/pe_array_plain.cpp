@@ -55,6 +55,7 @@ class VerilatedPeArray final : public RtlPeArray {
     ports::assign(top_->cfg_m, pass.m);
     ports::assign(top_->cfg_n, pass.n);
     ports::assign(top_->cfg_k, pass.k);
+    ports::assign(top_->cfg_drain, 0);  // the drain port is for the co-simulation (pe_array_sc.h)
     top_->start = 1;
     top_->eval();
     const uint64_t watchdog = mem.watchdog_cycles(rows_, cols_);

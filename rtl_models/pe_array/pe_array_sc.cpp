@@ -1,5 +1,6 @@
 #include "rtl_models/pe_array/pe_array_sc.h"
 
+#include <array>
 #include <type_traits>
 #include <vector>
 
@@ -62,7 +63,10 @@ class RtlPeArraySc::Driver {
   virtual ~Driver() = default;
   // Two cycles with rst_n low; the clock is left low.
   virtual void reset(const sc_core::sc_time& half) = 0;
-  virtual uint64_t run(const PePass& pass, PassMemories& mem, const sc_core::sc_time& half) = 0;
+  // One pass; `follower` (may be null) is clocked in step, and sees the drain port, which the
+  // pass feeds when `drain`.
+  virtual uint64_t run(const PePass& pass, PassMemories& mem, const sc_core::sc_time& half,
+                       bool drain = false, PeArrayFollower* follower = nullptr) = 0;
   virtual void trace(VerilatedVcdSc* vcd) = 0;
   virtual uint32_t macs() const = 0;
 };
@@ -106,6 +110,10 @@ class SizedDriver final : public RtlPeArraySc::Driver {
     model_.acc_wr_en(acc_wr_en_);
     model_.acc_wr_addr(acc_wr_addr_);
     model_.acc_wr_data(acc_wr_data_);
+    model_.cfg_drain(cfg_drain_);
+    model_.drain_valid(drain_valid_);
+    model_.drain_row(drain_row_);
+    model_.drain_data(drain_data_);
   }
 
   void trace(VerilatedVcdSc* vcd) override { model_.trace(vcd, 99); }
@@ -122,13 +130,15 @@ class SizedDriver final : public RtlPeArraySc::Driver {
     rst_n_.write(true);
   }
 
-  uint64_t run(const PePass& pass, PassMemories& mem, const sc_core::sc_time& half) override {
+  uint64_t run(const PePass& pass, PassMemories& mem, const sc_core::sc_time& half, bool drain,
+               PeArrayFollower* follower) override {
     using sc_core::wait;
     const uint32_t slots = pass.mode == isa::DType::F32 ? 1 : Macs;
     cfg_mode_.write(static_cast<CfgMode>(pe_mode(pass.mode)));
     cfg_m_.write(static_cast<CfgM>(pass.m));
     cfg_n_.write(static_cast<CfgN>(pass.n));
     cfg_k_.write(static_cast<CfgK>(pass.k));
+    cfg_drain_.write(drain);
     start_.write(true);
     wait(half);  // the clock is low; the request outputs settle
     const uint64_t watchdog = mem.watchdog_cycles(Rows, Cols);
@@ -168,12 +178,23 @@ class SizedDriver final : public RtlPeArraySc::Driver {
                              get(acc_wr_data_.read(), 32 * j, 32)});
       }
       const bool done = done_.read();
+      if (follower != nullptr) {
+        const bool drained = drain_valid_.read();
+        if (drained) {
+          const auto& data = drain_data_.read();
+          for (uint32_t j = 0; j < Cols; ++j)
+            drain_words_[j] = get(data, 32 * j, 32);
+        }
+        follower->before_rise(drained, get(drain_row_.read(), 0, 32), drain_words_.data());
+        follower->rise();
+      }
       // The data and the rising clock change in the same delta: the verilated model settles
       // its inputs' combinational logic before its clocked logic, so the edge samples the new
       // data, in one evaluation instead of two (~30% faster than a delta cycle in between).
       clk_.write(true);
       ++cycles;
       wait(half);
+      if (follower != nullptr) follower->after_rise();
       // The SRAM at that edge: reads see the contents before the edge's writes.
       for (Access& a : reads_)
         a.value = mem.acc_read(a.col, a.addr);
@@ -185,6 +206,7 @@ class SizedDriver final : public RtlPeArraySc::Driver {
         acc_rd_data_.write(acc_data_);
       }
       clk_.write(false);
+      if (follower != nullptr) follower->fall();
       start_.write(false);
       if (done) return cycles;
       S2_CHECK(cycles < watchdog,
@@ -240,6 +262,11 @@ class SizedDriver final : public RtlPeArraySc::Driver {
   Signal<decltype(Model::acc_wr_en)> acc_wr_en_;
   Signal<decltype(Model::acc_wr_addr)> acc_wr_addr_;
   Signal<decltype(Model::acc_wr_data)> acc_wr_data_;
+  Input<bool> cfg_drain_{"cfg_drain"};
+  sc_core::sc_signal<bool> drain_valid_{"drain_valid"};
+  Signal<decltype(Model::drain_row)> drain_row_;
+  Signal<decltype(Model::drain_data)> drain_data_;
+  std::array<uint32_t, Cols> drain_words_{};
   // Shadows of the wide data inputs, written to their signals once per cycle.
   Value<decltype(Model::w_rd_data)> w_data_;
   Value<decltype(Model::x_rd_data)> x_data_;
@@ -325,6 +352,17 @@ uint64_t RtlPeArraySc::run_pass(const PePass& pass, const uint32_t* x, size_t ld
                               ": sc_start() returned before the pass finished (was the "
                               "simulation stopped?)");
   return job_cycles_;
+}
+
+uint64_t RtlPeArraySc::run_followed_pass(const PePass& pass, bool drain, const uint32_t* x,
+                                         size_t ldx, const uint32_t* w, size_t ldw, uint32_t* c,
+                                         size_t ldc, PeArrayFollower& follower) {
+  check_pass(pass, ldx, ldw, ldc, "SystemC RTL PE array");
+  S2_CHECK(called_inside_simulation(),
+           std::string(name()) + ": a followed pass runs inside the simulation only");
+  PassMemories mem(pass, x, ldx, w, ldw, c, ldc, rows_, input_bytes_per_cycle());
+  const InSimulationPass guard(name(), reset_done_, reset_done_event_, in_pass_);
+  return driver_->run(pass, mem, half_period_, drain, &follower);
 }
 
 void RtlPeArraySc::open_vcd(const std::string& path) {

@@ -31,6 +31,20 @@ namespace s2::rtl {
 
 class PassMemories;
 
+// A unit clocked in step with the array during a pass (RtlPeArraySc::run_followed_pass): the
+// PPU epilogue consuming the array's drain port (simulator/top/rtl_tile_clock.h). Per rising
+// edge of the pass: before_rise() with the drain port as the edge will sample it (data: the
+// row's `cols` words, only when valid), rise() in the same delta as the array's clock, then
+// half a period later after_rise(), and fall() with the array's falling clock.
+class PeArrayFollower {
+ public:
+  virtual ~PeArrayFollower() = default;
+  virtual void before_rise(bool drain_valid, uint32_t row, const uint32_t* data) = 0;
+  virtual void rise() = 0;
+  virtual void after_rise() = 0;
+  virtual void fall() = 0;
+};
+
 class RtlPeArraySc final : public sc_core::sc_module, public RtlPeArray {
  public:
   RtlPeArraySc(sc_core::sc_module_name name, uint32_t rows, uint32_t cols,
@@ -43,6 +57,12 @@ class RtlPeArraySc final : public sc_core::sc_module, public RtlPeArray {
   uint32_t macs() const override;
   uint64_t run_pass(const PePass& pass, const uint32_t* x, size_t ldx, const uint32_t* w,
                     size_t ldw, uint32_t* c, size_t ldc) override;
+
+  // run_pass() from a thread process of the running simulation, with `follower` clocked in
+  // step; `drain` sets cfg_drain (the pass's rows leave through the drain port). Same cycles.
+  uint64_t run_followed_pass(const PePass& pass, bool drain, const uint32_t* x, size_t ldx,
+                             const uint32_t* w, size_t ldw, uint32_t* c, size_t ldc,
+                             PeArrayFollower& follower);
 
   // Dump every signal of the array to a VCD file from now on (Verilator's SystemC tracing).
   // A file that cannot be opened is a UserError naming it. Call between sc_start() calls.

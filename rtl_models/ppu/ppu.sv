@@ -2,21 +2,29 @@
 // (simulator/timing/ppu_model.h). Bit-exact with s2::numerics; the lanes are ppu_lane.sv.
 //
 // A pass. On the rising edge that samples `start` (edge 1; ignored while a pass is in progress,
-// i.e. from its edge 1 to the edge that raises its `done`) the PPU latches op, count, width,
-// latency, the scalars and the epilogue stages, and captures the first beat: the driver
-// presents beat 0 (the first `width` elements, on lanes 0..width-1 of in0..in3) together with
-// start. Then `in_ready` is high for the other B - 1 beats (B = ceil(count / width)); in each
-// cycle it is high the driver presents the next beat (the last beat may be short: lanes past
-// the pass's end are ignored). Beat k is captured into the input register on edge k+1
-// (k = 0..B-1). The lanes compute on the input register; their results then travel `latency`
-// pipeline stages, the last of which is the output register: beat k's results are in out0/out1
-// (lanes 0..out_count-1, with out_valid) after edge k+1+latency. `done` is high after the edge
-// that writes the pass's last beat, edge B+latency. So a pass takes
+// i.e. from its edge 1 to the edge that raises its `done`) the PPU latches op, count, latency,
+// the scalars and the epilogue stages, and captures the first beat, which the driver presents
+// together with start. A beat is `in_n` elements on lanes 0..in_n-1 of in0..in3 (1 <= in_n <=
+// LANES, and no more than the pass has left; lanes past in_n are ignored). The PPU has no
+// width of its own: the driver's beats are its throughput, `width` = lanes * throughput
+// elements per cycle (ppu_rtl.h). After beat 0, `in_ready` is high until the pass's `count`
+// elements have all been captured; the driver presents a beat by raising `in_valid` with it,
+// and an edge that samples in_ready and in_valid both high captures it. A driver that has its
+// data at once presents full beats (in_n = width, the last one short) in every cycle: beat k
+// is captured into the input register on edge k+1 (k = 0..B-1, B = ceil(count / width)). A
+// driver streaming data as it is produced (the PE array's drain: each output row of N_t
+// elements as ceil(N_t / width) beats, pe_array.sv) lowers in_valid while it has none; the
+// pipeline keeps running, so results in flight still come out. The lanes compute on the input
+// register; their results then travel `latency` pipeline stages, the last of which is the
+// output register: a beat captured on edge e has its results in out0/out1 (lanes
+// 0..out_count-1, with out_valid) after edge e+latency. `done` is high after the edge that
+// writes the pass's last beat. So a pass whose beats come every cycle takes
 //     latency + ceil(count / width)   cycles,
 // counted as rising edges from the one that samples start up to and including the one that
 // writes the last result (the PE array counts its passes the same way, so a unit can run them
-// back to back); the count is the sum of the input beats and the pipeline depth, not a counter
-// of the formula.
+// back to back), and a streamed one ends `latency` edges after the edge that captures its last
+// beat; the count is the sum of the input beats and the pipeline depth, not a counter of the
+// formula.
 //
 // Element types: in_types gives each input stream's type (bits 2k+1:2k for in<k>) and out_types
 // each output's (bits 1:0 out0, 3:2 out1): 0 f32, 1 bf16, 2 f16 (fp16_widen's modes). A 16-bit
@@ -29,7 +37,7 @@
 // 2^ceil(log2 MAX_LATENCY) entries written every cycle, read latency-1 entries behind the write
 // pointer, the output register being stage `latency`); valid/last travel in a shift register
 // tapped at the same depth. Contract on the inputs (the harness checks them): 1 <= count,
-// 1 <= width <= LANES, 1 <= latency <= MAX_LATENCY.
+// 1 <= in_n <= LANES, 1 <= latency <= MAX_LATENCY.
 module ppu
   import ppu_pkg::*;
 #(
@@ -43,7 +51,6 @@ module ppu
     input  logic                   start,
     input  logic [            3:0] op,             // ppu_op_e
     input  logic [           31:0] count,          // elements of the pass, >= 1
-    input  logic [         CW-1:0] width,          // elements per beat, 1..LANES
     input  logic [         LW-1:0] latency,        // pipeline stages, 1..MAX_LATENCY
     input  logic [           31:0] alpha,
     input  logic [           31:0] beta,
@@ -54,6 +61,8 @@ module ppu
     input  logic [            7:0] in_types,       // per input stream, 2 bits each
     input  logic [            3:0] out_types,      // per output stream, 2 bits each
     output logic                   in_ready,
+    input  logic                   in_valid,       // a beat after beat 0 is presented
+    input  logic [         CW-1:0] in_n,           // elements of the presented beat
     input  logic [LANES-1:0][31:0] in0,
     input  logic [LANES-1:0][31:0] in1,
     input  logic [LANES-1:0][31:0] in2,
@@ -69,7 +78,6 @@ module ppu
 
   // ---- pass configuration, latched with start ----
   ppu_op_e op_q;
-  logic [CW-1:0] width_q;
   logic [LW-1:0] latency_q;
   logic [31:0] alpha_q, beta_q, lr_q, momentum_q, weight_decay_q;
   logic [3:0] stages_q;
@@ -80,16 +88,17 @@ module ppu
   logic busy, accept, finish;  // a pass is in progress; start accepted; last result written
   assign accept = start && !busy;
   logic [31:0] remaining;  // after beat 0: elements of the pass not yet captured
-  // This edge's beat: beat 0 with start (from the ports), a later one while remaining != 0
-  // (from the latched configuration); never both, as remaining != 0 only while busy.
+  // This edge's beat: beat 0 with start, a later one while remaining != 0 and the driver
+  // presents it; never both, as remaining != 0 only while busy. A beat never takes more than
+  // the pass has left.
   logic take;
-  logic [31:0] left, width_ext;
+  logic [31:0] left, n_ext;
   logic [CW-1:0] beat_n;
-  assign take = accept || remaining != 32'd0;
-  assign left = accept ? count : remaining;
-  assign width_ext = {{(32 - CW) {1'b0}}, accept ? width : width_q};
   assign in_ready = remaining != 32'd0;
-  assign beat_n = left < width_ext ? left[CW-1:0] : width_ext[CW-1:0];
+  assign take = accept || (in_ready && in_valid);
+  assign left = accept ? count : remaining;
+  assign n_ext = {{(32 - CW) {1'b0}}, in_n};
+  assign beat_n = left < n_ext ? left[CW-1:0] : in_n;
 
   // ---- input register (beat k captured on edge k+1) ----
   logic in_valid_q, in_last_q;
@@ -108,7 +117,7 @@ module ppu
       if (take) begin
         remaining <= left - {{(32 - CW) {1'b0}}, beat_n};
         in_valid_q <= 1'b1;
-        in_last_q <= left <= width_ext;
+        in_last_q <= left <= n_ext;
       end else begin
         in_valid_q <= 1'b0;
         in_last_q <= 1'b0;
@@ -119,7 +128,6 @@ module ppu
   always_ff @(posedge clk) begin
     if (accept) begin
       op_q <= ppu_op_e'(op);
-      width_q <= width;
       latency_q <= latency;
       alpha_q <= alpha;
       beta_q <= beta;

@@ -26,7 +26,6 @@ class PlainPort {
   void configure(const PpuPass& p) {
     set_pin(top_.op, static_cast<uint32_t>(p.op));
     set_pin(top_.count, p.elements);
-    set_pin(top_.width, p.width);
     set_pin(top_.latency, p.latency);
     set_pin(top_.alpha, p.alpha);
     set_pin(top_.beta, p.beta);
@@ -38,6 +37,10 @@ class PlainPort {
     set_pin(top_.out_types, detail::out_type_bits(p));
   }
   void set_start(bool v) { top_.start = v; }
+  void set_beat(bool valid, uint32_t n) {
+    top_.in_valid = valid;
+    set_pin(top_.in_n, n);
+  }
   void set_reset(bool active) { top_.rst_n = !active; }
   void tick() {
     top_.clk = 1;

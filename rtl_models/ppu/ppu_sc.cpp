@@ -19,7 +19,6 @@ class ScPort {
   void configure(const PpuPass& p) {
     m_.op_.write(static_cast<uint32_t>(p.op));
     m_.count_.write(static_cast<uint32_t>(p.elements));
-    m_.width_.write(p.width);
     m_.latency_.write(p.latency);
     m_.alpha_.write(p.alpha);
     m_.beta_.write(p.beta);
@@ -31,13 +30,19 @@ class ScPort {
     m_.out_types_.write(out_type_bits(p));
   }
   void set_start(bool v) { m_.start_.write(v); }
+  void set_beat(bool valid, uint32_t n) {
+    m_.in_valid_.write(valid);
+    m_.in_n_.write(n);
+  }
   void set_reset(bool active) { m_.rst_n_.write(!active); }
   void tick() {
-    m_.clk_.write(true);
+    rise();
     sc_core::wait(half_);
-    m_.clk_.write(false);
+    fall();
     sc_core::wait(half_);
   }
+  void rise() { m_.clk_.write(true); }
+  void fall() { m_.clk_.write(false); }
   bool in_ready() const { return m_.in_ready_.read(); }
   bool out_valid() const { return m_.out_valid_.read(); }
   bool done() const { return m_.done_.read(); }
@@ -77,7 +82,6 @@ RtlPpuSc::RtlPpuSc(const sc_core::sc_module_name& name, uint64_t clock_period_ps
   top_->start(start_);
   top_->op(op_);
   top_->count(count_);
-  top_->width(width_);
   top_->latency(latency_);
   top_->alpha(alpha_);
   top_->beta(beta_);
@@ -88,6 +92,8 @@ RtlPpuSc::RtlPpuSc(const sc_core::sc_module_name& name, uint64_t clock_period_ps
   top_->in_types(in_types_);
   top_->out_types(out_types_);
   top_->in_ready(in_ready_);
+  top_->in_valid(in_valid_);
+  top_->in_n(in_n_);
   top_->in0(in_[0]);
   top_->in1(in_[1]);
   top_->in2(in_[2]);
@@ -152,6 +158,59 @@ uint64_t RtlPpuSc::run_pass(const PpuPass& pass, const uint32_t* in0, const uint
   }
   if (job_error_) std::rethrow_exception(job_error_);
   return job_cycles_;
+}
+
+struct RtlPpuSc::Streamed::State {
+  State(RtlPpuSc& m, const PpuPass& p, const detail::PassStreams& s)
+      : guard(m.name(), m.reset_done_, m.reset_done_event_, m.in_pass_),
+        pass(p),
+        streams(s),
+        port(m),
+        step(port, pass, streams) {}
+  InSimulationPass guard;
+  PpuPass pass;
+  detail::PassStreams streams;
+  detail::ScPort port;
+  detail::PassStepper<detail::ScPort> step;
+  bool done = false;
+};
+
+RtlPpuSc::Streamed::Streamed(std::unique_ptr<State> state) : state_(std::move(state)) {}
+RtlPpuSc::Streamed::~Streamed() {
+  state_->port.set_start(false);
+  state_->port.set_beat(false, 1);
+}
+bool RtlPpuSc::Streamed::wants_beat() const {
+  return !state_->done && state_->step.wants_beat();
+}
+uint64_t RtlPpuSc::Streamed::left() const {
+  return state_->step.left();
+}
+void RtlPpuSc::Streamed::present(uint32_t n) {
+  state_->step.present(n);
+}
+void RtlPpuSc::Streamed::rise() {
+  state_->port.rise();
+}
+bool RtlPpuSc::Streamed::after_rise() {
+  if (!state_->done) state_->done = state_->step.after_edge();
+  return state_->done;
+}
+void RtlPpuSc::Streamed::fall() {
+  state_->port.fall();
+}
+uint64_t RtlPpuSc::Streamed::cycles() const {
+  return state_->step.cycles();
+}
+
+std::unique_ptr<RtlPpuSc::Streamed> RtlPpuSc::stream_pass(const PpuPass& pass, const uint32_t* in0,
+                                                          const uint32_t* in1, const uint32_t* in2,
+                                                          const uint32_t* in3, uint32_t* out0,
+                                                          uint32_t* out1) {
+  const detail::PassStreams s = detail::check_pass(pass, kLanes, in0, in1, in2, in3, out0, out1);
+  S2_CHECK(called_inside_simulation(),
+           std::string(name()) + ": a streamed pass runs inside the simulation only");
+  return std::unique_ptr<Streamed>(new Streamed(std::make_unique<Streamed::State>(*this, pass, s)));
 }
 
 void RtlPpuSc::open_vcd(const std::string& path) {

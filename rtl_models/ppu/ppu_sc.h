@@ -53,6 +53,37 @@ class RtlPpuSc final : public sc_core::sc_module, public RtlPpu {
                     const uint32_t* in2, const uint32_t* in3, uint32_t* out0,
                     uint32_t* out1) override;
 
+  // A pass streamed beat by beat from a SystemC thread of the running simulation, the caller
+  // moving the clock in step with another unit (the PE array whose drain it consumes:
+  // simulator/top/rtl_tile_clock.h). Per rising edge: wants_beat() and present(n) (the next n
+  // elements as this edge's beat, 0 for none; the first beat starts the pass), rise(), half a
+  // period later after_rise() (true once the edge wrote the pass's last result), fall(). The
+  // streams are read and written at the pass's pace, so they must outlive it.
+  class Streamed {
+   public:
+    ~Streamed();
+    Streamed(const Streamed&) = delete;
+    Streamed& operator=(const Streamed&) = delete;
+    bool wants_beat() const;
+    uint64_t left() const;  // elements not yet presented
+    void present(uint32_t n);
+    void rise();
+    bool after_rise();
+    void fall();
+    uint64_t cycles() const;  // edges from the one that took the first beat, counted
+
+   private:
+    friend class RtlPpuSc;
+    struct State;
+    explicit Streamed(std::unique_ptr<State> state);
+    std::unique_ptr<State> state_;
+  };
+  // Opens a streamed pass; a UserError for a pass outside ppu_rtl.h's contract, an internal
+  // error outside a running simulation's thread process.
+  std::unique_ptr<Streamed> stream_pass(const PpuPass& pass, const uint32_t* in0,
+                                        const uint32_t* in1, const uint32_t* in2,
+                                        const uint32_t* in3, uint32_t* out0, uint32_t* out1);
+
   // Dumps every signal of the RTL to a VCD file from now on (Verilator SystemC tracing). Call it
   // between sc_start() calls; if elaboration is not complete yet it completes it with
   // sc_start(SC_ZERO_TIME). A UserError naming `path` if the file cannot be opened.
@@ -72,9 +103,9 @@ class RtlPpuSc final : public sc_core::sc_module, public RtlPpu {
   // Inputs: written by whichever thread runs the pass (the driver, or a simulator unit's).
   template <typename T>
   using Input = sc_core::sc_signal<T, sc_core::SC_MANY_WRITERS>;
-  Input<bool> clk_{"clk"}, rst_n_{"rst_n"}, start_{"start"};
-  Input<uint32_t> op_{"op"}, count_{"count"}, width_{"width"}, latency_{"latency"},
-      stages_{"stages"}, in_types_{"in_types"}, out_types_{"out_types"};
+  Input<bool> clk_{"clk"}, rst_n_{"rst_n"}, start_{"start"}, in_valid_{"in_valid"};
+  Input<uint32_t> op_{"op"}, count_{"count"}, in_n_{"in_n"}, latency_{"latency"}, stages_{"stages"},
+      in_types_{"in_types"}, out_types_{"out_types"};
   Input<uint32_t> alpha_{"alpha"}, beta_{"beta"}, lr_{"lr"}, momentum_{"momentum"},
       weight_decay_{"weight_decay"};
   sc_core::sc_signal<bool> in_ready_{"in_ready"}, out_valid_{"out_valid"}, done_{"done"};

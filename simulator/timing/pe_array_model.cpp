@@ -47,6 +47,10 @@ class WeightStationary final : public PeArrayModel {
                                            beats(kF32Bytes * p.n, acc_bytes_per_cycle_));
     return load + fill + stream + kAccumulateLatency + (macs_per_pe_ - 1);
   }
+  uint64_t drain_interval(const PassShape& p) const override {
+    return std::max(beats(element_bytes_ * p.k, in_bytes_per_cycle_),
+                    beats(kF32Bytes * p.n, acc_bytes_per_cycle_));
+  }
 
  private:
   // The reduction steps a pass holds: m chains of R rows.
@@ -70,6 +74,9 @@ class OutputStationary final : public PeArrayModel {
                                      beats(element_bytes_ * p.n * m, weight_bytes_per_cycle_));
     const uint64_t drain = p.m * beats(kF32Bytes * p.n, acc_bytes_per_cycle_);
     return fill + stream + drain + kAccumulateLatency;
+  }
+  uint64_t drain_interval(const PassShape& p) const override {
+    return beats(kF32Bytes * p.n, acc_bytes_per_cycle_);
   }
 };
 
@@ -112,6 +119,37 @@ uint64_t PeArrayModel::tile_cycles(const PassShape& tile) const {
            {std::pair{sk.full, sk.full_count}, std::pair{sk.rest, uint64_t{1}}})
         if (m > 0 && n > 0 && k > 0) total += cm * cn * ck * pass_cycles({m, n, k});
   return total;
+}
+
+uint64_t PeArrayModel::streamed_tile_cycles(const PassShape& tile, double epilogue_rate,
+                                            uint64_t epilogue_latency) const {
+  if (tile.m == 0 || tile.n == 0 || tile.k == 0) return 0;
+  const PassShape limit = max_pass();
+  const uint64_t lm = limit.m == 0 ? tile.m : limit.m, ln = limit.n == 0 ? tile.n : limit.n,
+                 lk = limit.k == 0 ? tile.k : limit.k;
+  // The K blocks: (tile.k - 1) / lk full ones, then the last, which drains.
+  const uint64_t k_full = (tile.k - 1) / lk, k_last = tile.k - k_full * lk;
+  const Split sm = split(tile.m, limit.m);
+  uint64_t edge = 0;  // edges of the passes so far
+  uint64_t last = 0;  // the edge capturing the PPU's latest beat so far (0: none yet)
+  for (uint64_t n0 = 0; n0 < tile.n; n0 += ln) {
+    const uint64_t n = std::min(ln, tile.n - n0);
+    const auto beats = static_cast<uint64_t>(
+        std::ceil(static_cast<double>(n) / epilogue_rate));  // the PPU's cycles per row
+    if (k_full > 0)
+      edge += k_full * (sm.full_count * pass_cycles({sm.full, n, lk}) +
+                        (sm.rest > 0 ? pass_cycles({sm.rest, n, lk}) : 0));
+    for (uint64_t m0 = 0; m0 < tile.m; m0 += lm) {
+      const PassShape p{std::min(lm, tile.m - m0), n, k_last};
+      const uint64_t c = pass_cycles(p);
+      const uint64_t first = edge + c - (p.m - 1) * drain_interval(p);  // row 0 final
+      // The queue's last beat: behind the earlier rows', or behind this pass's first or last
+      // row (the bound over the pass's rows is linear in the row, so an end attains it).
+      last = std::max({last + p.m * beats, first + p.m * beats - 1, edge + c + beats - 1});
+      edge += c;
+    }
+  }
+  return std::max(edge, last + epilogue_latency);
 }
 
 uint64_t PeArrayModel::passes(const PassShape& tile) const {
@@ -179,6 +217,13 @@ const PeArrayModel& PeArrayModels::for_instruction(const isa::Instruction& inst)
 uint64_t epilogue_cycles(const target::TargetDesc& target, uint64_t elements,
                          uint64_t element_bytes) {
   return ppu_pass_cycles(target, target::PpuOp::Epilogue, elements, element_bytes);
+}
+
+uint64_t epilogue_tail(const target::TargetDesc& target, const PeArrayModel& model,
+                       const PassShape& tile, uint64_t element_bytes) {
+  return model.streamed_tile_cycles(tile, ppu_rate(target, target::PpuOp::Epilogue, element_bytes),
+                                    target.ppu.cost(target::PpuOp::Epilogue).latency) -
+         model.tile_cycles(tile);
 }
 
 }  // namespace s2::sim::timing

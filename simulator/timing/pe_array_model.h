@@ -40,10 +40,26 @@
 // per dimension). The RTL (rtl_models/pe_array/pe_array.sv, every mode) matches pass_cycles()
 // exactly.
 //
-// The PPU epilogue streams each finished tile (M_b x N_b values, after its last K block) from
-// the accumulator through the PPU into the output buffer in one pass, all fused stages
-// (bias, activation, residual, gate, statistics) pipelined:
-//   epilogue = latency(epilogue) + ceil(M_b * N_b / (lanes * throughput(epilogue)))
+// The PPU epilogue (all fused stages: bias, activation, residual, gate, statistics, pipelined)
+// consumes the array's results as it drains them, one PPU pass per tile over the M_b x N_b
+// values of its last K block. A pass of that block (the last of its K passes) makes its
+// output rows final one every `d` cycles, the last one at the pass's last cycle:
+//   row i of M_t final at edge pass_cycles - (M_t - 1 - i) * d
+//   d = max(beats_in(E*K_t), beats_acc(4*N_t))  weight_stationary (the stream's row rate)
+//   d = beats_acc(4*N_t)                         output_stationary (the drain's row rate)
+// (pe_array.sv's drain port: the row leaves, de-skewed, as it is written into the last
+// physical column's accumulator). The PPU takes a row as ceil(N_t / w) beats, one beat per
+// cycle at the earliest in the cycle its row is final, w = min(lanes * throughput, output
+// port) elements per cycle (ppu_model.h), in the order the rows come; its results are written
+// `latency` cycles after their beat (ppu.sv). The passes of a tile run back to back in the
+// order N blocks, K blocks, M blocks, so the PPU works on one N block's rows while the array
+// runs the next N block. The tile takes
+//   streamed = max(array, last beat + latency(epilogue))
+// where last beat is the edge that captures the last beat: over the rows in order, a queue
+// served one beat per cycle, last = max over rows j of (final edge of j + beats of rows j..
+// - 1). When the PPU keeps up with the array (w >= N_t / d; every shipped configuration), the
+// epilogue costs latency + ceil(N_t / w) - 1 cycles after the array's last pass instead of a
+// pass of latency + ceil(M_b * N_b / w) cycles after it (epilogue_cycles(), the PPU's work).
 
 #include <cstdint>
 #include <functional>
@@ -83,8 +99,16 @@ class PeArrayModel {
   // cannot (a group's k or n exceeds the array, or its columns share a streamed row).
   virtual uint64_t groups_per_pass(uint64_t k, uint64_t n) const = 0;
 
+  // The cycles between two output rows of a pass leaving the array (above: d).
+  virtual uint64_t drain_interval(const PassShape& pass) const = 0;
+
   // Cycles of a whole tile, the sum over its passes. Zero for an empty tile.
   uint64_t tile_cycles(const PassShape& tile) const;
+  // Cycles of a tile whose last K block streams through the PPU epilogue as it drains (above:
+  // streamed), at `epilogue_rate` elements per cycle with `epilogue_latency` pipeline stages.
+  // Zero for an empty tile.
+  uint64_t streamed_tile_cycles(const PassShape& tile, double epilogue_rate,
+                                uint64_t epilogue_latency) const;
   // Number of passes a tile takes.
   uint64_t passes(const PassShape& tile) const;
 
@@ -141,9 +165,13 @@ class PeArrayModels {
   std::map<isa::DType, std::unique_ptr<PeArrayModel>> models_;
 };
 
-// Cycles the PPU spends streaming a finished M x N tile through the fused epilogue, writing
-// results of `element_bytes` each (the output operand's type).
+// Cycles the PPU works on the fused epilogue of a finished tile of `elements` values, writing
+// results of `element_bytes` each (the output operand's type): one pass, latency + ceil(E / w).
 uint64_t epilogue_cycles(const target::TargetDesc& target, uint64_t elements,
                          uint64_t element_bytes = 4);
+// The cycles a tile's compute runs past its array passes while its streamed epilogue finishes:
+// streamed_tile_cycles() - tile_cycles() at the target's epilogue rate and latency.
+uint64_t epilogue_tail(const target::TargetDesc& target, const PeArrayModel& model,
+                       const PassShape& tile, uint64_t element_bytes = 4);
 
 }  // namespace s2::sim::timing

@@ -351,6 +351,8 @@ std::vector<Tile> tile_pe_instruction(const isa::Instruction& inst,
         t.footprint = footprint(t.shape.m, t.shape.n, t.shape.k, needs);
         t.pe_cycles = model.tile_cycles(t.shape);
         t.ppu_cycles = epilogue_cycles(target, t.shape.m * t.shape.n, out_bytes);
+        t.streamed_epilogue = true;
+        t.epilogue_tail = epilogue_tail(target, model, t.shape, out_bytes);
         for (uint64_t g = g0; g < g0 + p; ++g)
           add_accesses(t, g, mr, nr, kr, first_m, !more_m, true);
         tiles.push_back(std::move(t));
@@ -379,7 +381,11 @@ std::vector<Tile> tile_pe_instruction(const isa::Instruction& inst,
           t.shape = {extent(mr), extent(nr), extent(kr)};
           t.footprint = footprint(t.shape.m, t.shape.n, t.shape.k, needs);
           t.pe_cycles = model.tile_cycles(t.shape);
-          if (last_k) t.ppu_cycles = epilogue_cycles(target, t.shape.m * t.shape.n, out_bytes);
+          t.streamed_epilogue = true;
+          if (last_k) {
+            t.ppu_cycles = epilogue_cycles(target, t.shape.m * t.shape.n, out_bytes);
+            t.epilogue_tail = epilogue_tail(target, model, t.shape, out_bytes);
+          }
           add_accesses(t, g, mr, nr, kr, first_m, !more_m, last_k);
           tiles.push_back(std::move(t));
         }

@@ -22,6 +22,13 @@ uint64_t InstructionPlan::ppu_cycles() const {
   return total;
 }
 
+uint64_t InstructionPlan::compute_cycles() const {
+  uint64_t total = 0;
+  for (const Tile& t : tiles)
+    total += t.compute_cycles();
+  return total;
+}
+
 namespace {
 
 // Bytes of the tiles' loads (or stores) in DRAM or, with `host`, in host memory.

@@ -30,7 +30,8 @@ struct InstructionPlan {
 
   uint64_t pe_cycles() const;  // sums over the tiles
   uint64_t ppu_cycles() const;
-  uint64_t load_bytes() const;  // DRAM bytes of the tiles' loads
+  uint64_t compute_cycles() const;  // Tile::compute_cycles summed: the units' busy time
+  uint64_t load_bytes() const;      // DRAM bytes of the tiles' loads
   uint64_t store_bytes() const;
   uint64_t host_load_bytes() const;   // host-memory bytes over the link: from the host
   uint64_t host_store_bytes() const;  // to the host

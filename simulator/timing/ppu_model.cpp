@@ -18,9 +18,7 @@ uint64_t elements_of(const isa::Instruction& inst, Slot slot) {
 
 }  // namespace
 
-uint64_t ppu_pass_cycles(const target::TargetDesc& target, target::PpuOp op, uint64_t elements,
-                         uint64_t element_bytes) {
-  if (elements == 0) return 0;
+double ppu_rate(const target::TargetDesc& target, target::PpuOp op, uint64_t element_bytes) {
   const target::PpuOpCost& cost = target.ppu.cost(op);
   // Results per cycle through the output buffer.
   const double port = static_cast<double>(uint64_t{target.sram.output.banks} *
@@ -30,7 +28,15 @@ uint64_t ppu_pass_cycles(const target::TargetDesc& target, target::PpuOp op, uin
   if (!(rate > 0))
     throw InternalError("timing: PPU op '" + std::string(target::name(op)) +
                         "' has no throughput in target '" + target.name + "'");
-  return cost.latency + static_cast<uint64_t>(std::ceil(static_cast<double>(elements) / rate));
+  return rate;
+}
+
+uint64_t ppu_pass_cycles(const target::TargetDesc& target, target::PpuOp op, uint64_t elements,
+                         uint64_t element_bytes) {
+  if (elements == 0) return 0;
+  const double rate = ppu_rate(target, op, element_bytes);
+  return target.ppu.cost(op).latency +
+         static_cast<uint64_t>(std::ceil(static_cast<double>(elements) / rate));
 }
 
 std::optional<target::PpuOp> ppu_op_of(isa::Opcode opcode) {

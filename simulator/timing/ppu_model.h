@@ -54,6 +54,9 @@ namespace s2::sim::timing {
 // pass writes (4 for f32; 2 when they are bf16 or f16).
 uint64_t ppu_pass_cycles(const target::TargetDesc& target, target::PpuOp op, uint64_t elements,
                          uint64_t element_bytes = 4);
+// The rate of that pass: min(lanes * throughput, output port bytes / element_bytes) elements
+// per cycle (> 0; an internal error for a target whose op has no throughput).
+double ppu_rate(const target::TargetDesc& target, target::PpuOp op, uint64_t element_bytes = 4);
 
 struct StreamPass {
   // Operands streamed element by element, chunked into equal flat parts per tile.

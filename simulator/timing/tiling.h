@@ -28,8 +28,10 @@
 // block it moves; so runs of a few bursts in far-apart DRAM rows cost what the DRAM makes of
 // them, not their bytes at the peak. Only candidates whose bound max(PE cycles, bytes / peak)
 // could still win are served (pe_tiling.cpp).
-// A tile's pe_cycles is PeArrayModel::tile_cycles of its shape; its ppu_cycles is the
-// epilogue (pe_array_model.h) on its last K block.
+// A tile's pe_cycles is PeArrayModel::tile_cycles of its shape; on its last K block its
+// ppu_cycles is the epilogue's work (epilogue_cycles) and its epilogue_tail the cycles the
+// epilogue, streaming the array's output rows as they drain, runs past the array
+// (pe_array_model.h).
 // Grouped convolutions whose groups are small (depthwise: K = R*S, N = 1) would use a sliver of
 // the array per tile. When the dataflow can place P = PeArrayModel::groups_per_pass(K, N) >= 2
 // whole groups side by side (block-diagonal weights), the sequencer also considers tiles of P
@@ -65,6 +67,15 @@ struct Tile {
   std::vector<DramAccess> stores;
   uint64_t pe_cycles = 0;
   uint64_t ppu_cycles = 0;
+  // A PE tile (of conv2d, conv2d_bwd_*, gemm): its epilogue streams behind the array, so its
+  // ppu_cycles overlap pe_cycles but for epilogue_tail (zero on a tile before its last K block).
+  bool streamed_epilogue = false;
+  uint64_t epilogue_tail = 0;
+  // The unit's compute time for the tile: the array and the streamed epilogue's tail, or
+  // otherwise the array's products (fused attention) and the PPU one after the other.
+  uint64_t compute_cycles() const {
+    return pe_cycles + (streamed_epilogue ? epilogue_tail : ppu_cycles);
+  }
   PassShape shape;  // M_b x N_b x K_b of a PE tile; zero otherwise
   // Fused attention (attention_tiling.h): every product the tile runs on the array, pe_cycles
   // their sum; ppu_cycles is then the PPU's softmax work, not an epilogue. Empty otherwise.

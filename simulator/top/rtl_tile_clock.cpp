@@ -1,6 +1,8 @@
 #include "simulator/top/rtl_tile_clock.h"
 
 #include <algorithm>
+#include <deque>
+#include <memory>
 
 #include "isa/common/errors.h"
 #include "isa/encoding/semantics.h"
@@ -31,6 +33,82 @@ void record(rtl::TimingCosim& u, const std::string& where, uint64_t passes, uint
 }
 
 }  // namespace
+
+// The PPU epilogue behind the PE array's drain port: one streamed PPU RTL pass over a tile's
+// M_b x N_b results, clocked in step with the array (PeArrayFollower). Each row the array
+// drains -- or, when the array's cycles are the model's, each row the model makes final --
+// becomes ceil(N_t / width) beats, which the PPU takes one per edge, in order
+// (pe_array_model.h, "streamed").
+class DrainedEpilogue final : public s2::rtl::PeArrayFollower {
+ public:
+  // `rows` receives the drained values (the pass's in0) and must hold the pass's elements;
+  // in1..in3 and out0/out1 as RtlPpuSc::stream_pass takes them.
+  DrainedEpilogue(s2::rtl::RtlPpuSc& ppu, const s2::rtl::PpuPass& pass, uint64_t period_ps,
+                  uint32_t* rows, const uint32_t* zeros, uint32_t* out0, uint32_t* out1)
+      : width_(pass.width),
+        half_(sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(period_ps / 2))),
+        rows_(rows),
+        zeros_(zeros),
+        capacity_(pass.elements),
+        stream_(ppu.stream_pass(pass, rows, zeros, zeros, zeros, out0, out1)) {}
+
+  // The elements of each row the coming passes drain (0: they do not drain).
+  void set_row_width(uint32_t n) { row_n_ = n; }
+
+  void before_rise(bool drain_valid, uint32_t /*row*/, const uint32_t* data) override {
+    if (drain_valid) {
+      S2_CHECK(row_n_ > 0 && filled_ + row_n_ <= capacity_,
+               "RTL tile clock: the PE array drained a row the epilogue does not expect");
+      std::copy(data, data + row_n_, rows_ + filled_);
+      filled_ += row_n_;
+      for (uint32_t left = row_n_; left > 0;) {
+        const uint32_t n = std::min(left, width_);
+        beats_.push_back(n);
+        left -= n;
+      }
+    }
+    if (!beats_.empty() && stream_->wants_beat()) {
+      stream_->present(beats_.front());
+      beats_.pop_front();
+    } else {
+      stream_->present(0);
+    }
+  }
+  void rise() override { stream_->rise(); }
+  void after_rise() override { done_ = stream_->after_rise(); }
+  void fall() override { stream_->fall(); }
+
+  // One clock edge without the array (its passes waited from the model, or the tail after
+  // them): the PPU's edge, `drained` whether a row becomes final at it.
+  void edge_alone(bool drained) {
+    sc_core::wait(half_);
+    before_rise(drained, 0, zeros_);
+    rise();
+    sc_core::wait(half_);
+    after_rise();
+    fall();
+  }
+  // A pass of the array waited from the model: c edges, the rows final as the model has them
+  // (row i of m at edge c - (m - 1 - i) * d) when `drains`.
+  void model_pass(uint64_t c, uint64_t d, uint64_t m, bool drains) {
+    const uint64_t first = c - (m - 1) * d;
+    for (uint64_t e = 1; e <= c; ++e)
+      edge_alone(drains && e >= first && (e - first) % d == 0);
+  }
+  bool done() const { return done_; }
+
+ private:
+  uint32_t width_;
+  sc_core::sc_time half_;
+  uint32_t* rows_;
+  const uint32_t* zeros_;
+  uint64_t capacity_;
+  std::unique_ptr<s2::rtl::RtlPpuSc::Streamed> stream_;
+  uint32_t row_n_ = 0;
+  uint64_t filled_ = 0;
+  std::deque<uint32_t> beats_;  // elements of each beat not yet taken
+  bool done_ = false;
+};
 
 RtlTileClock::RtlTileClock(const RtlUnits& units, const target::TargetDesc& target,
                            rtl::CosimLog& log)
@@ -83,15 +161,15 @@ uint64_t RtlTileClock::compute(isa::Unit unit, uint32_t index, const std::string
     wait_cycles(tile.ppu_cycles);
     return cycles + tile.ppu_cycles;
   }
-  if (unit == isa::Unit::Pe)
-    return pe_product(where, tile.shape, tile.pe_cycles, mode) + epilogue(where, inst, tile);
+  if (unit == isa::Unit::Pe) return pe_tile(where, inst, tile, mode);
   return ppu_tile(where, inst, tile);
 }
 
-uint64_t RtlTileClock::pe_product(const std::string& where, const timing::PassShape& s,
-                                  uint64_t model_cycles, isa::DType mode) {
+uint64_t RtlTileClock::pe_passes(const std::string& where, const timing::PassShape& s,
+                                 uint64_t model_cycles, isa::DType mode,
+                                 DrainedEpilogue* epilogue) {
   if (model_cycles == 0) return 0;
-  if (units_.pe_array == nullptr) {
+  if (units_.pe_array == nullptr && epilogue == nullptr) {
     wait_cycles(model_cycles);
     return model_cycles;
   }
@@ -104,18 +182,29 @@ uint64_t RtlTileClock::pe_product(const std::string& where, const timing::PassSh
   if (out0_.size() < largest) out0_.resize(largest);
   uint64_t passes = 0, cycles = 0;
   std::string divergence;
-  // The model's cut of the tile into passes (pe_array_model.h); the order does not change the
-  // cycles, this is run_gemm's: column blocks, K blocks, row blocks.
+  // The model's cut of the tile into passes, in its order (pe_array_model.h): column blocks,
+  // K blocks, row blocks. The passes of the last K block drain into the epilogue.
   for (uint64_t n0 = 0; n0 < s.n; n0 += limit.n)
     for (uint64_t k0 = 0; k0 < s.k; k0 += limit.k)
       for (uint64_t m0 = 0; m0 < s.m; m0 += limit.m) {
         const s2::rtl::PePass pass{static_cast<uint32_t>(std::min(limit.m, s.m - m0)),
                                    static_cast<uint32_t>(std::min(limit.n, s.n - n0)),
                                    static_cast<uint32_t>(std::min(limit.k, s.k - k0)), mode};
+        const timing::PassShape shape{pass.m, pass.n, pass.k};
+        const uint64_t want = model.pass_cycles(shape);
+        const bool drains = epilogue != nullptr && k0 + limit.k >= s.k;
+        if (epilogue != nullptr) epilogue->set_row_width(drains ? pass.n : 0);
+        uint64_t got = want;
         // c accumulates zeros into zeros: the values are scratch, the cycles are the point.
-        const uint64_t got = units_.pe_array->run_pass(pass, zeros_.data(), pass.k, zeros_.data(),
-                                                       pass.n, out0_.data(), pass.n);
-        const uint64_t want = model.pass_cycles({pass.m, pass.n, pass.k});
+        if (units_.pe_array == nullptr)
+          epilogue->model_pass(want, model.drain_interval(shape), pass.m, drains);
+        else if (epilogue != nullptr)
+          got =
+              units_.pe_array->run_followed_pass(pass, drains, zeros_.data(), pass.k, zeros_.data(),
+                                                 pass.n, out0_.data(), pass.n, *epilogue);
+        else
+          got = units_.pe_array->run_pass(pass, zeros_.data(), pass.k, zeros_.data(), pass.n,
+                                          out0_.data(), pass.n);
         if (got != want && divergence.empty())
           divergence = "pass " + std::to_string(passes) + " (" +
                        shape_text(pass.m, pass.n, pass.k) + " M_t x N_t x K_t): RTL " +
@@ -123,29 +212,31 @@ uint64_t RtlTileClock::pe_product(const std::string& where, const timing::PassSh
         ++passes;
         cycles += got;
       }
-  record(log_.timing_pe_array,
-         where + " (" + shape_text(s.m, s.n, s.k) + " M_b x N_b x K_b, " +
-             std::string(isa::dtype_name(mode)) + ")",
-         passes, cycles, model_cycles, divergence);
+  if (units_.pe_array != nullptr)
+    record(log_.timing_pe_array,
+           where + " (" + shape_text(s.m, s.n, s.k) + " M_b x N_b x K_b, " +
+               std::string(isa::dtype_name(mode)) + ")",
+           passes, cycles, model_cycles, divergence);
   return cycles;
 }
 
-uint64_t RtlTileClock::epilogue(const std::string& where, const isa::Instruction& inst,
-                                const timing::Tile& tile) {
-  if (tile.ppu_cycles == 0) return 0;
+uint64_t RtlTileClock::pe_tile(const std::string& where, const isa::Instruction& inst,
+                               const timing::Tile& tile, isa::DType mode) {
+  if (tile.ppu_cycles == 0) return pe_product(where, tile.shape, tile.pe_cycles, mode);
   const isa::Activation act = inst.has_field(isa::Field::Act)
                                   ? inst.as<isa::Activation>(isa::Field::Act)
                                   : isa::Activation::None;
   const bool rtl_act = act == isa::Activation::None || act == isa::Activation::Relu;
-  if (units_.epilogue_ppu != nullptr && !rtl_act) {
-    rtl::TimingCosim& u = log_.timing_epilogue;
-    ++u.model_timed_tiles;
-    u.model_timed_cycles += tile.ppu_cycles;
-    u.model_timed_ops.insert("act " + std::string(isa::activation_name(act)));
-  }
   if (units_.epilogue_ppu == nullptr || !rtl_act) {
-    wait_cycles(tile.ppu_cycles);
-    return tile.ppu_cycles;
+    if (units_.epilogue_ppu != nullptr) {
+      rtl::TimingCosim& u = log_.timing_epilogue;
+      ++u.model_timed_tiles;
+      u.model_timed_cycles += tile.epilogue_tail;
+      u.model_timed_ops.insert("act " + std::string(isa::activation_name(act)));
+    }
+    const uint64_t cycles = pe_product(where, tile.shape, tile.pe_cycles, mode);
+    wait_cycles(tile.epilogue_tail);
+    return cycles + tile.epilogue_tail;
   }
   s2::rtl::PpuPass pass;
   pass.op = s2::rtl::PpuRtlOp::Epilogue;
@@ -154,11 +245,30 @@ uint64_t RtlTileClock::epilogue(const std::string& where, const isa::Instruction
       inst.has_slot(isa::Slot::Residual) && inst.operand(isa::Slot::Residual).has_value();
   pass.gate = inst.has_slot(isa::Slot::Gate) && inst.operand(isa::Slot::Gate).has_value();
   pass.relu = act == isa::Activation::Relu;
-  const uint64_t elements = tile.shape.m * tile.shape.n;
-  const uint64_t cycles = ppu_pass(*units_.epilogue_ppu, pass, target::PpuOp::Epilogue, elements);
-  record(log_.timing_epilogue, where + " epilogue (" + std::to_string(elements) + " elements)", 1,
-         cycles, tile.ppu_cycles, "");
-  return cycles;
+  const target::PpuOpCost& cost = target_.ppu.cost(target::PpuOp::Epilogue);
+  pass.elements = tile.shape.m * tile.shape.n;
+  pass.width = s2::rtl::ppu_pass_width(target_.ppu.lanes, cost.throughput,
+                                       target_.where("ppu.ops.epilogue.throughput"));
+  pass.latency = cost.latency;
+  for (std::vector<uint32_t>* v : {&ep_zeros_, &ep_rows_, &ep_out0_, &ep_out1_})
+    if (v->size() < pass.elements) v->resize(pass.elements, 0);
+  DrainedEpilogue epilogue(*units_.epilogue_ppu, pass, units_.period_ps, ep_rows_.data(),
+                           ep_zeros_.data(), ep_out0_.data(), ep_out1_.data());
+  const uint64_t array = pe_passes(where, tile.shape, tile.pe_cycles, mode, &epilogue);
+  // The tail: the PPU alone until it has written the tile's last result. A watchdog, not the
+  // count: every beat and the pipeline again.
+  const uint64_t bound = tile.epilogue_tail + pass.latency + pass.elements + 64;
+  uint64_t tail = 0;
+  while (!epilogue.done()) {
+    epilogue.edge_alone(false);
+    ++tail;
+    S2_CHECK(tail <= bound, where + ": the streamed epilogue did not finish within " +
+                                std::to_string(bound) + " cycles after the array");
+  }
+  record(log_.timing_epilogue,
+         where + " epilogue tail (" + std::to_string(pass.elements) + " elements streamed)", 1,
+         tail, tile.epilogue_tail, "");
+  return array + tail;
 }
 
 uint64_t RtlTileClock::ppu_tile(const std::string& where, const isa::Instruction& inst,

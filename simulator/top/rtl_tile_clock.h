@@ -3,9 +3,14 @@
 // (unit.h) would wait a tile's formula cycles, the unit's thread runs the tile on the RTL
 // instead and continues when the RTL's clock has run it:
 //  * PE-array tiles: every pass of the tile (the model's cut: N blocks of the columns, K blocks
-//    of the rows, M blocks of the accumulator rows per column) on the PE-array RTL, then the
-//    tile's epilogue (its last K block) as one pass of M_b x N_b elements on the PPU RTL behind
-//    the array, with the instruction's stages (bias, residual, relu, gate);
+//    of the rows, M blocks of the accumulator rows per column, in that order) on the PE-array
+//    RTL; on the tile's last K block the epilogue streams behind the array as the hardware
+//    does (pe_array_model.h): one PPU RTL pass of M_b x N_b elements with the instruction's
+//    stages (bias, residual, relu, gate), clocked in step with the array, takes each output
+//    row as the array's drain port delivers it (pe_array.sv, ppu.sv), and the tile ends when
+//    the PPU has written its last result. With the PPU selected and not the array, the array's
+//    passes wait the model's cycles and the model's drain times feed the PPU RTL; with the
+//    array and not the PPU, the epilogue's tail waits the model's cycles;
 //  * PPU tiles of the ops the PPU RTL implements (eltwise, sgd): one pass of the tile's
 //    elements. Other PPU ops (batch norm, pooling, softmax, reduce) have no RTL: their tiles
 //    wait the model's cycles and are counted as such.
@@ -27,6 +32,8 @@
 
 namespace s2::sim::top {
 
+class DrainedEpilogue;  // rtl_tile_clock.cpp
+
 class RtlTileClock {
  public:
   // The units must describe the target (a UserError naming the config key otherwise:
@@ -46,9 +53,16 @@ class RtlTileClock {
   // The PE array's cycles of one product of a tile in multiply mode `mode`; model_cycles is
   // the model's figure for it.
   uint64_t pe_product(const std::string& where, const timing::PassShape& shape,
-                      uint64_t model_cycles, isa::DType mode);
-  uint64_t epilogue(const std::string& where, const isa::Instruction& inst,
-                    const timing::Tile& tile);
+                      uint64_t model_cycles, isa::DType mode) {
+    return pe_passes(where, shape, model_cycles, mode, nullptr);
+  }
+  // A PE tile: its passes, and on its last K block the streamed epilogue.
+  uint64_t pe_tile(const std::string& where, const isa::Instruction& inst, const timing::Tile& tile,
+                   isa::DType mode);
+  // The passes of a tile of shape `s`; with `epilogue`, clocked in step with them and fed the
+  // rows of the last K block's passes.
+  uint64_t pe_passes(const std::string& where, const timing::PassShape& s, uint64_t model_cycles,
+                     isa::DType mode, DrainedEpilogue* epilogue);
   uint64_t ppu_tile(const std::string& where, const isa::Instruction& inst,
                     const timing::Tile& tile);
   // Waits `cycles` of the model (a part the RTL does not run).
@@ -64,6 +78,8 @@ class RtlTileClock {
   // Zero operands, grown to the largest pass seen; outputs are scratch.
   std::vector<uint32_t> zeros_;
   std::vector<uint32_t> out0_, out1_;
+  // The streamed epilogue's: zeros for bias, residual and gate, the drained rows, the results.
+  std::vector<uint32_t> ep_zeros_, ep_rows_, ep_out0_, ep_out1_;
 };
 
 }  // namespace s2::sim::top

@@ -89,7 +89,7 @@ void Unit::execute(uint32_t index) {
     cycle = std::max(loads_done, compute_end);
     wait_until(cycle);
     if (t + 1 < tiles.size()) loads_done = serve(cycle, tiles[t + 1].loads);
-    uint64_t compute = tiles[t].pe_cycles + tiles[t].ppu_cycles;
+    uint64_t compute = tiles[t].compute_cycles();
     if (rtl != nullptr) {
       compute = rtl->compute(unit_, index, instruction_name(ctx.exe, index), inst, t, tiles[t]);
       S2_CHECK(now_ps() == ctx.clock.edge_ps(cycle + compute),

@@ -7,7 +7,9 @@
 //   loads(t+1) issue to the DRAM when tile t starts computing (the half that tile t-1 used is
 //            free by then);
 //   compute(t) starts at max(loads(t) done, compute(t-1) end), on a clock edge, and takes
-//            pe_cycles + ppu_cycles (the PPU epilogue streams from the PE array);
+//            Tile::compute_cycles(): a PE tile's pe_cycles plus the tail of its epilogue, which
+//            streams the array's output rows through the PPU as they drain
+//            (pe_array_model.h); a PPU tile's ppu_cycles;
 //   stores(t) issue when compute(t) ends.
 // The instruction ends when its last compute has ended and every store has completed. Time
 // advances by at most three wait()s per tile, never per cycle -- except with --rtl, where the

@@ -64,11 +64,25 @@ target::TargetDesc& base() {
 Runner* g_runner = nullptr;
 RtlUnits g_units;
 
-timing::Tile pe_tile(const timing::PeArrayModel& model, timing::PassShape shape, bool last_k) {
+timing::Tile pe_tile(const timing::PeArrayModel& model, timing::PassShape shape, bool last_k,
+                     const target::TargetDesc& target = base()) {
   timing::Tile t;
   t.shape = shape;
   t.pe_cycles = model.tile_cycles(shape);
-  if (last_k) t.ppu_cycles = timing::epilogue_cycles(base(), shape.m * shape.n);
+  t.streamed_epilogue = true;
+  if (last_k) {
+    t.ppu_cycles = timing::epilogue_cycles(target, shape.m * shape.n);
+    t.epilogue_tail = timing::epilogue_tail(target, model, shape);
+  }
+  return t;
+}
+
+// The base config with an epilogue of half the lanes' rate: 16 elements per cycle, so a row
+// of 32 columns takes the PPU two cycles and the PPU falls behind an array that drains one row
+// per cycle.
+target::TargetDesc slow_epilogue() {
+  target::TargetDesc t = base();
+  t.ppu.ops[static_cast<size_t>(target::PpuOp::Epilogue)].throughput = 0.5;
   return t;
 }
 
@@ -83,14 +97,63 @@ TEST(RtlTileClock, PeTileRunsEveryPassOnTheRtlInTheModelsCycles) {
   uint64_t cycles = 0;
   const uint64_t ps =
       g_runner->run([&] { cycles = clock.compute(isa::Unit::Pe, 3, "conv", conv, 0, tile); });
-  EXPECT_EQ(cycles, tile.pe_cycles + tile.ppu_cycles);
+  EXPECT_EQ(cycles, tile.pe_cycles + tile.epilogue_tail);
   EXPECT_EQ(ps, cycles * g_units.period_ps);  // the RTL's clock is the unit's clock
   EXPECT_EQ(log.timing_pe_array.tiles, 1u);
   EXPECT_EQ(log.timing_pe_array.passes, 6u);
   EXPECT_EQ(log.timing_pe_array.rtl_cycles, tile.pe_cycles);
   EXPECT_EQ(log.timing_epilogue.passes, 1u);
-  EXPECT_EQ(log.timing_epilogue.rtl_cycles, tile.ppu_cycles);
+  // The PPU keeps up with the rows (32 lanes, one row per cycle): after the last row only its
+  // pipeline, latency 4, remains.
+  EXPECT_EQ(tile.epilogue_tail, 4u);
+  EXPECT_EQ(log.timing_epilogue.rtl_cycles, tile.epilogue_tail);
   EXPECT_FALSE(log.diverged()) << log.timing_pe_array.first << log.timing_epilogue.first;
+}
+
+// An epilogue slower than the array's drain: the PPU RTL queues the drained rows and the tile
+// ends when it has worked through them, in the model's cycles.
+TEST(RtlTileClock, ASlowEpilogueFallsBehindTheDrainAsTheModelSays) {
+  const target::TargetDesc t = slow_epilogue();
+  rtl::CosimLog log;
+  RtlTileClock clock(g_units, t, log);
+  const auto model = timing::make_pe_array_model(t);
+  // 100 x 64 x 40: 2 column blocks x 2 K blocks (32, 8) x 1 row block.
+  const timing::Tile tile = pe_tile(*model, {100, 64, 40}, true, t);
+  // The last pass's 100 rows, one per cycle, are 200 beats: the last is captured 100 cycles
+  // after the array's last edge, and written after the pipeline's 4.
+  EXPECT_EQ(tile.epilogue_tail, 104u);
+  isa::Instruction conv(isa::Opcode::Conv2d);
+  uint64_t cycles = 0;
+  const uint64_t ps =
+      g_runner->run([&] { cycles = clock.compute(isa::Unit::Pe, 5, "conv", conv, 1, tile); });
+  EXPECT_EQ(cycles, tile.pe_cycles + tile.epilogue_tail);
+  EXPECT_EQ(ps, cycles * g_units.period_ps);
+  EXPECT_EQ(log.timing_pe_array.passes, 4u);
+  EXPECT_EQ(log.timing_epilogue.rtl_cycles, tile.epilogue_tail);
+  EXPECT_FALSE(log.diverged()) << log.timing_pe_array.first << log.timing_epilogue.first;
+}
+
+// With the PPU's RTL and not the array's, the array's passes wait the model's cycles and the
+// rows the model makes final feed the PPU RTL.
+TEST(RtlTileClock, ThePpuRtlAloneTakesTheRowsTheModelDrains) {
+  const target::TargetDesc t = slow_epilogue();
+  RtlUnits units = g_units;
+  units.pe_array = nullptr;
+  rtl::CosimLog log;
+  RtlTileClock clock(units, t, log);
+  const auto model = timing::make_pe_array_model(t);
+  const timing::Tile tile = pe_tile(*model, {100, 40, 70}, true, t);
+  isa::Instruction conv(isa::Opcode::Conv2d);
+  conv.set_raw(isa::Field::Act, static_cast<uint32_t>(isa::Activation::Relu));
+  uint64_t cycles = 0;
+  const uint64_t ps =
+      g_runner->run([&] { cycles = clock.compute(isa::Unit::Pe, 6, "conv", conv, 0, tile); });
+  EXPECT_EQ(cycles, tile.pe_cycles + tile.epilogue_tail);
+  EXPECT_EQ(ps, cycles * units.period_ps);
+  EXPECT_EQ(log.timing_pe_array.tiles, 0u);
+  EXPECT_EQ(log.timing_epilogue.tiles, 1u);
+  EXPECT_EQ(log.timing_epilogue.rtl_cycles, tile.epilogue_tail);
+  EXPECT_FALSE(log.diverged()) << log.timing_epilogue.first;
 }
 
 // A bf16 instruction's tile runs in the RTL's bf16 mode: passes of up to 32 x 4 reduction

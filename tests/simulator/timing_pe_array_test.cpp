@@ -29,6 +29,34 @@ TEST(TimingPeArray, WeightStationaryFullArrayPass) {
   EXPECT_EQ(plan.tiles[0].ppu_cycles, 4u + 64u);
 }
 
+// The epilogue streams the rows as the array drains them (pe_array_model.h, "streamed").
+TEST(TimingPeArray, TheEpilogueStreamsBehindTheDrain) {
+  auto t = config("base");
+  const InstructionPlan plan = plan_instruction(gemm(64, 32, 32), t);
+  ASSERT_EQ(plan.tiles.size(), 1u);
+  // Row i final at edge 160 - (63 - i); one beat each at 32 elements per cycle: the last beat
+  // at 160, written 4 later. The PPU's own work is still the 4 + 64 cycles above.
+  EXPECT_EQ(plan.tiles[0].epilogue_tail, 4u);
+  EXPECT_EQ(plan.tiles[0].compute_cycles(), 164u);
+  EXPECT_EQ(plan.compute_cycles(), 164u);
+  // At half the rate (16 elements per cycle) a row is two beats: 128 beats from edge 97, the
+  // last at 224, written at 228.
+  t.ppu.ops[static_cast<size_t>(target::PpuOp::Epilogue)].throughput = 0.5;
+  const auto model = make_pe_array_model(t);
+  EXPECT_EQ(model->streamed_tile_cycles({64, 32, 32}, 16.0, 4), 228u);
+  EXPECT_EQ(plan_instruction(gemm(64, 32, 32), t).tiles[0].epilogue_tail, 68u);
+  // 10 x 40 x 70: N blocks of 32 and 8 columns, each K blocks 32, 32, 6. The first N block's
+  // rows (final at 283..292) the PPU finishes while the array runs the second N block (212 +
+  // 80 cycles), whose 8-column rows (final at 575..584) are one beat each at 16 or at 8 per
+  // cycle: whatever the first block's queue, the tail is the pipeline alone.
+  EXPECT_EQ(model->tile_cycles({10, 40, 70}), 584u);
+  for (double rate : {32.0, 16.0, 8.0})
+    EXPECT_EQ(model->streamed_tile_cycles({10, 40, 70}, rate, 4), 588u) << rate;
+  // At 1 element per cycle the first block's 10 rows are 320 beats from edge 283, busy up to
+  // edge 602, past the second block's rows: their 80 beats queue behind, the last at 682.
+  EXPECT_EQ(model->streamed_tile_cycles({10, 40, 70}, 1.0, 4), 682u + 4u);
+}
+
 TEST(TimingPeArray, OneRowTile) {
   const auto t = config("base");
   const InstructionPlan plan = plan_instruction(gemm(1, 32, 32), t);

@@ -47,6 +47,17 @@ class VerilatedPeArray final : public RtlPeArray {
 
   uint64_t run_pass(const PePass& pass, const uint32_t* x, size_t ldx, const uint32_t* w,
                     size_t ldw, uint32_t* c, size_t ldc) override {
+    return run(pass, false, x, ldx, w, ldw, c, ldc, nullptr);
+  }
+  uint64_t run_drained_pass(const PePass& pass, bool drain, const uint32_t* x, size_t ldx,
+                            const uint32_t* w, size_t ldw, uint32_t* c, size_t ldc,
+                            const DrainCycle& each_cycle) override {
+    return run(pass, drain, x, ldx, w, ldw, c, ldc, &each_cycle);
+  }
+
+ private:
+  uint64_t run(const PePass& pass, bool drain, const uint32_t* x, size_t ldx, const uint32_t* w,
+               size_t ldw, uint32_t* c, size_t ldc, const DrainCycle* each_cycle) {
     check_pass(pass, ldx, ldw, ldc, "RTL PE array");
     PassMemories mem(pass, x, ldx, w, ldw, c, ldc, rows_, input_bytes_per_cycle());
     const unsigned bits = mem.input_bits();
@@ -55,7 +66,7 @@ class VerilatedPeArray final : public RtlPeArray {
     ports::assign(top_->cfg_m, pass.m);
     ports::assign(top_->cfg_n, pass.n);
     ports::assign(top_->cfg_k, pass.k);
-    ports::assign(top_->cfg_drain, 0);  // the drain port is for the co-simulation (pe_array_sc.h)
+    ports::assign(top_->cfg_drain, drain ? 1 : 0);
     top_->start = 1;
     top_->eval();
     const uint64_t watchdog = mem.watchdog_cycles(rows_, cols_);
@@ -84,6 +95,13 @@ class VerilatedPeArray final : public RtlPeArray {
                              ports::get(top_->acc_wr_data, 32 * j, 32)});
       }
       const bool done = top_->done;
+      if (each_cycle != nullptr) {
+        const bool valid = top_->drain_valid != 0;
+        if (valid)
+          for (uint32_t j = 0; j < cols_; ++j)
+            drain_row_[j] = ports::get(top_->drain_data, 32 * j, 32);
+        (*each_cycle)(valid, drain_row_.data());
+      }
       // The edge; then the SRAM: reads see the contents before this edge's writes.
       top_->clk = 1;
       top_->eval();
@@ -103,7 +121,6 @@ class VerilatedPeArray final : public RtlPeArray {
     }
   }
 
- private:
   struct Access {
     uint32_t col;
     uint32_t addr;
@@ -124,6 +141,7 @@ class VerilatedPeArray final : public RtlPeArray {
   OwnContextModel<Model> top_;
   std::vector<Access> reads_;
   std::vector<Access> writes_;
+  std::vector<uint32_t> drain_row_ = std::vector<uint32_t>(cols_);
 };
 
 }  // namespace

@@ -16,6 +16,13 @@ void RtlPeArray::set_input_bytes_per_cycle(uint64_t bytes) {
   input_bytes_per_cycle_ = bytes;
 }
 
+uint64_t RtlPeArray::run_drained_pass(const PePass& /*pass*/, bool /*drain*/, const uint32_t* /*x*/,
+                                      size_t /*ldx*/, const uint32_t* /*w*/, size_t /*ldw*/,
+                                      uint32_t* /*c*/, size_t /*ldc*/,
+                                      const DrainCycle& /*each_cycle*/) {
+  throw InternalError("this RTL PE array build has no drained pass (the plain builds do)");
+}
+
 void RtlPeArray::check_pass(const PePass& pass, size_t ldx, size_t ldw, size_t ldc,
                             const char* who) const {
   const std::string where = std::string(who) + " " + std::to_string(rows()) + "x" +

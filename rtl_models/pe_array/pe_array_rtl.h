@@ -9,6 +9,7 @@
 // applies the widening, DAZ/FTZ and canonical NaN itself.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -52,6 +53,16 @@ class RtlPeArray {
   // a mode the array does not multiply or a stride too small is a UserError.
   virtual uint64_t run_pass(const PePass& pass, const uint32_t* x, size_t ldx, const uint32_t* w,
                             size_t ldw, uint32_t* c, size_t ldc) = 0;
+
+  // run_pass() with a unit clocked in step: `each_cycle` runs before every rising edge of the
+  // pass, with the drain port as that edge samples it (pe_array.sv: whether a row leaves, and
+  // then its cols() words), and moves its own unit through the same cycle (the PPU epilogue
+  // consuming the drain). `drain` is cfg_drain: whether the pass's rows leave through the port.
+  // The plain builds implement it; elsewhere it is an internal error.
+  using DrainCycle = std::function<void(bool valid, const uint32_t* row)>;
+  virtual uint64_t run_drained_pass(const PePass& pass, bool drain, const uint32_t* x, size_t ldx,
+                                    const uint32_t* w, size_t ldw, uint32_t* c, size_t ldc,
+                                    const DrainCycle& each_cycle);
 
  protected:
   // Shared argument check of run_pass(); `who` names the implementation in the message.

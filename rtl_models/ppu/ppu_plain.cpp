@@ -68,6 +68,35 @@ class PlainPort {
 };
 
 template <class VTop>
+class PlainStream final : public RtlPpuStream {
+ public:
+  PlainStream(PlainPort<VTop>& port, const PpuPass& pass, const detail::PassStreams& s)
+      : port_(port), pass_(pass), streams_(s), step_(port_, pass_, streams_) {}
+  ~PlainStream() override {
+    port_.set_start(false);
+    port_.set_beat(false, 1);
+  }
+  PlainStream(const PlainStream&) = delete;
+  PlainStream& operator=(const PlainStream&) = delete;
+  bool wants_beat() const override { return !done_ && step_.wants_beat(); }
+  uint64_t left() const override { return step_.left(); }
+  void present(uint32_t n) override { step_.present(n); }
+  bool tick() override {
+    port_.tick();
+    if (!done_) done_ = step_.after_edge();
+    return done_;
+  }
+  uint64_t cycles() const override { return step_.cycles(); }
+
+ private:
+  PlainPort<VTop>& port_;
+  PpuPass pass_;
+  detail::PassStreams streams_;
+  detail::PassStepper<PlainPort<VTop>> step_;
+  bool done_ = false;
+};
+
+template <class VTop>
 class PlainPpu final : public RtlPpu {
  public:
   explicit PlainPpu(uint32_t lanes) : lanes_(lanes), top_("ppu"), port_(*top_) {
@@ -86,6 +115,13 @@ class PlainPpu final : public RtlPpu {
                     uint32_t* out1) override {
     const detail::PassStreams s = detail::check_pass(pass, lanes_, in0, in1, in2, in3, out0, out1);
     return detail::drive_pass(port_, pass, s);
+  }
+  std::unique_ptr<RtlPpuStream> open_stream(const PpuPass& pass, const uint32_t* in0,
+                                            const uint32_t* in1, const uint32_t* in2,
+                                            const uint32_t* in3, uint32_t* out0,
+                                            uint32_t* out1) override {
+    const detail::PassStreams s = detail::check_pass(pass, lanes_, in0, in1, in2, in3, out0, out1);
+    return std::make_unique<PlainStream<VTop>>(port_, pass, s);
   }
 
  private:

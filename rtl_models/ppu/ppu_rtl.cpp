@@ -50,6 +50,13 @@ const char* ppu_rtl_type_name(PpuRtlType type) {
   return "unknown";
 }
 
+std::unique_ptr<RtlPpuStream> RtlPpu::open_stream(const PpuPass& /*pass*/, const uint32_t* /*in0*/,
+                                                  const uint32_t* /*in1*/, const uint32_t* /*in2*/,
+                                                  const uint32_t* /*in3*/, uint32_t* /*out0*/,
+                                                  uint32_t* /*out1*/) {
+  throw InternalError("this PPU RTL build has no streamed pass (the plain builds do)");
+}
+
 uint32_t ppu_pass_width(uint32_t lanes, double throughput, const std::string& where) {
   const double width = static_cast<double>(lanes) * throughput;
   if (!(width >= 1.0) || width > 4294967295.0 || std::floor(width) != width) {

@@ -78,10 +78,31 @@ inline constexpr uint32_t kPpuMaxLatency = 64;
 // `where` (e.g. the config key) unless that is a whole number >= 1.
 uint32_t ppu_pass_width(uint32_t lanes, double throughput, const std::string& where);
 
+// A pass streamed beat by beat as its data comes (ppu.sv's in_valid / in_n): the PPU epilogue
+// behind the PE array's drain. Per clock cycle: wants_beat(), present(n) (the next n <=
+// width elements as this cycle's beat, 0 for none; the first beat starts the pass), then
+// tick(), true once the cycle's edge wrote the pass's last result. The streams given when it
+// was opened are read and written at its pace, so they must outlive it.
+class RtlPpuStream {
+ public:
+  virtual ~RtlPpuStream() = default;
+  virtual bool wants_beat() const = 0;
+  virtual uint64_t left() const = 0;  // elements not yet presented
+  virtual void present(uint32_t n) = 0;
+  virtual bool tick() = 0;
+  virtual uint64_t cycles() const = 0;  // edges from the one that took the first beat
+};
+
 class RtlPpu {
  public:
   virtual ~RtlPpu() = default;
   virtual uint32_t lanes() const = 0;
+  // Opens a streamed pass (checked as run_pass checks); the PPU runs nothing else until it is
+  // done. The plain builds implement it; elsewhere it is an internal error.
+  virtual std::unique_ptr<RtlPpuStream> open_stream(const PpuPass& pass, const uint32_t* in0,
+                                                    const uint32_t* in1, const uint32_t* in2,
+                                                    const uint32_t* in3, uint32_t* out0,
+                                                    uint32_t* out1);
   // Streams one pass; returns its cycles. A UserError (naming the op) for a pass outside the
   // contract above: E, width or latency out of range, or a stream the op needs left null.
   virtual uint64_t run_pass(const PpuPass& pass, const uint32_t* in0, const uint32_t* in1,

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cfenv>
+#include <deque>
 #include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "isa/common/errors.h"
 #include "isa/common/float_bits.h"
 #include "isa/common/hex.h"
 #include "isa/numerics/fp32.h"
@@ -123,6 +125,81 @@ uint32_t multiplicand(OperandMix& rng, OperandProfile profile, isa::DType mode) 
   return (rng.next() & 0xFFFF0000u) | half;
 }
 
+// The GEMM as s2::rtl::run_gemm runs it (column blocks, K blocks, row blocks) with the PPU
+// epilogue following the array's drain, as the hardware streams (timing/pe_array_model.h,
+// "streamed"; pe_array.sv's drain port, ppu.sv's in_valid / in_n): the last K block's passes
+// drain their output rows, each ceil(cols / width) beats, into one epilogue pass of m x n
+// elements on `ppu` (no stages), clocked in step with the array and then alone until it is done.
+struct StreamedGemm {
+  std::vector<s2::rtl::PassRecord> passes;
+  std::vector<uint32_t> drained;  // the rows in the order they left the array
+  std::vector<size_t> origin;     // the index in c of each drained element
+  uint64_t tail = 0;              // cycles the PPU ran after the array's last pass
+};
+
+StreamedGemm streamed_gemm(s2::rtl::RtlPeArray& array, s2::rtl::RtlPpu& ppu, uint32_t m, uint32_t n,
+                           uint32_t kd, const uint32_t* a, const uint32_t* b, uint32_t* c,
+                           isa::DType mode, uint32_t width, uint32_t latency) {
+  StreamedGemm g;
+  const size_t total = size_t{m} * n;
+  g.drained.assign(total, 0);
+  g.origin.reserve(total);
+  std::vector<uint32_t> out(total);
+  s2::rtl::PpuPass pass;
+  pass.op = s2::rtl::PpuRtlOp::Epilogue;
+  pass.elements = total;
+  pass.width = width;
+  pass.latency = latency;
+  const std::unique_ptr<s2::rtl::RtlPpuStream> epilogue =
+      ppu.open_stream(pass, g.drained.data(), nullptr, nullptr, nullptr, out.data(), nullptr);
+  std::deque<uint32_t> beats;  // elements of the beats waiting for the PPU
+  bool done = false;
+  uint32_t row_n = 0, row_m0 = 0, row_n0 = 0, row_i = 0;  // the draining pass's rows
+  const auto cycle = [&](bool valid, const uint32_t* row) {
+    if (valid) {
+      S2_CHECK(row_n > 0 && g.origin.size() + row_n <= total,
+               "regress: the PE array drained a row no pass of the epilogue drains");
+      for (uint32_t j = 0; j < row_n; ++j) {
+        g.drained[g.origin.size()] = row[j];
+        g.origin.push_back(size_t{row_m0 + row_i} * n + row_n0 + j);
+      }
+      ++row_i;
+      for (uint32_t left = row_n; left > 0; left -= std::min(left, width))
+        beats.push_back(std::min(left, width));
+    }
+    if (!beats.empty() && epilogue->wants_beat()) {
+      epilogue->present(beats.front());
+      beats.pop_front();
+    } else {
+      epilogue->present(0);
+    }
+    done = epilogue->tick();
+  };
+  const uint32_t lm = array.max_m(), lk = array.max_k(mode);
+  for (uint32_t n0 = 0; n0 < n; n0 += array.cols())
+    for (uint32_t k0 = 0; k0 < kd; k0 += lk)
+      for (uint32_t m0 = 0; m0 < m; m0 += lm) {
+        const s2::rtl::PePass p{std::min(lm, m - m0), std::min(array.cols(), n - n0),
+                                std::min(lk, kd - k0), mode};
+        const bool drains = k0 + lk >= kd;
+        row_n = drains ? p.n : 0;
+        row_m0 = m0;
+        row_n0 = n0;
+        row_i = 0;
+        const uint64_t cycles =
+            array.run_drained_pass(p, drains, a + size_t{m0} * kd + k0, kd, b + size_t{k0} * n + n0,
+                                   n, c + size_t{m0} * n + n0, n, cycle);
+        g.passes.push_back({p, cycles});
+      }
+  const uint64_t bound = latency + total + 64;  // a watchdog, not the count
+  while (!done) {
+    cycle(false, nullptr);
+    S2_CHECK(++g.tail <= bound, "regress: the streamed epilogue did not finish within " +
+                                    std::to_string(bound) + " cycles after the array");
+  }
+  return g;
+}
+
 class PeRegression {
  public:
   PeRegression(const RegressOptions& o, std::ostream& out, RegressSummary& s)
@@ -173,8 +250,17 @@ class PeRegression {
       numerics::KTiledGemm(array.rows())
           .accumulate(m, n, kd, fa.data(), kd, fb.data(), n, fc.data(), n);
     }
-    const std::vector<s2::rtl::PassRecord> passes =
-        s2::rtl::run_gemm(array, m, n, kd, a.data(), kd, b.data(), n, c.data(), n, 0, mode);
+    // Every other 36 tiles (each array, mode and profile once) the epilogue follows the drain.
+    const bool streamed = (tile / 36) % 2 == 1;
+    const auto width = static_cast<uint32_t>(1 + rng.below(ppu_->lanes()));
+    const auto latency = static_cast<uint32_t>(1 + rng.below(16));
+    StreamedGemm g;
+    if (streamed)
+      g = streamed_gemm(array, *ppu_, m, n, kd, a.data(), b.data(), c.data(), mode, width, latency);
+    else
+      g.passes =
+          s2::rtl::run_gemm(array, m, n, kd, a.data(), kd, b.data(), n, c.data(), n, 0, mode);
+    const std::vector<s2::rtl::PassRecord>& passes = g.passes;
 
     ++s_.tiles;
     const std::string what = "pe_array " + std::to_string(array.rows()) + "x" +
@@ -212,6 +298,28 @@ class PeRegression {
                  std::to_string(edge) + " of its last pass, K_t = " + std::to_string(last_k) +
                  "): RTL " + s2::hex32(c[e]) + ", model " + s2::hex32(want);
     }
+    if (streamed && mismatch.empty()) {
+      // The drained rows are the final results, and the tile ends when the model says.
+      for (size_t e = 0; e < g.origin.size() && mismatch.empty(); ++e)
+        if (g.drained[e] != c[g.origin[e]])
+          mismatch = "drained element " + std::to_string(e) + " (c[" +
+                     std::to_string(g.origin[e] / n) + "][" + std::to_string(g.origin[e] % n) +
+                     "]): " + s2::hex32(g.drained[e]) + ", the accumulator holds " +
+                     s2::hex32(c[g.origin[e]]);
+      if (mismatch.empty() && g.origin.size() != c.size())
+        mismatch =
+            std::to_string(g.origin.size()) + " elements drained of " + std::to_string(c.size());
+      uint64_t rtl = g.tail;
+      for (const s2::rtl::PassRecord& r : passes)
+        rtl += r.cycles;
+      const uint64_t want =
+          model.streamed_tile_cycles({m, n, kd}, static_cast<double>(width), latency);
+      s_.cycles += g.tail;
+      if (mismatch.empty() && rtl != want)
+        mismatch = "streamed epilogue (" + std::to_string(width) + " elements per beat, latency " +
+                   std::to_string(latency) + "): RTL " + std::to_string(rtl) + " cycles, model " +
+                   std::to_string(want);
+    }
     if (!mismatch.empty()) report(what + ": " + mismatch + "; " + repro(o_.seed, tile, "pe_array"));
   }
 
@@ -223,6 +331,7 @@ class PeRegression {
   std::ostream& out_;
   RegressSummary& s_;
   std::vector<std::unique_ptr<s2::rtl::RtlPeArray>> arrays_;
+  std::unique_ptr<s2::rtl::RtlPpu> ppu_ = s2::rtl::make_rtl_ppu(32);  // the streamed epilogue
   // Per array, one model per multiply mode (kPeModes).
   std::vector<std::vector<std::unique_ptr<timing::PeArrayModel>>> models_;
 };

@@ -7,6 +7,10 @@
 //             c += a*b per tile, as passes (s2::rtl::run_gemm); bits against the functional
 //             model (numerics::KTiledGemm with k_tile = rows on the widened multiplicands),
 //             each pass's cycles against timing::PeArrayModel::pass_cycles of the mode;
+//             every other 36 tiles with the PPU epilogue (plain 32 lanes, random width and
+//             latency) following the array's drain port: the drained rows against the
+//             accumulator's final values, the tile's cycles with the epilogue's tail against
+//             PeArrayModel::streamed_tile_cycles;
 //   ppu       every built lane count (32, 16): one lane pass per tile, any op, width and
 //             latency; bits against functional::ModelPpuLanes, cycles against
 //             timing::ppu_pass_cycles.

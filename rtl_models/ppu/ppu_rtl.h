@@ -33,7 +33,9 @@
 // (numerics::bf16_to_f32 / f16_to_f32; the upper 16 bits are not read) and its store rounds a
 // result to it (numerics::bf16_from_f32 / f16_from_f32 of the flushed result; the upper 16
 // bits are zero). The lanes compute in fp32 whatever the types.
+#include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 
@@ -91,6 +93,33 @@ class RtlPpuStream {
   virtual void present(uint32_t n) = 0;
   virtual bool tick() = 0;
   virtual uint64_t cycles() const = 0;  // edges from the one that took the first beat
+};
+
+// The beats rows of data become on their way into a streamed pass, in the order the rows
+// come: a row of n elements is ceil(n / width) beats of at most `width` elements (the PE
+// array's drain feeding the epilogue, pe_array.sv).
+class RowBeats {
+ public:
+  explicit RowBeats(uint32_t width) : width_(width) {}
+  void push_row(uint32_t n) {
+    for (uint32_t left = n; left > 0; left -= std::min(left, width_))
+      beats_.push_back(std::min(left, width_));
+  }
+  // Before a clock edge: presents the oldest waiting beat to `stream` (RtlPpuStream or
+  // RtlPpuSc::Streamed) if it takes one, no beat otherwise.
+  template <class Stream>
+  void offer(Stream& stream) {
+    if (!beats_.empty() && stream.wants_beat()) {
+      stream.present(beats_.front());
+      beats_.pop_front();
+    } else {
+      stream.present(0);
+    }
+  }
+
+ private:
+  uint32_t width_;
+  std::deque<uint32_t> beats_;  // elements of each waiting beat
 };
 
 class RtlPpu {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cfenv>
-#include <deque>
 #include <iterator>
 #include <memory>
 #include <string>
@@ -152,7 +151,7 @@ StreamedGemm streamed_gemm(s2::rtl::RtlPeArray& array, s2::rtl::RtlPpu& ppu, uin
   pass.latency = latency;
   const std::unique_ptr<s2::rtl::RtlPpuStream> epilogue =
       ppu.open_stream(pass, g.drained.data(), nullptr, nullptr, nullptr, out.data(), nullptr);
-  std::deque<uint32_t> beats;  // elements of the beats waiting for the PPU
+  s2::rtl::RowBeats beats(width);
   bool done = false;
   uint32_t row_n = 0, row_m0 = 0, row_n0 = 0, row_i = 0;  // the draining pass's rows
   const auto cycle = [&](bool valid, const uint32_t* row) {
@@ -164,15 +163,9 @@ StreamedGemm streamed_gemm(s2::rtl::RtlPeArray& array, s2::rtl::RtlPpu& ppu, uin
         g.origin.push_back(size_t{row_m0 + row_i} * n + row_n0 + j);
       }
       ++row_i;
-      for (uint32_t left = row_n; left > 0; left -= std::min(left, width))
-        beats.push_back(std::min(left, width));
+      beats.push_row(row_n);
     }
-    if (!beats.empty() && epilogue->wants_beat()) {
-      epilogue->present(beats.front());
-      beats.pop_front();
-    } else {
-      epilogue->present(0);
-    }
+    beats.offer(*epilogue);
     done = epilogue->tick();
   };
   const uint32_t lm = array.max_m(), lk = array.max_k(mode);

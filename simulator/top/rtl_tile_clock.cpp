@@ -1,7 +1,6 @@
 #include "simulator/top/rtl_tile_clock.h"
 
 #include <algorithm>
-#include <deque>
 #include <memory>
 
 #include "isa/common/errors.h"
@@ -45,11 +44,11 @@ class DrainedEpilogue final : public s2::rtl::PeArrayFollower {
   // in1..in3 and out0/out1 as RtlPpuSc::stream_pass takes them.
   DrainedEpilogue(s2::rtl::RtlPpuSc& ppu, const s2::rtl::PpuPass& pass, uint64_t period_ps,
                   uint32_t* rows, const uint32_t* zeros, uint32_t* out0, uint32_t* out1)
-      : width_(pass.width),
-        half_(sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(period_ps / 2))),
+      : half_(sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(period_ps / 2))),
         rows_(rows),
         zeros_(zeros),
         capacity_(pass.elements),
+        beats_(pass.width),
         stream_(ppu.stream_pass(pass, rows, zeros, zeros, zeros, out0, out1)) {}
 
   // The elements of each row the coming passes drain (0: they do not drain).
@@ -61,18 +60,9 @@ class DrainedEpilogue final : public s2::rtl::PeArrayFollower {
                "RTL tile clock: the PE array drained a row the epilogue does not expect");
       std::copy(data, data + row_n_, rows_ + filled_);
       filled_ += row_n_;
-      for (uint32_t left = row_n_; left > 0;) {
-        const uint32_t n = std::min(left, width_);
-        beats_.push_back(n);
-        left -= n;
-      }
+      beats_.push_row(row_n_);
     }
-    if (!beats_.empty() && stream_->wants_beat()) {
-      stream_->present(beats_.front());
-      beats_.pop_front();
-    } else {
-      stream_->present(0);
-    }
+    beats_.offer(*stream_);
   }
   void rise() override { stream_->rise(); }
   void after_rise() override { done_ = stream_->after_rise(); }
@@ -98,15 +88,14 @@ class DrainedEpilogue final : public s2::rtl::PeArrayFollower {
   bool done() const { return done_; }
 
  private:
-  uint32_t width_;
   sc_core::sc_time half_;
   uint32_t* rows_;
   const uint32_t* zeros_;
   uint64_t capacity_;
+  s2::rtl::RowBeats beats_;
   std::unique_ptr<s2::rtl::RtlPpuSc::Streamed> stream_;
   uint32_t row_n_ = 0;
   uint64_t filled_ = 0;
-  std::deque<uint32_t> beats_;  // elements of each beat not yet taken
   bool done_ = false;
 };
 

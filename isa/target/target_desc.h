@@ -253,10 +253,24 @@ enum class AddressHash : uint8_t {
 inline constexpr std::array<std::string_view, 2> kAddressHashNames{"none", "xor"};
 
 struct DramControllerDesc {
+  static constexpr uint32_t kMaxQueue = 128;  // the most bursts one queue holds
+
   DramScheduler scheduler = DramScheduler::FrFcfs;
   RowPolicy row_policy = RowPolicy::Open;
   AddressOrder address_mapping = kDefaultAddressOrder;
   AddressHash address_hash = AddressHash::None;
+  // Per channel, shared by every requester's bursts: reads wait in one queue, writes in the
+  // other (1..kMaxQueue bursts each).
+  uint32_t read_queue = 32;
+  uint32_t write_queue = 32;
+  // Write draining: the controller serves reads until the write queue holds
+  // write_high_watermark bursts (or no read is queued), then writes until it holds
+  // write_low_watermark or fewer with a read waiting (or none). 0 <= low < high <= write_queue;
+  // the loader derives them from write_queue (3/4 and 1/4) when not given.
+  uint32_t write_high_watermark = 24;
+  uint32_t write_low_watermark = 8;
+  // DRAM clock cycles from a request's arrival to its entry into the queue.
+  uint32_t frontend_latency = 0;
 };
 
 // The power of a DRAM device (`dram.power`), as Micron's power calculator (TN-40-07) and

@@ -234,6 +234,21 @@ DramControllerDesc read_controller(ParamReader dram) {
   c.address_mapping =
       reader->get_enum_permutation("address_mapping", c.address_mapping, kAddressFieldNames);
   c.address_hash = reader->get_enum("address_hash", c.address_hash, kAddressHashNames);
+  c.read_queue =
+      reader->get<uint32_t>("read_queue", c.read_queue, 1, DramControllerDesc::kMaxQueue);
+  c.write_queue =
+      reader->get<uint32_t>("write_queue", c.write_queue, 1, DramControllerDesc::kMaxQueue);
+  c.write_high_watermark = reader->get<uint32_t>(
+      "write_high_watermark", c.write_queue - c.write_queue / 4, 1, c.write_queue);
+  c.write_low_watermark = reader->get<uint32_t>(
+      "write_low_watermark", std::min(c.write_queue / 4, c.write_high_watermark - 1), 0,
+      c.write_queue);
+  if (c.write_low_watermark >= c.write_high_watermark) {
+    reader->fail("write_low_watermark",
+                 "must be below write_high_watermark (" + std::to_string(c.write_high_watermark) +
+                     "): the controller drains writes from the high mark down to the low one");
+  }
+  c.frontend_latency = reader->get<uint32_t>("frontend_latency", c.frontend_latency, 0, 100000);
   return c;
 }
 
@@ -526,6 +541,11 @@ std::string describe_target(const TargetDesc& t) {
            (d.controller.address_hash == AddressHash::None
                 ? std::string()
                 : ", " + std::string(name(d.controller.address_hash)) + " hash"));
+  line(out, "",
+       "queues " + str(d.controller.read_queue) + " reads + " + str(d.controller.write_queue) +
+           " writes per channel, writes drained from " + str(d.controller.write_high_watermark) +
+           " to " + str(d.controller.write_low_watermark) + ", front end " +
+           str(d.controller.frontend_latency) + " cycles");
   // The 17 timings on two lines: row and column timings, then the rest.
   constexpr std::size_t kFirstLine = 9;
   std::string timings[2];

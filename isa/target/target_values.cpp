@@ -65,6 +65,11 @@ std::vector<NamedTargetValue> target_values(const TargetDesc& t) {
     add(std::string("dram.timing.") + f.key, num(d.timing.*f.member));
   add("dram.controller.scheduler", std::string(name(d.controller.scheduler)));
   add("dram.controller.row_policy", std::string(name(d.controller.row_policy)));
+  add("dram.controller.read_queue", num(d.controller.read_queue));
+  add("dram.controller.write_queue", num(d.controller.write_queue));
+  add("dram.controller.write_high_watermark", num(d.controller.write_high_watermark));
+  add("dram.controller.write_low_watermark", num(d.controller.write_low_watermark));
+  add("dram.controller.frontend_latency", num(d.controller.frontend_latency));
   // Derived figures.
   add("pe_array.macs", num(t.pe_array.macs()));
   add("sram.size", num(t.sram.input.size_bytes + t.sram.weight.size_bytes +

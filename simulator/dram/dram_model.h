@@ -7,14 +7,25 @@
 // * Time is in picoseconds at this interface; inside, a backend runs on its own DRAM clock
 //   (target::DramDesc::clock_mhz), independent of the accelerator clock. An arrival between
 //   two DRAM clock edges is served from the next edge.
-// * The unit of work is a GROUP of accesses (one tile load or store, or whatever the DMA has in
-//   flight together) that arrives at one time. serve() splits it into bursts, schedules them
-//   against the device state left by earlier groups (open rows, timing windows, refresh), and
-//   returns when each access and the whole group complete. Time advances per burst, never per
-//   clock cycle, so the cost of a call is proportional to the bursts it moves.
-// * Calls are made in nondecreasing arrival order (simulated time). A group's bursts are served
-//   after every burst of earlier groups on the same channel (the controller's queue holds one
-//   group), so a group arriving while an earlier one is still in flight waits behind it.
+// * The unit of work is a GROUP of accesses (one tile load or store, or whatever a requester has
+//   in flight together) that arrives at one time. submit() hands a group to the controllers;
+//   complete() decides bursts, in time order, until every burst of that group is decided, and
+//   returns when each of its accesses and the whole group complete. serve() is both at once.
+//   Time advances per burst, never per clock cycle, so the cost of a call is proportional to the
+//   bursts it moves.
+// * Each channel's controller holds a read queue and a write queue shared by the bursts of every
+//   submitted group (jedec_model.h): bursts of different groups are scheduled among each other,
+//   so a later group's burst to an idle bank need not wait for an earlier group's burst to a
+//   busy one. A group's bursts enter the queues, in order, from its arrival (plus the front end's
+//   latency) as capacity allows, round-robin with other groups waiting for room.
+// * Decisions are causal and final: complete() decides a burst only when every group submitted
+//   so far has been considered, and nothing decided is undone. So groups that are to compete
+//   must all be submitted before complete() is asked for any of them; a group submitted after
+//   complete() has decided past its arrival is scheduled behind what was decided (a caller that
+//   serves one group at a time gets the behaviour of a controller whose queue holds one group).
+//   Groups enter the queues in the order of their arrivals, whatever the order of the calls
+//   (a DMA copy from host memory reaches the DRAM a link latency after it is handed over), but
+//   never ahead of a group that has begun to enter.
 // * An access completes when its last data beat has crossed the bus (reads and writes alike).
 // * Deterministic: the same sequence of calls gives the same times and statistics.
 // * An access that reaches past the configured capacity is a UserError (the executable's
@@ -30,6 +41,7 @@
 namespace s2::sim::dram {
 
 using Picoseconds = uint64_t;
+using GroupId = uint64_t;
 
 enum class AccessKind : uint8_t { Read, Write };
 
@@ -59,18 +71,26 @@ struct DramStats {
   uint64_t row_misses = 0;     // bank was closed: ACT needed
   uint64_t row_conflicts = 0;  // another row was open: PRE + ACT needed
   uint64_t activates = 0;
-  uint64_t precharges = 0;           // including those that close banks for a refresh
-  uint64_t refreshes = 0;            // all-bank REF commands, summed over ranks and channels
-  Picoseconds data_bus_busy_ps = 0;  // data beats on the bus, summed over channels
-  Picoseconds last_done_ps = 0;      // latest completion of any group so far
+  uint64_t precharges = 0;              // including those that close banks for a refresh
+  uint64_t refreshes = 0;               // all-bank REF commands, summed over ranks and channels
+  uint64_t reads_from_write_queue = 0;  // read bursts answered by a queued write's data
+  Picoseconds data_bus_busy_ps = 0;     // data beats on the bus, summed over channels
+  Picoseconds last_done_ps = 0;         // latest completion of any group so far
 };
 
 class DramModel {
  public:
   virtual ~DramModel() = default;
 
-  // Serves `group` arriving at `arrival_ps`; see the contract above.
-  virtual GroupResult serve(const std::vector<Access>& group, Picoseconds arrival_ps) = 0;
+  // Hands `group`, arriving at `arrival_ps`, to the controllers; decides nothing. The id is for
+  // complete(), which must be called once per submitted group.
+  virtual GroupId submit(const std::vector<Access>& group, Picoseconds arrival_ps) = 0;
+  // Decides until every burst of group `id` is decided; see the contract above.
+  virtual GroupResult complete(GroupId id) = 0;
+  // submit() then complete().
+  GroupResult serve(const std::vector<Access>& group, Picoseconds arrival_ps) {
+    return complete(submit(group, arrival_ps));
+  }
 
   // Lets the model serve a group's independent parts (e.g. channels) on up to `threads`
   // threads, the caller's included; 1 (the default) runs everything on the caller. Results
@@ -86,8 +106,9 @@ class DramModel {
   virtual uint32_t burst_bytes() const = 0;
 
   // From a read's arrival to its last data beat when its row is already open and nothing else
-  // is queued (for a JEDEC device tCL + the burst): the shortest round trip a burst can have,
-  // so a requester with k bursts in flight moves at most k bursts per this time.
+  // is queued (for a JEDEC device the front end's latency + tCL + the burst): the shortest round
+  // trip a burst can have, so a requester with k bursts in flight moves at most k bursts per this
+  // time.
   virtual Picoseconds read_hit_latency_ps() const = 0;
 
   // The registry name this model was built under ("ddr4", "jedec", ...).

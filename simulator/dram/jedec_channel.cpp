@@ -90,6 +90,9 @@ void JedecChannel::issue(const BurstRequest& request, CommandPlan& p, DramStats&
 
   Bank& b = bank(request);
   const uint32_t g = request.bank_group;
+  if (p.outcome == RowOutcome::Conflict) commands_.take(p.pre);
+  if (p.outcome != RowOutcome::Hit) commands_.take(p.act);
+  commands_.take(p.column);
   switch (p.outcome) {
     case RowOutcome::Hit:
       ++stats.row_hits;

@@ -19,11 +19,12 @@
 //    are precharged (respecting tRAS/tRTP/tWR) and it is blocked for tRFC. A refresh that falls
 //    due while the rank is idle happens on time; one that falls due under traffic is taken
 //    before the next request that would start after its due time.
+//  * the command bus: one command (PRE, ACT, RD or WR) per cycle; a command whose cycle is taken
+//    moves to the next free one. Auto-precharge rides on its RD/WR and takes no slot.
 // Simplifications, stated: ACTs of a rank issue in the order requests are scheduled, and so do
-// the channel's column commands (what an in-order command queue per resource does); the
-// command bus is not a constraint (at most three commands per burst, against >= 2 bus cycles
-// per burst in every preset); rank-to-rank data bus switching costs nothing beyond the bus
-// occupancy.
+// the channel's column commands (what an in-order command queue per resource does); a refresh's
+// PRE-all and REF take no command slot; rank-to-rank data bus switching costs nothing beyond
+// the bus occupancy.
 //
 // Times are DRAM clock cycles (int64). plan() is pure; issue() commits a request.
 
@@ -72,6 +73,42 @@ struct CommandPlan {
   }
 };
 
+// Which cycles of the command bus are taken, over a window of the latest kWindow cycles
+// (commands are planned a few hundred cycles ahead at most; older ones no longer constrain).
+class CommandBus {
+ public:
+  static constexpr Cycle kWords = 64;
+  static constexpr Cycle kWindow = kWords * 64;
+
+  bool taken(Cycle c) const {
+    const Cycle w = c >> 6;
+    if (w > top_ || w <= top_ - kWords) return false;
+    return (bits_[static_cast<std::size_t>(w & (kWords - 1))] >> (c & 63)) & 1u;
+  }
+  // The first free cycle at or after `c`.
+  Cycle free_from(Cycle c) const { return taken(c) ? next_free(c) : c; }
+  // free_from() of a taken cycle: out of line, so that the common case stays small.
+  [[gnu::noinline]] Cycle next_free(Cycle c) const {
+    while (taken(c))
+      ++c;
+    return c;
+  }
+  void take(Cycle c) {
+    const Cycle w = c >> 6;
+    if (w <= top_ - kWords) return;  // before the window: nothing later can collide with it
+    if (w > top_) {
+      for (Cycle x = std::max(top_ + 1, w - kWords + 1); x <= w; ++x)
+        bits_[static_cast<std::size_t>(x & (kWords - 1))] = 0;
+      top_ = w;
+    }
+    bits_[static_cast<std::size_t>(w & (kWords - 1))] |= uint64_t{1} << (c & 63);
+  }
+
+ private:
+  std::array<uint64_t, kWords> bits_{};
+  Cycle top_ = -1;  // the window's latest word
+};
+
 class JedecChannel {
  public:
   static constexpr Cycle kBusTurnaround = 2;
@@ -100,22 +137,27 @@ class JedecChannel {
   // plan(request).column when request's row is open (outcome Hit), without the rest of the
   // plan: the scheduler compares the column slots of every queued row hit.
   Cycle hit_column(const BurstRequest& request) const {
-    return column_slot(request, std::max(request.ready, bank(request).act + t_.RCD));
+    return commands_.free_from(
+        column_slot(request, std::max(request.ready, bank(request).act + t_.RCD)));
   }
-  // No request's column command can issue before this (tCCD_S after the last one): a plan that
-  // reaches it cannot be beaten on time.
-  Cycle column_floor() const { return last_column_ + t_.CCD_S; }
+  // No request's column command can issue before this (tCCD_S after the last one, on a free
+  // command cycle): a plan that reaches it cannot be beaten on time.
+  Cycle column_floor() const { return commands_.free_from(last_column_ + t_.CCD_S); }
+  // The last column command issued (long ago when none was).
+  Cycle last_column() const { return last_column_; }
   // Bit r set for each rank r of the channel (at most 16: the loader's limit).
   uint32_t all_ranks_mask() const { return (1u << ranks_.size()) - 1; }
   // A lower bound, cheaper than plan(), of plan(request).column when the request is a miss or
   // a conflict: its ACT waits for the rank's ACT windows (tRRD_S, tFAW, refresh) and its
   // ready time, and its column command tRCD more and for the column floor. It depends on the
   // request through its rank and ready time only.
+  // Both commands land on free command cycles, so the bound does too (free_from() is monotone:
+  // a later start never finds an earlier free cycle).
   Cycle activate_column_bound(uint32_t rank_index, Cycle ready) const {
     const Rank& rank = ranks_[rank_index];
-    const Cycle act =
-        std::max({ready, rank.act + t_.RRD_S, rank.faw[rank.faw_next] + t_.FAW, rank.refresh_end});
-    return std::max(act + t_.RCD, column_floor());
+    const Cycle act = commands_.free_from(
+        std::max({ready, rank.act + t_.RRD_S, rank.faw[rank.faw_next] + t_.FAW, rank.refresh_end}));
+    return std::max(commands_.free_from(act + t_.RCD), column_floor());
   }
   // Takes any refresh due before the request's first command, then commits its commands and
   // counts them in `stats`. Returns what was issued.
@@ -177,6 +219,7 @@ class JedecChannel {
   // per-burst bank lookups take one indexed load.
   std::vector<Bank> banks_;
   std::vector<Rank> ranks_;
+  CommandBus commands_;
   Cycle last_column_ = kNever;  // any rank (tCCD_S, in-order column commands)
   Cycle bus_free_ = kNever;     // end of the last data burst
   Cycle last_read_end_ = kNever;
@@ -199,7 +242,8 @@ inline Cycle JedecChannel::activate_ready(const Rank& rank, const Bank& b,
                    rank.refresh_end});
 }
 
-inline void JedecChannel::plan_into(const BurstRequest& request, CommandPlan& out) const {
+[[gnu::always_inline]] inline void JedecChannel::plan_into(const BurstRequest& request,
+                                                           CommandPlan& out) const {
   const Rank& rank = ranks_[request.rank];
   const Bank& b = bank(request);
   const uint32_t g = request.bank_group;
@@ -212,14 +256,14 @@ inline void JedecChannel::plan_into(const BurstRequest& request, CommandPlan& ou
   } else {
     Cycle act_floor = request.ready;
     if (outcome_now == RowOutcome::Conflict) {
-      pre = std::max(request.ready, precharge_ready(b));
+      pre = commands_.free_from(std::max(request.ready, precharge_ready(b)));
       act_floor = pre + t_.RP;
     }
     // faw[faw_next] is the fourth-latest ACT: a fifth must wait tFAW after it.
-    act = std::max(act_floor, activate_ready(rank, b, g));
+    act = commands_.free_from(std::max(act_floor, activate_ready(rank, b, g)));
     column = act + t_.RCD;
   }
-  column = column_slot(request, column);
+  column = commands_.free_from(column_slot(request, column));
   out.outcome = outcome_now;
   out.pre = pre;
   out.act = act;

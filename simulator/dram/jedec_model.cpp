@@ -17,15 +17,19 @@ namespace s2::sim::dram {
 class JedecModel::BurstCursor {
  public:
   BurstCursor(const AddressMapping& mapping, const std::vector<Access>& group, uint32_t channel)
-      : mapping_(mapping),
-        group_(group),
+      : mapping_(&mapping),
+        group_(&group),
         channel_(channel),
         run_(mapping.run_length()),
         by_channels_(run_ == 1 && !mapping.hashed()) {
     seek(0);
   }
 
-  bool done() const { return access_ >= group_.size(); }
+  bool done() const { return access_ >= group_->size(); }
+  // The next burst's direction and burst address. Precondition: !done().
+  bool next_is_write() const { return (*group_)[access_].kind == AccessKind::Write; }
+  std::size_t access() const { return access_; }
+  uint64_t next_burst() const { return burst_; }
 
   // Writes the next burst into `q` (in place: a Queued built on the stack and copied costs a
   // store-forwarding stall on the hot path). Precondition: !done().
@@ -35,15 +39,16 @@ class JedecModel::BurstCursor {
     q.request.bank_group = a.bank_group;
     q.request.bank = a.bank;
     q.request.row = a.row;
-    q.request.write = group_[access_].kind == AccessKind::Write;
+    q.request.write = next_is_write();
     q.request.ready = ready;
     q.access = static_cast<uint32_t>(access_);
+    q.burst = burst_;
     if (by_channels_) {
-      burst_ += mapping_.channels();
+      burst_ += mapping_->channels();
       if (burst_ > last_) {
         seek(access_ + 1);
       } else {
-        mapping_.step_in_channel(address_);  // == decode_burst(burst_), without the divisions
+        mapping_->step_in_channel(address_);  // == decode_burst(burst_), without the divisions
       }
       return;
     }
@@ -55,33 +60,33 @@ class JedecModel::BurstCursor {
   // the default mapping's path above stays small enough to inline into the scheduler's loop.
   [[gnu::noinline]] void step_in_runs() {
     ++burst_;
-    if (burst_ % run_ == 0) burst_ = mapping_.first_in_channel(channel_, burst_);
+    if (burst_ % run_ == 0) burst_ = mapping_->first_in_channel(channel_, burst_);
     if (burst_ > last_) {
       seek(access_ + 1);
-    } else if (burst_ % run_ == 0 || mapping_.hashed()) {
-      address_ = mapping_.decode_burst(burst_);
+    } else if (burst_ % run_ == 0 || mapping_->hashed()) {
+      address_ = mapping_->decode_burst(burst_);
     } else {
-      mapping_.step_in_run(address_);
+      mapping_->step_in_run(address_);
     }
   }
 
   // Moves to the first burst of this channel in access `index` or a later one.
   void seek(std::size_t index) {
-    const uint64_t bb = mapping_.burst_bytes();
-    for (access_ = index; access_ < group_.size(); ++access_) {
-      const Access& a = group_[access_];
+    const uint64_t bb = mapping_->burst_bytes();
+    for (access_ = index; access_ < group_->size(); ++access_) {
+      const Access& a = (*group_)[access_];
       if (a.bytes == 0) continue;
       last_ = (a.address + a.bytes - 1) / bb;
-      burst_ = mapping_.first_in_channel(channel_, a.address / bb);
+      burst_ = mapping_->first_in_channel(channel_, a.address / bb);
       if (burst_ <= last_) {
-        address_ = mapping_.decode_burst(burst_);
+        address_ = mapping_->decode_burst(burst_);
         return;
       }
     }
   }
 
-  const AddressMapping& mapping_;
-  const std::vector<Access>& group_;
+  const AddressMapping* mapping_;
+  const std::vector<Access>* group_;
   uint32_t channel_;
   uint64_t run_;
   bool by_channels_;  // run_ == 1 without a hash: the next burst is `channels` further
@@ -96,6 +101,7 @@ JedecModel::JedecModel(const target::DramDesc& desc, std::string backend)
       mapping_(desc),
       clock_(desc.clock_mhz),
       timings_(JedecTimings::from(desc)),
+      frontend_(desc.controller.frontend_latency),
       peak_(desc.peak_bandwidth_bytes_per_s()),
       capacity_(desc.capacity_bytes) {
   controllers_.reserve(desc.channels);
@@ -103,20 +109,14 @@ JedecModel::JedecModel(const target::DramDesc& desc, std::string backend)
     controllers_.emplace_back(mapping_, timings_, c, desc);
 }
 
+JedecModel::~JedecModel() = default;
+
 void JedecModel::set_threads(unsigned threads) {
   const unsigned n =
       std::min<unsigned>(std::max(threads, 1u), static_cast<unsigned>(controllers_.size()));
   if (n == (pool_ ? pool_->threads() : 1u)) return;
   pool_ = n > 1 ? std::make_unique<TaskPool>(n) : nullptr;
 }
-
-JedecModel::Controller::Controller(const AddressMapping& mapping, const JedecTimings& timings,
-                                   uint32_t index, const target::DramDesc& desc)
-    : mapping_(mapping),
-      index_(index),
-      fcfs_(desc.controller.scheduler == target::DramScheduler::Fcfs),
-      closed_page_(desc.controller.row_policy == target::RowPolicy::Closed),
-      channel_(desc, timings) {}
 
 void JedecModel::check_range(const std::vector<Access>& group) const {
   for (std::size_t i = 0; i < group.size(); ++i) {
@@ -131,14 +131,105 @@ void JedecModel::check_range(const std::vector<Access>& group) const {
   }
 }
 
-// Planning one burst per stream. In the queue, `ready` never decreases from older to younger
+// ---- BurstQueue ----------------------------------------------------------------------------
+
+JedecModel::BurstQueue::BurstQueue(uint32_t capacity) : capacity_(capacity) {
+  S2_CHECK(capacity >= 1 && capacity <= kDepth,
+           "DRAM controller: a queue of " + std::to_string(capacity) +
+               " bursts (the loader allows 1.." + std::to_string(kDepth) + ")");
+  for (std::size_t i = 0; i < kDepth; ++i) {
+    free_slots_[i] = static_cast<uint8_t>(i);
+    freed_at_[i] = std::numeric_limits<Cycle>::min();
+    free_streams_[i] = static_cast<uint8_t>(kDepth - 1 - i);
+  }
+  free_count_ = capacity;  // the slots in use are the first `capacity`
+  free_stream_count_ = kDepth;
+}
+
+[[gnu::always_inline]] inline void JedecModel::BurstQueue::admit(uint64_t key) {
+  const uint8_t slot = free_slots_[free_head_];
+  free_head_ = (free_head_ + 1) % kDepth;
+  --free_count_;
+  Queued& q = slots_[slot];
+  q.next = kNone;
+  q.seq = next_seq_++;
+  q.age_key = picks_ + queued_;
+  last_ready_ = q.request.ready;
+  ++queued_;
+  // At most one stream per (bank, row, direction). Searched youngest head first: in a
+  // sequential stream the burst entering is a queue's length behind the one that just left,
+  // often in the same bank group, and that stream has just moved to the back.
+  for (std::size_t i = stream_count_; i-- > 0;) {
+    Stream& s = streams_[order_[i]];
+    if (s.key == key) {
+      slots_[s.tail].next = slot;
+      s.tail = slot;
+      return;
+    }
+  }
+  // The youngest burst: a new stream goes last in age order.
+  const uint8_t id = free_streams_[--free_stream_count_];
+  Stream& s = streams_[id];
+  s.key = key;
+  s.head_ready = q.request.ready;
+  s.head_seq = q.seq;
+  s.head = slot;
+  s.tail = slot;
+  s.rank = static_cast<uint8_t>(q.request.rank);
+  order_[stream_count_++] = id;
+}
+
+void JedecModel::BurstQueue::dequeue(std::size_t position, Cycle freed_at) {
+  --queued_;
+  ++picks_;
+  const uint8_t id = order_[position];
+  Stream& s = streams_[id];
+  const uint8_t slot = s.head;
+  freed_at_[slot] = freed_at;
+  free_slots_[(free_head_ + free_count_) % kDepth] = slot;
+  ++free_count_;
+  const uint8_t next = slots_[slot].next;
+  if (next == kNone) {  // the stream is empty: close the gap
+    free_streams_[free_stream_count_++] = id;
+    --stream_count_;
+    for (std::size_t i = position; i < stream_count_; ++i)
+      order_[i] = order_[i + 1];
+    return;
+  }
+  // The stream's next burst is younger: move the stream back to its age rank.
+  s.head = next;
+  s.head_ready = slots_[next].request.ready;
+  s.head_seq = slots_[next].seq;
+  std::size_t i = position;
+  for (; i + 1 < stream_count_ && streams_[order_[i + 1]].head_seq < s.head_seq; ++i)
+    order_[i] = order_[i + 1];
+  order_[i] = id;
+}
+
+bool JedecModel::BurstQueue::wants_row(uint64_t row_key) const {
+  for (std::size_t i = 0; i < stream_count_; ++i) {
+    if (streams_[order_[i]].key >> 1 == row_key) return true;
+  }
+  return false;
+}
+
+bool JedecModel::BurstQueue::holds(uint64_t burst) const {
+  for (std::size_t i = 0; i < stream_count_; ++i) {
+    for (uint8_t slot = streams_[order_[i]].head; slot != kNone; slot = slots_[slot].next) {
+      if (slots_[slot].burst == burst) return true;
+    }
+  }
+  return false;
+}
+
+// Planning one burst per stream. In a queue, `ready` never decreases from older to younger
 // entries: the initial fill is at the arrival, and each later entry is enqueued at
-// max(arrival, column of the burst just issued), and the channel's column commands are issued
-// in increasing time (column >= last column + tCCD_S). plan() depends on a request only through
-// its bank, row, direction and `ready`, and its column slot never decreases as `ready` grows (a
-// max of terms each nondecreasing in it), with the same outcome. So an entry i with the same
-// bank, row and direction as an older entry j < i has column_i >= column_j and hit_i == hit_j,
-// and cannot change the result of a scan of every entry in age order:
+// max(entry, the freed slot's column, the previous entry's ready), and the channel's column
+// commands are issued in increasing time (column >= last column + tCCD_S). plan() depends on a
+// request only through its bank, row, direction and `ready`, and its column slot never decreases as
+// `ready` grows (a max of terms each nondecreasing in it), with the same outcome. So an entry i
+// with the same bank, row and direction as an older entry j < i has column_i >= column_j and hit_i
+// == hit_j, and cannot change the result of a scan of every entry in age order:
 //  * after j, best_column <= column_j, and best_column only decreases; so column_i <
 //    best_column is false, and column_i == best_column forces column_j == best_column, at
 //    which point best_hit >= hit_j (j set it, or it was already a hit at that slot) and best_hit
@@ -148,9 +239,9 @@ void JedecModel::check_range(const std::vector<Access>& group) const {
 // oldest burst, in the age order of those bursts (the order of streams_), chooses exactly what
 // planning every entry would; a stream over a few bank groups has a handful of streams among 32
 // entries. The chosen burst is its stream's oldest, so bursts of a stream leave in order.
-std::size_t JedecModel::Controller::pick(uint64_t picks, bool oldest_hit, CommandPlan& plan) const {
-  const JedecChannel& channel = channel_;
-  if (picks - slots_[streams_[order_[0]].head].age_key >= kMaxBypass) {
+std::size_t JedecModel::BurstQueue::pick(const JedecChannel& channel, bool oldest_hit,
+                                         CommandPlan& plan) const {
+  if (picks_ - slots_[streams_[order_[0]].head].age_key >= kMaxBypass) {
     channel.plan_into(slots_[streams_[order_[0]].head].request, plan);
     return 0;
   }
@@ -161,8 +252,8 @@ std::size_t JedecModel::Controller::pick(uint64_t picks, bool oldest_hit, Comman
   // scan would, which reaches it having stopped nowhere earlier. The hits' column slots are
   // kept for the full scan (the channel state does not change in between). The oldest burst,
   // at position 0, was evaluated by the caller.
-  Cycle hit_column[kQueueDepth];
-  bool is_hit[kQueueDepth];
+  Cycle hit_column[kDepth];
+  bool is_hit[kDepth];
   is_hit[0] = oldest_hit;
   hit_column[0] = plan.column;
   std::size_t hits_end = oldest_hit ? 1 : 0;  // one past the youngest hit's position
@@ -218,93 +309,139 @@ std::size_t JedecModel::Controller::pick(uint64_t picks, bool oldest_hit, Comman
   return best;
 }
 
-bool JedecModel::Controller::row_wanted(const BurstRequest& r) const {
-  const uint64_t row_key = stream_key(r) >> 1;  // either direction
-  for (std::size_t i = 0; i < stream_count_; ++i) {
-    if (streams_[order_[i]].key >> 1 == row_key) return true;
+// ---- Controller ----------------------------------------------------------------------------
+
+// A group with bursts on this channel: where its cursor stands, how many of its bursts are in
+// a queue, and its accesses' completions so far.
+struct JedecModel::Controller::Pending {
+  GroupId id = 0;
+  bool live = false;
+  bool entered = false;  // a burst of it has entered a queue
+  Cycle entry = 0;
+  BurstCursor cursor;
+  uint32_t in_queue = 0;
+  std::vector<Cycle> done;
+  bool waiting() const { return !cursor.done(); }
+  bool decided() const { return cursor.done() && in_queue == 0; }
+};
+
+JedecModel::Controller::Controller(const AddressMapping& mapping, const JedecTimings& timings,
+                                   uint32_t index, const target::DramDesc& desc)
+    : mapping_(mapping),
+      index_(index),
+      fcfs_(desc.controller.scheduler == target::DramScheduler::Fcfs),
+      closed_page_(desc.controller.row_policy == target::RowPolicy::Closed),
+      high_(desc.controller.write_high_watermark),
+      low_(desc.controller.write_low_watermark),
+      channel_(desc, timings),
+      reads_(desc.controller.read_queue),
+      writes_(desc.controller.write_queue) {}
+
+JedecModel::Controller::Controller(Controller&&) noexcept = default;
+JedecModel::Controller::~Controller() = default;
+
+void JedecModel::Controller::add(GroupId id, const std::vector<Access>& group, Cycle arrival,
+                                 Cycle entry) {
+  BurstCursor cursor(mapping_, group, index_);
+  if (cursor.done()) return;  // nothing on this channel
+  uint32_t i = 0;
+  if (unused_.empty()) {
+    i = static_cast<uint32_t>(pending_.size());
+    pending_.push_back(Pending{0, false, false, 0, cursor, 0, {}});
+  } else {
+    i = unused_.back();
+    unused_.pop_back();
   }
-  return false;
+  Pending& p = pending_[i];
+  p.id = id;
+  p.live = true;
+  p.entered = false;
+  p.entry = entry;
+  p.cursor = cursor;
+  p.in_queue = 0;
+  p.done.assign(group.size(), arrival);
+  index_of_.emplace(id, i);
+  // The front end takes groups in the order they enter (a DMA transfer of host memory reaches
+  // the DRAM a link latency after it was handed over, so a later one may enter first), never
+  // ahead of one that has begun to enter.
+  auto at = arrivals_.end();
+  while (at != arrivals_.begin() && pending_[*(at - 1)].entry > entry &&
+         !pending_[*(at - 1)].entered)
+    --at;
+  arrivals_.insert(at, i);
 }
 
-void JedecModel::Controller::enqueue(uint8_t slot) {
-  Queued& q = slots_[slot];
-  q.next = kNone;
-  const uint64_t key = stream_key(q.request);
-  ++queued_;
-  // At most one stream per (bank, row, direction). Searched youngest head first: in a
-  // sequential stream the burst entering is kQueueDepth behind the one that just left, often
-  // in the same bank group, and that stream has just moved to the back.
-  for (std::size_t i = stream_count_; i-- > 0;) {
-    Stream& s = streams_[order_[i]];
-    if (s.key == key) {
-      slots_[s.tail].next = slot;
-      s.tail = slot;
-      return;
-    }
-  }
-  // The youngest burst: a new stream goes last in age order.
-  const uint8_t id = free_[--free_count_];
-  Stream& s = streams_[id];
-  s.key = key;
-  s.head_ready = q.request.ready;
-  s.head_seq = q.seq;
-  s.head = slot;
-  s.tail = slot;
-  s.rank = static_cast<uint8_t>(q.request.rank);
-  order_[stream_count_++] = id;
-}
-
-void JedecModel::Controller::dequeue(std::size_t position) {
-  --queued_;
-  const uint8_t id = order_[position];
-  Stream& s = streams_[id];
-  const uint8_t next = slots_[s.head].next;
-  if (next == kNone) {  // the stream is empty: close the gap
-    free_[free_count_++] = id;
-    --stream_count_;
-    for (std::size_t i = position; i < stream_count_; ++i)
-      order_[i] = order_[i + 1];
+[[gnu::always_inline]] inline void JedecModel::Controller::admit_burst(uint32_t index,
+                                                                       BurstQueue& queue) {
+  Pending& p = pending_[index];
+  p.entered = true;
+  const bool write = p.cursor.next_is_write();
+  if (!write && !writes_.empty() && writes_.holds(p.cursor.next_burst())) {
+    // Answered from the write queue: the read takes no slot and no command.
+    Queued scratch;
+    p.cursor.next(std::max(p.entry, queue.last_ready()), scratch);
+    p.done[scratch.access] = std::max(p.done[scratch.access], scratch.request.ready + 1);
+    ++counts_.reads_from_write_queue;
     return;
   }
-  // The stream's next burst is younger: move the stream back to its age rank.
-  s.head = next;
-  s.head_ready = slots_[next].request.ready;
-  s.head_seq = slots_[next].seq;
-  std::size_t i = position;
-  for (; i + 1 < stream_count_ && streams_[order_[i + 1]].head_seq < s.head_seq; ++i)
-    order_[i] = order_[i + 1];
-  order_[i] = id;
+  const uint8_t slot = queue.free_slot();
+  Queued& q = queue.slot(slot);
+  p.cursor.next(std::max({p.entry, queue.freed_at(slot), queue.last_ready()}), q);
+  q.pending = index;
+  ++p.in_queue;
+  queue.admit(stream_key(q.request));
 }
 
-void JedecModel::Controller::serve(const std::vector<Access>& group, Cycle arrival) {
-  JedecChannel& channel = channel_;
-  std::vector<Cycle>& access_done = done_;
-  access_done.assign(group.size(), arrival);
-  counts_ = DramStats{};
-  BurstCursor cursor(mapping_, group, index_);
-  uint64_t picks = 0;
-  uint32_t seq = 0;
-  const auto fill = [&](uint8_t slot, Cycle ready) {
-    Queued& q = slots_[slot];
-    cursor.next(ready, q);
-    q.seq = seq++;
-    q.age_key = picks + queued_;
-    enqueue(slot);
-  };
-  queued_ = 0;
-  stream_count_ = 0;
-  free_count_ = kQueueDepth;
-  for (std::size_t i = 0; i < kQueueDepth; ++i)
-    free_[i] = static_cast<uint8_t>(kQueueDepth - 1 - i);
-  while (queued_ < kQueueDepth && !cursor.done())
-    fill(static_cast<uint8_t>(queued_), arrival);
+[[gnu::always_inline]] inline bool JedecModel::Controller::admit(Cycle limit) {
+  bool any = false;
+  later_entry_ = std::numeric_limits<Cycle>::max();
+  while (!arrivals_.empty()) {
+    const uint32_t i = arrivals_.front();
+    Pending& p = pending_[i];
+    if (p.entry > limit) {
+      later_entry_ = p.entry;
+      break;
+    }
+    BurstQueue& queue = p.cursor.next_is_write() ? writes_ : reads_;
+    if (queue.full()) break;  // everything behind waits too
+    admit_burst(i, queue);
+    any = true;
+    if (p.cursor.done()) arrivals_.pop_front();
+  }
+  return any;
+}
 
+JedecModel::BurstQueue& JedecModel::Controller::serving() {
+  if (draining_) {
+    if (writes_.empty() || (writes_.size() <= low_ && !reads_.empty())) draining_ = false;
+  } else if (!writes_.empty() && (writes_.size() >= high_ || reads_.empty())) {
+    draining_ = true;
+  }
+  return draining_ ? writes_ : reads_;
+}
+
+void JedecModel::Controller::run(GroupId id) {
+  const auto found = index_of_.find(id);
+  if (found == index_of_.end()) return;  // no burst on this channel
+  const uint32_t target_index = found->second;
+  JedecChannel& channel = channel_;
   CommandPlan planned;
-  while (queued_ > 0) {
+  while (!pending_[target_index].decided()) {
+    // Every later column command comes after the last one, so a burst that entered by then is
+    // in the queue before any of them is chosen.
+    admit(channel.last_column());
+    if (reads_.empty() && writes_.empty()) {
+      // Nothing queued, so nothing waits for room: the target's bursts are still to come.
+      S2_CHECK(!arrivals_.empty(),
+               "DRAM controller: a group with bursts to decide and none queued");
+      admit(later_entry_);
+      continue;
+    }
+    BurstQueue& queue = serving();
     // The common case, inline: the oldest burst is a row hit at the column floor. pick() would
     // take it whatever the bypass count (rule 3 takes it too), so skip the call. FCFS always
     // takes the oldest.
-    const BurstRequest& oldest = slots_[streams_[order_[0]].head].request;
+    const BurstRequest& oldest = queue.oldest();
     std::size_t chosen = 0;
     if (fcfs_) {
       channel.plan_into(oldest, planned);
@@ -312,66 +449,108 @@ void JedecModel::Controller::serve(const std::vector<Access>& group, Cycle arriv
       const bool oldest_hit = channel.outcome(oldest) == RowOutcome::Hit;
       if (oldest_hit) channel.plan_into(oldest, planned);
       if (!oldest_hit || planned.column > channel.column_floor())
-        chosen = pick(picks, oldest_hit, planned);
+        chosen = queue.pick(channel, oldest_hit, planned);
     }
-    const uint8_t slot = streams_[order_[chosen]].head;
-    const Queued& q = slots_[slot];
+    // A burst that entered before this column command competes for it: admit and choose again.
+    // (Bursts that entered by the last column command were admitted above if there was room,
+    // and no room has been made since.)
+    if (later_entry_ < planned.column && admit(planned.column - 1)) continue;
+    const uint8_t slot = queue.head_slot(chosen);
+    const Queued& q = queue.slot(slot);
     channel.issue(q.request, planned, counts_);
-    access_done[q.access] = std::max(access_done[q.access], planned.data_end);
-    ++picks;
-    dequeue(chosen);  // leaves the slot's contents until fill() reuses it
-    if (closed_page_ && !row_wanted(slots_[slot].request))
-      channel.close_row(slots_[slot].request, counts_);
-    // The slot just freed takes the next burst (q is dead from here).
-    if (!cursor.done()) fill(slot, std::max(arrival, planned.column));
+    Pending& owner = pending_[q.pending];
+    owner.done[q.access] = std::max(owner.done[q.access], planned.data_end);
+    --owner.in_queue;
+    queue.dequeue(chosen, planned.column);  // leaves the slot's contents until reused
+    if (closed_page_ && !row_wanted(q.request)) channel.close_row(q.request, counts_);
   }
 }
 
-GroupResult JedecModel::serve(const std::vector<Access>& group, Picoseconds arrival_ps) {
-  check_range(group);
+void JedecModel::Controller::take(GroupId id, std::vector<Cycle>& done) {
+  const auto found = index_of_.find(id);
+  if (found == index_of_.end()) return;  // no burst on this channel
+  Pending& p = pending_[found->second];
+  S2_CHECK(p.decided(), "DRAM controller: a group taken before all its bursts were decided");
+  for (std::size_t i = 0; i < done.size(); ++i)
+    done[i] = std::max(done[i], p.done[i]);
+  p.live = false;
+  unused_.push_back(found->second);
+  index_of_.erase(found);
+}
+
+// ---- JedecModel ----------------------------------------------------------------------------
+
+GroupId JedecModel::submit(const std::vector<Access>& accesses, Picoseconds arrival_ps) {
+  check_range(accesses);
+  const GroupId id = next_id_++;
+  Group& group = groups_[id];
+  group.accesses = accesses;
+  group.arrival_ps = arrival_ps;
+  for (const Access& a : accesses)
+    group.bursts += bursts_of(a, mapping_.burst_bytes());
   const Cycle arrival = clock_.to_cycle(arrival_ps);
-  // Only a pool needs the group's size (to decide whether handing it over pays).
-  const auto large = [&] {
-    uint64_t bursts = 0;
-    for (const Access& a : group)
-      bursts += bursts_of(a, mapping_.burst_bytes());
-    return bursts >= kParallelBursts;
-  };
-  const auto serve_channel = [&](std::size_t c) { controllers_[c].serve(group, arrival); };
-  if (pool_ && large()) {
-    pool_->run(controllers_.size(), serve_channel);
+  for (Controller& c : controllers_)
+    c.add(id, group.accesses, arrival, arrival + frontend_);
+  return id;
+}
+
+GroupResult JedecModel::complete(GroupId id) {
+  const auto found = groups_.find(id);
+  S2_CHECK(found != groups_.end(), "DRAM model: complete() of a group not submitted or taken");
+  const Group& group = found->second;
+  const std::vector<Access>& accesses = group.accesses;
+  const Picoseconds arrival_ps = group.arrival_ps;
+  const Cycle arrival = clock_.to_cycle(arrival_ps);
+  const auto run_channel = [&](std::size_t c) { controllers_[c].run(id); };
+  if (pool_ && group.bursts >= kParallelBursts) {
+    pool_->run(controllers_.size(), run_channel);
   } else {
     for (std::size_t c = 0; c < controllers_.size(); ++c)
-      serve_channel(c);
+      run_channel(c);
   }
 
+  std::vector<Cycle> done(accesses.size(), arrival);
+  for (Controller& c : controllers_)
+    c.take(id, done);
   GroupResult result;
   result.done_ps = arrival_ps;
-  result.access_done_ps.reserve(group.size());
-  for (std::size_t i = 0; i < group.size(); ++i) {
-    Cycle done = arrival;
-    for (const Controller& c : controllers_)
-      done = std::max(done, c.done()[i]);
-    const Picoseconds t = group[i].bytes == 0 ? arrival_ps : clock_.to_ps(done);
+  result.access_done_ps.reserve(accesses.size());
+  for (std::size_t i = 0; i < accesses.size(); ++i) {
+    const Picoseconds t = accesses[i].bytes == 0 ? arrival_ps : clock_.to_ps(done[i]);
     result.access_done_ps.push_back(t);
     result.done_ps = std::max(result.done_ps, t);
-    (group[i].kind == AccessKind::Read ? stats_.bytes_read : stats_.bytes_written) +=
-        group[i].bytes;
+    (accesses[i].kind == AccessKind::Read ? stats_.bytes_read : stats_.bytes_written) +=
+        accesses[i].bytes;
   }
-  uint64_t issued = 0;
+  groups_.erase(found);
+
+  // The command counts are the controllers' own, cumulative; the bus time grows by the bursts
+  // issued since the last call.
+  DramStats counts;
   for (const Controller& c : controllers_) {
     const DramStats& n = c.counts();
-    issued += n.read_bursts + n.write_bursts;
-    stats_.read_bursts += n.read_bursts;
-    stats_.write_bursts += n.write_bursts;
-    stats_.row_hits += n.row_hits;
-    stats_.row_misses += n.row_misses;
-    stats_.row_conflicts += n.row_conflicts;
-    stats_.activates += n.activates;
-    stats_.precharges += n.precharges;
-    stats_.refreshes += n.refreshes;
+    counts.read_bursts += n.read_bursts;
+    counts.write_bursts += n.write_bursts;
+    counts.row_hits += n.row_hits;
+    counts.row_misses += n.row_misses;
+    counts.row_conflicts += n.row_conflicts;
+    counts.activates += n.activates;
+    counts.precharges += n.precharges;
+    counts.refreshes += n.refreshes;
+    counts.reads_from_write_queue += n.reads_from_write_queue;
   }
-  stats_.data_bus_busy_ps += clock_.to_ps(static_cast<Cycle>(issued) * timings_.burst);
+  stats_.read_bursts = counts.read_bursts;
+  stats_.write_bursts = counts.write_bursts;
+  stats_.row_hits = counts.row_hits;
+  stats_.row_misses = counts.row_misses;
+  stats_.row_conflicts = counts.row_conflicts;
+  stats_.activates = counts.activates;
+  stats_.precharges = counts.precharges;
+  stats_.refreshes = counts.refreshes;
+  stats_.reads_from_write_queue = counts.reads_from_write_queue;
+  const uint64_t issued = counts.read_bursts + counts.write_bursts;
+  stats_.data_bus_busy_ps += clock_.to_ps(static_cast<Cycle>(issued - issued_) * timings_.burst);
+  issued_ = issued;
   stats_.last_done_ps = std::max(stats_.last_done_ps, result.done_ps);
   return result;
 }

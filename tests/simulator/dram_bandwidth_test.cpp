@@ -102,11 +102,7 @@ TEST_P(DramBandwidth, RandomSixtyFourByteReadsReachTheRateTheTimingsPredict) {
 INSTANTIATE_TEST_SUITE_P(Presets, DramBandwidth,
                          ::testing::Values("DDR4-3200", "LPDDR4-4266", "HBM2"),
                          [](const ::testing::TestParamInfo<std::string>& preset) {
-                           std::string name;
-                           for (char c : preset.param) {
-                             if (c != '-') name += c;
-                           }
-                           return name;
+                           return preset_test_name(preset.param);
                          });
 
 }  // namespace

@@ -315,7 +315,8 @@ TEST(DramControllerConfig, BadChoicesNameTheKeyAndTheChoices) {
             "probe.yaml:11: dram.controller.address_mapping[1]: \"row\" is listed twice");
   EXPECT_EQ(dram_error("controller: {page: open}"),
             "probe.yaml:11: dram.controller.page: unknown key; known keys: scheduler, "
-            "row_policy, address_mapping, address_hash");
+            "row_policy, address_mapping, address_hash, read_queue, write_queue, "
+            "write_high_watermark, write_low_watermark, frontend_latency");
   EXPECT_EQ(dram_error("controller: {address_hash: crc}"),
             "probe.yaml:11: dram.controller.address_hash: unknown value \"crc\"; allowed: none, "
             "xor");

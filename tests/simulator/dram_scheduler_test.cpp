@@ -3,12 +3,14 @@
 // queue an age-ordered list. The model plans one burst per (bank, row, direction), skips
 // misses and conflicts on a lower bound of their column slot and keeps bypass counts without
 // touching the queue; this test holds it to giving the same times and counts as the plain
-// rules on mixed, conflict-heavy traffic over several groups.
+// rules on mixed, conflict-heavy traffic over several groups, through both queues.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <memory>
 #include <random>
@@ -25,13 +27,23 @@
 namespace s2::sim::dram {
 namespace {
 
-// FR-FCFS as jedec_model.h states it, one JedecChannel per channel.
+// The controller as jedec_model.h states it, one JedecChannel per channel: a read and a write
+// queue per channel, write draining between the watermarks, reads answered from a queued write,
+// FR-FCFS (or FCFS) within the queue being served. Each group is decided to its end before the
+// next arrives (serve()), so a group's bursts enter from its arrival.
 class PlainScheduler {
  public:
   explicit PlainScheduler(const target::DramDesc& desc)
-      : mapping_(desc), clock_(desc.clock_mhz), timings_(JedecTimings::from(desc)) {
+      : mapping_(desc),
+        clock_(desc.clock_mhz),
+        timings_(JedecTimings::from(desc)),
+        controller_(desc.controller),
+        fcfs_(desc.controller.scheduler == target::DramScheduler::Fcfs) {
     for (uint32_t c = 0; c < desc.channels; ++c)
       channels_.emplace_back(desc, timings_);
+    draining_.assign(desc.channels, false);
+    for (uint32_t c = 0; c < desc.channels; ++c)
+      queues_.push_back({Queue(desc.controller.read_queue), Queue(desc.controller.write_queue)});
   }
 
   std::vector<Picoseconds> serve(const std::vector<Access>& group, Picoseconds arrival_ps) {
@@ -51,6 +63,7 @@ class PlainScheduler {
   struct Entry {
     BurstRequest request;
     std::size_t access = 0;
+    uint64_t burst = 0;
     uint32_t bypassed = 0;
   };
 
@@ -68,22 +81,55 @@ class PlainScheduler {
         Entry e;
         e.request = {a.rank, a.bank_group, a.bank, a.row, group[i].kind == AccessKind::Write, 0};
         e.access = i;
+        e.burst = b;
         bursts.push_back(e);
       }
     }
     JedecChannel& channel = channels_[c];
-    std::vector<Entry> queue;
+    // Per direction: the queue in age order, when each free slot was freed (oldest first),
+    // and the last entry's ready cycle; kept from group to group (a slot freed by an earlier
+    // group's column command takes no burst before it).
+    std::array<Queue, 2>& queues = queues_[c];
+    Queue& reads = queues[0];
+    Queue& writes = queues[1];
     std::size_t next = 0;
-    auto enqueue = [&](Cycle ready) {
-      Entry e = bursts[next++];
-      e.request.ready = ready;
-      queue.push_back(e);
+    // In order, each burst enters its queue while there is room; a read of a burst a queued
+    // write holds is answered, when it enters, one cycle later.
+    auto admit = [&] {
+      while (next < bursts.size()) {
+        Entry e = bursts[next];
+        Queue& q = queues[e.request.write ? 1 : 0];
+        const bool forwarded =
+            !e.request.write && std::any_of(writes.entries.begin(), writes.entries.end(),
+                                            [&](const Entry& w) { return w.burst == e.burst; });
+        if (q.entries.size() >= q.capacity) return;
+        if (forwarded) {
+          done[e.access] = std::max(done[e.access], std::max(arrival, q.last_ready) + 1);
+          ++stats_.reads_from_write_queue;
+          ++next;
+          continue;
+        }
+        e.request.ready = std::max({arrival, q.freed.front(), q.last_ready});
+        q.freed.erase(q.freed.begin());
+        q.last_ready = e.request.ready;
+        q.entries.push_back(e);
+        ++next;
+      }
     };
-    while (queue.size() < JedecModel::kQueueDepth && next < bursts.size())
-      enqueue(arrival);
-    while (!queue.empty()) {
+    bool& draining = draining_[c];
+    for (admit(); !reads.entries.empty() || !writes.entries.empty(); admit()) {
+      if (draining) {
+        draining =
+            !writes.entries.empty() &&
+            (writes.entries.size() > controller_.write_low_watermark || reads.entries.empty());
+      } else {
+        draining =
+            !writes.entries.empty() &&
+            (writes.entries.size() >= controller_.write_high_watermark || reads.entries.empty());
+      }
+      std::vector<Entry>& queue = (draining ? writes : reads).entries;
       std::size_t pick = 0;
-      if (queue.front().bypassed < JedecModel::kMaxBypass) {
+      if (!fcfs_ && queue.front().bypassed < JedecModel::kMaxBypass) {
         const Cycle floor = channel.column_floor();
         Cycle best_column = std::numeric_limits<Cycle>::max();
         bool best_hit = false;
@@ -106,14 +152,26 @@ class PlainScheduler {
       for (std::size_t i = 0; i < pick; ++i)
         ++queue[i].bypassed;
       queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(pick));
-      if (next < bursts.size()) enqueue(std::max(arrival, p.column));
+      (draining ? writes : reads).freed.push_back(p.column);
     }
   }
+
+  struct Queue {
+    explicit Queue(uint32_t n) : capacity(n), freed(n, std::numeric_limits<Cycle>::min()) {}
+    std::size_t capacity;
+    std::vector<Cycle> freed;
+    Cycle last_ready = std::numeric_limits<Cycle>::min();
+    std::vector<Entry> entries;
+  };
 
   AddressMapping mapping_;
   DramClock clock_;
   JedecTimings timings_;
+  target::DramControllerDesc controller_;
+  bool fcfs_;
   std::vector<JedecChannel> channels_;
+  std::vector<std::array<Queue, 2>> queues_;  // per channel: reads, writes
+  std::deque<bool> draining_;  // per channel: serving writes (kept from group to group)
   DramStats stats_;
 };
 
@@ -161,6 +219,7 @@ void expect_matches_plain(const target::DramDesc& desc, const std::string& label
   EXPECT_EQ(a.activates, b.activates);
   EXPECT_EQ(a.precharges, b.precharges);
   EXPECT_EQ(a.refreshes, b.refreshes);
+  EXPECT_EQ(a.reads_from_write_queue, b.reads_from_write_queue);
   EXPECT_GT(a.row_conflicts, 0u);  // the traffic did exercise the full scan
 }
 
@@ -186,6 +245,18 @@ TEST(DramScheduler, MatchesThePlainFrFcfsRulesOnThreeChannelsInRuns) {
                   "channels: 3, controller: {address_mapping: [row, rank, bank, column, channel, "
                   "bank_group]}");
   expect_matches_plain(desc, "DDR4-3200 with 3 channels in runs");
+}
+
+// Small queues and close watermarks switch between reads and writes often, and FCFS takes the
+// oldest of the queue being served.
+TEST(DramScheduler, MatchesThePlainRulesWithSmallQueuesAndFcfs) {
+  expect_matches_plain(
+      load_preset("DDR4-3200",
+                  "controller: {read_queue: 8, write_queue: 12, write_high_watermark: 6, "
+                  "write_low_watermark: 2}"),
+      "DDR4-3200 with small queues");
+  expect_matches_plain(load_preset("HBM2", "controller: {scheduler: fcfs, write_queue: 4}"),
+                       "HBM2 FCFS");
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, DramScheduler,

@@ -31,6 +31,15 @@ inline target::DramDesc load_preset(const std::string& preset, const std::string
   return target::parse_target(text, "probe.yaml", S2_SOURCE_DIR "/configs/dram").dram;
 }
 
+// A test name for a preset: its name without the dashes ("DDR4-3200" -> "DDR43200").
+inline std::string preset_test_name(const std::string& preset) {
+  std::string name;
+  for (char c : preset) {
+    if (c != '-') name += c;
+  }
+  return name;
+}
+
 // A timing in nCK as the probes' signed cycle count: n(p.t.tRCD).
 inline int64_t n(uint32_t cycles) {
   return static_cast<int64_t>(cycles);

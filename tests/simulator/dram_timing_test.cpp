@@ -79,17 +79,20 @@ TEST_P(DramTimingProbe, ColumnCommandsAreSpacedByCcdShortAndLong) {
 TEST_P(DramTimingProbe, ReadAfterWriteWaitsForWtrLongInSameBankGroup) {
   Probe p(GetParam());
   p.serve_one(p.at(0, 0, 5, 0), 100);
-  const auto latency = p.serve({p.at(0, 0, 5, 1, AccessKind::Write), p.at(0, 0, 5, 2)}, 2000);
-  EXPECT_EQ(latency[0], n(p.t.tCWL) + p.burst);
-  EXPECT_EQ(latency[1], n(p.t.tCWL) + p.burst + n(p.t.tWTR_L) + n(p.t.tCL) + p.burst);
+  // The write and the read arrive together but one after the other (in one group the
+  // controller would serve the read first: it drains writes only in batches).
+  EXPECT_EQ(p.serve_one(p.at(0, 0, 5, 1, AccessKind::Write), 2000), n(p.t.tCWL) + p.burst);
+  EXPECT_EQ(p.serve_one(p.at(0, 0, 5, 2), 2000),
+            n(p.t.tCWL) + p.burst + n(p.t.tWTR_L) + n(p.t.tCL) + p.burst);
 }
 
 TEST_P(DramTimingProbe, ReadAfterWriteWaitsForWtrShortAcrossBankGroups) {
   Probe p(GetParam());
   if (p.desc.bank_groups < 2) GTEST_SKIP() << GetParam() << " has no bank groups";
   p.serve({p.at(0, 0, 5, 0), p.at(1, 0, 5, 0)}, 100);
-  const auto latency = p.serve({p.at(0, 0, 5, 1, AccessKind::Write), p.at(1, 0, 5, 1)}, 2000);
-  EXPECT_EQ(latency[1], n(p.t.tCWL) + p.burst + n(p.t.tWTR_S) + n(p.t.tCL) + p.burst);
+  p.serve_one(p.at(0, 0, 5, 1, AccessKind::Write), 2000);
+  EXPECT_EQ(p.serve_one(p.at(1, 0, 5, 1), 2000),
+            n(p.t.tCWL) + p.burst + n(p.t.tWTR_S) + n(p.t.tCL) + p.burst);
 }
 
 TEST_P(DramTimingProbe, WriteAfterReadLeavesTheBusTurnaround) {
@@ -117,9 +120,14 @@ TEST_P(DramTimingProbe, FifthActivateInsideTfawWaits) {
   const int64_t access = n(p.t.tRCD) + n(p.t.tCL) + p.burst;
   for (int64_t i = 0; i < 4; ++i)
     EXPECT_EQ(latency[static_cast<size_t>(i)], i * n(p.t.tRRD_S) + access);
-  const int64_t fifth_act =
+  int64_t fifth_act =
       std::max({4 * n(p.t.tRRD_S), n(p.t.tFAW), groups == 4 ? n(p.t.tRRD_L) : int64_t{0}});
   EXPECT_EQ(fifth_act, n(p.t.tFAW));  // the window, not tRRD, sets it
+  // One command per cycle: if one of the first four RDs (ACT + tRCD) holds that cycle, the ACT
+  // takes the next (DDR4-3200: tFAW 34 = 3 tRRD_S + tRCD).
+  for (int64_t i = 0; i < 4; ++i) {
+    if (i * n(p.t.tRRD_S) + n(p.t.tRCD) == fifth_act) ++fifth_act;
+  }
   EXPECT_EQ(latency[4], fifth_act + access);
 }
 
@@ -157,11 +165,7 @@ TEST_P(DramTimingProbe, RefreshOfAnOpenBankWaitsForItsPrecharge) {
 INSTANTIATE_TEST_SUITE_P(Presets, DramTimingProbe,
                          ::testing::Values("DDR4-3200", "LPDDR4-4266", "HBM2"),
                          [](const ::testing::TestParamInfo<std::string>& preset) {
-                           std::string name;
-                           for (char c : preset.param) {
-                             if (c != '-') name += c;
-                           }
-                           return name;
+                           return preset_test_name(preset.param);
                          });
 
 }  // namespace

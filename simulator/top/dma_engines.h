@@ -23,8 +23,17 @@
 // latency after the start for a read of host memory, a DRAM row hit's for a write to it), so
 // the copy ends at the slower side's pace plus one latency. Plain C++ with no clock of its
 // own: the SystemC DRAM module calls it at the caller's time.
+//
+// A transfer is begun and finished apart: begin() takes an engine and submits the DRAM bursts
+// (DramModel::submit), finish() has the DRAM decide them (DramModel::complete) and returns the
+// end. In between, transfers begun by other requesters share the DRAM controller's queues with
+// it. An engine whose transfer is begun but not finished is busy until an unknown time; a
+// transfer that finds no engine known to be free by its arrival finishes every open transfer
+// first, to learn when each engine frees (the DRAM then schedules it behind them, as it waits
+// for the engine anyway).
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "isa/target/target_desc.h"
@@ -49,7 +58,17 @@ class DmaEngines {
   // empty; `link` is needed only with host bytes.
   DmaTransfer transfer(const std::vector<dram::Access>& group, dram::Picoseconds arrival_ps,
                        dram::DramModel& dram, uint64_t host_bytes = 0, bool host_write = false,
-                       HostLink* link = nullptr);
+                       HostLink* link = nullptr) {
+    return finish(begin(group, arrival_ps, dram, host_bytes, host_write, link), dram);
+  }
+
+  using Ticket = uint64_t;
+  // transfer() in two steps (above): begin() starts it and submits its DRAM bursts; finish()
+  // (once per ticket, with the same `dram`) completes it.
+  Ticket begin(const std::vector<dram::Access>& group, dram::Picoseconds arrival_ps,
+               dram::DramModel& dram, uint64_t host_bytes = 0, bool host_write = false,
+               HostLink* link = nullptr);
+  DmaTransfer finish(Ticket ticket, dram::DramModel& dram);
 
   // Picoseconds transfers spent waiting for a free engine, summed over the run.
   dram::Picoseconds wait_ps() const { return wait_ps_; }
@@ -58,7 +77,21 @@ class DmaEngines {
   double cycle_ps_;
   uint32_t width_;
   uint32_t max_outstanding_;
-  std::vector<dram::Picoseconds> free_at_;  // per engine
+  // A begun transfer: what finish() needs, or its result once finished.
+  struct Open {
+    DmaTransfer transfer;  // done_ps is valid once `finished`
+    bool finished = false;
+    bool has_dram = false;
+    dram::GroupId group = 0;
+    dram::Picoseconds floor_ps = 0;  // host side, width and outstanding floors
+  };
+  // Finishes `open` (not yet finished) and frees its engine at its end.
+  void close(Open& open, dram::DramModel& dram);
+
+  std::vector<dram::Picoseconds> free_at_;  // per engine; meaningless while it has an open one
+  std::vector<bool> busy_;                  // per engine: a begun transfer not yet finished
+  std::map<Ticket, Open> open_;             // begun, not yet handed to finish()'s caller
+  Ticket next_ = 0;
   dram::Picoseconds wait_ps_ = 0;
 };
 

@@ -1,11 +1,13 @@
 #include "simulator/top/dram_module.h"
 
+#include "isa/common/errors.h"
+
 namespace s2::sim::top {
 
-uint64_t DramModule::serve_now(const std::vector<timing::DramAccess>& group) {
+uint64_t DramModule::submit_now(const std::vector<timing::DramAccess>& group) {
   RunContext& ctx = *ctx_;
   const uint64_t arrival = static_cast<uint64_t>(sc_core::sc_time_stamp().value()) - ctx.base_ps;
-  if (group.empty()) return arrival;
+  S2_CHECK(!group.empty(), "DRAM module: an empty group handed over");
   scratch_.clear();
   uint64_t bytes = 0, host_bytes = 0;
   bool host_write = false;
@@ -18,15 +20,29 @@ uint64_t DramModule::serve_now(const std::vector<timing::DramAccess>& group) {
       scratch_.push_back(timing::to_dram(a));
     }
   }
-  const DmaTransfer done = ctx.dma.transfer(scratch_, arrival, *ctx.dram, host_bytes, host_write,
-                                            ctx.host_link ? &*ctx.host_link : nullptr);
+  Open open;
+  open.transfer = ctx.dma.begin(scratch_, arrival, *ctx.dram, host_bytes, host_write,
+                                ctx.host_link ? &*ctx.host_link : nullptr);
   report::DramEvent e;
-  e.start_cycle = ctx.clock.cycle_at_or_after(done.start_ps);
-  e.end_cycle = ctx.clock.cycle_at_or_after(done.done_ps);
   e.bytes = bytes;
   e.host_bytes = host_bytes;
   e.write = group.front().write;
+  open.event = ctx.result.dram_events.size();
   ctx.result.dram_events.push_back(e);
+  const uint64_t ticket = next_++;
+  open_.emplace(ticket, open);
+  return ticket;
+}
+
+uint64_t DramModule::finish(uint64_t ticket) {
+  RunContext& ctx = *ctx_;
+  const auto found = open_.find(ticket);
+  S2_CHECK(found != open_.end(), "DRAM module: finish() of a ticket not open");
+  const DmaTransfer done = ctx.dma.finish(found->second.transfer, *ctx.dram);
+  report::DramEvent& e = ctx.result.dram_events[found->second.event];
+  e.start_cycle = ctx.clock.cycle_at_or_after(done.start_ps);
+  e.end_cycle = ctx.clock.cycle_at_or_after(done.done_ps);
+  open_.erase(found);
   return done.done_ps;
 }
 

@@ -1,10 +1,11 @@
 #pragma once
 // The DRAM shared by the units: a channel that moves each group through the run's DMA engines
-// (dma_engines.h) and DramModel (dram_model.h) at the caller's current simulated time, and
-// records each group for the bandwidth counters of the reports. The model itself keeps the device
-// state between groups, so the module has no process: serving costs no wait() and no context
-// switch.
+// (dma_engines.h) and DramModel (dram_model.h) from the caller's current simulated time, and
+// records each group for the bandwidth counters of the reports (in the order handed over). The
+// model itself keeps the device state between groups, so the module has no process: serving costs
+// no wait() and no context switch.
 
+#include <map>
 #include <systemc>
 
 #include "simulator/top/interfaces.h"
@@ -18,11 +19,19 @@ class DramModule : public sc_core::sc_module, public DramIf {
 
   void begin(RunContext& ctx) { ctx_ = &ctx; }
 
-  uint64_t serve_now(const std::vector<timing::DramAccess>& group) override;
+  uint64_t submit_now(const std::vector<timing::DramAccess>& group) override;
+  uint64_t finish(uint64_t ticket) override;
 
  private:
   RunContext* ctx_ = nullptr;
   std::vector<dram::Access> scratch_;
+  // Per open ticket: the DMA transfer and its event in the run's list (filled in by finish()).
+  struct Open {
+    DmaEngines::Ticket transfer = 0;
+    std::size_t event = 0;
+  };
+  std::map<uint64_t, Open> open_;
+  uint64_t next_ = 0;
 };
 
 }  // namespace s2::sim::top

@@ -25,12 +25,16 @@ class IssueIf : public virtual sc_core::sc_interface {
   virtual void abort(uint32_t index) = 0;
 };
 
-// The shared DRAM: serves a group of accesses arriving now (the caller's current time).
+// The shared DRAM: takes a group of accesses arriving now (the caller's current time) and tells
+// when it completes once the caller needs to know. Groups handed over and not yet finished
+// share the DRAM controller's queues (dram_model.h), so a caller should finish a group as late
+// as it can: when it must wait for it.
 class DramIf : public virtual sc_core::sc_interface {
  public:
-  // Returns the completion time of the whole group, in picoseconds from the run start.
-  // An empty group completes at once.
-  virtual uint64_t serve_now(const std::vector<timing::DramAccess>& group) = 0;
+  // Hands over `group` (non-empty) arriving now; the ticket is for finish().
+  virtual uint64_t submit_now(const std::vector<timing::DramAccess>& group) = 0;
+  // The completion time of the whole group, in picoseconds from the run start; once per ticket.
+  virtual uint64_t finish(uint64_t ticket) = 0;
 };
 
 }  // namespace s2::sim::top

@@ -38,9 +38,17 @@ void Unit::wait_until(uint64_t cycle) {
     sc_core::wait(sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(target - now)));
 }
 
-uint64_t Unit::serve(uint64_t cycle, const std::vector<timing::DramAccess>& group) {
-  if (group.empty()) return cycle;
-  return ctx_->clock.cycle_at_or_after(dram->serve_now(group));
+Unit::Handed Unit::hand_over(uint64_t cycle, const std::vector<timing::DramAccess>& group) {
+  Handed h;
+  h.cycle = cycle;
+  h.empty = group.empty();
+  if (!h.empty) h.ticket = dram->submit_now(group);
+  return h;
+}
+
+uint64_t Unit::finish(const Handed& handed) {
+  if (handed.empty) return handed.cycle;
+  return ctx_->clock.cycle_at_or_after(dram->finish(handed.ticket));
 }
 
 void Unit::execute(uint32_t index) {
@@ -82,13 +90,15 @@ void Unit::execute(uint32_t index) {
                           ? ctx.options.rtl_clock
                           : nullptr;
   uint64_t cycle = r.start_cycle;
-  uint64_t loads_done = tiles.empty() ? cycle : serve(cycle, tiles.front().loads);
+  Handed loads = tiles.empty() ? Handed{} : hand_over(cycle, tiles.front().loads);
   uint64_t compute_end = cycle;
-  uint64_t stores_done = cycle;
+  std::vector<Handed> stores;
   for (size_t t = 0; t < tiles.size(); ++t) {
-    cycle = std::max(loads_done, compute_end);
+    // Tile t's loads are needed once tile t-1 has computed: finish them no earlier.
+    wait_until(compute_end);
+    cycle = std::max(finish(loads), compute_end);
     wait_until(cycle);
-    if (t + 1 < tiles.size()) loads_done = serve(cycle, tiles[t + 1].loads);
+    if (t + 1 < tiles.size()) loads = hand_over(cycle, tiles[t + 1].loads);
     uint64_t compute = tiles[t].compute_cycles();
     if (rtl != nullptr) {
       compute = rtl->compute(unit_, index, instruction_name(ctx.exe, index), inst, t, tiles[t]);
@@ -101,9 +111,13 @@ void Unit::execute(uint32_t index) {
     compute_end = cycle;
     if (!tiles[t].stores.empty()) {
       wait_until(cycle);
-      stores_done = std::max(stores_done, serve(cycle, tiles[t].stores));
+      stores.push_back(hand_over(cycle, tiles[t].stores));
     }
   }
+  wait_until(compute_end);
+  uint64_t stores_done = compute_end;
+  for (const Handed& h : stores)
+    stores_done = std::max(stores_done, finish(h));
   r.end_cycle = std::max(compute_end, stores_done);
   wait_until(r.end_cycle);
   issue->complete(r);

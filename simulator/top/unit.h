@@ -11,8 +11,11 @@
 //            streams the array's output rows through the PPU as they drain
 //            (pe_array_model.h); a PPU tile's ppu_cycles;
 //   stores(t) issue when compute(t) ends.
-// The instruction ends when its last compute has ended and every store has completed. Time
-// advances by at most three wait()s per tile, never per cycle -- except with --rtl, where the
+// The instruction ends when its last compute has ended and every store has completed. A group
+// handed to the DRAM is finished (its completion asked for) only when the unit must wait for it:
+// loads(t+1) when compute(t) ends, the stores when the last compute ends. Until then the groups
+// other units hand over share the DRAM controller's queues with it (dram_model.h). Time
+// advances by at most four wait()s per tile, never per cycle -- except with --rtl, where the
 // RTL units run the tiles' compute cycle by cycle (rtl_tile_clock.h).
 
 #include <systemc>
@@ -37,7 +40,15 @@ class Unit : public sc_core::sc_module {
   void execute(uint32_t index);
   uint64_t now_ps() const;
   void wait_until(uint64_t cycle);
-  uint64_t serve(uint64_t cycle, const std::vector<timing::DramAccess>& group);
+  // A group handed to the DRAM at `cycle`, or none (an empty group, complete at `cycle`).
+  struct Handed {
+    bool empty = true;
+    uint64_t ticket = 0;
+    uint64_t cycle = 0;
+  };
+  Handed hand_over(uint64_t cycle, const std::vector<timing::DramAccess>& group);
+  // The cycle `handed` completes at (asking the DRAM to decide it).
+  uint64_t finish(const Handed& handed);
 
   isa::Unit unit_;
   RunContext* ctx_ = nullptr;

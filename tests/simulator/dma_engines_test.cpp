@@ -89,6 +89,45 @@ TEST(DmaEngines, ATransferWaitsForAFreeEngine) {
   EXPECT_LT(y.done_ps, second.done_ps);
 }
 
+// Two transfers begun together (on engines of their own) and finished afterwards share the DRAM
+// controller's queues: the second, to an idle bank, is not held behind the first, to a bank still
+// busy with its last row. Finished one at a time (transfer()), the second waits for the first's
+// bursts.
+TEST(DmaEngines, TransfersOpenTogetherShareTheDramQueues) {
+  dram::DramProbe p("DDR4-3200");
+  DmaEngines two(dma(3, 4096, 1024), 1000);
+  two.transfer({p.at(0, 0, 1, 0)}, 0, *p.model);  // row 1 of bank (0, 0) opens at 0
+  const DmaEngines::Ticket busy = two.begin({p.at(0, 0, 2, 0)}, 1000, *p.model);
+  const DmaEngines::Ticket idle = two.begin({p.at(1, 1, 3, 0)}, 2000, *p.model);
+  const DmaTransfer b = two.finish(busy, *p.model);
+  const DmaTransfer i = two.finish(idle, *p.model);
+  EXPECT_EQ(i.start_ps, 2000u);
+  EXPECT_LT(i.done_ps, b.done_ps);
+  // tRAS, tRP, tRCD, tCL and the burst for the busy bank: (52 + 22 + 22 + 22 + 4) x 0.625 ns.
+  EXPECT_EQ(b.done_ps, 122u * 625u);
+
+  dram::DramProbe q("DDR4-3200");
+  DmaEngines serial(dma(3, 4096, 1024), 1000);
+  serial.transfer({q.at(0, 0, 1, 0)}, 0, *q.model);
+  serial.transfer({q.at(0, 0, 2, 0)}, 1000, *q.model);
+  EXPECT_GT(serial.transfer({q.at(1, 1, 3, 0)}, 2000, *q.model).done_ps, b.done_ps);
+}
+
+// With one engine, a transfer begun while another is open waits for it: the open one is
+// finished first to learn when the engine frees.
+TEST(DmaEngines, ATransferFindingEveryEngineOpenWaitsForTheirEnds) {
+  const std::vector<Access> a = read(0, 8), b = read(1 << 20, 8);
+  auto model = ddr4();
+  DmaEngines one(dma(1, 4096, 1024), 1000);
+  const DmaEngines::Ticket first = one.begin(a, 0, *model);
+  const DmaEngines::Ticket second = one.begin(b, 0, *model);
+  const DmaTransfer y = one.finish(second, *model);
+  const DmaTransfer x = one.finish(first, *model);
+  EXPECT_EQ(x.start_ps, 0u);
+  EXPECT_EQ(y.start_ps, x.done_ps);
+  EXPECT_EQ(x.done_ps, dram_alone(a));
+}
+
 // ---- the host link (host_link.h) -----------------------------------------------------------
 
 // 26 GB/s each way and 800 ns: the PCIe 4.0 x16 preset's figures. 26000 bytes take 1 us.

@@ -319,6 +319,9 @@ struct DramDesc {
   uint32_t banks_per_group = 0;
   uint64_t row_size_bytes = 0;  // row (page) of one bank across the channel's bus width
   uint32_t rows_per_bank = 0;
+  // 1: row (PRE, ACT) and column (RD, WR) commands share one command bus (DDR4, LPDDR4);
+  // 2: each has its own (HBM's separate row and column command interfaces).
+  uint32_t command_buses = 1;
   DramTiming timing;
   DramControllerDesc controller;
   std::optional<DramPowerDesc> power;  // none: the DRAM's energy is not modelled

@@ -61,6 +61,7 @@ std::vector<NamedTargetValue> target_values(const TargetDesc& t) {
   add("dram.banks_per_group", num(d.banks_per_group));
   add("dram.row_size", num(d.row_size_bytes));
   add("dram.rows_per_bank", num(d.rows_per_bank));
+  add("dram.command_buses", num(d.command_buses));
   for (const DramTimingField& f : kDramTimingFields)
     add(std::string("dram.timing.") + f.key, num(d.timing.*f.member));
   add("dram.controller.scheduler", std::string(name(d.controller.scheduler)));

@@ -34,7 +34,10 @@ JedecTimings JedecTimings::from(const target::DramDesc& desc) {
 }
 
 JedecChannel::JedecChannel(const target::DramDesc& desc, const JedecTimings& timings)
-    : t_(timings), banks_per_group_(desc.banks_per_group), banks_per_rank_(desc.banks_per_rank()) {
+    : t_(timings),
+      banks_per_group_(desc.banks_per_group),
+      banks_per_rank_(desc.banks_per_rank()),
+      split_buses_(desc.command_buses == 2) {
   S2_CHECK(desc.ranks >= 1 && desc.ranks <= 16,
            "JedecChannel: ranks outside 1..16 (the loader rejects them; the scheduler numbers "
            "ranks in a 16-bit mask)");
@@ -90,8 +93,8 @@ void JedecChannel::issue(const BurstRequest& request, CommandPlan& p, DramStats&
 
   Bank& b = bank(request);
   const uint32_t g = request.bank_group;
-  if (p.outcome == RowOutcome::Conflict) commands_.take(p.pre);
-  if (p.outcome != RowOutcome::Hit) commands_.take(p.act);
+  if (p.outcome == RowOutcome::Conflict) row_bus().take(p.pre);
+  if (p.outcome != RowOutcome::Hit) row_bus().take(p.act);
   commands_.take(p.column);
   switch (p.outcome) {
     case RowOutcome::Hit:

@@ -20,7 +20,9 @@
 //    due while the rank is idle happens on time; one that falls due under traffic is taken
 //    before the next request that would start after its due time.
 //  * the command bus: one command (PRE, ACT, RD or WR) per cycle; a command whose cycle is taken
-//    moves to the next free one. Auto-precharge rides on its RD/WR and takes no slot.
+//    moves to the next free one. With dram.command_buses: 2 (HBM) row commands (PRE, ACT) and
+//    column commands (RD, WR) each have a bus of their own. Auto-precharge rides on its RD/WR
+//    and takes no slot.
 // Simplifications, stated: ACTs of a rank issue in the order requests are scheduled, and so do
 // the channel's column commands (what an in-order command queue per resource does); a refresh's
 // PRE-all and REF take no command slot; rank-to-rank data bus switching costs nothing beyond
@@ -155,7 +157,7 @@ class JedecChannel {
   // a later start never finds an earlier free cycle).
   Cycle activate_column_bound(uint32_t rank_index, Cycle ready) const {
     const Rank& rank = ranks_[rank_index];
-    const Cycle act = commands_.free_from(
+    const Cycle act = row_bus().free_from(
         std::max({ready, rank.act + t_.RRD_S, rank.faw[rank.faw_next] + t_.FAW, rank.refresh_end}));
     return std::max(commands_.free_from(act + t_.RCD), column_floor());
   }
@@ -219,7 +221,12 @@ class JedecChannel {
   // per-burst bank lookups take one indexed load.
   std::vector<Bank> banks_;
   std::vector<Rank> ranks_;
+  // The command bus (commands_) and, with two buses, the row commands' own (row_bus_).
+  CommandBus& row_bus() { return split_buses_ ? row_bus_ : commands_; }
+  const CommandBus& row_bus() const { return split_buses_ ? row_bus_ : commands_; }
+  bool split_buses_;
   CommandBus commands_;
+  CommandBus row_bus_;
   Cycle last_column_ = kNever;  // any rank (tCCD_S, in-order column commands)
   Cycle bus_free_ = kNever;     // end of the last data burst
   Cycle last_read_end_ = kNever;
@@ -256,11 +263,11 @@ inline Cycle JedecChannel::activate_ready(const Rank& rank, const Bank& b,
   } else {
     Cycle act_floor = request.ready;
     if (outcome_now == RowOutcome::Conflict) {
-      pre = commands_.free_from(std::max(request.ready, precharge_ready(b)));
+      pre = row_bus().free_from(std::max(request.ready, precharge_ready(b)));
       act_floor = pre + t_.RP;
     }
     // faw[faw_next] is the fourth-latest ACT: a fifth must wait tFAW after it.
-    act = commands_.free_from(std::max(act_floor, activate_ready(rank, b, g)));
+    act = row_bus().free_from(std::max(act_floor, activate_ready(rank, b, g)));
     column = act + t_.RCD;
   }
   column = commands_.free_from(column_slot(request, column));

@@ -112,6 +112,8 @@ DramSource read_dram(ParamReader reader, const DramDesc* base) {
     reader.problem("row_size", "must be a power of two, got " + str(d.row_size_bytes) + " bytes");
   d.rows_per_bank =
       field<uint32_t>(reader, "rows_per_bank", from(&DramDesc::rows_per_bank), 1, 1u << 24);
+  d.command_buses = reader.get<uint32_t>(
+      "command_buses", base != nullptr ? base->command_buses : d.command_buses, 1, 2);
 
   ParamReader timing = base != nullptr ? reader.child_or_empty("timing") : reader.child("timing");
   for (const target::DramTimingField& f : target::kDramTimingFields) {

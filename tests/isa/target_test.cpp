@@ -565,7 +565,7 @@ TEST(TargetTest, ProblemsOfTheConfigAndItsPresetTogether) {
                 path +
                 ":2: rank: unknown key; did you mean \"ranks\"?; known keys: channels, ranks, "
                 "capacity, clock_mhz, data_rate, bus_width_bits, burst_length, bank_groups, "
-                "banks_per_group, row_size, rows_per_bank, timing, power\n" +
+                "banks_per_group, row_size, rows_per_bank, command_buses, timing, power\n" +
                 path + ":11: timing.tRFC: missing required key");
 }
 

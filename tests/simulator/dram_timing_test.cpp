@@ -162,6 +162,22 @@ TEST_P(DramTimingProbe, RefreshOfAnOpenBankWaitsForItsPrecharge) {
             refresh_start + n(p.t.tRFC) + n(p.t.tRCD) + n(p.t.tCL) + p.burst - refi);
 }
 
+// DDR4-3200's fifth ACT is due at tFAW = 34 = 3 tRRD_S + tRCD, the cycle of the fourth RD: on one
+// command bus it takes the next cycle; with a row command bus of its own (command_buses: 2, as
+// HBM has) it issues on time.
+TEST(DramCommandBus, ARowBusOfItsOwnLetsAnActivateShareACycleWithARead) {
+  for (const char* buses : {"command_buses: 1", "command_buses: 2"}) {
+    DramProbe p("DDR4-3200", buses);
+    std::vector<Access> group;
+    for (uint32_t i = 0; i < 5; ++i)
+      group.push_back(p.at(i % 4, i / 4, 9, 0));
+    const int64_t access = n(p.t.tRCD) + n(p.t.tCL) + p.burst;
+    ASSERT_EQ(3 * n(p.t.tRRD_S) + n(p.t.tRCD), n(p.t.tFAW));
+    const int64_t shift = p.desc.command_buses == 1 ? 1 : 0;
+    EXPECT_EQ(p.serve(group, 300)[4], n(p.t.tFAW) + shift + access) << buses;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Presets, DramTimingProbe,
                          ::testing::Values("DDR4-3200", "LPDDR4-4266", "HBM2"),
                          [](const ::testing::TestParamInfo<std::string>& preset) {

@@ -321,7 +321,6 @@ struct JedecModel::Controller::Pending {
   BurstCursor cursor;
   uint32_t in_queue = 0;
   std::vector<Cycle> done;
-  bool waiting() const { return !cursor.done(); }
   bool decided() const { return cursor.done() && in_queue == 0; }
 };
 

@@ -13,7 +13,7 @@
 //    returns sooner than a read to an open row, L (DramModel::read_hit_latency_ps), so by
 //    Little's law a transfer of b bursts takes at least ceil(b / max_outstanding) round trips
 //    of L. (A lower bound: the DRAM model's own time, with row misses and contention, is
-//    usually longer; issue 18's controller queues make the cap exact.)
+//    usually longer. The controller's queues bound what is in flight per channel, not per engine.)
 //
 // A transfer ends at the latest of the DRAM model's completion and these two floors. A transfer
 // of host memory (a copy's host side, DramAccess::host) holds an engine the same way, is bound

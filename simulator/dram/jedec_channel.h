@@ -75,12 +75,11 @@ struct CommandPlan {
   }
 };
 
-// Which cycles of the command bus are taken, over a window of the latest kWindow cycles
+// Which cycles of the command bus are taken, over a window of the latest kWords x 64 cycles
 // (commands are planned a few hundred cycles ahead at most; older ones no longer constrain).
 class CommandBus {
  public:
   static constexpr Cycle kWords = 64;
-  static constexpr Cycle kWindow = kWords * 64;
 
   bool taken(Cycle c) const {
     const Cycle w = c >> 6;

@@ -485,8 +485,6 @@ GroupId JedecModel::submit(const std::vector<Access>& accesses, Picoseconds arri
   Group& group = groups_[id];
   group.accesses = accesses;
   group.arrival_ps = arrival_ps;
-  for (const Access& a : accesses)
-    group.bursts += bursts_of(a, mapping_.burst_bytes());
   const Cycle arrival = clock_.to_cycle(arrival_ps);
   for (Controller& c : controllers_)
     c.add(id, group.accesses, arrival, arrival + frontend_);
@@ -500,8 +498,15 @@ GroupResult JedecModel::complete(GroupId id) {
   const std::vector<Access>& accesses = group.accesses;
   const Picoseconds arrival_ps = group.arrival_ps;
   const Cycle arrival = clock_.to_cycle(arrival_ps);
+  // Only a pool needs the group's size (to decide whether handing it over pays).
+  const auto large = [&] {
+    uint64_t bursts = 0;
+    for (const Access& a : accesses)
+      bursts += bursts_of(a, mapping_.burst_bytes());
+    return bursts >= kParallelBursts;
+  };
   const auto run_channel = [&](std::size_t c) { controllers_[c].run(id); };
-  if (pool_ && group.bursts >= kParallelBursts) {
+  if (pool_ && large()) {
     pool_->run(controllers_.size(), run_channel);
   } else {
     for (std::size_t c = 0; c < controllers_.size(); ++c)
@@ -525,32 +530,27 @@ GroupResult JedecModel::complete(GroupId id) {
 
   // The command counts are the controllers' own, cumulative; the bus time grows by the bursts
   // issued since the last call.
-  DramStats counts;
+  DramStats next;
   for (const Controller& c : controllers_) {
     const DramStats& n = c.counts();
-    counts.read_bursts += n.read_bursts;
-    counts.write_bursts += n.write_bursts;
-    counts.row_hits += n.row_hits;
-    counts.row_misses += n.row_misses;
-    counts.row_conflicts += n.row_conflicts;
-    counts.activates += n.activates;
-    counts.precharges += n.precharges;
-    counts.refreshes += n.refreshes;
-    counts.reads_from_write_queue += n.reads_from_write_queue;
+    next.read_bursts += n.read_bursts;
+    next.write_bursts += n.write_bursts;
+    next.row_hits += n.row_hits;
+    next.row_misses += n.row_misses;
+    next.row_conflicts += n.row_conflicts;
+    next.activates += n.activates;
+    next.precharges += n.precharges;
+    next.refreshes += n.refreshes;
+    next.reads_from_write_queue += n.reads_from_write_queue;
   }
-  stats_.read_bursts = counts.read_bursts;
-  stats_.write_bursts = counts.write_bursts;
-  stats_.row_hits = counts.row_hits;
-  stats_.row_misses = counts.row_misses;
-  stats_.row_conflicts = counts.row_conflicts;
-  stats_.activates = counts.activates;
-  stats_.precharges = counts.precharges;
-  stats_.refreshes = counts.refreshes;
-  stats_.reads_from_write_queue = counts.reads_from_write_queue;
-  const uint64_t issued = counts.read_bursts + counts.write_bursts;
-  stats_.data_bus_busy_ps += clock_.to_ps(static_cast<Cycle>(issued - issued_) * timings_.burst);
+  next.bytes_read = stats_.bytes_read;
+  next.bytes_written = stats_.bytes_written;
+  const uint64_t issued = next.read_bursts + next.write_bursts;
+  next.data_bus_busy_ps =
+      stats_.data_bus_busy_ps + clock_.to_ps(static_cast<Cycle>(issued - issued_) * timings_.burst);
+  next.last_done_ps = std::max(stats_.last_done_ps, result.done_ps);
   issued_ = issued;
-  stats_.last_done_ps = std::max(stats_.last_done_ps, result.done_ps);
+  stats_ = next;
   return result;
 }
 

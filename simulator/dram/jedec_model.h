@@ -242,7 +242,6 @@ class JedecModel final : public DramModel {
   struct Group {
     std::vector<Access> accesses;
     Picoseconds arrival_ps = 0;
-    uint64_t bursts = 0;
   };
 
   void check_range(const std::vector<Access>& group) const;

@@ -20,29 +20,27 @@ uint64_t DramModule::submit_now(const std::vector<timing::DramAccess>& group) {
       scratch_.push_back(timing::to_dram(a));
     }
   }
-  Open open;
-  open.transfer = ctx.dma.begin(scratch_, arrival, *ctx.dram, host_bytes, host_write,
-                                ctx.host_link ? &*ctx.host_link : nullptr);
+  const DmaEngines::Ticket ticket =
+      ctx.dma.begin(scratch_, arrival, *ctx.dram, host_bytes, host_write,
+                    ctx.host_link ? &*ctx.host_link : nullptr);
   report::DramEvent e;
   e.bytes = bytes;
   e.host_bytes = host_bytes;
   e.write = group.front().write;
-  open.event = ctx.result.dram_events.size();
+  event_of_.emplace(ticket, ctx.result.dram_events.size());
   ctx.result.dram_events.push_back(e);
-  const uint64_t ticket = next_++;
-  open_.emplace(ticket, open);
   return ticket;
 }
 
 uint64_t DramModule::finish(uint64_t ticket) {
   RunContext& ctx = *ctx_;
-  const auto found = open_.find(ticket);
-  S2_CHECK(found != open_.end(), "DRAM module: finish() of a ticket not open");
-  const DmaTransfer done = ctx.dma.finish(found->second.transfer, *ctx.dram);
-  report::DramEvent& e = ctx.result.dram_events[found->second.event];
+  const auto found = event_of_.find(ticket);
+  S2_CHECK(found != event_of_.end(), "DRAM module: finish() of a ticket not open");
+  const DmaTransfer done = ctx.dma.finish(ticket, *ctx.dram);
+  report::DramEvent& e = ctx.result.dram_events[found->second];
   e.start_cycle = ctx.clock.cycle_at_or_after(done.start_ps);
   e.end_cycle = ctx.clock.cycle_at_or_after(done.done_ps);
-  open_.erase(found);
+  event_of_.erase(found);
   return done.done_ps;
 }
 

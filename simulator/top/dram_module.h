@@ -25,13 +25,9 @@ class DramModule : public sc_core::sc_module, public DramIf {
  private:
   RunContext* ctx_ = nullptr;
   std::vector<dram::Access> scratch_;
-  // Per open ticket: the DMA transfer and its event in the run's list (filled in by finish()).
-  struct Open {
-    DmaEngines::Ticket transfer = 0;
-    std::size_t event = 0;
-  };
-  std::map<uint64_t, Open> open_;
-  uint64_t next_ = 0;
+  // Per open ticket (the DMA engines' own): its event in the run's list, which finish() fills
+  // in.
+  std::map<DmaEngines::Ticket, std::size_t> event_of_;
 };
 
 }  // namespace s2::sim::top

@@ -115,10 +115,9 @@ void Unit::execute(uint32_t index) {
     }
   }
   wait_until(compute_end);
-  uint64_t stores_done = compute_end;
+  r.end_cycle = compute_end;
   for (const Handed& h : stores)
-    stores_done = std::max(stores_done, finish(h));
-  r.end_cycle = std::max(compute_end, stores_done);
+    r.end_cycle = std::max(r.end_cycle, finish(h));
   wait_until(r.end_cycle);
   issue->complete(r);
 }

@@ -6,6 +6,18 @@
 
 namespace s2::sim::dram {
 
+namespace {
+
+// log2 of a power of two (a count the constructor checks is one), 0 for anything below 2.
+uint32_t log2_exact(uint32_t n) {
+  uint32_t shift = 0;
+  while ((uint32_t{1} << shift) < n)
+    ++shift;
+  return shift;
+}
+
+}  // namespace
+
 JedecTimings JedecTimings::from(const target::DramDesc& desc) {
   const target::DramTiming& t = desc.timing;
   JedecTimings j{};
@@ -35,19 +47,25 @@ JedecTimings JedecTimings::from(const target::DramDesc& desc) {
 
 JedecChannel::JedecChannel(const target::DramDesc& desc, const JedecTimings& timings)
     : t_(timings),
-      banks_per_group_(desc.banks_per_group),
+      group_shift_(log2_exact(desc.banks_per_group)),
+      rank_shift_(log2_exact(desc.banks_per_rank())),
       banks_per_rank_(desc.banks_per_rank()),
       split_buses_(desc.command_buses == 2) {
   S2_CHECK(desc.ranks >= 1 && desc.ranks <= 16,
            "JedecChannel: ranks outside 1..16 (the loader rejects them; the scheduler numbers "
            "ranks in a 16-bit mask)");
+  S2_CHECK(desc.bank_groups >= 1 && desc.bank_groups <= kMaxBankGroups &&
+               (desc.bank_groups & (desc.bank_groups - 1)) == 0 &&
+               (desc.banks_per_group & (desc.banks_per_group - 1)) == 0,
+           "JedecChannel: bank groups or banks per group not a power of two, or more than " +
+               std::to_string(kMaxBankGroups) + " bank groups (the loader rejects them)");
   banks_.resize(static_cast<std::size_t>(desc.ranks) * banks_per_rank_);
   ranks_.resize(desc.ranks);
   for (uint32_t r = 0; r < desc.ranks; ++r) {
     Rank& rank = ranks_[r];
-    rank.act_in_group.assign(desc.bank_groups, kNever);
-    rank.column_in_group.assign(desc.bank_groups, kNever);
-    rank.write_end_in_group.assign(desc.bank_groups, kNever);
+    rank.act_in_group.fill(kNever);
+    rank.column_in_group.fill(kNever);
+    rank.write_end_in_group.fill(kNever);
     // Staggered so that ranks never refresh together and block the whole channel.
     rank.refresh_due = t_.REFI * (r + 1) / desc.ranks;
   }
@@ -83,7 +101,7 @@ void JedecChannel::refresh(uint32_t rank_index, Cycle until, DramStats& stats) {
   }
 }
 
-void JedecChannel::issue(const BurstRequest& request, CommandPlan& p, DramStats& stats) {
+void JedecChannel::issue_commands(const BurstRequest& request, CommandPlan& p, DramStats& stats) {
   Rank& rank = ranks_[request.rank];
   // A refresh takes priority once due; it may close this request's row, so plan again.
   while (p.first() >= rank.refresh_due) {
@@ -95,7 +113,6 @@ void JedecChannel::issue(const BurstRequest& request, CommandPlan& p, DramStats&
   const uint32_t g = request.bank_group;
   if (p.outcome == RowOutcome::Conflict) row_bus().take(p.pre);
   if (p.outcome != RowOutcome::Hit) row_bus().take(p.act);
-  commands_.take(p.column);
   switch (p.outcome) {
     case RowOutcome::Hit:
       ++stats.row_hits;
@@ -119,20 +136,7 @@ void JedecChannel::issue(const BurstRequest& request, CommandPlan& p, DramStats&
     rank.faw[rank.faw_next] = p.act;
     rank.faw_next = (rank.faw_next + 1) % 4;
   }
-
-  last_column_ = p.column;
-  rank.column_in_group[g] = p.column;
-  bus_free_ = p.data_end;
-  if (request.write) {
-    b.write_end = p.data_end;
-    rank.write_end = p.data_end;
-    rank.write_end_in_group[g] = p.data_end;
-    ++stats.write_bursts;
-  } else {
-    b.read = p.column;
-    last_read_end_ = p.data_end;
-    ++stats.read_bursts;
-  }
+  commit_column(request, p, stats);
 }
 
 }  // namespace s2::sim::dram

@@ -82,8 +82,9 @@ class CommandBus {
   static constexpr Cycle kWords = 64;
 
   bool taken(Cycle c) const {
+    // In the window when top_ - kWords < w <= top_: one unsigned comparison.
     const Cycle w = c >> 6;
-    if (w > top_ || w <= top_ - kWords) return false;
+    if (static_cast<uint64_t>(top_ - w) >= static_cast<uint64_t>(kWords)) return false;
     return (bits_[static_cast<std::size_t>(w & (kWords - 1))] >> (c & 63)) & 1u;
   }
   // The first free cycle at or after `c`.
@@ -124,7 +125,7 @@ class JedecChannel {
   // stream's key and so tests a stream without loading its request.
   RowOutcome outcome_at(uint32_t bank, uint32_t row) const;
   uint32_t bank_index(const BurstRequest& r) const {
-    return r.rank * banks_per_rank_ + r.bank_group * banks_per_group_ + r.bank;
+    return (r.rank << rank_shift_) | (r.bank_group << group_shift_) | r.bank;
   }
   CommandPlan plan(const BurstRequest& request) const {
     CommandPlan p;
@@ -140,6 +141,14 @@ class JedecChannel {
   Cycle hit_column(const BurstRequest& request) const {
     return commands_.free_from(
         column_slot(request, std::max(request.ready, bank(request).act + t_.RCD)));
+  }
+  // plan_into() of a row hit whose hit_column() is `column`, without planning it again.
+  void hit_plan_into(const BurstRequest& request, Cycle column, CommandPlan& out) const {
+    out.outcome = RowOutcome::Hit;
+    out.pre = 0;
+    out.act = 0;
+    out.column = column;
+    out.data_end = column + (request.write ? t_.CWL : t_.CL) + t_.burst;
   }
   // No request's column command can issue before this (tCCD_S after the last one, on a free
   // command cycle): a plan that reaches it cannot be beaten on time.
@@ -168,8 +177,16 @@ class JedecChannel {
     return p;
   }
   // The same, given `plan` == plan(request) computed on the current state (saves planning the
-  // picked request twice); on return `plan` is what was issued.
-  void issue(const BurstRequest& request, CommandPlan& plan, DramStats& stats);
+  // picked request twice); on return `plan` is what was issued. Inline for a row hit with no
+  // refresh due, nearly every burst of a stream.
+  void issue(const BurstRequest& request, CommandPlan& plan, DramStats& stats) {
+    if (plan.outcome == RowOutcome::Hit && plan.column < ranks_[request.rank].refresh_due) {
+      ++stats.row_hits;
+      commit_column(request, plan, stats);
+    } else {
+      issue_commands(request, plan, stats);
+    }
+  }
   // Auto-precharge after an issued burst (closed-page policy): request's bank closes as soon
   // as its tRAS, tRTP and tWR windows allow. Nothing when the bank is already closed.
   void close_row(const BurstRequest& request, DramStats& stats) {
@@ -182,6 +199,7 @@ class JedecChannel {
 
  private:
   static constexpr Cycle kNever = -(Cycle{1} << 40);  // "long ago": every window is satisfied
+  static constexpr uint32_t kMaxBankGroups = 16;      // the loader's limit
 
   struct Bank {
     bool open = false;
@@ -192,9 +210,10 @@ class JedecChannel {
     Cycle write_end = kNever;  // end of the last write's data
   };
   struct Rank {
-    std::vector<Cycle> act_in_group;                           // last ACT per bank group (tRRD_L)
-    std::vector<Cycle> column_in_group;                        // last RD/WR per bank group (tCCD_L)
-    std::vector<Cycle> write_end_in_group;                     // tWTR_L
+    // Per bank group (in place, not on the heap: read for every planned burst).
+    std::array<Cycle, kMaxBankGroups> act_in_group;            // last ACT (tRRD_L)
+    std::array<Cycle, kMaxBankGroups> column_in_group;         // last RD/WR (tCCD_L)
+    std::array<Cycle, kMaxBankGroups> write_end_in_group;      // tWTR_L
     Cycle act = kNever;                                        // last ACT of the rank (tRRD_S)
     std::array<Cycle, 4> faw{kNever, kNever, kNever, kNever};  // last four ACTs, ring
     uint32_t faw_next = 0;
@@ -210,11 +229,35 @@ class JedecChannel {
   Cycle column_slot(const BurstRequest& request, Cycle command_ready) const;
   Cycle precharge_ready(const Bank& b) const;
   Cycle activate_ready(const Rank& rank, const Bank& b, uint32_t bank_group) const;
+  // issue() of any plan: takes the refreshes due, then the row commands.
+  void issue_commands(const BurstRequest& request, CommandPlan& plan, DramStats& stats);
+  // The column command of an issued plan and its data on the bus.
+  void commit_column(const BurstRequest& request, const CommandPlan& p, DramStats& stats) {
+    commands_.take(p.column);
+    Rank& rank = ranks_[request.rank];
+    last_column_ = p.column;
+    rank.column_in_group[request.bank_group] = p.column;
+    bus_free_ = p.data_end;
+    if (request.write) {
+      Bank& b = bank(request);
+      b.write_end = p.data_end;
+      rank.write_end = p.data_end;
+      rank.write_end_in_group[request.bank_group] = p.data_end;
+      ++stats.write_bursts;
+    } else {
+      bank(request).read = p.column;
+      last_read_end_ = p.data_end;
+      ++stats.read_bursts;
+    }
+  }
   // Refreshes `rank` until its next refresh is due after `until`.
   void refresh(uint32_t rank_index, Cycle until, DramStats& stats);
 
   JedecTimings t_;
-  uint32_t banks_per_group_;
+  // Banks per group and per rank are powers of two (the loader's rule), so a bank's flat index
+  // is its fields' bits side by side.
+  uint32_t group_shift_;  // log2(banks_per_group)
+  uint32_t rank_shift_;   // log2(banks per rank)
   uint32_t banks_per_rank_;
   // Every bank of the channel, rank by rank (bank_index()): one flat array, so the scheduler's
   // per-burst bank lookups take one indexed load.

@@ -116,6 +116,16 @@ void JedecModel::set_threads(unsigned threads) {
       std::min<unsigned>(std::max(threads, 1u), static_cast<unsigned>(controllers_.size()));
   if (n == (pool_ ? pool_->threads() : 1u)) return;
   pool_ = n > 1 ? std::make_unique<TaskPool>(n) : nullptr;
+  // The counts complete() weighs the work by (kept only with a pool), for groups already here.
+  submitted_bursts_ = 0;
+  for (const Controller& c : controllers_)
+    submitted_bursts_ += c.decided_bursts();
+  for (auto& [id, group] : groups_) {
+    group.bursts = 0;
+    for (const Access& a : group.accesses)
+      group.bursts += bursts_of(a, mapping_.burst_bytes());
+    submitted_bursts_ += group.bursts;
+  }
 }
 
 void JedecModel::check_range(const std::vector<Access>& group) const {
@@ -156,6 +166,7 @@ JedecModel::BurstQueue::BurstQueue(uint32_t capacity) : capacity_(capacity) {
   q.age_key = picks_ + queued_;
   last_ready_ = q.request.ready;
   ++queued_;
+  ++with_low_bits_[q.burst % kFilter];
   // At most one stream per (bank, row, direction). Searched youngest head first: in a
   // sequential stream the burst entering is a queue's length behind the one that just left,
   // often in the same bank group, and that stream has just moved to the back.
@@ -186,6 +197,7 @@ void JedecModel::BurstQueue::dequeue(std::size_t position, Cycle freed_at) {
   Stream& s = streams_[id];
   const uint8_t slot = s.head;
   freed_at_[slot] = freed_at;
+  --with_low_bits_[slots_[slot].burst % kFilter];
   free_slots_[(free_head_ + free_count_) % kDepth] = slot;
   ++free_count_;
   const uint8_t next = slots_[slot].next;
@@ -213,7 +225,7 @@ bool JedecModel::BurstQueue::wants_row(uint64_t row_key) const {
   return false;
 }
 
-bool JedecModel::BurstQueue::holds(uint64_t burst) const {
+bool JedecModel::BurstQueue::holds_scan(uint64_t burst) const {
   for (std::size_t i = 0; i < stream_count_; ++i) {
     for (uint8_t slot = streams_[order_[i]].head; slot != kNone; slot = slots_[slot].next) {
       if (slots_[slot].burst == burst) return true;
@@ -265,7 +277,7 @@ std::size_t JedecModel::BurstQueue::pick(const JedecChannel& channel, bool oldes
     const BurstRequest& r = slots_[s.head].request;
     hit_column[i] = channel.hit_column(r);
     if (hit_column[i] <= floor) {
-      channel.plan_into(r, plan);
+      channel.hit_plan_into(r, hit_column[i], plan);
       return i;
     }
   }
@@ -280,7 +292,8 @@ std::size_t JedecModel::BurstQueue::pick(const JedecChannel& channel, bool oldes
   std::size_t best = 0;
   Cycle best_column = std::numeric_limits<Cycle>::max();
   bool best_hit = false;
-  uint32_t settled = 0;  // bit r: rank r's misses and conflicts cannot win
+  CommandPlan best_miss;  // the plan of the best so far when it is a miss or conflict
+  uint32_t settled = 0;   // bit r: rank r's misses and conflicts cannot win
   const uint32_t all_ranks = channel.all_ranks_mask();
   for (std::size_t i = 0; i < stream_count_; ++i) {
     Cycle column = 0;
@@ -303,9 +316,14 @@ std::size_t JedecModel::BurstQueue::pick(const JedecChannel& channel, bool oldes
       best = i;
       best_column = column;
       best_hit = hit;
+      if (!hit) best_miss = plan;
     }
   }
-  channel.plan_into(slots_[streams_[order_[best]].head].request, plan);
+  if (best_hit) {
+    channel.hit_plan_into(slots_[streams_[order_[best]].head].request, best_column, plan);
+  } else {
+    plan = best_miss;
+  }
   return best;
 }
 
@@ -485,6 +503,11 @@ GroupId JedecModel::submit(const std::vector<Access>& accesses, Picoseconds arri
   Group& group = groups_[id];
   group.accesses = accesses;
   group.arrival_ps = arrival_ps;
+  if (pool_) {
+    for (const Access& a : accesses)
+      group.bursts += bursts_of(a, mapping_.burst_bytes());
+    submitted_bursts_ += group.bursts;
+  }
   const Cycle arrival = clock_.to_cycle(arrival_ps);
   for (Controller& c : controllers_)
     c.add(id, group.accesses, arrival, arrival + frontend_);
@@ -498,11 +521,20 @@ GroupResult JedecModel::complete(GroupId id) {
   const std::vector<Access>& accesses = group.accesses;
   const Picoseconds arrival_ps = group.arrival_ps;
   const Cycle arrival = clock_.to_cycle(arrival_ps);
-  // Only a pool needs the group's size (to decide whether handing it over pays).
+  // Only a pool needs the sizes (to decide whether handing the work over pays). run() may
+  // decide the bursts of every earlier group still here (groups_ is in id order) besides this
+  // one's; some may be decided already, so this can overestimate.
+  // Also bounded by the bursts submitted and not yet decided on any channel.
   const auto large = [&] {
+    uint64_t decided = 0;
+    for (const Controller& c : controllers_)
+      decided += c.decided_bursts();
+    if (submitted_bursts_ < decided + kParallelBursts) return false;
     uint64_t bursts = 0;
-    for (const Access& a : accesses)
-      bursts += bursts_of(a, mapping_.burst_bytes());
+    for (auto it = groups_.begin(); bursts < kParallelBursts; ++it) {
+      bursts += it->second.bursts;
+      if (it == found) break;
+    }
     return bursts >= kParallelBursts;
   };
   const auto run_channel = [&](std::size_t c) { controllers_[c].run(id); };

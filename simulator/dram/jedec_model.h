@@ -67,8 +67,9 @@ namespace s2::sim::dram {
 class JedecModel final : public DramModel {
  public:
   static constexpr uint32_t kMaxBypass = 64;
-  // A group moving fewer bursts than this is decided on the caller's thread alone: handing it
-  // to another thread would cost more than it saves.
+  // complete() decides on the caller's thread alone when the groups submitted before its
+  // group and not yet completed, with it, move fewer bursts than this (it decides at most
+  // those): handing them to another thread would cost more than it saves.
   static constexpr uint64_t kParallelBursts = 256;
 
   JedecModel(const target::DramDesc& desc, std::string backend);
@@ -158,14 +159,23 @@ class JedecModel final : public DramModel {
     std::size_t pick(const JedecChannel& channel, bool oldest_hit, CommandPlan& plan) const;
     // Whether a queued burst wants (bank, row) (stream_key() >> 1).
     bool wants_row(uint64_t row_key) const;
-    // Whether a queued burst has this burst address.
-    bool holds(uint64_t burst) const;
+    // Whether a queued burst has this burst address. Most reads find no queued write of
+    // theirs: a count of the queued bursts per low bits of the address answers those without
+    // a scan.
+    bool holds(uint64_t burst) const {
+      return with_low_bits_[burst % kFilter] != 0 && holds_scan(burst);
+    }
 
    private:
+    static constexpr std::size_t kFilter = 256;  // buckets of with_low_bits_
+    static_assert(kDepth < 256, "a bucket of with_low_bits_ counts up to a queue's bursts");
+    bool holds_scan(uint64_t burst) const;
+
     uint32_t capacity_;
     std::size_t queued_ = 0;
-    uint64_t picks_ = 0;     // bursts taken out so far (FR-FCFS rule 3)
-    uint64_t next_seq_ = 0;  // the next admitted burst's age
+    uint8_t with_low_bits_[kFilter] = {};  // queued bursts per burst address % kFilter
+    uint64_t picks_ = 0;                   // bursts taken out so far (FR-FCFS rule 3)
+    uint64_t next_seq_ = 0;                // the next admitted burst's age
     Cycle last_ready_ = std::numeric_limits<Cycle>::min();
     Queued slots_[kDepth];
     Cycle freed_at_[kDepth];
@@ -196,6 +206,10 @@ class JedecModel final : public DramModel {
     // Raises done[i] to access i's completion on this channel and forgets the group.
     void take(GroupId id, std::vector<Cycle>& done);
     const DramStats& counts() const { return counts_; }  // over the controller's lifetime
+    // Bursts decided so far: issued, or answered from the write queue.
+    uint64_t decided_bursts() const {
+      return counts_.read_bursts + counts_.write_bursts + counts_.reads_from_write_queue;
+    }
 
    private:
     struct Pending;
@@ -242,6 +256,7 @@ class JedecModel final : public DramModel {
   struct Group {
     std::vector<Access> accesses;
     Picoseconds arrival_ps = 0;
+    uint64_t bursts = 0;  // counted only with a pool
   };
 
   void check_range(const std::vector<Access>& group) const;
@@ -257,6 +272,7 @@ class JedecModel final : public DramModel {
   std::map<GroupId, Group> groups_;  // submitted, not yet completed (nodes never move)
   GroupId next_id_ = 0;
   uint64_t issued_ = 0;             // bursts on the bus counted into stats_ so far
+  uint64_t submitted_bursts_ = 0;   // over every group submitted while a pool was set
   std::unique_ptr<TaskPool> pool_;  // null: every channel on the caller's thread
   DramStats stats_;
 };

@@ -34,9 +34,9 @@ DmaEngines::Ticket DmaEngines::begin(const std::vector<dram::Access>& group,
   };
   std::size_t engine = first_known();
   if (engine == free_at_.size() || free_at_[engine] > arrival_ps) {
-    for (auto& [ticket, open] : open_) {
-      if (!open.finished) close(open, dram);
-    }
+    for (const Ticket ticket : unfinished_)
+      close(open_.at(ticket), dram);
+    unfinished_.clear();
     engine = first_known();
   }
   Open open;
@@ -74,6 +74,7 @@ DmaEngines::Ticket DmaEngines::begin(const std::vector<dram::Access>& group,
   busy_[engine] = true;
   const Ticket ticket = next_++;
   open_.emplace(ticket, open);
+  unfinished_.push_back(ticket);
   return ticket;
 }
 
@@ -90,7 +91,10 @@ void DmaEngines::close(Open& open, dram::DramModel& dram) {
 DmaTransfer DmaEngines::finish(Ticket ticket, dram::DramModel& dram) {
   const auto found = open_.find(ticket);
   S2_CHECK(found != open_.end(), "DMA engines: finish() of a transfer not begun or finished");
-  if (!found->second.finished) close(found->second, dram);
+  if (!found->second.finished) {
+    close(found->second, dram);
+    unfinished_.erase(std::find(unfinished_.begin(), unfinished_.end(), ticket));
+  }
   const DmaTransfer t = found->second.transfer;
   open_.erase(found);
   return t;

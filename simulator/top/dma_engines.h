@@ -91,6 +91,9 @@ class DmaEngines {
   std::vector<dram::Picoseconds> free_at_;  // per engine; meaningless while it has an open one
   std::vector<bool> busy_;                  // per engine: a begun transfer not yet finished
   std::map<Ticket, Open> open_;             // begun, not yet handed to finish()'s caller
+  // The tickets of open_ not yet finished, in order: at most one per engine (an engine with one
+  // is busy), while open_ also keeps the finished transfers until their finish() call.
+  std::vector<Ticket> unfinished_;
   Ticket next_ = 0;
   dram::Picoseconds wait_ps_ = 0;
 };

@@ -43,6 +43,20 @@ void TaskPool::run(std::size_t tasks, const std::function<void(std::size_t)>& fn
       fn(i);
     return;
   }
+  if (tasks <= kMaxRound) return run_round(tasks, fn);
+  std::exception_ptr error;  // the first round's that threw: it holds the lowest task
+  for (std::size_t first = 0; first < tasks; first += kMaxRound) {
+    const std::size_t n = std::min(kMaxRound, tasks - first);
+    try {
+      run_round(n, [&](std::size_t i) { fn(first + i); });
+    } catch (...) {
+      if (!error) error = std::current_exception();
+    }
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+void TaskPool::run_round(std::size_t tasks, const std::function<void(std::size_t)>& fn) {
   if (workers_.empty()) {
     // The generation before this call's: a worker that read it only once started would
     // already see this call's and wait for the next one, leaving this call to the caller.
@@ -55,13 +69,13 @@ void TaskPool::run(std::size_t tasks, const std::function<void(std::size_t)>& fn
   unfinished_.store(tasks, std::memory_order_relaxed);
   const uint32_t generation = generation_of(claim_.load(std::memory_order_relaxed)) + 1;
   // Publishes fn_ and errors_ to the workers (their claims acquire claim_).
-  claim_.store((uint64_t{generation} << 32) | tasks, std::memory_order_release);
+  claim_.store((uint64_t{generation} << 32) | tasks, std::memory_order_release);  // [0, tasks)
   {
     // Orders the store above before a sleeping worker's check of its wait predicate.
     const std::lock_guard<std::mutex> lock(mutex_);
   }
   wake_.notify_all();
-  work(generation);
+  work(generation, true);
   // A worker still running a task may have lost its core (more threads than cores): after a
   // short spin, yield to it rather than spin through its time slice.
   for (uint32_t i = 0; unfinished_.load(std::memory_order_acquire) != 0; ++i) {
@@ -76,14 +90,16 @@ void TaskPool::run(std::size_t tasks, const std::function<void(std::size_t)>& fn
   }
 }
 
-void TaskPool::work(uint32_t generation) {
+void TaskPool::work(uint32_t generation, bool caller) {
   uint64_t claim = claim_.load(std::memory_order_acquire);
   for (;;) {
-    // The low word counts the unclaimed tasks; a claim takes the highest of them.
-    const uint64_t left = claim & 0xFFFFFFFFu;
-    if (generation_of(claim) != generation || left == 0) return;
-    if (!claim_.compare_exchange_weak(claim, claim - 1, std::memory_order_acquire)) continue;
-    const std::size_t task = left - 1;
+    // The low word holds the unclaimed tasks [lo, hi).
+    const uint64_t lo = (claim >> 16) & 0xFFFFu;
+    const uint64_t hi = claim & 0xFFFFu;
+    if (generation_of(claim) != generation || lo == hi) return;
+    const uint64_t next = caller ? claim + (uint64_t{1} << 16) : claim - 1;
+    if (!claim_.compare_exchange_weak(claim, next, std::memory_order_acquire)) continue;
+    const std::size_t task = caller ? lo : hi - 1;
     try {
       (*fn_)(task);
     } catch (...) {
@@ -113,7 +129,7 @@ void TaskPool::worker(uint32_t seen) {
       if (stop_.load(std::memory_order_relaxed)) return;
     }
     seen = generation;
-    work(generation);
+    work(generation, false);
   }
 }
 

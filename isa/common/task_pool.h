@@ -5,10 +5,13 @@
 // model zoo draws its initial weights with it, one parameter per task.
 //
 // run(tasks, fn) calls fn(0) ... fn(tasks - 1), each exactly once and in no set order, and
-// returns when all have returned. Tasks are claimed one at a time from a shared counter by the
-// caller and by the workers, so a worker that is slow to wake costs nothing: the caller then runs
-// every task itself. Which thread runs a task must not matter to the result (each task writes only
-// its own state); with threads == 1 everything runs on the caller, no thread is ever started.
+// returns when all have returned. Tasks are claimed one at a time from the call's range of
+// unclaimed tasks, the caller from its low end and the workers from its high end, so a worker
+// that is slow to wake costs nothing (the caller then runs every task itself), and with as many
+// tasks as threads each task stays on the same thread from call to call while the workers keep
+// up: a task's state (a DRAM channel's controller) stays in that core's cache. Which thread runs
+// a task must not matter to the result (each task writes only its own state); with
+// threads == 1 everything runs on the caller, no thread is ever started.
 //
 // Workers start on the first run() that has more than one task, and between calls they spin
 // for a short while (calls come back to back in a simulation) and then sleep on a condition
@@ -39,16 +42,21 @@ class TaskPool {
   void run(std::size_t tasks, const std::function<void(std::size_t)>& fn);
 
  private:
-  // Claims and runs tasks of call `generation` until none is left or the call is over.
-  void work(uint32_t generation);
+  // The most tasks one round of a call claims from (run() splits a larger call into rounds).
+  static constexpr std::size_t kMaxRound = 0xFFFF;
+  // One round: tasks [0, tasks) of fn, tasks <= kMaxRound.
+  void run_round(std::size_t tasks, const std::function<void(std::size_t)>& fn);
+  // Claims and runs tasks of call `generation` until none is left or the call is over; the
+  // caller claims from the low end, the workers from the high end.
+  void work(uint32_t generation, bool caller);
   // A worker's loop: waits for a call after generation `seen`, works on it, and so on.
   void worker(uint32_t seen);
 
   unsigned threads_;
   std::vector<std::thread> workers_;  // threads_ - 1 once started
-  // The current call: its generation in the high 32 bits and its count of unclaimed tasks in
-  // the low 32 (a claim takes the highest), so a worker that read an old generation cannot
-  // claim a task of a newer call.
+  // The current call: its generation in the high 32 bits and its unclaimed tasks [lo, hi) in
+  // the low 32 (lo in bits 16-31, hi in bits 0-15), so a worker that read an old generation
+  // cannot claim a task of a newer call.
   std::atomic<uint64_t> claim_{0};
   std::atomic<std::size_t> unfinished_{0};  // tasks of the current call not yet returned
   const std::function<void(std::size_t)>* fn_ = nullptr;

@@ -80,6 +80,38 @@ TEST(TaskPool, ATasksExceptionReachesTheCaller) {
   EXPECT_EQ(after.load(), 3);
 }
 
+// More tasks than one round claims from (65535): every one still runs once, and an exception
+// of a task in the first round does not stop the later rounds.
+TEST(TaskPool, ACallLargerThanARoundRunsEveryTask) {
+  TaskPool pool(2);
+  std::vector<std::atomic<uint8_t>> runs(70000);
+  EXPECT_THROW(pool.run(runs.size(),
+                        [&](std::size_t i) {
+                          runs[i].fetch_add(1);
+                          if (i == 7) throw std::runtime_error("task 7");
+                        }),
+               std::runtime_error);
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    ASSERT_EQ(runs[i].load(), 1) << "task " << i;
+}
+
+// The caller claims from the low end: with two tasks on two threads, task 0 stays on the
+// caller (its state stays in the caller's cache) and the worker takes task 1 when it is awake.
+// Only a caller preempted between publishing a call and its first claim loses task 0, so
+// nearly every call keeps it.
+TEST(TaskPool, TheCallerKeepsTheFirstTask) {
+  TaskPool pool(2);
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<int> first_on_caller{0};
+  const int calls = 200;
+  for (int call = 0; call < calls; ++call) {
+    pool.run(2, [&](std::size_t i) {
+      if (i == 0 && std::this_thread::get_id() == caller) first_on_caller.fetch_add(1);
+    });
+  }
+  EXPECT_GE(first_on_caller.load(), calls * 9 / 10);
+}
+
 TEST(TaskPool, OneThreadRunsInlineInOrder) {
   TaskPool pool(1);
   EXPECT_EQ(pool.threads(), 1u);

@@ -10,6 +10,7 @@
 #include "simulator/functional/execute.h"
 #include "simulator/rtl/rtl_pe_gemm.h"
 #include "simulator/rtl/rtl_ppu_lanes.h"
+#include "simulator/run/tensor_capture.h"
 #include "simulator/timing/pe_array_model.h"
 #include "simulator/top/top.h"
 
@@ -20,12 +21,6 @@ namespace {
 void replay(const isa::Executable& exe, const target::TargetDesc& target,
             const std::vector<uint32_t>& order, const RunOptions& options, const top::RtlUnits& rtl,
             RunObserver* observer, RunOutput& out) {
-  std::vector<std::vector<size_t>> ends_at(exe.instructions.size());
-  for (size_t t : options.capture) {
-    S2_CHECK(t < exe.tensors.size(), "run_program: capture of tensor " + std::to_string(t) +
-                                         " of " + std::to_string(exe.tensors.size()));
-    ends_at.at(exe.tensors[t].last).push_back(t);
-  }
   // The step's loss: the tensor the compiler names "loss" (one softmax_ce's output, or the
   // weighted sum of several, e.g. GoogLeNet's main and auxiliary classifiers), else (hand-
   // written assembly) the last softmax_ce's loss operand.
@@ -47,7 +42,9 @@ void replay(const isa::Executable& exe, const target::TargetDesc& target,
       rtl_ppu ? static_cast<functional::PpuLanes&>(*rtl_ppu) : model.get().ppu};
   functional::DramImage image = functional::DramImage::load(exe);
   out.captured.assign(exe.tensors.size(), {});
+  std::optional<TensorCapture> capture;
   for (uint32_t step = 1; step <= options.steps; ++step) {
+    if (step == options.steps && !options.capture.empty()) capture.emplace(exe, options.capture);
     for (uint32_t index : order) {
       if (rtl_pe || rtl_ppu)
         out.cosim.context = "step " + std::to_string(step) + ", instruction " +
@@ -55,6 +52,7 @@ void replay(const isa::Executable& exe, const target::TargetDesc& target,
       if (rtl_pe)
         rtl_pe->set_mode(
             isa::multiplicand_dtype(exe.instructions[index]).value_or(isa::DType::F32));
+      if (capture) capture->before(index, image);
       try {
         functional::execute_instruction(exe.instructions[index], image, datapath);
       } catch (const UserError& e) {
@@ -64,11 +62,7 @@ void replay(const isa::Executable& exe, const target::TargetDesc& target,
                         (options.steps > 1 ? " of step " + std::to_string(step) : std::string()) +
                         ", " + e.what());
       }
-      if (step == options.steps)
-        for (size_t t : ends_at[index]) {
-          out.captured[t] = image.entry_bytes(exe.tensors[t]);
-          out.captured[t].resize(static_cast<size_t>(exe.tensors[t].dense_bytes()));
-        }
+      if (capture) capture->after(index, image);
     }
     std::optional<double> loss;
     if (loss_entry != nullptr) {
@@ -79,6 +73,10 @@ void replay(const isa::Executable& exe, const target::TargetDesc& target,
     } else if (loss_inst != nullptr)
       loss = static_cast<double>(image.read_f32(*loss_inst->operand(isa::Slot::Loss))[0]);
     out.loss = loss;
+    if (capture) {
+      capture->finish(image);
+      out.captured = std::move(capture->captured());
+    }
     if (observer != nullptr) observer->step_done(step, loss);
   }
 }

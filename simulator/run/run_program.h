@@ -14,7 +14,8 @@
 //     order on a DRAM image loaded from the executable, for `steps` steps with weights,
 //     optimizer and batch-norm state carried over, on the C++ models or the RTL units;
 //     observer.step_done() sees each step's loss; the tensors in options.capture are taken
-//     in the last step when their planned lifetime ends (later their space may hold another);
+//     in the last step as their planned lifetimes end (later their space may hold another;
+//     tensor_capture.h says what "end" means in an overlapping order);
 //  4. with options.check, the shadow-memory checker over the simulated completion order.
 //
 // Errors are exceptions: UserError for what the executable or the target cannot do (a tile

@@ -97,6 +97,8 @@ void write_json_report(const RunResult& r, std::ostream& os) {
          {"tiles", i.tiles},
          {"pe_cycles", i.pe_cycles},
          {"block", i.block_m == 0 ? Json(nullptr) : Json::array({i.block_m, i.block_n, i.block_k})},
+         {"orientation",
+          i.block_m == 0 ? Json(nullptr) : Json(i.transposed ? "transposed" : "normal")},
          {"pe_efficiency", ratio(i.macs, uint64_t{r.pe_count} * i.macs_per_pe * i.pe_cycles)},
          {"macs", i.macs},
          {"bytes", i.bytes},

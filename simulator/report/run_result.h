@@ -30,9 +30,11 @@ struct InstructionRecord {
   uint64_t tiles = 0;
   // PE instructions: the cycles the array computes (its tiles' PE cycles, epilogue left out)
   // and the first tile's M x N x K block, the split the sequencer chose (all zero for fused
-  // attention, whose tiles run several products, and for other units).
+  // attention, whose tiles run several products, and for other units), and its orientation
+  // (tiling.h: transposed, the array holds the streamed operand and streams N).
   uint64_t pe_cycles = 0;
   uint64_t block_m = 0, block_n = 0, block_k = 0;
+  bool transposed = false;
   uint64_t macs = 0;
   uint32_t macs_per_pe = 1;  // the array's MACs per PE per cycle in its multiply mode
   uint64_t bytes = 0;        // roofline bytes

@@ -1,5 +1,6 @@
 // PE instruction tiling (tiling.h): block-size choice and the tile list.
 #include <algorithm>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <string>
@@ -54,13 +55,36 @@ Needs needs_of(const GemmView& v, const isa::Instruction& inst, const PeArrayMod
   return n;
 }
 
-std::array<uint64_t, 4> footprint(uint64_t m, uint64_t n, uint64_t k, const Needs& e) {
-  return {m * k * e.operand, k * n * e.operand, m * n * kF32Bytes,
+// Bytes of each buffer an M_b x N_b x K_b block uses; `transposed`: the streamed block is held
+// in the weight buffer and the stationary one streams from the input buffer.
+std::array<uint64_t, 4> footprint(uint64_t m, uint64_t n, uint64_t k, const Needs& e,
+                                  bool transposed = false) {
+  const uint64_t streamed = m * k * e.operand, stationary = k * n * e.operand;
+  return {transposed ? stationary : streamed, transposed ? streamed : stationary, m * n * kF32Bytes,
           m * n * e.per_pixel + n * e.per_column};
+}
+
+// The shape of the passes' space of an M_b x N_b x K_b block (Tile::shape).
+PassShape pass_space(uint64_t m, uint64_t n, uint64_t k, bool transposed) {
+  return transposed ? PassShape{n, m, k} : PassShape{m, n, k};
+}
+
+// K block sizes: the power-of-two candidates, and the sizes that are both whole filter windows
+// (multiples of the inner two index dimensions, so a block is a box) and whole passes
+// (multiples of `k_edge`), doubling below the full extent (tiling.h, block sizes).
+std::set<uint64_t> k_block_candidates(const Dims3& k, uint64_t k_edge) {
+  const uint64_t size = GemmView::size(k);
+  std::set<uint64_t> out = block_size_candidates(size, k_edge);
+  const uint64_t window = k[1] * k[2];
+  if (window > 1 && k[0] > 1)
+    for (uint64_t t = std::lcm(window, k_edge); t < size; t *= 2)
+      out.insert(t);
+  return out;
 }
 
 struct Blocking {
   Dims3 m, n, k;
+  bool transposed = false;  // the array holds the streamed block, streams N (tiling.h)
   double time = 0;
   double bytes = 0;
   uint64_t tiles = 0;
@@ -192,51 +216,77 @@ Blocking choose(const GemmView& v, const isa::Instruction& inst, const target::T
                 const PeArrayModel& model) {
   const Needs needs = needs_of(v, inst, model);
   const uint64_t e = needs.operand;
-  std::array<uint64_t, 4> half{};
+  // The halves of the input, weight and output buffers (double-buffered loads), and the whole
+  // accumulator (tiling.h).
+  std::array<uint64_t, 4> room{};
   for (unsigned b = 0; b < 4; ++b)
-    half[b] = buffer_desc(target, static_cast<Buffer>(b)).size_bytes / 2;
+    room[b] = buffer_desc(target, static_cast<Buffer>(b)).size_bytes / (b == 2 ? 1 : 2);
   const BlockCosts costs(v, inst, target);
-  const uint64_t msize = GemmView::size(v.m), nsize = GemmView::size(v.n),
-                 ksize = GemmView::size(v.k);
+  const uint64_t msize = GemmView::size(v.m), nsize = GemmView::size(v.n);
   const uint64_t per_pixel_bytes = needs.per_pixel;
   // K blocks step by what one pass reduces (R rows, times the MACs per PE of the mode).
   const uint64_t k_edge = std::max<uint64_t>(target.pe_array.rows, model.max_pass().k);
+  std::vector<Dims3> k_blocks;
+  std::set<uint64_t> seen_k;
+  for (uint64_t kt : k_block_candidates(v.k, k_edge)) {
+    const Dims3 kd = aligned(v.k, kt);
+    if (seen_k.insert(GemmView::size(kd)).second) k_blocks.push_back(kd);
+  }
   std::vector<Blocking> candidates;
+  // Adds the blocking (md, nb, kd) in `transposed` orientation: its tiles, PE cycles and moves.
+  auto add = [&](const Dims3& md, uint64_t nb, const Dims3& kd, bool transposed) {
+    const uint64_t mb = GemmView::size(md), kb = GemmView::size(kd);
+    const uint64_t nm = blocks(v.m, md), nn = ceil_div(nsize, nb), nk = blocks(v.k, kd);
+    Blocking c{md, {1, 1, nb}, kd, transposed};
+    c.tiles = v.groups * nm * nn * nk;
+    c.pe = static_cast<double>(c.tiles) *
+           static_cast<double>(model.tile_cycles(pass_space(mb, nb, kb, transposed)));
+    // The held block stays resident across the blocks of the streamed side only when there is
+    // a single K block: loop order group, N, M, K (normal) or group, M, N, K (transposed).
+    const uint64_t held = v.groups * nk * (nk == 1 ? 1 : (transposed ? nn : nm));
+    c.moves = {transposed ? held * nm : c.tiles, transposed ? c.tiles : held * nn,
+               v.groups * nm * nn};
+    candidates.push_back(c);
+  };
   for (uint64_t nb : block_size_candidates(nsize, target.pe_array.cols)) {
     const uint64_t column_bytes = nb * needs.per_column;
-    if (column_bytes >= half[3]) continue;
-    std::set<uint64_t> seen_k;
-    for (uint64_t kt : block_size_candidates(ksize, k_edge)) {
-      const Dims3 kd = aligned(v.k, kt);
+    if (column_bytes >= room[3]) continue;
+    for (const Dims3& kd : k_blocks) {
       const uint64_t kb = GemmView::size(kd);
-      if (!seen_k.insert(kb).second) continue;
-      if (kb * nb * e > half[1]) continue;
-      const uint64_t mt = std::min({msize, half[0] / (kb * e), half[2] / (nb * kF32Bytes),
-                                    (half[3] - column_bytes) / (nb * per_pixel_bytes)});
+      if (kb * nb * e > room[1]) continue;
+      const uint64_t mt = std::min({msize, room[0] / (kb * e), room[2] / (nb * kF32Bytes),
+                                    (room[3] - column_bytes) / (nb * per_pixel_bytes)});
       if (mt == 0) continue;
-      const Dims3 md = aligned(v.m, mt);
-      const uint64_t mb = GemmView::size(md);
-      const uint64_t nm = blocks(v.m, md), nn = ceil_div(nsize, nb), nk = blocks(v.k, kd);
-      Blocking c{md, {1, 1, nb}, kd};
-      c.tiles = v.groups * nm * nn * nk;
-      c.pe = static_cast<double>(c.tiles) * static_cast<double>(model.tile_cycles({mb, nb, kb}));
-      // Loop order group, N, M, K: the stationary block stays resident across M blocks only
-      // when there is a single K block.
-      c.moves = {c.tiles, v.groups * nn * nk * (nk == 1 ? 1 : nm), v.groups * nm * nn};
-      candidates.push_back(c);
+      add(aligned(v.m, mt), nb, kd, false);
     }
   }
+  // The transposed orientation, when M is the short side: M blocks of the held side, N as
+  // long as the buffers allow.
+  if (needs.per_column == 0 && msize < nsize)
+    for (uint64_t mt : block_size_candidates(msize, target.pe_array.cols)) {
+      const Dims3 md = aligned(v.m, mt);
+      const uint64_t mb = GemmView::size(md);
+      for (const Dims3& kd : k_blocks) {
+        const uint64_t kb = GemmView::size(kd);
+        if (mb * kb * e > room[1]) continue;
+        const uint64_t nb = std::min({nsize, room[0] / (kb * e), room[2] / (mb * kF32Bytes),
+                                      room[3] / (mb * per_pixel_bytes)});
+        if (nb == 0) continue;
+        add(md, nb, kd, true);
+      }
+    }
   if (candidates.empty()) does_not_fit(inst, target, needs);
   // Small groups (depthwise: one channel, k = R*S) packed side by side: each group whole (one
   // K block, one N block), `pack` groups per tile, the block-diagonal weights dense in the
   // weight buffer as the array loads them. The same operands move; only the PE time shrinks.
+  const uint64_t ksize = GemmView::size(v.k);
   const uint64_t pack = std::min(v.groups, model.groups_per_pass(ksize, nsize));
   const uint64_t pack_columns = pack * nsize * needs.per_column;
-  if (pack >= 2 && pack_columns < half[3] && pack * ksize * pack * nsize * e <= half[1]) {
+  if (pack >= 2 && pack_columns < room[3] && pack * ksize * pack * nsize * e <= room[1]) {
     const uint64_t packs = ceil_div(v.groups, pack), last = v.groups - (packs - 1) * pack;
     for (uint64_t mt : block_size_candidates(msize, target.pe_array.cols)) {
-      mt = std::min({mt, half[0] / (pack * ksize * e), half[2] / (pack * nsize * kF32Bytes),
-                     (half[3] - pack_columns) / (pack * nsize * per_pixel_bytes)});
+      mt = std::min({mt, room[0] / (pack * ksize * e), room[2] / (pack * nsize * kF32Bytes),
+                     (room[3] - pack_columns) / (pack * nsize * per_pixel_bytes)});
       if (mt == 0) continue;
       const Dims3 md = aligned(v.m, mt);
       const uint64_t mb = GemmView::size(md), nm = blocks(v.m, md);
@@ -308,17 +358,20 @@ std::vector<Tile> tile_pe_instruction(const isa::Instruction& inst,
   for (const GemmOperand& op : v.operands)
     descs.push_back(&inst.get(op.slot));
   // Adds group g's loads and stores of the block (mr, nr, kr) to tile t.
+  // Adds group g's loads and stores of the block (mr, nr, kr) to tile t. `first_pass` is the
+  // tile of the first block along the streamed side (M normally, N transposed) of its held
+  // block, which a single K block leaves resident after that; `last_m` the tile of the last M
+  // block.
+  const GemmRole held = blk.transposed ? GemmRole::Streamed : GemmRole::Stationary;
   auto add_accesses = [&](Tile& t, uint64_t g, const Range3& mr, const Range3& nr, const Range3& kr,
-                          bool first_m, bool last_m, bool last_k) {
+                          bool first_pass, bool last_m, bool last_k) {
     for (std::size_t o = 0; o < v.operands.size(); ++o) {
       const GemmOperand& op = v.operands[o];
       bool load = false, store = false;
       switch (op.role) {
         case GemmRole::Streamed:
-          load = true;
-          break;
         case GemmRole::Stationary:
-          load = nk_total > 1 || first_m;
+          load = op.role != held || nk_total > 1 || first_pass;
           break;
         case GemmRole::PerPixel:
         case GemmRole::PerColumn:
@@ -361,16 +414,27 @@ std::vector<Tile> tile_pe_instruction(const isa::Instruction& inst,
     }
     return tiles;
   }
+  // Loop order group, then the held side's blocks (N normally, M transposed), the streamed
+  // side's, and K innermost.
+  const Dims3& outer_d = blk.transposed ? v.m : v.n;
+  const Dims3& outer_b = blk.transposed ? blk.m : blk.n;
+  const Dims3& inner_d = blk.transposed ? v.n : v.m;
+  const Dims3& inner_b = blk.transposed ? blk.n : blk.m;
   for (uint64_t g = 0; g < v.groups; ++g) {
-    Dims3 npos{};
-    do {
-      const Range3 nr = block_range(v.n, blk.n, npos);
-      Dims3 mpos{};
-      bool first_m = true;
-      bool more_m = true;
-      while (more_m) {
-        const Range3 mr = block_range(v.m, blk.m, mpos);
-        more_m = next_pos(v.m, blk.m, mpos);
+    Dims3 opos{};
+    bool more_o = true;
+    while (more_o) {
+      const Range3 outer = block_range(outer_d, outer_b, opos);
+      more_o = next_pos(outer_d, outer_b, opos);
+      Dims3 ipos{};
+      bool first_i = true;
+      bool more_i = true;
+      while (more_i) {
+        const Range3 inner = block_range(inner_d, inner_b, ipos);
+        more_i = next_pos(inner_d, inner_b, ipos);
+        const Range3& mr = blk.transposed ? outer : inner;
+        const Range3& nr = blk.transposed ? inner : outer;
+        const bool last_m = blk.transposed ? !more_o : !more_i;
         Dims3 kpos{};
         bool more_k = true;
         while (more_k) {
@@ -378,20 +442,21 @@ std::vector<Tile> tile_pe_instruction(const isa::Instruction& inst,
           more_k = next_pos(v.k, blk.k, kpos);
           const bool last_k = !more_k;
           Tile t;
-          t.shape = {extent(mr), extent(nr), extent(kr)};
-          t.footprint = footprint(t.shape.m, t.shape.n, t.shape.k, needs);
+          t.transposed = blk.transposed;
+          t.shape = pass_space(extent(mr), extent(nr), extent(kr), blk.transposed);
+          t.footprint = footprint(extent(mr), extent(nr), extent(kr), needs, blk.transposed);
           t.pe_cycles = model.tile_cycles(t.shape);
           t.streamed_epilogue = true;
           if (last_k) {
             t.ppu_cycles = epilogue_cycles(target, t.shape.m * t.shape.n, out_bytes);
             t.epilogue_tail = epilogue_tail(target, model, t.shape, out_bytes);
           }
-          add_accesses(t, g, mr, nr, kr, first_m, !more_m, last_k);
+          add_accesses(t, g, mr, nr, kr, first_i, last_m, last_k);
           tiles.push_back(std::move(t));
         }
-        first_m = false;
+        first_i = false;
       }
-    } while (next_pos(v.n, blk.n, npos));
+    }
   }
   return tiles;
 }

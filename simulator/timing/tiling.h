@@ -3,31 +3,54 @@
 // buffers, and the DRAM traffic and unit cycles of each tile.
 //
 // Double buffering: while one tile computes, the next one loads, so every tile's operands
-// must fit in HALF of each buffer it uses. A tile that does not fit is split further (never
-// truncated); when even the smallest tile does not fit, tiling throws a UserError naming the
-// instruction and the buffer.
+// must fit in HALF of each buffer it loads through (input, weight, output). The accumulator is
+// the exception: only the array writes it, the epilogue takes each output row as the array
+// drains it (pe_array_model.h), and a tile computes until its streamed epilogue has finished
+// (Tile::compute_cycles), so the next tile starts on an empty accumulator and may use all of
+// it. A tile that does not fit is split further (never truncated); when even the smallest
+// tile does not fit, tiling throws a UserError naming the instruction and the buffer.
 //
 // PE instructions (gemm_view.h gives the implicit GEMM M x N x K per group). A tile is an
-// M_b x N_b x K_b block whose extents are boxes on each GEMM axis. Half-buffer footprints
-// (f32, E = 4 bytes):
+// M_b x N_b x K_b block whose extents are boxes on each GEMM axis. Footprints (E bytes per
+// multiplicand, f32 partial sums):
 //   input        M_b * K_b * E   the streamed operand as the array consumes it (the
 //                                sequencer expands convolution windows while filling it)
 //   weight       K_b * N_b * E
-//   accumulator  M_b * N_b * E   partial sums across K blocks
-//   output       M_b * N_b * E * (1 + residual + gate) + N_b * E * (bias + 2 * stats)
+//   accumulator  M_b * N_b * 4   partial sums across K blocks (the whole buffer, above)
+//   output       M_b * N_b * (out + residual + gate) + N_b * (bias + 2 * stats)
 // Loop order: group, N block, M block, K block (innermost), so a tile's partial sums stay in
 // the accumulator across its K blocks. Loads per tile: the streamed block always; the
 // stationary block unless it is still resident (a single K block, so the N block's weights
 // stay in their half of the weight buffer across M blocks); bias, residual and gate with the
 // last K block. Stores: the output block with the last K block; statistics when the last M
-// block of an N block finishes. Among power-of-two block sizes (multiples of the array edge,
-// and the full extents) the sequencer picks the one with the least estimated time
-// max(PE cycles, DRAM cycles), then the fewest bytes. DRAM cycles: the first tile's block of
-// each operand class (streamed, stationary, epilogue) is served alone by the target's DRAM
-// model, from idle and without its first burst's latency, and each class costs that time per
-// block it moves; so runs of a few bursts in far-apart DRAM rows cost what the DRAM makes of
-// them, not their bytes at the peak. Only candidates whose bound max(PE cycles, bytes / peak)
-// could still win are served (pe_tiling.cpp).
+// block of an N block finishes.
+// Orientation. The array reduces K down its rows and streams one operand's rows through them;
+// the streamed rows are the pass's long dimension (up to the accumulator rows per column),
+// the held operand's columns its short one (up to the array's columns), and every pass pays
+// the weight load and the fill of the whole array once. When M is the short side (M < N: a GEMM
+// of a few rows, a fully-connected layer at batch 4) the sequencer may instead compute the
+// transpose, out^T[N, M] = stationary^T[N, K] x streamed^T[K, M]: the array holds the streamed
+// operand's K_b x M_b block (from the weight buffer) and streams the stationary operand's N_b
+// columns as rows (from the input buffer); the tile's passes are then N_b x M_b x K_b
+// (Tile::shape, Tile::transposed), the input and weight footprints trade places, and the loop
+// order is group, M block, N block, K block, so the held block stays resident across N blocks
+// when there is a single K block. Each output is still the same sum in the same K order, so
+// the numerics do not change. An instruction whose epilogue has per-column operands (bias,
+// statistics) keeps the normal orientation: the PPU applies those per lane, and a transposed
+// pass would deliver them per row.
+// Block sizes: along N and M the powers of two from the array edge up and the full extents
+// (and the largest block the buffers allow on the streamed side); along K also the sizes
+// that are both whole filter windows and whole multiples of the pass depth (R rows, times
+// the MACs per PE), so a K block of a 3x3 convolution is 288 (32 channels x 9 taps) rather
+// than 27 or 63 taps that leave array rows idle. The sequencer picks the blocking (and
+// orientation) with the least estimated time max(PE cycles, DRAM cycles), then the fewest
+// bytes. PE cycles are the passes' own costs (pe_array_model.h), so fill and weight loads are
+// amortised over as many streamed rows as the buffers allow. DRAM cycles: the first tile's
+// block of each operand class (streamed, stationary, epilogue) is served alone by the
+// target's DRAM model, from idle and without its first burst's latency, and each class costs
+// that time per block it moves; so runs of a few bursts in far-apart DRAM rows cost what the
+// DRAM makes of them, not their bytes at the peak. Only candidates whose bound max(PE cycles,
+// bytes / peak) could still win are served (pe_tiling.cpp).
 // A tile's pe_cycles is PeArrayModel::tile_cycles of its shape; on its last K block its
 // ppu_cycles is the epilogue's work (epilogue_cycles) and its epilogue_tail the cycles the
 // epilogue, streaming the array's output rows as they drain, runs past the array
@@ -76,7 +99,11 @@ struct Tile {
   uint64_t compute_cycles() const {
     return pe_cycles + (streamed_epilogue ? epilogue_tail : ppu_cycles);
   }
-  PassShape shape;  // M_b x N_b x K_b of a PE tile; zero otherwise
+  // A PE tile: its passes' space, M_b x N_b x K_b of the GEMM, or N_b x M_b x K_b when
+  // `transposed` (the array holds the streamed operand's block and streams the stationary
+  // operand's columns, computing the block's transpose); zero otherwise.
+  PassShape shape;
+  bool transposed = false;
   // Fused attention (attention_tiling.h): every product the tile runs on the array, pe_cycles
   // their sum; ppu_cycles is then the PPU's softmax work, not an epilogue. Empty otherwise.
   std::vector<PassShape> products;

@@ -75,10 +75,11 @@ void Unit::execute(uint32_t index) {
   for (const timing::Tile& t : plan.tiles)
     r.pe_cycles += t.pe_cycles;
   if (!plan.tiles.empty() && plan.tiles.front().products.empty()) {
-    const timing::PassShape& shape = plan.tiles.front().shape;
-    r.block_m = shape.m;
-    r.block_n = shape.n;
-    r.block_k = shape.k;
+    const timing::Tile& first = plan.tiles.front();
+    r.transposed = first.transposed;
+    r.block_m = first.transposed ? first.shape.n : first.shape.m;
+    r.block_n = first.transposed ? first.shape.m : first.shape.n;
+    r.block_k = first.shape.k;
   }
   r.start_cycle = ctx.clock.cycle_at_or_after(now_ps());
   wait_until(r.start_cycle);

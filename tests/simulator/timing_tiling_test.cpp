@@ -1,5 +1,5 @@
-// The sequencer's tiling: box decomposition, half-buffer fits, coverage, and the error when
-// not even the smallest tile fits.
+// The sequencer's tiling: box decomposition, buffer fits, coverage, the orientation and block
+// choice, and the error when not even the smallest tile fits.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,6 +21,12 @@ using isa::Opcode;
 using isa::Slot;
 using test::config;
 using test::f32;
+
+// What a PE tile may use of buffer b: half of the input, weight and output buffers (the other
+// half double-buffers), the whole accumulator (tiling.h).
+uint64_t room(const target::TargetDesc& t, unsigned b) {
+  return buffer_desc(t, static_cast<Buffer>(b)).size_bytes / (b == 2 ? 1 : 2);
+}
 
 // Flat indices a list of boxes covers, in order.
 std::vector<uint64_t> flat_indices(const isa::TensorDesc& d, const std::vector<Box>& boxes) {
@@ -98,7 +104,7 @@ TEST(TimingTiling, BoxAccessesOfAPermutedDescriptorFollowMemoryOrder) {
     EXPECT_EQ(out[i], (DramAccess{0x10000 + ((2 * q + i) * k + 512) * 4, 256 * 4, false})) << i;
 }
 
-TEST(TimingTiling, BigConvOnTheSmallConfigFitsHalfBuffersAndCoversItsOperands) {
+TEST(TimingTiling, BigConvOnTheSmallConfigFitsItsBuffersAndCoversItsOperands) {
   const auto t = config("small");
   isa::Instruction conv(Opcode::Conv2d);
   conv.set_raw(isa::Field::PadTop, 1);
@@ -117,7 +123,7 @@ TEST(TimingTiling, BigConvOnTheSmallConfigFitsHalfBuffersAndCoversItsOperands) {
   std::set<uint64_t> y_addresses;
   for (const Tile& tile : plan.tiles) {
     for (unsigned b = 0; b < 4; ++b)
-      EXPECT_LE(tile.footprint[b], buffer_desc(t, static_cast<Buffer>(b)).size_bytes / 2);
+      EXPECT_LE(tile.footprint[b], room(t, b));
     for (const DramAccess& a : tile.stores) {
       if (a.address >= 0x5000000) {
         stats_bytes += a.bytes;
@@ -312,7 +318,7 @@ TEST(TimingTiling, BmmIsOneGemmPerBatchIndexOverStridedHeads) {
   uint64_t y_bytes = 0, q_bytes = 0;
   for (const Tile& tile : plan.tiles) {
     for (unsigned b = 0; b < 4; ++b)
-      EXPECT_LE(tile.footprint[b], buffer_desc(base, static_cast<Buffer>(b)).size_bytes / 2);
+      EXPECT_LE(tile.footprint[b], room(base, b));
     for (const DramAccess& a : tile.stores) {
       y_bytes += a.bytes;
       EXPECT_TRUE(y_addresses.insert(a.address).second) << "y range stored twice";
@@ -439,7 +445,7 @@ TEST(TimingTiling, DepthwiseGroupsShareTheArray) {
     EXPECT_EQ(tile.shape.n, 3u);
     EXPECT_EQ(tile.shape.k, 27u);
     for (unsigned b = 0; b < 4; ++b)
-      EXPECT_LE(tile.footprint[b], buffer_desc(base, static_cast<Buffer>(b)).size_bytes / 2);
+      EXPECT_LE(tile.footprint[b], room(base, b));
     for (const DramAccess& a : tile.stores)
       y_bytes += a.bytes;
     for (const DramAccess& a : tile.loads)
@@ -458,6 +464,80 @@ TEST(TimingTiling, DepthwiseGroupsShareTheArray) {
   one.pe_array.rows = 16;  // 16 / 9: one group per pass
   const uint64_t single = plan_instruction(conv, one).pe_cycles();
   EXPECT_LT(3 * plan.pe_cycles(), single + single / 4) << plan.pe_cycles() << " vs " << single;
+}
+
+// A fully-connected layer at batch 4 (M = 4 rows, N = 1000, K = 512): in the normal
+// orientation every pass streams 4 rows past a whole weight load and fill; transposed, the
+// array holds a 32 x 4 block of the input and streams the 1000 weight columns as rows. With a
+// bias the epilogue has a per-column operand and the normal orientation stays.
+TEST(TimingTiling, AShortGemmStreamsItsLongSideTransposed) {
+  const auto base = config("base");
+  const auto model = make_pe_array_model(base);
+  const InstructionPlan plan = plan_instruction(test::gemm(4, 1000, 512), base);
+  ASSERT_FALSE(plan.tiles.empty());
+  uint64_t y_bytes = 0, macs = 0;
+  for (const Tile& tile : plan.tiles) {
+    EXPECT_TRUE(tile.transposed);
+    EXPECT_EQ(tile.shape.n, 4u) << "M is the held side";
+    EXPECT_EQ(tile.shape.m, 1000u) << "N streams";
+    macs += tile.shape.m * tile.shape.n * tile.shape.k;
+    // The streamed (b) block in the input buffer, the held (a) block in the weight buffer.
+    EXPECT_EQ(tile.footprint[0], tile.shape.m * tile.shape.k * 4);
+    EXPECT_EQ(tile.footprint[1], tile.shape.n * tile.shape.k * 4);
+    for (unsigned b = 0; b < 4; ++b)
+      EXPECT_LE(tile.footprint[b], room(base, b));
+    for (const DramAccess& a : tile.stores)
+      y_bytes += a.bytes;
+  }
+  EXPECT_EQ(macs, 4u * 1000 * 512);
+  EXPECT_EQ(y_bytes, 4u * 1000 * 4);  // every output once
+  // Each K block of 32 is one pass of 1000 rows.
+  EXPECT_EQ(plan.pe_cycles(), 16 * model->pass_cycles({1000, 4, 32}));
+
+  isa::Instruction with_bias = test::gemm(4, 1000, 512);
+  with_bias.set_operand(Slot::Bias, f32(0xC000000, {1000}));
+  const InstructionPlan normal = plan_instruction(with_bias, base);
+  for (const Tile& tile : normal.tiles) {
+    EXPECT_FALSE(tile.transposed);
+    EXPECT_EQ(tile.shape.m, 4u);
+  }
+  // 4-row passes over 32 column blocks (the last of 8 columns) and 16 K blocks.
+  EXPECT_EQ(normal.pe_cycles(),
+            16 * (31 * model->pass_cycles({4, 32, 32}) + model->pass_cycles({4, 8, 32})));
+  EXPECT_LT(2 * plan.pe_cycles(), normal.pe_cycles());
+  // A tall GEMM keeps the normal orientation: M already streams the long side.
+  for (const Tile& tile : plan_instruction(test::gemm(4096, 64, 64), base).tiles)
+    EXPECT_FALSE(tile.transposed);
+}
+
+// A 3x3 backward-data convolution over 64 channels at 4x4 (M = 64 pixels, N = 64, K = 576
+// taps). K blocks must be whole filter windows (multiples of 9) to be boxes; the sizes cut
+// from powers of two give 63 taps (7 channels), ten blocks of which take 19 passes of the 32
+// rows. A block that is both whole windows and whole passes (288 = 32 channels x 9) takes the
+// 18 passes the reduction needs, and its 64 x 288 input block fits the buffer, so it wins.
+TEST(TimingTiling, KBlocksOfWholeWindowsFillTheArrayRows) {
+  const auto base = config("base");
+  const auto model = make_pe_array_model(base);
+  isa::Instruction conv(Opcode::Conv2dBwdData);
+  for (isa::Field f :
+       {isa::Field::PadTop, isa::Field::PadLeft, isa::Field::PadBottom, isa::Field::PadRight})
+    conv.set_raw(f, 1);
+  conv.set_operand(Slot::Dy, f32(0, {4, 64, 4, 4}));
+  conv.set_operand(Slot::W, f32(0x1000000, {64, 64, 3, 3}));
+  conv.set_operand(Slot::Dx, f32(0x2000000, {4, 64, 4, 4}));
+  const InstructionPlan plan = plan_instruction(conv, base);
+  ASSERT_FALSE(plan.tiles.empty());
+  uint64_t macs = 0;
+  for (const Tile& tile : plan.tiles) {
+    EXPECT_EQ(tile.shape.k, 288u) << tile.shape.m << "x" << tile.shape.n << "x" << tile.shape.k;
+    macs += tile.shape.m * tile.shape.n * tile.shape.k;
+  }
+  EXPECT_EQ(macs, 64u * 64 * 576);
+  const uint64_t per_column_block = 2 * model->tile_cycles({64, 32, 288});
+  EXPECT_EQ(plan.pe_cycles(), 2 * per_column_block);
+  // The 63-tap blocking the power-of-two sizes give: one more pass per column block.
+  EXPECT_LT(plan.pe_cycles(),
+            2 * (9 * model->tile_cycles({64, 32, 63}) + model->tile_cycles({64, 32, 9})));
 }
 
 }  // namespace

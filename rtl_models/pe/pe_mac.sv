@@ -8,6 +8,7 @@
 // significands), so in those modes only fp32_mul's range handling and the add round.
 // Purely combinational: latency 0 (the PE array registers acc_out).
 // prod is exported so regressions can check the multiplier on its own.
+// The logic is pe_arith_pkg::pe_mac_fn (pe_arith_pkg.sv), which the PE array calls directly.
 module pe_mac (
     input  logic [ 1:0] mode,
     input  logic [31:0] a,
@@ -16,25 +17,7 @@ module pe_mac (
     output logic [31:0] prod,
     output logic [31:0] acc_out
 );
-  logic [31:0] wa, wb;
-  fp16_widen u_wa (
-      .mode(mode),
-      .x(a),
-      .y(wa)
-  );
-  fp16_widen u_wb (
-      .mode(mode),
-      .x(b),
-      .y(wb)
-  );
-  fp32_mul u_mul (
-      .a(wa),
-      .b(wb),
-      .y(prod)
-  );
-  fp32_add u_add (
-      .a(acc_in),
-      .b(prod),
-      .y(acc_out)
-  );
+  import pe_arith_pkg::*;
+  assign prod    = fp32_mul_fn(fp16_widen_fn(mode, a), fp16_widen_fn(mode, b));
+  assign acc_out = fp32_add_fn(acc_in, prod);
 endmodule

@@ -2,11 +2,11 @@
 # builds and harnesses. Included from rtl_models/CMakeLists.txt (CMAKE_CURRENT_SOURCE_DIR is
 # rtl_models/); needs S2_RTL_PE_SOURCES (the PE arithmetic) defined there first.
 
-set(S2_RTL_PE_ARRAY_SOURCES
+set(S2_RTL_PE_ARRAY_SOURCES  # the PE's first: its package (pe_arith_pkg.sv) before its users
+  ${S2_RTL_PE_SOURCES}
   ${CMAKE_CURRENT_SOURCE_DIR}/pe_array/pe_array.sv
   ${CMAKE_CURRENT_SOURCE_DIR}/pe_array/pe_array_pe.sv
   ${CMAKE_CURRENT_SOURCE_DIR}/pe_array/pe_array_acc.sv
-  ${S2_RTL_PE_SOURCES}
 )
 
 # The builds: <rows>x<cols>x<MACs per PE per cycle in the 16-bit modes>. 32x32x4 is the base

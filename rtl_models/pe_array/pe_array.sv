@@ -179,8 +179,12 @@ module pe_array #(
   end
 
   // Column 0 inputs of each row: row 0 straight from the buffer, row r through r registers.
-  logic [XW-1:0] x_edge[ROWS];
-  logic x_edge_valid[ROWS];
+  // split_var (here and on the grid below): Verilator orders logic by whole variables, so one
+  // element driven by a top-level input (x_edge[0] = x_rd_data) would put every PE reading any
+  // element into the input-combinational region, which every eval() runs: the whole array's
+  // multipliers twice more per cycle. Split, only PE (0, 0) reads the input directly.
+  logic [XW-1:0] x_edge[ROWS]  /*verilator split_var*/;
+  logic x_edge_valid[ROWS]  /*verilator split_var*/;
   assign x_edge[0]       = x_rd_data[XW-1:0];
   assign x_edge_valid[0] = x_take;
   for (genvar r = 1; r < ROWS; r++) begin : g_skew
@@ -205,12 +209,12 @@ module pe_array #(
   // The grid. x_h/xv_h run right (column COLS is the unused right edge), w_v and
   // psum_v/pv_v run down (row ROWS of psum feeds the accumulators; of w it is unused).
   /* verilator lint_off UNUSEDSIGNAL */
-  logic [XW-1:0] x_h[ROWS][COLS+1];
-  logic xv_h[ROWS][COLS+1];
-  logic [32*MACS-1:0] w_v[ROWS+1][COLS];  // slot q in bits [32q+31:32q]
+  logic [XW-1:0] x_h[ROWS][COLS+1]  /*verilator split_var*/;
+  logic xv_h[ROWS][COLS+1]  /*verilator split_var*/;
+  logic [32*MACS-1:0] w_v[ROWS+1][COLS]  /*verilator split_var*/;  // slot q: bits [32q+31:32q]
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [32*MACS-1:0] psum_v[ROWS+1][COLS];
-  logic pv_v[ROWS+1][COLS];
+  logic [32*MACS-1:0] psum_v[ROWS+1][COLS]  /*verilator split_var*/;
+  logic pv_v[ROWS+1][COLS]  /*verilator split_var*/;
 
   for (genvar r = 0; r < ROWS; r++) begin : g_row
     assign x_h[r][0]  = x_edge[r];

@@ -7,10 +7,12 @@
 //  * takes w_in[j] into slot j's weight register when w_shift[j] is high (each slot's weights
 //    shift down the column on their own chain during the load phase; w_out feeds the PE below);
 //  * registers x_in (from its left neighbour) into x_out, passing the input word to the right;
-//  * registers psum_out[j] = en[j] ? pe_mac(x_j * w[j], psum_in[j]) : psum_in[j], passing the
-//    partial sums down. A disabled slot (its reduction step beyond K_t, or the column beyond
-//    N_t) is a bypass: it forwards psum_in[j] untouched, so a stale weight (even Inf) in it
-//    cannot change any result.
+//  * registers psum_out[j] = en[j] && x_valid_in ? pe_mac(x_j * w[j], psum_in[j]) : psum_in[j],
+//    passing the partial sums down. A disabled slot (its reduction step beyond K_t, or the
+//    column beyond N_t) is a bypass: it forwards psum_in[j] untouched, so a stale weight (even
+//    Inf) in it cannot change any result. So is every slot on an edge without an input (the
+//    partial sum coming down is then not valid either: both valids leave row 0 together and
+//    move one PE per edge), the operand isolation that keeps idle multipliers still.
 // x_j is x_in[31:0] for slot 0 (an f32 value, or a 16-bit one in bits 15:0) and
 // x_in[16j+15:16j] for slot j > 0. mode is pe_mac's (0 f32, 1 bf16, 2 f16), constant during a
 // pass. The valid bits travel with the data (only the partial sum's valid reaches the
@@ -46,34 +48,24 @@ module pe_array_pe #(
 
   logic [32*MACS-1:0] w_q;
 
+  import pe_arith_pkg::*;
+
   for (genvar j = 0; j < MACS; j++) begin : g_slot
-    // Waveforms show the PE's registers, not the arithmetic inside pe_mac (tracing every gate
-    // of the multipliers makes the SystemC build's trace code gigabytes to compile).
-    /*verilator tracing_off*/
     logic [31:0] x_j;
-    logic [31:0] mac;
-    /* verilator lint_off UNUSEDSIGNAL */
-    logic [31:0] prod_unused;  // the multiplier alone is checked by the pe_mac regression
-    /* verilator lint_on UNUSEDSIGNAL */
     if (j == 0) begin : g_x0
       assign x_j = x_in[31:0];
     end else begin : g_xj
       assign x_j = {16'd0, x_in[16*j+:16]};
     end
 
-    pe_mac u_mac (
-        .mode(mode),
-        .a(x_j),
-        .b(w_q[32*j+:32]),
-        .acc_in(psum_in[32*j+:32]),
-        .prod(prod_unused),
-        .acc_out(mac)
-    );
-    /*verilator tracing_on*/
-
+    // The multiply-add is a function call in the clocked block (pe_arith_pkg::pe_slot_fn):
+    // the hardware's combinational MAC in front of psum_out, which Verilator then computes
+    // only on the edges where the slot is enabled instead of for all MACS slots of all PEs on
+    // every edge (a pe_mac instance is combinational logic, evaluated whatever en is).
     always_ff @(posedge clk) begin
       if (w_shift[j]) w_q[32*j+:32] <= w_in[32*j+:32];
-      psum_out[32*j+:32] <= en[j] ? mac : psum_in[32*j+:32];
+      psum_out[32*j+:32] <=
+          pe_slot_fn(en[j] & x_valid_in, mode, x_j, w_q[32*j+:32], psum_in[32*j+:32]);
     end
   end
   assign w_out = w_q;

@@ -5,6 +5,7 @@
 set(S2_RTL_PPU_DIR ${CMAKE_CURRENT_LIST_DIR})
 set(S2_RTL_PPU_SOURCES
   ${S2_RTL_PPU_DIR}/ppu_pkg.sv
+  ${CMAKE_CURRENT_SOURCE_DIR}/pe/pe_arith_pkg.sv
   ${CMAKE_CURRENT_SOURCE_DIR}/pe/fp32_mul.sv
   ${CMAKE_CURRENT_SOURCE_DIR}/pe/fp32_add.sv
   ${CMAKE_CURRENT_SOURCE_DIR}/pe/fp16_widen.sv

@@ -8,7 +8,7 @@
 //    fp16's subnormals (units of 2^-24; below half the smallest, to zero; exactly half ties
 //    to even); every NaN becomes 0x7E00.
 // A 16-bit result is y[15:0], with y[31:16] zero. Mode 3 is not a mode; it reads as f32.
-// Purely combinational, continuous assignments only (as fp16_widen.sv, for Verilator).
+// Purely combinational, continuous assignments only.
 module fp16_round (
     input  logic [ 1:0] mode,
     input  logic [31:0] x,

@@ -94,17 +94,27 @@ struct Blocking {
   std::array<uint64_t, 3> moves{};
 };
 
+// What a PE tile may use of buffer b: half of the input, weight and output buffers (double
+// buffering: the next tile loads while this one computes), the whole accumulator (tiling.h).
+uint64_t tile_room(const target::TargetDesc& target, unsigned b) {
+  return buffer_desc(target, static_cast<Buffer>(b)).size_bytes /
+         (static_cast<Buffer>(b) == Buffer::Accumulator ? 1 : 2);
+}
+
 [[noreturn]] void does_not_fit(const isa::Instruction& inst, const target::TargetDesc& target,
                                const Needs& needs) {
   const auto need = footprint(1, 1, 1, needs);
   for (unsigned b = 0; b < 4; ++b) {
-    const uint64_t half = buffer_desc(target, static_cast<Buffer>(b)).size_bytes / 2;
-    if (need[b] > half)
-      throw UserError(
-          std::string(inst.info().mnemonic) + ": even the smallest tile (1 x 1 x 1) needs " +
-          std::to_string(need[b]) + " bytes of the " + kBufferNames[b] +
-          " buffer, but half of it (the other half double-buffers) is " + std::to_string(half) +
-          " bytes in target '" + target.name + "'; enlarge sram." + kBufferNames[b]);
+    const uint64_t room = tile_room(target, b);
+    if (need[b] > room)
+      throw UserError(std::string(inst.info().mnemonic) +
+                      ": even the smallest tile (1 x 1 x 1) needs " + std::to_string(need[b]) +
+                      " bytes of the " + kBufferNames[b] + " buffer, but " +
+                      (static_cast<Buffer>(b) == Buffer::Accumulator
+                           ? "all of it"
+                           : "half of it (the other half double-buffers)") +
+                      " is " + std::to_string(room) + " bytes in target '" + target.name +
+                      "'; enlarge sram." + kBufferNames[b]);
   }
   throw InternalError("timing: no tiling found for " + std::string(inst.info().mnemonic) +
                       " although a 1 x 1 x 1 tile fits");
@@ -216,11 +226,9 @@ Blocking choose(const GemmView& v, const isa::Instruction& inst, const target::T
                 const PeArrayModel& model) {
   const Needs needs = needs_of(v, inst, model);
   const uint64_t e = needs.operand;
-  // The halves of the input, weight and output buffers (double-buffered loads), and the whole
-  // accumulator (tiling.h).
   std::array<uint64_t, 4> room{};
   for (unsigned b = 0; b < 4; ++b)
-    room[b] = buffer_desc(target, static_cast<Buffer>(b)).size_bytes / (b == 2 ? 1 : 2);
+    room[b] = tile_room(target, b);
   const BlockCosts costs(v, inst, target);
   const uint64_t msize = GemmView::size(v.m), nsize = GemmView::size(v.n);
   const uint64_t per_pixel_bytes = needs.per_pixel;

@@ -180,6 +180,7 @@ std::vector<OutputSpec> infer_conv2d_bwd_data(const InferContext& ctx) {
     ctx.fail(ctx.describe(0) + " has " + std::to_string(dy[1]) + " channels, but " +
              ctx.describe(1) + " has " + std::to_string(w[0]) + " output channels");
   expect_groups_divide(ctx, 1, 0, "output channels");
+  epilogue::gate_act_of(ctx);
   const int64_t c = w[1] * ctx.attrs().i("groups");
   const ConvGeometry g = geometry(ctx.attrs(), dy[0], c, hw[0], hw[1], w[0], w[2], w[3]);
   const std::string plane = "the input_hw " + ints_text(hw) + " input";
@@ -202,7 +203,8 @@ void kernel_conv2d_bwd_data(KernelContext& ctx) {
                                  ctx.out[0].f32, ctx.pe);
   epilogue::apply(ctx.out[0].f32, static_cast<size_t>(ctx.out[0].numel()),
                   epilogue::optional_f32(ctx.in[2]), isa::Activation::None,
-                  epilogue::optional_f32(ctx.in[3]));
+                  epilogue::optional_f32(ctx.in[3]), epilogue::gate_act_of(ctx.op),
+                  ctx.out[0].dtype);
 }
 
 // --- conv2d_bwd_weight ----------------------------------------------------------------------
@@ -259,6 +261,12 @@ std::vector<AttrSpec> conv_attrs_plus(const std::string& name) {
   return attrs;
 }
 
+std::vector<AttrSpec> conv_bwd_data_attrs() {
+  std::vector<AttrSpec> attrs = conv_attrs_plus("input_hw");
+  attrs.push_back(epilogue::gate_act_attr());
+  return attrs;
+}
+
 // ---- lowering: attributes <-> instruction fields -----------------------------------------
 
 void encode_conv(const ir::Op& op, Instruction& inst) {
@@ -268,6 +276,8 @@ void encode_conv(const ir::Op& op, Instruction& inst) {
   w.ints("dilation", {Field::DilationH, Field::DilationW});
   w.uint(Field::Groups, "groups", op.attrs.i("groups"));
   w.act();
+  if (inst.has_field(Field::GateAct) && op.attrs.has("gate_act"))
+    w.enumerated(Field::GateAct, "gate_act");
 }
 
 void decode_conv(const Instruction& inst, ir::Attrs& a) {
@@ -311,15 +321,15 @@ void register_conv_ops(OpRegistry& r) {
           FusionClass::Pe,
           {{"dy"}, {"w"}, {"residual", true}, {"gate", true}},
           {"dx"},
-          conv_attrs_plus("input_hw"),
+          conv_bwd_data_attrs(),
           infer_conv2d_bwd_data,
           nullptr,
           kernel_conv2d_bwd_data,
           "Gradient of conv2d with respect to its input (a transposed convolution): dy [N,K,P,Q], "
           "w [K,C/groups,R,S] -> dx [N,C,H,W]. Attributes of the forward conv2d, plus input_hw "
           "[H,W] (with stride > 1 several input sizes give the same output size). Epilogue: "
-          "dx = conv_t + residual, then kept where gate > 0 (residual and gate optional, of "
-          "dx's shape)."},
+          "dx = conv_t + residual, then kept where gate > 0, or with gate_act another "
+          "activation's backward, dx * act'(gate) (residual and gate optional, of dx's shape)."},
          {OpType::Conv2dBwdData,
           Opcode::Conv2dBwdData,
           {dy, w, residual, gate},
@@ -329,6 +339,7 @@ void register_conv_ops(OpRegistry& r) {
           [](const Instruction& inst, ir::Attrs& a) {
             decode_conv(inst, a);
             a.set("input_hw", plane_of(inst, Slot::Dx));
+            a.set("gate_act", field_enum_name(inst, Field::GateAct));
           },
           always});
   add_op(r,

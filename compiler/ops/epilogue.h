@@ -1,10 +1,10 @@
 #pragma once
 // The PPU epilogue of the ops that stream their result through it on the way to DRAM, in the
 // ISA's order (isa/encoding/isa.def): y = act(pe + bias + residual), then gate (y kept where
-// gate > 0, zeroed elsewhere). Each step is rounded to fp32 on its own and uses the lane
-// operations of the separate ops (isa/numerics/lane_ops.h: add, relu, relu_bwd, as
-// ops/eltwise.cpp does), so a fused op gives bit for bit what the unfused sequence gives — the
-// contract passes/fusion.h relies on.
+// gate > 0, zeroed elsewhere; or, with `gate_act`, another activation's backward). Each step is
+// rounded to fp32 on its own and uses the lane operations of the separate ops
+// (isa/numerics/lane_ops.h: add, relu, relu_bwd, as ops/eltwise.cpp does), so a fused op gives bit
+// for bit what the unfused sequence gives — the contract passes/fusion.h relies on.
 //
 // Shared by the op families that carry an epilogue: ops/conv.cpp, ops/gemm.cpp and
 // ops/batch_norm.cpp. The bias stays in each kernel, since where it joins the accumulation
@@ -68,6 +68,32 @@ inline Activation act_of(const Op& op) {
   return act;
 }
 
+// The attribute `gate_act` of the ops with a gate: the activation whose backward the gate
+// stage computes, the gate operand holding its forward output (relu, relu6, sigmoid) or input
+// (isa/numerics/activation.h). "relu" by default: the mask where gate > 0.
+inline AttrSpec gate_act_attr() {
+  return {"gate_act", AttrKind::String, AttrValue(std::string("relu"))};
+}
+
+// Shape inference: the op's `gate_act`, failing with the op's name unless it names an
+// activation other than none.
+inline Activation gate_act_of(const InferContext& ctx) {
+  Activation act = Activation::None;
+  const std::string& name = ctx.attrs().s("gate_act");
+  if (!find_act(name, &act) || act == Activation::None)
+    ctx.fail("attribute 'gate_act' must name an activation other than \"none\" (" +
+             act_names_text() + "), not \"" + name + "\"");
+  return act;
+}
+
+// Kernels: the `gate_act` shape inference has accepted.
+inline Activation gate_act_of(const Op& op) {
+  Activation act = Activation::None;
+  S2_CHECK(find_act(op.attrs.s("gate_act"), &act) && act != Activation::None,
+           "op '" + op.name + "': bad gate_act \"" + op.attrs.s("gate_act") + "\"");
+  return act;
+}
+
 // Shape inference: an epilogue operand (input i, when present) is a float tensor of the
 // output's shape (read as f32, like every epilogue operand).
 inline void expect_operand(const InferContext& ctx, size_t i, const Shape& output) {
@@ -76,10 +102,11 @@ inline void expect_operand(const InferContext& ctx, size_t i, const Shape& outpu
   ctx.expect_shape(i, output);
 }
 
-// y = act(y + residual), then gate, over n elements; residual and gate may be null
-// (isa/numerics/epilogue.h, shared with the simulator).
-inline void apply(float* y, size_t n, const float* residual, Activation act, const float* gate) {
-  numerics::apply_epilogue(y, n, residual, act, gate);
+// y = act(y + residual), then the gate (gate_act's backward), over n elements; residual and
+// gate may be null (isa/numerics/epilogue.h, shared with the simulator).
+inline void apply(float* y, size_t n, const float* residual, Activation act, const float* gate,
+                  Activation gate_act = Activation::Relu, isa::DType y_type = isa::DType::F32) {
+  numerics::apply_epilogue(y, n, residual, act, gate, gate_act, y_type);
 }
 
 inline const float* optional_f32(const KernelInput& in) {

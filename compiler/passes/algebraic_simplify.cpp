@@ -107,6 +107,9 @@ class Simplifier : public GraphRewriter {
         return relu(op, ctx);
       case OpType::Softmax:
         return softmax(op, ctx);
+      case OpType::ReluBwd:
+      case OpType::ActivationBwd:
+        return backward_of_rows(op, ctx);
       default:
         return std::nullopt;
     }
@@ -226,6 +229,42 @@ class Simplifier : public GraphRewriter {
     if (same_view(x)) return use(x, "reshape(reshape(x))");
     ++applied_["reshape(reshape(x))"];
     return emit(op, ctx, op.attrs, {x});
+  }
+
+  // An activation's backward is element-wise, so it may run on the rows its dy was computed
+  // as: a transformer's Linear is a gemm over the rows of [N, T, D], and its data gradient
+  // reaches the activation's backward through a reshape back to [N, T, D]. Run on the gemm's
+  // own [N*T, D] result, the backward becomes the gemm's gate stage (pass fuse); the result
+  // is reshaped to the old output, which keeps its name. The saved operand is read through
+  // the same rows (the producer's own dense tensor when it is itself a reshape of one).
+  Replacement backward_of_rows(const Op& op, Context& ctx) {
+    const TensorId dy = ctx.map(op.inputs[0]);
+    const TensorId saved = ctx.map(op.inputs[1]);
+    const Op* view = producer(ctx, dy, OpType::Reshape);
+    if (view == nullptr) return std::nullopt;
+    Graph& g = ctx.graph();
+    const TensorId rows = view->inputs[0];
+    const Tensor& r = g.tensor(rows);
+    if (!g.tensor(dy).contiguous() || !r.contiguous() || !g.tensor(saved).contiguous() ||
+        r.shape == g.tensor(dy).shape || !stable(rows, ctx) || !stable(saved, ctx))
+      return std::nullopt;
+    const Shape rows_shape = r.shape;
+    TensorId saved_rows = saved;
+    if (const Op* inner = producer(ctx, saved, OpType::Reshape);
+        inner != nullptr && g.tensor(inner->inputs[0]).shape == rows_shape &&
+        g.tensor(inner->inputs[0]).contiguous() && stable(inner->inputs[0], ctx)) {
+      saved_rows = inner->inputs[0];
+    } else {
+      saved_rows = ctx.emit(OpType::Reshape, g.unique_name(g.tensor(saved).name + ".rows"),
+                            op.category, {saved}, Attrs{{"shape", rows_shape}})[0];
+    }
+    const Tensor& out = ctx.old_graph().tensor(op.outputs[0]);
+    const std::string name = out.name;
+    const Shape out_shape = out.shape;
+    const TensorId result = ctx.emit(op.type, g.unique_name(name + ".rows"), op.category,
+                                     {rows, saved_rows}, op.attrs)[0];
+    ++applied_["activation_bwd(reshape(dy)) on the rows"];
+    return ctx.emit(OpType::Reshape, name, op.category, {result}, Attrs{{"shape", out_shape}});
   }
 
   Replacement transpose(const Op& op, Context& ctx) {

@@ -16,6 +16,8 @@
 //                                       all-zero mask is dropped, a constant causal one, 0 on
 //                                       and below the diagonal and -inf above, is causal=1)
 //   scale(softmax_bwd(dy, y), a)     -> softmax_bwd(dy, y) scale=a
+//   activation_bwd(reshape(dy), v)   -> reshape(activation_bwd(dy, v as dy's shape)), and
+//   relu_bwd likewise                   (a Linear's rows: the backward joins the gemm, pass fuse)
 //
 // These hold in real arithmetic; in fp32 three differ in corner cases, as in any algebraic
 // simplifier: merging two scales (or a scale into softmax_bwd) rounds once where the chain

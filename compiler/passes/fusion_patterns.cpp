@@ -48,9 +48,9 @@ bool is_activation(const Op& op) {
   return op.type == OpType::Relu || op.type == OpType::Activation;
 }
 
-// The ISA activation an activation op computes.
+// The ISA activation an activation op computes, or whose backward an activation_bwd computes.
 isa::Activation activation_of(const Op& op) {
-  if (op.type == OpType::Relu) return isa::Activation::Relu;
+  if (op.type == OpType::Relu || op.type == OpType::ReluBwd) return isa::Activation::Relu;
   for (const isa::EnumValue& v : isa::enum_values(isa::EnumSet::Activation))
     if (v.name == op.attrs.s("act")) return static_cast<isa::Activation>(v.value);
   throw InternalError("fusion: op '" + op.name + "' has unknown act \"" + op.attrs.s("act") + "\"");
@@ -83,6 +83,16 @@ class Matcher {
            options_.activations.count(activation_of(act)) != 0;
   }
 
+  // Whether the gate stage computes `op`'s backward: relu_bwd's mask on any target with a gate;
+  // another activation's backward (activation_bwd) when the activation stage also computes
+  // that function (the derivative uses the same special-function unit).
+  bool gate_computes(const Op& op) const {
+    if (!supports(EpilogueFeature::Gate)) return false;
+    if (op.type == OpType::ReluBwd) return true;
+    return op.type == OpType::ActivationBwd && supports(EpilogueFeature::Activation) &&
+           options_.activations.count(activation_of(op)) != 0;
+  }
+
   // The only use of t, when t may disappear into a fused op.
   std::optional<Use> sole_use(TensorId t) const {
     if (!t.valid() || is_output_[t.index()]) return std::nullopt;
@@ -112,7 +122,8 @@ class Matcher {
     c->bytes_saved += bytes(via);
   }
 
-  // PE op [-> add] [-> relu] [-> relu_bwd]: each prefix of length >= 2, longest first.
+  // PE op [-> add] [-> relu] [-> relu_bwd or activation_bwd]: each prefix of length >= 2,
+  // longest first.
   void pe_chains(OpId head, std::vector<Candidate>* out) const {
     const Op& pe = g_.op(head);
     if (!is_pe(pe) || !slot_empty(pe, "residual") || !slot_empty(pe, "gate") ||
@@ -133,8 +144,7 @@ class Matcher {
       } else if (is_activation(next) && stage < 2 && has_act(pe.type) && pe_computes(next)) {
         add_step(&chain, cur, use->op, FusionPattern::Activation);
         stage = 2;
-      } else if (next.type == OpType::ReluBwd && use->slot == 0 && stage < 3 &&
-                 slot_of(pe.type, "gate") && supports(EpilogueFeature::Gate)) {
+      } else if (use->slot == 0 && stage < 3 && slot_of(pe.type, "gate") && gate_computes(next)) {
         add_step(&chain, cur, use->op, FusionPattern::Gate);
         stage = 3;
       } else {
@@ -231,6 +241,7 @@ Op fused_op(const Graph& graph, const Candidate& c) {
         break;
       case FusionPattern::Gate:
         set_slot(&fused, "gate", op.inputs.at(1));
+        fused.attrs.set("gate_act", std::string(isa::activation_name(activation_of(op))));
         break;
       case FusionPattern::BnBwdGate:
         // The mask comes before the main op: its dy and relu output become bn_bwd's dy and gate.

@@ -162,6 +162,7 @@ const std::vector<EnumValue>& enum_values(EnumSet set) {
   static const std::vector<EnumValue> eltwise = build_enum_values(EnumSet::EltwiseOp);
   static const std::vector<EnumValue> reduce = build_enum_values(EnumSet::ReduceOp);
   static const std::vector<EnumValue> loss = build_enum_values(EnumSet::LossReduction);
+  static const std::vector<EnumValue> gate_act = build_enum_values(EnumSet::GateAct);
   switch (set) {
     case EnumSet::None:
       return none;
@@ -173,6 +174,8 @@ const std::vector<EnumValue>& enum_values(EnumSet set) {
       return reduce;
     case EnumSet::LossReduction:
       return loss;
+    case EnumSet::GateAct:
+      return gate_act;
   }
   throw InternalError("enum_values: unknown enum set");
 }
@@ -195,6 +198,8 @@ std::string_view enum_set_name(EnumSet set) {
       return "reduce op";
     case EnumSet::LossReduction:
       return "loss reduction";
+    case EnumSet::GateAct:
+      return "gate activation";
   }
   throw InternalError("enum_set_name: unknown enum set");
 }

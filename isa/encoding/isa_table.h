@@ -37,7 +37,7 @@ enum class Opcode : uint8_t {
 };
 
 // The set an enumerated field draws its names from.
-enum class EnumSet : uint8_t { None, Activation, EltwiseOp, ReduceOp, LossReduction };
+enum class EnumSet : uint8_t { None, Activation, EltwiseOp, ReduceOp, LossReduction, GateAct };
 
 // Each enumerated set becomes an enum class of its own: S2_ONLY_<Set> keeps the entries of the
 // set being declared and drops the others.
@@ -46,6 +46,7 @@ enum class EnumSet : uint8_t { None, Activation, EltwiseOp, ReduceOp, LossReduct
 #define S2_ONLY_EltwiseOp(...)
 #define S2_ONLY_ReduceOp(...)
 #define S2_ONLY_LossReduction(...)
+#define S2_ONLY_GateAct(...)
 enum class Activation : uint8_t {
 #include "isa/encoding/isa.def"
 };
@@ -53,11 +54,13 @@ enum class Activation : uint8_t {
 #undef S2_ONLY_EltwiseOp
 #undef S2_ONLY_ReduceOp
 #undef S2_ONLY_LossReduction
+#undef S2_ONLY_GateAct
 #define S2_ENUM(Set, Id, value, name, meaning) S2_ONLY_##Set(Id = value, )
 #define S2_ONLY_Activation(...)
 #define S2_ONLY_EltwiseOp(...) __VA_ARGS__
 #define S2_ONLY_ReduceOp(...)
 #define S2_ONLY_LossReduction(...)
+#define S2_ONLY_GateAct(...)
 enum class EltwiseOp : uint8_t {
 #include "isa/encoding/isa.def"
 };
@@ -65,11 +68,13 @@ enum class EltwiseOp : uint8_t {
 #undef S2_ONLY_EltwiseOp
 #undef S2_ONLY_ReduceOp
 #undef S2_ONLY_LossReduction
+#undef S2_ONLY_GateAct
 #define S2_ENUM(Set, Id, value, name, meaning) S2_ONLY_##Set(Id = value, )
 #define S2_ONLY_Activation(...)
 #define S2_ONLY_EltwiseOp(...)
 #define S2_ONLY_ReduceOp(...) __VA_ARGS__
 #define S2_ONLY_LossReduction(...)
+#define S2_ONLY_GateAct(...)
 enum class ReduceOp : uint8_t {
 #include "isa/encoding/isa.def"
 };
@@ -77,11 +82,13 @@ enum class ReduceOp : uint8_t {
 #undef S2_ONLY_EltwiseOp
 #undef S2_ONLY_ReduceOp
 #undef S2_ONLY_LossReduction
+#undef S2_ONLY_GateAct
 #define S2_ENUM(Set, Id, value, name, meaning) S2_ONLY_##Set(Id = value, )
 #define S2_ONLY_Activation(...)
 #define S2_ONLY_EltwiseOp(...)
 #define S2_ONLY_ReduceOp(...)
 #define S2_ONLY_LossReduction(...) __VA_ARGS__
+#define S2_ONLY_GateAct(...)
 enum class LossReduction : uint8_t {
 #include "isa/encoding/isa.def"
 };
@@ -89,6 +96,24 @@ enum class LossReduction : uint8_t {
 #undef S2_ONLY_EltwiseOp
 #undef S2_ONLY_ReduceOp
 #undef S2_ONLY_LossReduction
+#undef S2_ONLY_GateAct
+
+#define S2_ENUM(Set, Id, value, name, meaning) S2_ONLY_##Set(Id = value, )
+#define S2_ONLY_Activation(...)
+#define S2_ONLY_EltwiseOp(...)
+#define S2_ONLY_ReduceOp(...)
+#define S2_ONLY_LossReduction(...)
+#define S2_ONLY_GateAct(...) __VA_ARGS__
+// The gate stage's function (field gate_act): the backward of an activation, numbered from
+// relu = 0 so that a gate written before the field existed reads as relu's mask.
+enum class GateAct : uint8_t {
+#include "isa/encoding/isa.def"
+};
+#undef S2_ONLY_Activation
+#undef S2_ONLY_EltwiseOp
+#undef S2_ONLY_ReduceOp
+#undef S2_ONLY_LossReduction
+#undef S2_ONLY_GateAct
 
 // Which hardware unit executes an instruction (S2_UNIT in isa.def).
 enum class Unit : uint8_t {

@@ -128,6 +128,9 @@ void check_epilogue(Checker& c, const std::vector<uint32_t>& out, Slot out_slot,
   c.expect_shape(Slot::Bias, {channels}, "one bias per output channel");
   c.expect_shape(Slot::Residual, out, "shape of '" + Checker::name(out_slot) + "'");
   c.expect_shape(Slot::Gate, out, "shape of '" + Checker::name(out_slot) + "'");
+  if (c.inst().has_field(Field::GateAct) && !c.has(Slot::Gate) &&
+      c.inst().as<GateAct>(Field::GateAct) != GateAct::Relu)
+    c.fail("field 'gate_act' applies only with a 'gate' operand");
   c.expect_shape(Slot::Stats, {2, channels}, "sum and sum of squares per output channel");
 }
 

@@ -12,6 +12,9 @@
 // functions whose derivative is a function of y (relu, relu6, sigmoid; reads_output()) and
 // the forward input x for the others. Reading y lets the forward activation fuse into the
 // op that produces x, whose output then need not be stored.
+#include <cstddef>
+#include <cstdint>
+
 #include "isa/encoding/isa_table.h"
 
 namespace s2::numerics {
@@ -27,5 +30,19 @@ float act_bwd(isa::Activation act, float dy, float v);
 
 // act_fwd over n elements, in place allowed (y may equal x).
 void act_fwd(isa::Activation act, const float* x, float* y, size_t n);
+
+// The activation whose backward a gate stage computes (field gate_act; isa::GateAct numbers
+// the activations from relu = 0, one below isa::Activation).
+constexpr isa::Activation gate_activation(isa::GateAct g) {
+  return static_cast<isa::Activation>(static_cast<uint8_t>(g) + 1);
+}
+// The gate_act of an activation other than none.
+constexpr isa::GateAct gate_act_of(isa::Activation act) {
+  return static_cast<isa::GateAct>(static_cast<uint8_t>(act) - 1);
+}
+static_assert(gate_activation(isa::GateAct::Relu) == isa::Activation::Relu &&
+                  gate_activation(isa::GateAct::Sigmoid) == isa::Activation::Sigmoid &&
+                  gate_activation(isa::GateAct::GeluTanh) == isa::Activation::GeluTanh,
+              "isa.def: GateAct must list the activations after none, in Activation's order");
 
 }  // namespace s2::numerics

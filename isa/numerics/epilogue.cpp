@@ -8,14 +8,19 @@
 namespace s2::numerics {
 
 void apply_epilogue(float* y, size_t n, const float* residual, isa::Activation act,
-                    const float* gate) {
+                    const float* gate, isa::Activation gate_act, isa::DType y_type) {
   if (residual != nullptr)
     for (size_t i = 0; i < n; ++i)
       y[i] = add(y[i], residual[i]);
   if (act != isa::Activation::None) act_fwd(act, y, y, n);
-  if (gate != nullptr)
+  if (gate == nullptr) return;
+  if (gate_act == isa::Activation::Relu) {  // act_bwd's relu, without the dispatch
     for (size_t i = 0; i < n; ++i)
       y[i] = relu_bwd(y[i], gate[i]);
+    return;
+  }
+  for (size_t i = 0; i < n; ++i)
+    y[i] = gate_stage(gate_act, y_type, y[i], gate[i]);
 }
 
 void channel_stats(const float* y, size_t outer, size_t channels, size_t inner, float* stats) {

@@ -1,6 +1,7 @@
 #pragma once
 // The PPU epilogue that PE instructions stream their result through before the write to DRAM,
-// in the ISA's order: y = act(pe + bias + residual), then the gate (y kept where gate > 0),
+// in the ISA's order: y = act(pe + bias + residual), then the gate (gate_act's backward of y
+// at the gate operand: act_bwd; relu keeps y where gate > 0),
 // then the optional per-channel statistics of the final y. Each step uses the lane operation
 // of the separate PPU instruction (lane_ops.h), so a fused instruction gives the bits of the
 // unfused sequence. The bias joins inside each PE kernel (conv.h, gemm.h). Shared by the
@@ -11,9 +12,11 @@
 
 namespace s2::numerics {
 
-// y = act(y + residual), then gate, over n elements; residual and gate may be null.
+// y = act(y + residual), then gate (act_bwd(gate_act, y, gate), y first rounded to y_type:
+// lane_ops.h, gate_stage()), over n elements; residual and gate may be null.
 void apply_epilogue(float* y, size_t n, const float* residual, isa::Activation act,
-                    const float* gate);
+                    const float* gate, isa::Activation gate_act = isa::Activation::Relu,
+                    isa::DType y_type = isa::DType::F32);
 
 // The [2, C] statistics of y laid out as [outer, C, inner] (conv: [N, K, P*Q]; gemm:
 // [M, N, 1]) into stats: row 0 the per-channel sum, row 1 the per-channel sum of squares.

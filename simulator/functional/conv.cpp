@@ -54,6 +54,7 @@ void run_conv2d_bwd_data(const isa::Instruction& inst, DramImage& image, Datapat
   EpilogueOperands e;
   e.residual = data_or_null(residual);
   e.gate = data_or_null(gate);
+  e.gate_act = gate_act_of(inst);
   run_epilogue(dp.ppu, dx, e, ops.desc(Slot::Dx).dtype);
   ops.write(Slot::Dx, dx);
 }

@@ -1,5 +1,6 @@
 #include "simulator/functional/epilogue.h"
 
+#include "isa/numerics/activation.h"
 #include "isa/numerics/epilogue.h"
 
 namespace s2::sim::functional {
@@ -15,6 +16,11 @@ std::vector<float> broadcast_channels(const std::vector<float>& per_channel, siz
   return out;
 }
 
+isa::Activation gate_act_of(const isa::Instruction& inst) {
+  if (!inst.has_field(isa::Field::GateAct)) return isa::Activation::Relu;
+  return numerics::gate_activation(inst.as<isa::GateAct>(isa::Field::GateAct));
+}
+
 void run_epilogue(PpuLanes& ppu, std::vector<float>& y, const EpilogueOperands& e,
                   isa::DType y_type, std::vector<float>* wide) {
   LanePass pass;
@@ -24,6 +30,8 @@ void run_epilogue(PpuLanes& ppu, std::vector<float>& y, const EpilogueOperands& 
   pass.stages.residual = e.residual != nullptr;
   pass.stages.act = e.act;
   pass.stages.gate = e.gate != nullptr;
+  pass.stages.gate_act = e.gate_act;
+  pass.stages.y_type = y_type;
   pass.out_type[0] = y_type;
   const numerics::EpilogueStages& s = pass.stages;
   const bool stages = s.bias || s.residual || s.act != isa::Activation::None || s.gate;

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "isa/encoding/instruction.h"
 #include "simulator/functional/ppu_lanes.h"
 
 namespace s2::sim::functional {
@@ -16,7 +17,12 @@ struct EpilogueOperands {
   const float* residual = nullptr;  // else y.size() elements
   isa::Activation act = isa::Activation::None;
   const float* gate = nullptr;
+  isa::Activation gate_act = isa::Activation::Relu;  // the gate's backward (field gate_act)
 };
+
+// The gate_act field of a PE instruction that has one, as the activation whose backward the
+// gate computes (relu otherwise).
+isa::Activation gate_act_of(const isa::Instruction& inst);
 
 // The per-channel bias of a [outer, C, inner] tensor, one value per element.
 std::vector<float> broadcast_channels(const std::vector<float>& per_channel, size_t outer,

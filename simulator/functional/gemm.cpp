@@ -24,6 +24,7 @@ void run_gemm(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   e.residual = data_or_null(residual);
   e.act = inst.as<isa::Activation>(isa::Field::Act);
   e.gate = data_or_null(gate);
+  e.gate_act = gate_act_of(inst);
   std::vector<float> wide;
   const bool stats = ops.has(isa::Slot::Stats);
   run_epilogue(dp.ppu, y, e, ops.desc(isa::Slot::Y).dtype, stats ? &wide : nullptr);

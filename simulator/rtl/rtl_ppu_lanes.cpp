@@ -90,6 +90,9 @@ std::string rtl_ppu_missing(const functional::LanePass& pass) {
   if (pass.op == LaneOp::Epilogue && stage != isa::Activation::None &&
       stage != isa::Activation::Relu)
     return "epilogue act " + std::string(isa::activation_name(stage));
+  if (pass.op == LaneOp::Epilogue && pass.stages.gate &&
+      pass.stages.gate_act != isa::Activation::Relu)
+    return "epilogue gate " + std::string(isa::activation_name(pass.stages.gate_act));
   for (isa::DType t : pass.in_type)
     if (!to_rtl_type(t)) return "load of " + std::string(isa::dtype_name(t));
   for (isa::DType t : pass.out_type)

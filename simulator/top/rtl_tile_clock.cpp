@@ -6,6 +6,7 @@
 #include "isa/common/errors.h"
 #include "isa/encoding/semantics.h"
 #include "simulator/functional/eltwise.h"
+#include "simulator/functional/epilogue.h"
 #include "simulator/rtl/rtl_pe_gemm.h"
 #include "simulator/rtl/rtl_ppu_lanes.h"
 
@@ -215,13 +216,19 @@ uint64_t RtlTileClock::pe_tile(const std::string& where, const isa::Instruction&
   const isa::Activation act = inst.has_field(isa::Field::Act)
                                   ? inst.as<isa::Activation>(isa::Field::Act)
                                   : isa::Activation::None;
+  const bool gated = inst.has_slot(isa::Slot::Gate) && inst.operand(isa::Slot::Gate).has_value();
+  // The PPU RTL's gate is relu's mask (rtl_models/ppu): other gate_act stages are timed by the
+  // model, like the activations it lacks.
+  const isa::Activation gate_act = gated ? functional::gate_act_of(inst) : isa::Activation::Relu;
   const bool rtl_act = act == isa::Activation::None || act == isa::Activation::Relu;
-  if (units_.epilogue_ppu == nullptr || !rtl_act) {
+  const bool rtl_gate = gate_act == isa::Activation::Relu;
+  if (units_.epilogue_ppu == nullptr || !rtl_act || !rtl_gate) {
     if (units_.epilogue_ppu != nullptr) {
       rtl::TimingCosim& u = log_.timing_epilogue;
       ++u.model_timed_tiles;
       u.model_timed_cycles += tile.epilogue_tail;
-      u.model_timed_ops.insert("act " + std::string(isa::activation_name(act)));
+      u.model_timed_ops.insert(!rtl_act ? "act " + std::string(isa::activation_name(act))
+                                        : "gate " + std::string(isa::activation_name(gate_act)));
     }
     const uint64_t cycles = pe_product(where, tile.shape, tile.pe_cycles, mode);
     wait_cycles(tile.epilogue_tail);
@@ -232,7 +239,7 @@ uint64_t RtlTileClock::pe_tile(const std::string& where, const isa::Instruction&
   pass.bias = inst.has_slot(isa::Slot::Bias) && inst.operand(isa::Slot::Bias).has_value();
   pass.residual =
       inst.has_slot(isa::Slot::Residual) && inst.operand(isa::Slot::Residual).has_value();
-  pass.gate = inst.has_slot(isa::Slot::Gate) && inst.operand(isa::Slot::Gate).has_value();
+  pass.gate = gated;
   pass.relu = act == isa::Activation::Relu;
   const target::PpuOpCost& cost = target_.ppu.cost(target::PpuOp::Epilogue);
   pass.elements = tile.shape.m * tile.shape.n;

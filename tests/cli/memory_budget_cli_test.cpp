@@ -78,7 +78,7 @@ TEST_F(Cli, MemoryBudgetSwapsActivationsAndComputesTheSameBits) {
 }
 
 // The same proof for recomputation, on a depthwise CNN and a tiny transformer each 3% under
-// its unconstrained DRAM, and on the tiny transformer 18% under by recomputation alone, where
+// its unconstrained DRAM, and on the tiny transformer 16% under by recomputation alone, where
 // the exact formulation recomputes chains (ln_2, then c_fc from it, then the GELU from that)
 // and remakes the forward's views (head splits) of each: checked, the same bits.
 TEST_F(Cli, MemoryBudgetKeepsTheBitsWhenRecomputingAndOnMobilenetAndTheTinyGpt) {
@@ -88,7 +88,7 @@ TEST_F(Cli, MemoryBudgetKeepsTheBitsWhenRecomputingAndOnMobilenetAndTheTinyGpt) 
   for (const auto& [model, budget, says] :
        {Case{kModel, "96MiB --memory-budget-by recompute", "recomputed 5 "},
         Case{"mobilenet_v2", "21985021", "to host memory"},
-        Case{"gpt", "2323099", "to host memory"},
+        Case{"gpt", "2197818", "to host memory"},
         Case{"gpt", "1900000 --memory-budget-by recompute", "the exact solution taken"}}) {
     Result r = run(kS2c + " compile " + model + " -o " + quoted(path("free.bin")) + " --force");
     ASSERT_EQ(r.status, 0) << r.out;

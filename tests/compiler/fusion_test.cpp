@@ -173,15 +173,20 @@ TEST(FusionPatterns, GemmResidualReluWithThePeResultAsFirstOperand) {
   expect_same_bits(g, f.result.graph);
 }
 
-TEST(FusionPatterns, ConvBwdDataGradSumThenGate) {
-  Graph g("bwd_data_sum_gate");
+// The data gradient of a stride-2, padded 3x3 convolution: dy [2,4,3,3] and w [4,3,3,3]
+// (seeds 1 and 2) -> dx [2,3,6,6], op 'bwd_data'.
+TensorId strided_bwd_data(Graph& g) {
   const TensorId dy = param(g, "dy", {2, 4, 3, 3}, 1, TensorRole::Gradient);
   const TensorId w = param(g, "w", {4, 3, 3, 3}, 2, TensorRole::Weight);
+  return g.add(OpType::Conv2dBwdData, "bwd_data", OpCategory::ActivationGrad, {dy, w},
+               {{"stride", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}, {"input_hw", Ints{6, 6}}});
+}
+
+TEST(FusionPatterns, ConvBwdDataGradSumThenGate) {
+  Graph g("bwd_data_sum_gate");
+  const TensorId dx = strided_bwd_data(g);
   const TensorId other = param(g, "other", {2, 3, 6, 6}, 3, TensorRole::Gradient);
   const TensorId gate = param(g, "gate", {2, 3, 6, 6}, 4, TensorRole::Activation);
-  const TensorId dx =
-      g.add(OpType::Conv2dBwdData, "bwd_data", OpCategory::ActivationGrad, {dy, w},
-            {{"stride", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}, {"input_hw", Ints{6, 6}}});
   const TensorId s = g.add(OpType::Add, "grad_sum", OpCategory::ActivationGrad, {other, dx});
   g.mark_output(g.add(OpType::ReluBwd, "relu.bwd", OpCategory::ActivationGrad, {s, gate}));
   const Fused f = fuse(g);
@@ -191,7 +196,8 @@ TEST(FusionPatterns, ConvBwdDataGradSumThenGate) {
   EXPECT_EQ(op.category, OpCategory::ActivationGrad);
   EXPECT_EQ(print_op(f.result.graph, op),
             "%relu.bwd: f32[2,3,6,6] = conv2d_bwd_data(%dy, %w, %other, %gate) dilation=[1,1] "
-            "groups=1 input_hw=[6,6] pads=[1,1,1,1] stride=[2,2]  # activation_grad @bwd_data");
+            "gate_act=\"relu\" groups=1 input_hw=[6,6] pads=[1,1,1,1] stride=[2,2]  "
+            "# activation_grad @bwd_data");
   EXPECT_EQ(count(f.stats, FusionPattern::GradSum), 1u);
   EXPECT_EQ(count(f.stats, FusionPattern::Gate), 1u);
   expect_same_bits(g, f.result.graph);
@@ -209,6 +215,64 @@ TEST(FusionPatterns, GemmGate) {
   EXPECT_EQ(op.inputs.at(4), f.result.graph.find_tensor("gate"));
   EXPECT_EQ(op.attrs.s("act"), "none");
   EXPECT_EQ(count(f.stats, FusionPattern::Gate), 1u);
+  expect_same_bits(g, f.result.graph);
+}
+
+// Every activation's backward (activation_bwd, reading the forward output or input as the
+// activation needs) joins the PE op that computes its dy as the gate stage, with gate_act
+// naming it; bits as unfused.
+TEST(FusionPatterns, ActivationBackwardGatesThePeResult) {
+  for (const isa::EnumValue& v : isa::enum_values(isa::EnumSet::GateAct)) {
+    SCOPED_TRACE(v.name);
+    const std::string act(v.name);
+    Graph g("gemm_act_gate");
+    const TensorId dy = param(g, "dy", {4, 6}, 1, TensorRole::Gradient);
+    const TensorId w = param(g, "w", {6, 5}, 2, TensorRole::Weight);
+    // Saved values over [-4, 4], so relu6's and the hard functions' corners are crossed.
+    const TensorId saved = param(g, "saved", {4, 5}, 3, TensorRole::Activation);
+    const TensorId four =
+        g.add(OpType::Scale, "four", OpCategory::Forward, {saved}, {{"alpha", 4.0}, {"beta", 0.0}});
+    const TensorId da = g.add(OpType::Gemm, "grad_a", OpCategory::ActivationGrad, {dy, w});
+    if (act == "relu")  // relu's backward is its own op
+      g.mark_output(g.add(OpType::ReluBwd, "act.bwd", OpCategory::ActivationGrad, {da, four}));
+    else
+      g.mark_output(g.add(OpType::ActivationBwd, "act.bwd", OpCategory::ActivationGrad, {da, four},
+                          {{"act", act}}));
+    const Fused f = fuse(g);
+    ASSERT_TRUE(f.result.changed);
+    const Graph& out = f.result.graph;
+    bool found = false;
+    for (size_t i = 0; i < out.num_ops(); ++i) {
+      const Op& op = out.op(OpId(i));
+      if (op.type != OpType::Gemm) continue;
+      found = true;
+      EXPECT_EQ(op.inputs.at(4), out.find_tensor("four"));
+      EXPECT_EQ(op.attrs.s("gate_act"), act);
+      EXPECT_EQ(out.tensor(op.outputs.at(0)).name, "act.bwd");
+    }
+    EXPECT_TRUE(found);
+    EXPECT_EQ(count(f.stats, FusionPattern::Gate), 1u);
+    expect_same_bits(g, out);
+  }
+}
+
+// The gate computes another activation's backward only where the activation stage computes
+// that function (pe_array.activations); relu's mask needs the gate stage alone.
+TEST(FusionPatterns, ActivationBackwardGateNeedsTheFunctionInTheEpilogue) {
+  Graph g("conv_bwd_silu_gate");
+  const TensorId dx = strided_bwd_data(g);
+  const TensorId x = param(g, "x", {2, 3, 6, 6}, 3, TensorRole::Activation);
+  g.mark_output(g.add(OpType::ActivationBwd, "silu.bwd", OpCategory::ActivationGrad, {dx, x},
+                      {{"act", std::string("silu")}}));
+  const FusionOptions relu_only{kAll, {isa::Activation::Relu}};
+  EXPECT_FALSE(fuse_epilogues(g, relu_only, nullptr).changed);
+  const FusionOptions no_gate{{EpilogueFeature::Activation}, target::all_activations()};
+  EXPECT_FALSE(fuse_epilogues(g, no_gate, nullptr).changed);
+  const Fused f = fuse(g);
+  const Op& op = only_op(f.result.graph);
+  EXPECT_EQ(op.type, OpType::Conv2dBwdData);
+  EXPECT_EQ(op.attrs.s("gate_act"), "silu");
+  EXPECT_EQ(f.result.graph.tensor(op.inputs.at(3)).name, "x");
   expect_same_bits(g, f.result.graph);
 }
 

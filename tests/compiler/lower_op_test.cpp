@@ -222,6 +222,13 @@ TEST(LowerOp, TheActivationAttributeMapsToTheActField) {
   find_lowering(OpType::Gemm)->encode(op, gemm);
   EXPECT_EQ(gemm.as<isa::Activation>(isa::Field::Act), isa::Activation::Relu);
   EXPECT_TRUE(gemm.flag(isa::Field::TransB));
+  EXPECT_EQ(gemm.as<isa::GateAct>(isa::Field::GateAct), isa::GateAct::Relu);
+  op.attrs.set("gate_act", std::string("gelu"));
+  find_lowering(OpType::Gemm)->encode(op, gemm);
+  EXPECT_EQ(gemm.as<isa::GateAct>(isa::Field::GateAct), isa::GateAct::Gelu);
+  op.attrs.set("gate_act", std::string("none"));  // no backward: not a gate_act value
+  EXPECT_NE(ir::user_error([&] { find_lowering(OpType::Gemm)->encode(op, gemm); }).find("gate_act"),
+            std::string::npos);
   op.type = OpType::Conv2dBwdData;
   op.attrs = ir::Attrs{{"stride", std::vector<int64_t>{1, 1}},
                        {"pads", std::vector<int64_t>{0, 0, 0, 0}},

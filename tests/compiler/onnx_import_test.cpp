@@ -113,9 +113,10 @@ TEST_F(OnnxImport, ConvNetOpsShapesAndAttributes) {
   EXPECT_EQ(flat.attrs.ints("shape"), (Ints{2, -1}));
   EXPECT_EQ(out_shape(g, flat), (ir::Shape{2, 64}));
   const ir::Op& fc = op_named(g, "/fc/Gemm");
-  EXPECT_EQ(
-      fc.attrs,
-      (ir::Attrs{{"trans_a", int64_t{0}}, {"trans_b", int64_t{1}}, {"act", std::string("none")}}));
+  EXPECT_EQ(fc.attrs, (ir::Attrs{{"trans_a", int64_t{0}},
+                                 {"trans_b", int64_t{1}},
+                                 {"act", std::string("none")},
+                                 {"gate_act", std::string("relu")}}));
   EXPECT_EQ(out_shape(g, fc), (ir::Shape{2, 5}));
 
   const ir::Op& loss = op_named(g, "loss");

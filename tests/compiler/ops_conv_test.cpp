@@ -611,7 +611,7 @@ TEST(ConvBackwardRule, EmitsAllThreeGradients) {
   EXPECT_EQ(data.category, OpCategory::ActivationGrad);
   EXPECT_EQ(data.inputs, (std::vector<TensorId>{s.dy, s.w, TensorId(), TensorId()}));
   EXPECT_EQ(data.attrs.text(),
-            "dilation=[1,1] groups=2 input_hw=[9,7] pads=[1,0,0,1] stride=[2,2]");
+            "dilation=[1,1] gate_act=\"relu\" groups=2 input_hw=[9,7] pads=[1,0,0,1] stride=[2,2]");
   EXPECT_EQ(s.graph.tensor(ctx.input_grads()[0][0]).shape, (Shape{2, 4, 9, 7}));
 
   const Op& weight = s.op("conv.bwd_weight");

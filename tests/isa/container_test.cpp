@@ -400,6 +400,17 @@ TEST(Semantics, GemmInnerDimensionsMustAgree) {
   EXPECT_PROBLEM(gemm, "operand 'y' has shape [10,2], expected [2,10]");
 }
 
+// gate_act picks the gate stage's function; without a gate it would do nothing, so anything
+// but its default is refused there. Old gates (no field written: 0) read as relu's mask.
+TEST(Semantics, GateActNeedsAGate) {
+  Instruction gemm = program_instruction(Opcode::Gemm);
+  ASSERT_EQ(gemm.as<GateAct>(Field::GateAct), GateAct::Relu);
+  gemm.set_raw(Field::GateAct, static_cast<uint32_t>(GateAct::Gelu));
+  EXPECT_PROBLEM(gemm, "field 'gate_act' applies only with a 'gate' operand");
+  gemm.set_operand(Slot::Gate, f32(0x4800, {2, 10}));
+  EXPECT_EQ(first_problem(gemm), "");
+}
+
 TEST(Semantics, SoftmaxCeShapes) {
   Instruction ce = program_instruction(Opcode::SoftmaxCe);
   ce.set_operand(Slot::Labels, TensorDesc::contiguous(0x4100, DType::I32, {3}));

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "isa/common/float_bits.h"
@@ -14,6 +15,7 @@
 #include "isa/numerics/epilogue.h"
 #include "isa/numerics/fp32.h"
 #include "isa/numerics/lane_ops.h"
+#include "isa/numerics/low_precision.h"
 #include "isa/numerics/pe_gemm.h"
 #include "isa/numerics/pool.h"
 
@@ -374,6 +376,38 @@ TEST(BatchNorm, BackwardMatchesHandValuesAndFiniteDifferences) {
     const double fd = (loss(x, up) - loss(x, down)) / step;
     EXPECT_NEAR(dgamma[c], fd, 2e-3) << "gamma[" << c << "]";
   }
+}
+
+}  // namespace
+}  // namespace s2::numerics
+
+namespace s2::numerics {
+namespace {
+
+// The gate stage computes gate_act's backward with the streamed value as dy: relu's mask on
+// the value itself; the others on the value rounded to the output's type first (in f32 the
+// value itself), so a fused 16-bit backward gives the bits of the separate instruction that
+// reads the stored gradient. apply_epilogue and the per-element epilogue agree.
+TEST(Epilogue, TheGateComputesTheActivationBackwardOnTheValueAsStored) {
+  const float values[] = {0.3337f, -1.2345678f, 2.71828f, -0.0009765f, 5.5f};
+  const float gates[] = {0.25f, -2.5f, 1.0f, 3.1f, -0.7f};
+  for (isa::DType type : {isa::DType::F32, isa::DType::BF16, isa::DType::F16})
+    for (const isa::EnumValue& v : isa::enum_values(isa::EnumSet::GateAct)) {
+      const isa::Activation act = gate_activation(static_cast<isa::GateAct>(v.value));
+      SCOPED_TRACE(std::string(v.name) + " " + std::string(isa::dtype_name(type)));
+      std::vector<float> y(std::begin(values), std::end(values));
+      apply_epilogue(y.data(), y.size(), nullptr, isa::Activation::None, gates, act, type);
+      EpilogueStages s;
+      s.gate = true;
+      s.gate_act = act;
+      s.y_type = type;
+      for (size_t i = 0; i < y.size(); ++i) {
+        const float dy = act == isa::Activation::Relu ? values[i] : round_to(type, values[i]);
+        const float want = act_bwd(act, dy, gates[i]);
+        EXPECT_EQ(f32_bits(y[i]), f32_bits(want)) << i;
+        EXPECT_EQ(f32_bits(epilogue(s, values[i], 0.0f, 0.0f, gates[i])), f32_bits(want)) << i;
+      }
+    }
 }
 
 }  // namespace

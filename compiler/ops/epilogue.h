@@ -51,21 +51,32 @@ inline bool find_act(const std::string& name, Activation* act) {
   return false;
 }
 
-// Shape inference: the op's `act`, failing with the op's name on an unknown one.
-inline Activation act_of(const InferContext& ctx) {
+// Shape inference: the activation attribute `key` ("act" may be "none", "gate_act" may not),
+// failing with the op's name on any other value.
+inline Activation named_act(const InferContext& ctx, const std::string& key, bool none_ok) {
   Activation act = Activation::None;
-  const std::string& name = ctx.attrs().s("act");
-  if (!find_act(name, &act))
-    ctx.fail("attribute 'act' must be " + act_names_text() + ", not \"" + name + "\"");
+  const std::string& name = ctx.attrs().s(key);
+  if (find_act(name, &act) && (none_ok || act != Activation::None)) return act;
+  ctx.fail("attribute '" + key + "' must " +
+           (none_ok ? "be " + act_names_text()
+                    : "name an activation other than \"none\" (" + act_names_text() + ")") +
+           ", not \"" + name + "\"");
   return act;
 }
 
-// Kernels: the `act` shape inference has accepted.
-inline Activation act_of(const Op& op) {
+// Kernels: the activation attribute `key` shape inference has accepted.
+inline Activation named_act(const Op& op, const std::string& key) {
   Activation act = Activation::None;
-  S2_CHECK(find_act(op.attrs.s("act"), &act),
-           "op '" + op.name + "': unknown act \"" + op.attrs.s("act") + "\"");
+  S2_CHECK(find_act(op.attrs.s(key), &act),
+           "op '" + op.name + "': unknown " + key + " \"" + op.attrs.s(key) + "\"");
   return act;
+}
+
+inline Activation act_of(const InferContext& ctx) {
+  return named_act(ctx, "act", true);
+}
+inline Activation act_of(const Op& op) {
+  return named_act(op, "act");
 }
 
 // The attribute `gate_act` of the ops with a gate: the activation whose backward the gate
@@ -75,23 +86,11 @@ inline AttrSpec gate_act_attr() {
   return {"gate_act", AttrKind::String, AttrValue(std::string("relu"))};
 }
 
-// Shape inference: the op's `gate_act`, failing with the op's name unless it names an
-// activation other than none.
 inline Activation gate_act_of(const InferContext& ctx) {
-  Activation act = Activation::None;
-  const std::string& name = ctx.attrs().s("gate_act");
-  if (!find_act(name, &act) || act == Activation::None)
-    ctx.fail("attribute 'gate_act' must name an activation other than \"none\" (" +
-             act_names_text() + "), not \"" + name + "\"");
-  return act;
+  return named_act(ctx, "gate_act", false);
 }
-
-// Kernels: the `gate_act` shape inference has accepted.
 inline Activation gate_act_of(const Op& op) {
-  Activation act = Activation::None;
-  S2_CHECK(find_act(op.attrs.s("gate_act"), &act) && act != Activation::None,
-           "op '" + op.name + "': bad gate_act \"" + op.attrs.s("gate_act") + "\"");
-  return act;
+  return named_act(op, "gate_act");
 }
 
 // Shape inference: an epilogue operand (input i, when present) is a float tensor of the

@@ -36,10 +36,6 @@ void act_fwd(isa::Activation act, const float* x, float* y, size_t n);
 constexpr isa::Activation gate_activation(isa::GateAct g) {
   return static_cast<isa::Activation>(static_cast<uint8_t>(g) + 1);
 }
-// The gate_act of an activation other than none.
-constexpr isa::GateAct gate_act_of(isa::Activation act) {
-  return static_cast<isa::GateAct>(static_cast<uint8_t>(act) - 1);
-}
 static_assert(gate_activation(isa::GateAct::Relu) == isa::Activation::Relu &&
                   gate_activation(isa::GateAct::Sigmoid) == isa::Activation::Sigmoid &&
                   gate_activation(isa::GateAct::GeluTanh) == isa::Activation::GeluTanh,

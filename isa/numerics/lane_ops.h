@@ -54,29 +54,29 @@ inline void sgd_step(const SgdParams& p, float& weight, float grad, float* veloc
 // The PE epilogue on one element in the PPU, in pipeline order: bias, residual, activation,
 // gate. Absent stages are skipped (act None: no activation). The gate computes gate_act's
 // backward (act_bwd, relu's mask by default) with the streamed value as dy, that value first
-// rounded to y_type, the instruction's output type: the gradient as a separate backward
-// instruction would read it from DRAM, so in bf16 and f16 fusing the backward changes no bit
-// (relu's mask commutes with the rounding; the others do not), as PyTorch's autocast hands
-// the activation's backward the 16-bit result of the Linear before it.
+// rounded to y_type (epilogue()'s argument), the instruction's output type: the gradient as a
+// separate backward instruction would read it from DRAM, so in bf16 and f16 fusing the backward
+// changes no bit (relu's mask commutes with the rounding; the others do not), as PyTorch's autocast
+// hands the activation's backward the 16-bit result of the Linear before it.
 struct EpilogueStages {
   bool bias = false;
   bool residual = false;
   isa::Activation act = isa::Activation::None;
   bool gate = false;
   isa::Activation gate_act = isa::Activation::Relu;
-  isa::DType y_type = isa::DType::F32;
 };
 // The gate stage on one value (see EpilogueStages).
 inline float gate_stage(isa::Activation gate_act, isa::DType y_type, float v, float gate) {
   if (gate_act == isa::Activation::Relu) return relu_bwd(v, gate);
   return act_bwd(gate_act, round_to(y_type, v), gate);
 }
-inline float epilogue(const EpilogueStages& s, float acc, float bias, float residual, float gate) {
+inline float epilogue(const EpilogueStages& s, float acc, float bias, float residual, float gate,
+                      isa::DType y_type = isa::DType::F32) {
   float y = acc;
   if (s.bias) y = add(y, bias);
   if (s.residual) y = add(y, residual);
   if (s.act != isa::Activation::None) y = act_fwd(s.act, y);
-  if (s.gate) y = gate_stage(s.gate_act, s.y_type, y, gate);
+  if (s.gate) y = gate_stage(s.gate_act, y_type, y, gate);
   return y;
 }
 

@@ -31,7 +31,6 @@ void run_epilogue(PpuLanes& ppu, std::vector<float>& y, const EpilogueOperands& 
   pass.stages.act = e.act;
   pass.stages.gate = e.gate != nullptr;
   pass.stages.gate_act = e.gate_act;
-  pass.stages.y_type = y_type;
   pass.out_type[0] = y_type;
   const numerics::EpilogueStages& s = pass.stages;
   const bool stages = s.bias || s.residual || s.act != isa::Activation::None || s.gate;

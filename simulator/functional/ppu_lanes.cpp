@@ -51,7 +51,7 @@ void ModelPpuLanes::run(const LanePass& p, const float* a, const float* b, const
     case LaneOp::Epilogue:
       return each(n, [&](size_t i) {
         y[i] = nm::epilogue(p.stages, a[i], b != nullptr ? b[i] : 0.0f, c != nullptr ? c[i] : 0.0f,
-                            d != nullptr ? d[i] : 0.0f);
+                            d != nullptr ? d[i] : 0.0f, p.out_type[0]);
         if (y2 != nullptr) y2[i] = y[i];
       });
     case LaneOp::Cast:

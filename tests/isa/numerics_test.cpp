@@ -400,12 +400,12 @@ TEST(Epilogue, TheGateComputesTheActivationBackwardOnTheValueAsStored) {
       EpilogueStages s;
       s.gate = true;
       s.gate_act = act;
-      s.y_type = type;
       for (size_t i = 0; i < y.size(); ++i) {
         const float dy = act == isa::Activation::Relu ? values[i] : round_to(type, values[i]);
         const float want = act_bwd(act, dy, gates[i]);
         EXPECT_EQ(f32_bits(y[i]), f32_bits(want)) << i;
-        EXPECT_EQ(f32_bits(epilogue(s, values[i], 0.0f, 0.0f, gates[i])), f32_bits(want)) << i;
+        EXPECT_EQ(f32_bits(epilogue(s, values[i], 0.0f, 0.0f, gates[i], type)), f32_bits(want))
+            << i;
       }
     }
 }

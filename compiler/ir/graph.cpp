@@ -233,6 +233,11 @@ std::vector<TensorId> Graph::add_op(OpType type, const std::string& name, OpCate
   const std::vector<OutputSpec> specs = schema.infer(InferContext(*this, op));
   S2_CHECK(specs.size() == schema.outputs.size(),
            "shape inference of '" + name + "' returned the wrong number of outputs");
+  // An op with one result names it after itself; the epilogue's optional `pre` output
+  // (ops/epilogue.h) does not count, and is named NAME.pre like the outputs of the others.
+  size_t results = 0;
+  for (size_t k = 0; k < schema.outputs.size(); ++k)
+    if (!is_pre_output(schema, k)) ++results;
   for (size_t k = 0; k < specs.size(); ++k) {
     const OutputSpec& spec = specs[k];
     if (spec.absent) {
@@ -240,7 +245,7 @@ std::vector<TensorId> Graph::add_op(OpType type, const std::string& name, OpCate
       continue;
     }
     const std::string tname =
-        unique_name(specs.size() == 1 ? name : name + "." + schema.outputs[k]);
+        unique_name(results == 1 && k == 0 ? name : name + "." + schema.outputs[k]);
     Tensor t{tname, DataId(), spec.dtype, spec.shape, spec.strides, spec.offset, OpId()};
     if (t.strides.empty()) t.strides = contiguous_strides(t.shape);
     if (spec.alias_input >= 0) {
@@ -259,8 +264,10 @@ std::vector<TensorId> Graph::add_op(OpType type, const std::string& name, OpCate
 TensorId Graph::add(OpType type, const std::string& name, OpCategory category,
                     const std::vector<TensorId>& inputs, const Attrs& attrs) {
   const std::vector<TensorId> outs = add_op(type, name, category, inputs, attrs);
-  S2_CHECK(outs.size() == 1,
-           "op '" + name + "' has " + std::to_string(outs.size()) + " outputs, not one");
+  const auto present =
+      std::count_if(outs.begin(), outs.end(), [](TensorId t) { return t.valid(); });
+  S2_CHECK(present == 1 && outs[0].valid(),
+           "op '" + name + "' has " + std::to_string(present) + " outputs, not one");
   return outs[0];
 }
 

@@ -65,7 +65,11 @@ std::string print_tensor_decl(const Graph& g, TensorId id) {
 
 std::string print_op(const Graph& g, const Op& op) {
   std::string s;
-  for (size_t k = 0; k < op.outputs.size(); ++k)
+  size_t shown = op.outputs.size();  // an absent pre output at the end is left out
+  while (shown > 1 && !op.outputs[shown - 1].valid() &&
+         is_pre_output(op_schema(op.type), shown - 1))
+    --shown;
+  for (size_t k = 0; k < shown; ++k)
     s += (k ? ", " : "") + (op.outputs[k].valid() ? print_tensor_decl(g, op.outputs[k]) : "_");
   s += " = " + std::string(op_type_name(op.type)) + "(";
   for (size_t i = 0; i < op.inputs.size(); ++i)

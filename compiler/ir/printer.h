@@ -19,9 +19,10 @@
 // contents of weights, inputs and labels are not part of the text. Then one line per op, in
 // topological order: its outputs, `=`, the op type, its inputs, every attribute in name
 // order, `#` and the op's category, and `@NAME` when the op's name differs from its first
-// output's. `_` is an absent optional input or output. An output that is not its data
-// node's own dense view (a view, an in-place update) names its strides, offset and data
-// node in braces. Names follow text_syntax.h (bare, or quoted).
+// output's. `_` is an absent optional input or output, except that an absent epilogue
+// output `pre` at the end is left out (the parser takes it as absent). An output that is not its
+// data node's own dense view (a view, an in-place update) names its strides, offset and data node
+// in braces. Names follow text_syntax.h (bare, or quoted).
 
 #include <string>
 #include <vector>

@@ -61,7 +61,6 @@ std::vector<OutputSpec> infer_batch_norm(const InferContext& ctx) {
   if (g.count() <= 1)
     ctx.fail(ctx.describe(0) + " has " + std::to_string(g.count()) +
              " value per channel; training-mode batch norm needs more than one");
-  epilogue::act_of(ctx);
   OutputSpec y, stat;  // the statistics stay f32
   y.dtype = ctx.result_dtype();
   y.shape = ctx.shape(0);
@@ -69,6 +68,7 @@ std::vector<OutputSpec> infer_batch_norm(const InferContext& ctx) {
   std::vector<OutputSpec> out{y, stat, stat};
   for (size_t i : {size_t{3}, size_t{4}})  // running statistics, updated in place
     out.push_back(ctx.in_place(i));
+  out.push_back(epilogue::pre_output(ctx, y, epilogue::act_of(ctx)));
   return out;
 }
 
@@ -90,7 +90,8 @@ void batch_norm_kernel(KernelContext& k) {
   a.running_var_out = k.out[4].f32;   // same memory as running_var
   numerics::batch_norm_forward(geometry(k.in[0].shape), a);
   epilogue::apply(a.y, static_cast<size_t>(k.out[0].numel()), nullptr, epilogue::act_of(k.op),
-                  nullptr);
+                  nullptr, isa::Activation::Relu, k.out[0].dtype, epilogue::pre_f32(k.out[5]),
+                  k.out[5].dtype);
 }
 
 // One batch_norm_bwd op computes all three gradients; the outputs not needed are left to
@@ -149,6 +150,7 @@ void decode_bn(const Instruction& inst, ir::Attrs& a) {
   a.set("eps", field_f64(inst, Field::Eps));
   a.set("momentum", field_f64(inst, Field::BnMomentum));
   a.set("act", field_enum_name(inst, Field::Act));
+  a.set("keep_pre", int64_t{inst.operand(Slot::Pre).has_value()});
 }
 
 }  // namespace
@@ -162,10 +164,11 @@ void register_batch_norm_ops(OpRegistry& r) {
           OpType::BatchNorm,
           FusionClass::Ppu,
           {{"x"}, {"gamma"}, {"beta"}, {"running_mean"}, {"running_var"}},
-          {"y", "saved_mean", "saved_invstd", "running_mean_out", "running_var_out"},
+          {"y", "saved_mean", "saved_invstd", "running_mean_out", "running_var_out", "pre"},
           {{"eps", AttrKind::Float, AttrValue(1e-5)},
            {"momentum", AttrKind::Float, AttrValue(0.1)},
-           epilogue::act_attr()},
+           epilogue::act_attr(),
+           epilogue::keep_pre_attr()},
           infer_batch_norm,
           batch_norm_backward,
           batch_norm_kernel,
@@ -176,7 +179,8 @@ void register_batch_norm_ops(OpRegistry& r) {
           "and running_var in place (running = (1 - momentum) * running + momentum * batch, with "
           "the "
           "unbiased variance), like PyTorch. Epilogue: y = act(y) with any act of the ISA "
-          "(relu, relu6, sigmoid, ...); not differentiable with an act."},
+          "(relu, relu6, sigmoid, ...); with keep_pre=1 the act's input is also written as pre "
+          "(x's shape). Not differentiable with an act."},
       {OpType::BatchNorm,
        Opcode::BnFwd,
        {x,
@@ -188,7 +192,8 @@ void register_batch_norm_ops(OpRegistry& r) {
         {"saved_mean", Slot::Mean},
         {"saved_invstd", Slot::InvStd},
         {"running_mean_out", Slot::RunningMean, Slot::Mean},
-        {"running_var_out", Slot::RunningVar, Slot::Mean}},
+        {"running_var_out", Slot::RunningVar, Slot::Mean},
+        {"pre", Slot::Pre}},
        true,
        encode_bn,
        decode_bn,

@@ -124,8 +124,7 @@ std::vector<OutputSpec> infer_conv2d(const InferContext& ctx) {
   y.dtype = ctx.result_dtype();
   y.shape = {x[0], w[0], g.p, g.q};
   epilogue::expect_operand(ctx, 3, y.shape);
-  epilogue::act_of(ctx);
-  return {y};
+  return {y, epilogue::pre_output(ctx, y, epilogue::act_of(ctx))};
 }
 
 // The residual is added after the convolution, so its gradient is dy itself.
@@ -163,7 +162,9 @@ void kernel_conv2d(KernelContext& ctx) {
   numerics::conv2d_forward(conv_kernels::to_numerics(g), ctx.in[0].f32, ctx.in[1].f32,
                            epilogue::optional_f32(ctx.in[2]), ctx.out[0].f32, ctx.pe);
   epilogue::apply(ctx.out[0].f32, static_cast<size_t>(ctx.out[0].numel()),
-                  epilogue::optional_f32(ctx.in[3]), epilogue::act_of(ctx.op), nullptr);
+                  epilogue::optional_f32(ctx.in[3]), epilogue::act_of(ctx.op), nullptr,
+                  isa::Activation::Relu, ctx.out[0].dtype, epilogue::pre_f32(ctx.out[1]),
+                  ctx.out[1].dtype);
 }
 
 // --- conv2d_bwd_data ------------------------------------------------------------------------
@@ -252,6 +253,7 @@ std::vector<AttrSpec> conv_attrs() {
 std::vector<AttrSpec> conv2d_attrs() {
   std::vector<AttrSpec> attrs = conv_attrs();
   attrs.push_back(epilogue::act_attr());
+  attrs.push_back(epilogue::keep_pre_attr());
   return attrs;
 }
 
@@ -286,6 +288,7 @@ void decode_conv(const Instruction& inst, ir::Attrs& a) {
   a.set("dilation", field_ints(inst, {Field::DilationH, Field::DilationW}));
   a.set("groups", int64_t{inst.u(Field::Groups)});
   if (inst.has_field(Field::Act)) a.set("act", field_enum_name(inst, Field::Act));
+  if (inst.has_slot(Slot::Pre)) a.set("keep_pre", int64_t{inst.operand(Slot::Pre).has_value()});
 }
 
 }  // namespace
@@ -297,7 +300,7 @@ void register_conv_ops(OpRegistry& r) {
          {OpType::Conv2d,
           FusionClass::Pe,
           {{"x"}, {"w"}, {"bias", true}, {"residual", true}},
-          {"y"},
+          {"y", "pre"},
           conv2d_attrs(),
           infer_conv2d,
           backward_conv2d,
@@ -306,12 +309,12 @@ void register_conv_ops(OpRegistry& r) {
           "optional bias [K] -> y [N,K,P,Q]. stride [sh,sw], pads [top,left,bottom,right], "
           "dilation [dh,dw]; channels split into `groups` independent groups (groups = C = K is "
           "depthwise). Epilogue: y = act(conv + bias + residual) with an optional residual "
-          "[N,K,P,Q] and any act of the ISA (relu, relu6, sigmoid, ...); not differentiable with "
-          "an act."},
+          "[N,K,P,Q] and any act of the ISA (relu, relu6, sigmoid, ...); with keep_pre=1 the "
+          "act's input is also written as pre [N,K,P,Q]. Not differentiable with an act."},
          {OpType::Conv2d,
           Opcode::Conv2d,
           {x, w, bias, residual},
-          {{"y", Slot::Y}},
+          {{"y", Slot::Y}, {"pre", Slot::Pre}},
           false,
           encode_conv,
           decode_conv,

@@ -1,6 +1,7 @@
 #pragma once
 // The PPU epilogue of the ops that stream their result through it on the way to DRAM, in the
-// ISA's order (isa/encoding/isa.def): y = act(pe + bias + residual), then gate (y kept where
+// ISA's order (isa/encoding/isa.def): y = act(pe + bias + residual) (with keep_pre, the
+// activation's input also written as the output `pre`), then gate (y kept where
 // gate > 0, zeroed elsewhere; or, with `gate_act`, another activation's backward). Each step is
 // rounded to fp32 on its own and uses the lane operations of the separate ops
 // (isa/numerics/lane_ops.h: add, relu, relu_bwd, as ops/eltwise.cpp does), so a fused op gives bit
@@ -93,6 +94,32 @@ inline Activation gate_act_of(const Op& op) {
   return named_act(op, "gate_act");
 }
 
+// The attribute `keep_pre` of the ops with an activation stage (conv2d, gemm, batch_norm):
+// 1 also writes the value the activation reads (after bias and residual) as the optional
+// output `pre`, rounded to its type, and the activation then reads that rounded value, as a
+// separate activation op would read it from DRAM (the ISA's pre operand). Fusion sets it when
+// a training step's activation backward reads the activation's input (silu, gelu, ...).
+inline AttrSpec keep_pre_attr() {
+  return {"keep_pre", AttrKind::Int, AttrValue(int64_t{0})};
+}
+
+// Shape inference: the output `pre`, y's twin when keep_pre is 1, absent when it is 0.
+inline OutputSpec pre_output(const InferContext& ctx, const OutputSpec& y, Activation act) {
+  const int64_t keep = ctx.attrs().i("keep_pre");
+  if (keep != 0 && keep != 1)
+    ctx.fail("attribute 'keep_pre' must be 0 or 1, not " + std::to_string(keep));
+  if (keep == 1 && act == Activation::None)
+    ctx.fail("keep_pre=1 needs an act other than \"none\": without one, pre would be y");
+  OutputSpec pre = y;
+  pre.absent = keep == 0;
+  return pre;
+}
+
+// Kernels: the output `pre` when the op writes it (null otherwise).
+inline float* pre_f32(const KernelOutput& out) {
+  return out.present() ? out.f32 : nullptr;
+}
+
 // Shape inference: an epilogue operand (input i, when present) is a float tensor of the
 // output's shape (read as f32, like every epilogue operand).
 inline void expect_operand(const InferContext& ctx, size_t i, const Shape& output) {
@@ -103,9 +130,11 @@ inline void expect_operand(const InferContext& ctx, size_t i, const Shape& outpu
 
 // y = act(y + residual), then the gate (gate_act's backward), over n elements; residual and
 // gate may be null (isa/numerics/epilogue.h, shared with the simulator).
+// With pre, y + residual is first stored there rounded to pre_type (keep_pre).
 inline void apply(float* y, size_t n, const float* residual, Activation act, const float* gate,
-                  Activation gate_act = Activation::Relu, isa::DType y_type = isa::DType::F32) {
-  numerics::apply_epilogue(y, n, residual, act, gate, gate_act, y_type);
+                  Activation gate_act = Activation::Relu, isa::DType y_type = isa::DType::F32,
+                  float* pre = nullptr, isa::DType pre_type = isa::DType::F32) {
+  numerics::apply_epilogue(y, n, residual, act, gate, gate_act, y_type, pre, pre_type);
 }
 
 inline const float* optional_f32(const KernelInput& in) {
@@ -123,12 +152,12 @@ inline void expect_differentiable(const BackwardContext& ctx, bool fused, const 
                   ") and cannot be differentiated; differentiate the graph before fusion");
 }
 
-// The attributes of `attrs` without `act`, for the backward ops of a forward op (their
-// schemas have no activation).
+// The attributes of `attrs` without `act` and `keep_pre`, for the backward ops of a forward
+// op (their schemas have no activation).
 inline Attrs without_act(const Attrs& attrs) {
   Attrs out;
   for (const auto& [key, value] : attrs.values())
-    if (key != "act") out.set(key, value);
+    if (key != "act" && key != "keep_pre") out.set(key, value);
   return out;
 }
 

@@ -62,9 +62,8 @@ std::vector<OutputSpec> infer_gemm(const InferContext& ctx) {
   y.shape = {m, n};
   epilogue::expect_operand(ctx, 3, y.shape);
   epilogue::expect_operand(ctx, 4, y.shape);
-  epilogue::act_of(ctx);
   epilogue::gate_act_of(ctx);
-  return {y};
+  return {y, epilogue::pre_output(ctx, y, epilogue::act_of(ctx))};
 }
 
 // Copies op(src) into `dst` as a dense rows x cols matrix; src is rows x cols, or cols x rows
@@ -81,7 +80,8 @@ void gemm_kernel(KernelContext& k) {
   numerics::gemm(m_size, n_size, k_size, k.in[0].f32, ta, k.in[1].f32, tb,
                  epilogue::optional_f32(k.in[2]), y, k.pe);
   epilogue::apply(y, m_size * n_size, epilogue::optional_f32(k.in[3]), epilogue::act_of(k.op),
-                  epilogue::optional_f32(k.in[4]), epilogue::gate_act_of(k.op), k.out[0].dtype);
+                  epilogue::optional_f32(k.in[4]), epilogue::gate_act_of(k.op), k.out[0].dtype,
+                  epilogue::pre_f32(k.out[1]), k.out[1].dtype);
 }
 
 Attrs trans(int64_t ta, int64_t tb) {
@@ -202,6 +202,7 @@ void decode_gemm(const Instruction& inst, ir::Attrs& a) {
   decode_bmm(inst, a);
   a.set("act", field_enum_name(inst, Field::Act));
   a.set("gate_act", field_enum_name(inst, Field::GateAct));
+  a.set("keep_pre", int64_t{inst.operand(Slot::Pre).has_value()});
 }
 
 }  // namespace
@@ -209,34 +210,36 @@ void decode_gemm(const Instruction& inst, ir::Attrs& a) {
 void register_gemm_ops(OpRegistry& r) {
   const SlotBinding w{"w", Slot::W}, bias{"bias", Slot::Bias}, residual{"residual", Slot::Residual},
       gate{"gate", Slot::Gate};
-  add_op(
-      r,
-      OpSchema{OpType::Gemm,
-               FusionClass::Pe,
-               {{"a"}, {"b"}, {"bias", true}, {"residual", true}, {"gate", true}},
-               {"y"},
-               {{"trans_a", AttrKind::Int, AttrValue(int64_t{0})},
-                {"trans_b", AttrKind::Int, AttrValue(int64_t{0})},
-                epilogue::act_attr(),
-                epilogue::gate_act_attr()},
-               infer_gemm,
-               gemm_backward,
-               gemm_kernel,
-               "y[M,N] = op(a) . op(b) + bias[N], where op(a) = a^T when trans_a (a is [M,K], "
-               "or [K,M] when transposed) and op(b) = b^T when trans_b (b is [K,N] or [N,K]). "
-               "A PyTorch Linear is gemm(x, w, bias, trans_b=1). Sums over k in increasing "
-               "order from 0, bias added last. Epilogue: y = act(y + residual) with act "
-               "of the ISA (relu, relu6, sigmoid, ...), then the gate: y kept where gate > 0, or "
-               "with gate_act another activation's backward, y * act'(gate) (residual and "
-               "gate optional, [M,N]); not differentiable with an act or a gate."},
-      {OpType::Gemm,
-       Opcode::Gemm,
-       {{"a", Slot::A}, {"b", Slot::B}, bias, residual, gate},
-       {{"y", Slot::Y}},
-       false,
-       encode_gemm,
-       decode_gemm,
-       always});
+  add_op(r,
+         OpSchema{
+             OpType::Gemm,
+             FusionClass::Pe,
+             {{"a"}, {"b"}, {"bias", true}, {"residual", true}, {"gate", true}},
+             {"y", "pre"},
+             {{"trans_a", AttrKind::Int, AttrValue(int64_t{0})},
+              {"trans_b", AttrKind::Int, AttrValue(int64_t{0})},
+              epilogue::act_attr(),
+              epilogue::gate_act_attr(),
+              epilogue::keep_pre_attr()},
+             infer_gemm,
+             gemm_backward,
+             gemm_kernel,
+             "y[M,N] = op(a) . op(b) + bias[N], where op(a) = a^T when trans_a (a is [M,K], "
+             "or [K,M] when transposed) and op(b) = b^T when trans_b (b is [K,N] or [N,K]). "
+             "A PyTorch Linear is gemm(x, w, bias, trans_b=1). Sums over k in increasing "
+             "order from 0, bias added last. Epilogue: y = act(y + residual) with act "
+             "of the ISA (relu, relu6, sigmoid, ...), then the gate: y kept where gate > 0, or "
+             "with gate_act another activation's backward, y * act'(gate) (residual and "
+             "gate optional, [M,N]); with keep_pre=1 the act's input is also written as pre [M,N]. "
+             "Not differentiable with an act or a gate."},
+         {OpType::Gemm,
+          Opcode::Gemm,
+          {{"a", Slot::A}, {"b", Slot::B}, bias, residual, gate},
+          {{"y", Slot::Y}, {"pre", Slot::Pre}},
+          false,
+          encode_gemm,
+          decode_gemm,
+          always});
   add_op(r,
          OpSchema{OpType::Bmm,
                   FusionClass::Pe,

@@ -136,6 +136,13 @@ void add_op(OpRegistry& r, OpSchema view);
 const OpRegistry& op_registry();
 const OpSchema& op_schema(OpType type);
 
+// Whether output k of `schema` is the epilogue's optional `pre` (ops/epilogue.h, keep_pre): it
+// does not count when an op names its one result after itself, and the text form leaves it
+// out when absent.
+inline bool is_pre_output(const OpSchema& schema, size_t k) {
+  return k < schema.outputs.size() && schema.outputs[k] == "pre";
+}
+
 // One per ops/<family>.cpp.
 void register_conv_ops(OpRegistry& r);
 void register_gemm_ops(OpRegistry& r);

@@ -107,6 +107,8 @@ class Simplifier : public GraphRewriter {
         return relu(op, ctx);
       case OpType::Softmax:
         return softmax(op, ctx);
+      case OpType::Activation:
+        return activation_of_rows(op, ctx);
       case OpType::ReluBwd:
       case OpType::ActivationBwd:
         return backward_of_rows(op, ctx);
@@ -258,12 +260,36 @@ class Simplifier : public GraphRewriter {
       saved_rows = ctx.emit(OpType::Reshape, g.unique_name(g.tensor(saved).name + ".rows"),
                             op.category, {saved}, Attrs{{"shape", rows_shape}})[0];
     }
+    return on_rows(op, ctx, {rows, saved_rows}, "activation_bwd(reshape(dy)) on the rows");
+  }
+
+  // The forward twin, for rows a gemm computed: activation(reshape(rows)) ->
+  // reshape(activation(rows)), so the activation reads the gemm's own result and becomes its act
+  // stage (pass fuse). The result is reshaped to the old output, which keeps its name.
+  Replacement activation_of_rows(const Op& op, Context& ctx) {
+    const TensorId x = ctx.map(op.inputs[0]);
+    const Op* view = producer(ctx, x, OpType::Reshape);
+    if (view == nullptr) return std::nullopt;
+    Graph& g = ctx.graph();
+    const TensorId rows = view->inputs[0];
+    const Tensor& r = g.tensor(rows);
+    if (!g.tensor(x).contiguous() || !r.contiguous() || r.shape == g.tensor(x).shape ||
+        !stable(rows, ctx) || !r.producer.valid() || g.op(r.producer).type != OpType::Gemm)
+      return std::nullopt;
+    return on_rows(op, ctx, {rows}, "activation(reshape(x)) on the rows");
+  }
+
+  // `op` over `inputs` (rows of its old operands), reshaped to its old output, which keeps
+  // its name.
+  Replacement on_rows(const Op& op, Context& ctx, const std::vector<TensorId>& inputs,
+                      const char* rule) {
+    Graph& g = ctx.graph();
     const Tensor& out = ctx.old_graph().tensor(op.outputs[0]);
     const std::string name = out.name;
     const Shape out_shape = out.shape;
-    const TensorId result = ctx.emit(op.type, g.unique_name(name + ".rows"), op.category,
-                                     {rows, saved_rows}, op.attrs)[0];
-    ++applied_["activation_bwd(reshape(dy)) on the rows"];
+    const TensorId result =
+        ctx.emit(op.type, g.unique_name(name + ".rows"), op.category, inputs, op.attrs)[0];
+    ++applied_[rule];
     return ctx.emit(OpType::Reshape, name, op.category, {result}, Attrs{{"shape", out_shape}});
   }
 

@@ -269,6 +269,7 @@ Graph rebuild(const Graph& in, const std::vector<Candidate>& all,
         producer[c.ops[m].index()] = c.ops[c.main];
       }
     for (TensorId t : c.intermediates) {
+      if (t == c.pre) continue;  // kept: the fused op's output pre
       keep_tensor[t.index()] = false;
       keep_data[in.tensor(t).data.index()] = false;
     }

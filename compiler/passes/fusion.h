@@ -14,8 +14,10 @@
 //   gate         conv2d_bwd_data / gemm [+ residual] -> relu_bwd reading the PE result as
 //                dy; the relu output becomes the gate                           [gate]
 //   bn_relu      batch_norm -> relu or an activation op               (bn_fwd's act: always)
-// An activation whose backward reads its input x (silu, gelu, ...; numerics::reads_output)
-// leaves x a second use in a training step, so it fuses only where x is not needed later.
+// An activation whose backward reads its input x (silu, gelu, ...; numerics::reads_output
+// false) leaves x a second use in a training step: activation and bn_relu then fuse with
+// keep_pre=1, the fused op writing x as its output `pre` beside y, which saves the
+// activation's read of x (half of x's write + read) and its instruction.
 //   bn_bwd_gate  relu_bwd -> batch_norm_bwd's dy                     (bn_bwd's gate: always)
 // Bias needs no pattern: the front end already gives conv2d and gemm their bias input.
 //
@@ -78,7 +80,8 @@ struct FusionStats {
   size_t ops_before = 0;
   size_t ops_after = 0;
   size_t ops_fused = 0;      // ops merged into another (ops_before - ops_after)
-  uint64_t bytes_saved = 0;  // DRAM traffic of the eliminated intermediates (write + read)
+  uint64_t bytes_saved = 0;  // DRAM traffic of the eliminated intermediates (write + read),
+                             // and the read of each kept pre
   std::array<size_t, kNumFusionPatterns> by_pattern{};  // absorbed ops per pattern
   size_t candidates = 0;      // chains matching a pattern the target supports
   size_t rejected_cycle = 0;  // of those, rejected because the merge closes a cycle

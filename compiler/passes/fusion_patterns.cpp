@@ -1,5 +1,6 @@
 #include "compiler/passes/fusion_patterns.h"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <string>
@@ -8,6 +9,7 @@
 #include "compiler/ops/registry.h"
 #include "isa/common/errors.h"
 #include "isa/encoding/isa_table.h"
+#include "isa/numerics/activation.h"
 
 namespace s2::ir::fusion {
 namespace {
@@ -110,6 +112,28 @@ class Matcher {
                         tensor.name + "' but does not read it");
   }
 
+  // The activation op among t's several users, when fusing it may keep t as the output `pre`:
+  // t is its producer's whole dense output, and the activation, reading it once, is one
+  // whose backward reads the input (so a training step's backward is one of the other users).
+  std::optional<Use> activation_keeping_input(TensorId t) const {
+    if (!t.valid()) return std::nullopt;
+    const Tensor& tensor = g_.tensor(t);
+    const Data& data = g_.data(tensor.data);
+    if (!tensor.contiguous() || tensor.offset != 0 || tensor.numel() != data.numel)
+      return std::nullopt;
+    const std::vector<OpId>& users = consumers_[t.index()];
+    if (users.size() < 2) return std::nullopt;
+    std::optional<Use> found;
+    for (OpId id : users) {
+      const Op& user = g_.op(id);
+      if (!is_activation(user)) continue;
+      if (found || user.inputs.at(0) != t || numerics::reads_output(activation_of(user)))
+        return std::nullopt;
+      found = Use{id, 0};
+    }
+    return found;
+  }
+
   uint64_t bytes(TensorId t) const {
     const Tensor& tensor = g_.tensor(t);
     return 2 * static_cast<uint64_t>(tensor.numel()) * isa::dtype_bytes(tensor.dtype);
@@ -120,6 +144,15 @@ class Matcher {
     c->absorbed.push_back(pattern);
     c->intermediates.push_back(via);
     c->bytes_saved += bytes(via);
+  }
+
+  // The last step of a chain: the activation reading `via`, which stays as the output pre.
+  void add_pre_step(Candidate* c, TensorId via, OpId op, FusionPattern pattern) const {
+    c->ops.push_back(op);
+    c->absorbed.push_back(pattern);
+    c->intermediates.push_back(via);
+    c->pre = via;
+    c->bytes_saved += bytes(via) / 2;
   }
 
   // PE op [-> add] [-> relu] [-> relu_bwd or activation_bwd]: each prefix of length >= 2,
@@ -153,6 +186,13 @@ class Matcher {
       prefixes.push_back(chain);
       cur = next.outputs.at(0);
     }
+    // A forward activation whose input the backward also reads: fused, keeping its input.
+    if (stage < 2 && forward && has_act(pe.type))
+      if (const std::optional<Use> use = activation_keeping_input(cur);
+          use && pe_computes(g_.op(use->op))) {
+        add_pre_step(&chain, cur, use->op, FusionPattern::Activation);
+        prefixes.push_back(chain);
+      }
     out->insert(out->end(), prefixes.rbegin(), prefixes.rend());
   }
 
@@ -160,11 +200,16 @@ class Matcher {
   void bn_relu(OpId head, std::vector<Candidate>* out) const {
     const Op& bn = g_.op(head);
     if (bn.type != OpType::BatchNorm || !act_none(bn)) return;
-    const std::optional<Use> use = sole_use(bn.outputs.at(0));
-    if (!use || !is_activation(g_.op(use->op))) return;
     Candidate c;
     c.ops.push_back(head);
-    add_step(&c, bn.outputs.at(0), use->op, FusionPattern::BnRelu);
+    if (const std::optional<Use> use = sole_use(bn.outputs.at(0));
+        use && is_activation(g_.op(use->op))) {
+      add_step(&c, bn.outputs.at(0), use->op, FusionPattern::BnRelu);
+    } else if (const std::optional<Use> keeping = activation_keeping_input(bn.outputs.at(0))) {
+      add_pre_step(&c, bn.outputs.at(0), keeping->op, FusionPattern::BnRelu);
+    } else {
+      return;
+    }
     out->push_back(c);
   }
 
@@ -207,6 +252,14 @@ void set_slot(Op* op, const std::string& name, TensorId t) {
   op->inputs[*slot] = t;
 }
 
+void set_output(Op* op, const std::string& name, TensorId t) {
+  const std::vector<std::string>& outputs = op_schema(op->type).outputs;
+  const auto at = std::find(outputs.begin(), outputs.end(), name);
+  S2_CHECK(at != outputs.end(), "fusion: op '" + op->name + "' has no output " + name);
+  op->outputs.resize(outputs.size());
+  op->outputs[static_cast<size_t>(at - outputs.begin())] = t;
+}
+
 }  // namespace
 
 std::vector<Candidate> find_candidates(const Graph& graph, const std::vector<OpId>& order,
@@ -238,6 +291,10 @@ Op fused_op(const Graph& graph, const Candidate& c) {
       case FusionPattern::Activation:
       case FusionPattern::BnRelu:
         fused.attrs.set("act", std::string(isa::activation_name(activation_of(op))));
+        if (via == c.pre) {
+          fused.attrs.set("keep_pre", int64_t{1});
+          set_output(&fused, "pre", via);
+        }
         break;
       case FusionPattern::Gate:
         set_slot(&fused, "gate", op.inputs.at(1));

@@ -25,8 +25,13 @@ struct Candidate {
   std::vector<OpId> ops;                // in dataflow order
   size_t main = 0;                      // index in ops of the op the fused op extends
   std::vector<FusionPattern> absorbed;  // per op other than ops[main], in order
-  std::vector<TensorId> intermediates;  // tensors that no longer exist after the merge
-  uint64_t bytes_saved = 0;             // each intermediate written once and read once
+  std::vector<TensorId> intermediates;  // per absorbed op, the tensor it read from the chain;
+                                        // each but `pre` no longer exists after the merge
+  // An intermediate that other ops read too (a training step's activation backward reads the
+  // activation's input): the fused op writes it as its output `pre` (keep_pre=1), so only the
+  // activation's read of it is saved. Invalid when the chain has none.
+  TensorId pre;
+  uint64_t bytes_saved = 0;  // each removed intermediate written once and read once; pre read once
 
   size_t ops_removed() const { return ops.size() - 1; }
 };
@@ -34,7 +39,9 @@ struct Candidate {
 // Every candidate the features allow, heads in topological order (`order`), longer chains
 // of one head first. Each intermediate is used by exactly one input slot of the next op,
 // is neither a graph output nor the loss, and is the only tensor on its own dense data
-// node (not a view, and not viewed). Whether the merge would close a cycle is not checked
+// node (not a view, and not viewed); except `pre`, the last intermediate, which the
+// activation reads beside other users whose activation's backward reads its input (silu, gelu,
+// ...: numerics::reads_output false). Whether the merge would close a cycle is not checked
 // here.
 std::vector<Candidate> find_candidates(const Graph& graph, const std::vector<OpId>& order,
                                        const FusionOptions& options);

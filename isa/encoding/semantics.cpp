@@ -123,6 +123,15 @@ std::vector<uint32_t> swept(Checker& c, const std::vector<uint32_t>& in, uint32_
   return {in[0], k, static_cast<uint32_t>(p), static_cast<uint32_t>(q)};
 }
 
+// The pre operand (the value the activation reads): the output's shape, and only with an
+// activation, since without one it would be the output itself.
+void check_pre(Checker& c, const std::vector<uint32_t>& out, Slot out_slot) {
+  if (!c.has(Slot::Pre)) return;
+  c.expect_shape(Slot::Pre, out, "shape of '" + Checker::name(out_slot) + "'");
+  if (c.inst().as<Activation>(Field::Act) == Activation::None)
+    c.fail("operand 'pre' needs an activation (field 'act'): without one it is 'y' itself");
+}
+
 void check_epilogue(Checker& c, const std::vector<uint32_t>& out, Slot out_slot,
                     uint32_t channels) {
   c.expect_shape(Slot::Bias, {channels}, "one bias per output channel");
@@ -132,6 +141,7 @@ void check_epilogue(Checker& c, const std::vector<uint32_t>& out, Slot out_slot,
       c.inst().as<GateAct>(Field::GateAct) != GateAct::Relu)
     c.fail("field 'gate_act' applies only with a 'gate' operand");
   c.expect_shape(Slot::Stats, {2, channels}, "sum and sum of squares per output channel");
+  check_pre(c, out, out_slot);
 }
 
 // Convolution geometry shared by the forward and both backward instructions: x is the
@@ -253,6 +263,7 @@ void check_shapes(Checker& c) {
            {Slot::Gamma, Slot::Beta, Slot::Mean, Slot::InvStd, Slot::RunningMean, Slot::RunningVar})
         c.expect_shape(s, {x[1]}, "one per channel of 'x'");
       c.expect_shape(Slot::Stats, {2, x[1]}, "sum and sum of squares per channel");
+      check_pre(c, x, Slot::Y);
       return;
     }
     case Opcode::BnBwd: {

@@ -4,14 +4,19 @@
 
 #include "isa/numerics/activation.h"
 #include "isa/numerics/lane_ops.h"
+#include "isa/numerics/low_precision.h"
 
 namespace s2::numerics {
 
 void apply_epilogue(float* y, size_t n, const float* residual, isa::Activation act,
-                    const float* gate, isa::Activation gate_act, isa::DType y_type) {
+                    const float* gate, isa::Activation gate_act, isa::DType y_type, float* pre,
+                    isa::DType pre_type) {
   if (residual != nullptr)
     for (size_t i = 0; i < n; ++i)
       y[i] = add(y[i], residual[i]);
+  if (pre != nullptr)
+    for (size_t i = 0; i < n; ++i)
+      y[i] = pre[i] = round_to(pre_type, y[i]);
   if (act != isa::Activation::None) act_fwd(act, y, y, n);
   if (gate == nullptr) return;
   if (gate_act == isa::Activation::Relu) {  // act_bwd's relu, without the dispatch

@@ -13,10 +13,13 @@
 namespace s2::numerics {
 
 // y = act(y + residual), then gate (act_bwd(gate_act, y, gate), y first rounded to y_type:
-// lane_ops.h, gate_stage()), over n elements; residual and gate may be null.
+// lane_ops.h, gate_stage()), over n elements; residual, gate and pre may be null. With pre
+// (the ISA's pre operand), y + residual is rounded to pre_type and stored there, and the
+// activation reads that rounded value: what the separate activation op would read.
 void apply_epilogue(float* y, size_t n, const float* residual, isa::Activation act,
                     const float* gate, isa::Activation gate_act = isa::Activation::Relu,
-                    isa::DType y_type = isa::DType::F32);
+                    isa::DType y_type = isa::DType::F32, float* pre = nullptr,
+                    isa::DType pre_type = isa::DType::F32);
 
 // The [2, C] statistics of y laid out as [outer, C, inner] (conv: [N, K, P*Q]; gemm:
 // [M, N, 1]) into stats: row 0 the per-channel sum, row 1 the per-channel sum of squares.

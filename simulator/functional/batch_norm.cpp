@@ -44,8 +44,14 @@ void run_bn_fwd(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   numerics::batch_norm_forward(g, a);
   EpilogueOperands e;
   e.act = inst.as<isa::Activation>(isa::Field::Act);
+  std::vector<float> pre;
+  if (ops.has(Slot::Pre)) {
+    e.pre = &pre;
+    e.pre_type = ops.desc(Slot::Pre).dtype;
+  }
   run_epilogue(dp.ppu, y, e, ops.desc(Slot::Y).dtype);
   ops.write(Slot::Y, y);
+  if (e.pre != nullptr) ops.write(Slot::Pre, pre);
   ops.write(Slot::Mean, mean_out);
   ops.write(Slot::InvStd, invstd_out);
   if (running_mean) ops.write(Slot::RunningMean, *running_mean);

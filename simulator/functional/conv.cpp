@@ -35,10 +35,15 @@ void run_conv2d(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   if (bias) e.bias = broadcast_channels(*bias, g.n, g.k, g.p * g.q);
   e.residual = data_or_null(residual);
   e.act = inst.as<isa::Activation>(Field::Act);
-  std::vector<float> wide;
+  std::vector<float> wide, pre;
+  if (ops.has(Slot::Pre)) {
+    e.pre = &pre;
+    e.pre_type = ops.desc(Slot::Pre).dtype;
+  }
   const bool stats = ops.has(Slot::Stats);
   run_epilogue(dp.ppu, y, e, ops.desc(Slot::Y).dtype, stats ? &wide : nullptr);
   ops.write(Slot::Y, y);
+  if (e.pre != nullptr) ops.write(Slot::Pre, pre);
   if (stats) ops.write(Slot::Stats, channel_stats(wide.empty() ? y : wide, g.n, g.k, g.p * g.q));
 }
 

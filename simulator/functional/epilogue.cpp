@@ -2,6 +2,7 @@
 
 #include "isa/numerics/activation.h"
 #include "isa/numerics/epilogue.h"
+#include "isa/numerics/low_precision.h"
 
 namespace s2::sim::functional {
 
@@ -23,6 +24,21 @@ isa::Activation gate_act_of(const isa::Instruction& inst) {
 
 void run_epilogue(PpuLanes& ppu, std::vector<float>& y, const EpilogueOperands& e,
                   isa::DType y_type, std::vector<float>* wide) {
+  if (e.pre != nullptr) {
+    EpilogueOperands sums;
+    sums.bias = e.bias;
+    sums.residual = e.residual;
+    run_epilogue(ppu, y, sums, e.pre_type);
+    for (float& v : y)
+      v = numerics::round_to(e.pre_type, v);
+    *e.pre = y;
+    EpilogueOperands rest;
+    rest.act = e.act;
+    rest.gate = e.gate;
+    rest.gate_act = e.gate_act;
+    run_epilogue(ppu, y, rest, y_type, wide);
+    return;
+  }
   LanePass pass;
   pass.op = LaneOp::Epilogue;
   pass.elements = y.size();

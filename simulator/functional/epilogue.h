@@ -18,6 +18,10 @@ struct EpilogueOperands {
   isa::Activation act = isa::Activation::None;
   const float* gate = nullptr;
   isa::Activation gate_act = isa::Activation::Relu;  // the gate's backward (field gate_act)
+  // The pre operand, when the instruction has one: receives the value the activation reads
+  // (after bias and residual) rounded to pre_type, and the activation reads that rounded value.
+  std::vector<float>* pre = nullptr;
+  isa::DType pre_type = isa::DType::F32;
 };
 
 // The gate_act field of a PE instruction that has one, as the activation whose backward the
@@ -32,7 +36,8 @@ std::vector<float> broadcast_channels(const std::vector<float>& per_channel, siz
 // there, as the hardware converts on write-back; the caller's write rounds it again to the
 // same bits). `wide`, when given and y_type is 16-bit, receives the f32 results before that
 // rounding: what the channel statistics read (an f32 y is them already; `wide` stays empty).
-// No pass when no stage is on and y_type is f32.
+// No pass when no stage is on and y_type is f32. With e.pre, two passes: bias and residual
+// (stored as pre), then the activation and the gate on pre's rounded values.
 void run_epilogue(PpuLanes& ppu, std::vector<float>& y, const EpilogueOperands& e,
                   isa::DType y_type = isa::DType::F32, std::vector<float>* wide = nullptr);
 

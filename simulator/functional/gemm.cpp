@@ -25,10 +25,15 @@ void run_gemm(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   e.act = inst.as<isa::Activation>(isa::Field::Act);
   e.gate = data_or_null(gate);
   e.gate_act = gate_act_of(inst);
-  std::vector<float> wide;
+  std::vector<float> wide, pre;
+  if (ops.has(isa::Slot::Pre)) {
+    e.pre = &pre;
+    e.pre_type = ops.desc(isa::Slot::Pre).dtype;
+  }
   const bool stats = ops.has(isa::Slot::Stats);
   run_epilogue(dp.ppu, y, e, ops.desc(isa::Slot::Y).dtype, stats ? &wide : nullptr);
   ops.write(isa::Slot::Y, y);
+  if (e.pre != nullptr) ops.write(isa::Slot::Pre, pre);
   if (stats) ops.write(isa::Slot::Stats, channel_stats(wide.empty() ? y : wide, m, n, 1));
 }
 

@@ -112,7 +112,7 @@ Box conv_box(const GemmView& view, const isa::Instruction& inst, Slot slot, uint
         case Slot::W:
           return box4(g * cv.kg() + nc0, g * cv.kg() + nc1, k.lo[0], k.hi[0], k.lo[1], k.hi[1],
                       k.lo[2], k.hi[2]);
-        default:  // y, residual: [N, K, P, Q]
+        default:  // y, pre, residual: [N, K, P, Q]
           return box4(m.lo[0], m.hi[0], g * cv.kg() + nc0, g * cv.kg() + nc1, m.lo[1], m.hi[1],
                       m.lo[2], m.hi[2]);
       }
@@ -180,7 +180,7 @@ Box gemm_box(const GemmView& view, Slot slot, uint64_t g, const Range3& m, const
       break;
     default:
       set2(m0, m1, n0, n1);
-      break;  // y, residual, gate
+      break;  // y, pre, residual, gate
   }
   return b;
 }
@@ -209,6 +209,7 @@ GemmView gemm_view(const isa::Instruction& inst) {
       add(Slot::Residual, GemmRole::PerPixel);
       add(Slot::Gate, GemmRole::PerPixel);
       add(Slot::Y, GemmRole::Out);
+      add(Slot::Pre, GemmRole::Out);
       add(Slot::Stats, GemmRole::Stats);
       return v;
     }
@@ -253,6 +254,7 @@ GemmView gemm_view(const isa::Instruction& inst) {
       add(Slot::Bias, GemmRole::PerColumn);
       add(Slot::Residual, GemmRole::PerPixel);
       add(Slot::Y, GemmRole::Out);
+      add(Slot::Pre, GemmRole::Out);
       add(Slot::Stats, GemmRole::Stats);
       break;
     case Opcode::Conv2dBwdData:

@@ -353,10 +353,12 @@ std::vector<Tile> tile_pe_instruction(const isa::Instruction& inst,
   const GemmView v = gemm_view(inst);
   const Blocking blk = choose(v, inst, target, model);
   const Needs needs = needs_of(v, inst, model);
-  // The epilogue writes the output operand's type through the output buffer's port.
-  uint64_t out_bytes = kF32Bytes;
+  // The epilogue writes each output operand's type (y, and pre when given) through the
+  // output buffer's port: that many bytes per result.
+  uint64_t out_bytes = 0;
   for (const GemmOperand& op : v.operands)
-    if (op.role == GemmRole::Out) out_bytes = isa::dtype_bytes(inst.get(op.slot).dtype);
+    if (op.role == GemmRole::Out) out_bytes += isa::dtype_bytes(inst.get(op.slot).dtype);
+  if (out_bytes == 0) out_bytes = kF32Bytes;
   std::vector<Tile> tiles;
   tiles.reserve(blk.tiles);
   const uint64_t nk_total = blocks(v.k, blk.k);

@@ -84,7 +84,7 @@ std::vector<StreamPass> stream_passes(const isa::Instruction& inst) {
       if (!have_stats) passes.push_back({{Slot::X}, {}, {}, {}, e, op, c, s});
       passes.push_back(
           {{Slot::X},
-           {Slot::Y},
+           present({Slot::Y, Slot::Pre}),
            present({Slot::Gamma, Slot::Beta, Slot::Stats, Slot::RunningMean, Slot::RunningVar}),
            present({Slot::Mean, Slot::InvStd, Slot::RunningMean, Slot::RunningVar}),
            e,

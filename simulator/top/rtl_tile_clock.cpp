@@ -222,13 +222,16 @@ uint64_t RtlTileClock::pe_tile(const std::string& where, const isa::Instruction&
   const isa::Activation gate_act = gated ? functional::gate_act_of(inst) : isa::Activation::Relu;
   const bool rtl_act = act == isa::Activation::None || act == isa::Activation::Relu;
   const bool rtl_gate = gate_act == isa::Activation::Relu;
-  if (units_.epilogue_ppu == nullptr || !rtl_act || !rtl_gate) {
+  // Nor does it write a second output (pre, the activation's input).
+  const bool pre = inst.has_slot(isa::Slot::Pre) && inst.operand(isa::Slot::Pre).has_value();
+  if (units_.epilogue_ppu == nullptr || !rtl_act || !rtl_gate || pre) {
     if (units_.epilogue_ppu != nullptr) {
       rtl::TimingCosim& u = log_.timing_epilogue;
       ++u.model_timed_tiles;
       u.model_timed_cycles += tile.epilogue_tail;
-      u.model_timed_ops.insert(!rtl_act ? "act " + std::string(isa::activation_name(act))
-                                        : "gate " + std::string(isa::activation_name(gate_act)));
+      u.model_timed_ops.insert(!rtl_act    ? "act " + std::string(isa::activation_name(act))
+                               : !rtl_gate ? "gate " + std::string(isa::activation_name(gate_act))
+                                           : std::string("pre output"));
     }
     const uint64_t cycles = pe_product(where, tile.shape, tile.pe_cycles, mode);
     wait_cycles(tile.epilogue_tail);

@@ -51,9 +51,9 @@ const target::TargetDesc& base() {
   return context.target();
 }
 
-// The tiny transformers have few candidates (18 each): the exact formulation runs beside the
+// The tiny transformers have few candidates (16 each): the exact formulation runs beside the
 // greedy, the result is the better of the two, and the greedy is within 1% of the exact
-// solution (0.00% on the GPT and 0.37-0.75% on the ViT at 2-25% under, measured).
+// solution (at 5% under, measured: 0.49% on the GPT, 0.00% on the ViT).
 TEST(FitBudget, TheChoiceIsTheBetterOfTheGreedyAndTheExactFormulation) {
   for (const std::string model : {"gpt", "vit"}) {
     Program p = scheduled(model);
@@ -68,7 +68,7 @@ TEST(FitBudget, TheChoiceIsTheBetterOfTheGreedyAndTheExactFormulation) {
     EXPECT_EQ(r.predicted_cycles, std::min(r.ilp_cycles, r.greedy_cycles)) << r.summary;
     EXPECT_LE(static_cast<double>(r.greedy_cycles), 1.01 * static_cast<double>(r.ilp_cycles))
         << model << ": " << r.summary;
-    EXPECT_NE(r.summary.find("exact formulation (GLPK: 18 candidates"), std::string::npos)
+    EXPECT_NE(r.summary.find("exact formulation (GLPK: 16 candidates"), std::string::npos)
         << r.summary;
   }
 }

@@ -19,6 +19,7 @@
 #include "compiler/interp/interpreter.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
+#include "isa/numerics/low_precision.h"
 #include "simulator/dram/load_target.h"
 
 namespace s2::ir {
@@ -72,9 +73,9 @@ void expect_same_bits(const Graph& unfused, const Graph& fused) {
     ASSERT_EQ(x.dtype(), y.dtype());
     ASSERT_EQ(x.size(), y.size());
     const void* px =
-        x.dtype() == DType::F32 ? static_cast<const void*>(x.f32().data()) : x.i32().data();
+        x.dtype() != DType::I32 ? static_cast<const void*>(x.f32().data()) : x.i32().data();
     const void* py =
-        y.dtype() == DType::F32 ? static_cast<const void*>(y.f32().data()) : y.i32().data();
+        y.dtype() != DType::I32 ? static_cast<const void*>(y.f32().data()) : y.i32().data();
     EXPECT_EQ(std::memcmp(px, py, x.size() * 4), 0) << "%" << t.name << " differs";
   }
 }
@@ -99,7 +100,7 @@ TEST(FusionPatterns, ConvResidualReluWithThePeResultAsSecondOperand) {
   ASSERT_TRUE(f.result.changed);
   EXPECT_EQ(print_op(f.result.graph, only_op(f.result.graph)),
             "%relu: f32[2,4,6,6] = conv2d(%x, %w, %b, %r) act=\"relu\" dilation=[1,1] groups=1 "
-            "pads=[1,1,1,1] stride=[1,1]  # forward @conv");
+            "keep_pre=0 pads=[1,1,1,1] stride=[1,1]  # forward @conv");
   EXPECT_EQ(count(f.stats, FusionPattern::Residual), 1u);
   EXPECT_EQ(count(f.stats, FusionPattern::Activation), 1u);
   EXPECT_EQ(f.stats.ops_fused, 2u);
@@ -111,8 +112,8 @@ TEST(FusionPatterns, ConvResidualReluWithThePeResultAsSecondOperand) {
 }
 
 // The activation family fuses like relu, into PE epilogues only when the target's
-// pe_array.activations lists the function, into bn_fwd always; an activation whose input has
-// a second reader (silu's backward reads x) leaves the PE result in DRAM.
+// pe_array.activations lists the function, into bn_fwd always; an activation whose input
+// another activation reads too stays unfused (a backward's read is ActivationKeepsItsInput...).
 TEST(FusionPatterns, ActivationsFuseWhereTheTargetComputesThem) {
   auto conv_act = [](const std::string& act, bool second_reader) {
     Graph g("conv_" + act);
@@ -153,6 +154,88 @@ TEST(FusionPatterns, ActivationsFuseWhereTheTargetComputesThem) {
   ASSERT_TRUE(fb.result.changed);
   EXPECT_EQ(count(fb.stats, FusionPattern::BnRelu), 1u);
   expect_same_bits(bn, fb.result.graph);
+}
+
+// In a training step the backward of silu, gelu, hardswish and hardsigmoid reads the
+// activation's input x, so x has a second reader. The activation still fuses, into a PE op
+// or batch_norm, with keep_pre=1: the fused op writes x as its output `pre` beside y, which
+// saves the activation's read of x. Bits as unfused, in f32 and in bf16 (the activation
+// reads pre rounded to its type, as the separate op reads x from DRAM).
+TEST(FusionPatterns, ActivationKeepsItsInputForTheBackward) {
+  for (const DType type : {DType::F32, DType::BF16}) {
+    SCOPED_TRACE(isa::dtype_name(type));
+    auto typed = [type](std::vector<float> v) {
+      for (float& x : v)
+        x = numerics::round_to(type, x);
+      return std::make_shared<HostArray>(std::move(v), type);
+    };
+    auto values = [](size_t n, uint32_t seed) {
+      std::mt19937 rng(seed);
+      std::uniform_real_distribution<float> dist(-3.0f, 3.0f);
+      std::vector<float> v(n);
+      for (float& x : v)
+        x = dist(rng);
+      return v;
+    };
+    Graph g("conv_silu_step");
+    const TensorId x =
+        g.add_parameter("x", TensorRole::Input, type, {2, 3, 6, 6}, typed(values(216, 1)));
+    const TensorId w =
+        g.add_parameter("w", TensorRole::Weight, type, {4, 3, 3, 3}, typed(values(108, 2)));
+    const TensorId dy =
+        g.add_parameter("dy", TensorRole::Gradient, type, {2, 4, 4, 4}, typed(values(128, 3)));
+    const TensorId y = g.add(OpType::Conv2d, "conv", OpCategory::Forward, {x, w});
+    g.mark_output(g.add(OpType::Activation, "act", OpCategory::Forward, {y}, {{"act", "silu"}}));
+    g.mark_output(g.add(OpType::ActivationBwd, "act.bwd", OpCategory::ActivationGrad, {dy, y},
+                        {{"act", "silu"}}));
+    const Fused f = fuse(g);
+    ASSERT_TRUE(f.result.changed);
+    const Graph& out = f.result.graph;
+    ASSERT_EQ(out.num_ops(), 2u);
+    const Op& conv = out.op(out.tensor(out.find_tensor("act")).producer);
+    EXPECT_EQ(conv.type, OpType::Conv2d);
+    EXPECT_EQ(conv.attrs.s("act"), "silu");
+    EXPECT_EQ(conv.attrs.i("keep_pre"), 1);
+    ASSERT_EQ(conv.outputs.size(), 2u);
+    EXPECT_EQ(out.tensor(conv.outputs[1]).name, "conv");  // what the backward reads
+    EXPECT_EQ(count(f.stats, FusionPattern::Activation), 1u);
+    EXPECT_EQ(f.stats.bytes_saved, 128u * isa::dtype_bytes(type));  // one read of x
+    expect_same_bits(g, out);
+    EXPECT_EQ(verify_graph(out), std::vector<std::string>{});
+
+    // batch_norm -> silu the same way, through bn_fwd's activation.
+    Graph bn("bn_silu_step");
+    const TensorId bx =
+        bn.add_parameter("x", TensorRole::Input, type, {2, 3, 4, 4}, typed(values(96, 4)));
+    const TensorId bdy =
+        bn.add_parameter("dy", TensorRole::Gradient, type, {2, 3, 4, 4}, typed(values(96, 5)));
+    const TensorId gamma = param(bn, "gamma", {3}, 6, TensorRole::Weight);
+    const TensorId beta = param(bn, "beta", {3}, 7, TensorRole::Weight);
+    const TensorId rm = param(bn, "rm", {3}, 8, TensorRole::State);
+    const TensorId rv = param(bn, "rv", {3}, 9, TensorRole::State);
+    const TensorId by =
+        bn.add_op(OpType::BatchNorm, "bn", OpCategory::Forward, {bx, gamma, beta, rm, rv})[0];
+    bn.mark_output(bn.add(OpType::Activation, "act", OpCategory::Forward, {by}, {{"act", "gelu"}}));
+    bn.mark_output(bn.add(OpType::ActivationBwd, "act.bwd", OpCategory::ActivationGrad, {bdy, by},
+                          {{"act", "gelu"}}));
+    const Fused fb = fuse(bn);
+    ASSERT_TRUE(fb.result.changed);
+    EXPECT_EQ(count(fb.stats, FusionPattern::BnRelu), 1u);
+    const Graph& bout = fb.result.graph;
+    const Op& fused_bn = bout.op(bout.tensor(bout.find_tensor("act")).producer);
+    EXPECT_EQ(fused_bn.attrs.i("keep_pre"), 1);
+    EXPECT_EQ(bout.tensor(fused_bn.outputs.at(5)).name, "bn.y");
+    expect_same_bits(bn, bout);
+  }
+  // An activation whose backward reads its output (sigmoid) gives x no second reader in a
+  // training step; a second activation reading x is not a backward: neither keeps pre.
+  Graph two("conv_two_acts");
+  const TensorId x = param(two, "x", {2, 3, 6, 6}, 1);
+  const TensorId w = param(two, "w", {4, 3, 3, 3}, 3, TensorRole::Weight);
+  const TensorId y = two.add(OpType::Conv2d, "conv", OpCategory::Forward, {x, w});
+  two.mark_output(two.add(OpType::Activation, "a", OpCategory::Forward, {y}, {{"act", "silu"}}));
+  two.mark_output(two.add(OpType::Activation, "b", OpCategory::Forward, {y}, {{"act", "gelu"}}));
+  EXPECT_FALSE(fuse(two).result.changed);
 }
 
 TEST(FusionPatterns, GemmResidualReluWithThePeResultAsFirstOperand) {

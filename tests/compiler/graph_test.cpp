@@ -69,7 +69,7 @@ TEST(Graph, PrinterIsStable) {
   EXPECT_EQ(text, print_graph(g));
   EXPECT_NE(text.find("%x: f32[2,3] input init"), std::string::npos) << text;
   EXPECT_NE(text.find("%fc1: f32[2,4] = gemm(%x, %w, _, _, _) act=\"none\" gate_act=\"relu\" "
-                      "trans_a=0 trans_b=1  "
+                      "keep_pre=0 trans_a=0 trans_b=1  "
                       "# forward"),
             std::string::npos)
       << text;

@@ -100,7 +100,8 @@ TEST_F(OnnxImport, ConvNetOpsShapesAndAttributes) {
                                    {"pads", Ints{1, 1, 1, 1}},
                                    {"dilation", Ints{1, 1}},
                                    {"groups", int64_t{1}},
-                                   {"act", std::string("none")}}));
+                                   {"act", std::string("none")},
+                                   {"keep_pre", int64_t{0}}}));
   EXPECT_EQ(conv.inputs.at(2), g.find_tensor("conv1.bias"));
   EXPECT_EQ(out_shape(g, conv), (ir::Shape{2, 4, 8, 8}));
   const ir::Op& pool = op_named(g, "/pool/MaxPool");
@@ -116,7 +117,8 @@ TEST_F(OnnxImport, ConvNetOpsShapesAndAttributes) {
   EXPECT_EQ(fc.attrs, (ir::Attrs{{"trans_a", int64_t{0}},
                                  {"trans_b", int64_t{1}},
                                  {"act", std::string("none")},
-                                 {"gate_act", std::string("relu")}}));
+                                 {"gate_act", std::string("relu")},
+                                 {"keep_pre", int64_t{0}}}));
   EXPECT_EQ(out_shape(g, fc), (ir::Shape{2, 5}));
 
   const ir::Op& loss = op_named(g, "loss");
@@ -203,8 +205,10 @@ TEST_F(OnnxImport, TrainingBatchNormKeepsRunningStatisticsAsState) {
     EXPECT_FALSE(op_named(g, "/conv/Conv").inputs.at(2).valid());
     const ir::Op& bn = op_named(g, "/bn/BatchNormalization");
     // float32 0.9 and 1e-5 in the file; PyTorch's momentum 0.1 and eps 1e-5 in the IR.
-    EXPECT_EQ(bn.attrs,
-              (ir::Attrs{{"eps", 1e-5}, {"momentum", 0.1}, {"act", std::string("none")}}));
+    EXPECT_EQ(bn.attrs, (ir::Attrs{{"eps", 1e-5},
+                                   {"momentum", 0.1},
+                                   {"act", std::string("none")},
+                                   {"keep_pre", int64_t{0}}}));
     EXPECT_EQ(role_of(g, "bn.running_mean"), isa::TensorRole::State);
     EXPECT_EQ(role_of(g, "bn.running_var"), isa::TensorRole::State);
     EXPECT_EQ(role_of(g, "bn.weight"), isa::TensorRole::Weight);

@@ -93,7 +93,7 @@ TEST_F(OnnxNorm, LinearOnTheLastDimensionIsAGemmOverRowsWithItsBias) {
     const std::string name = bias ? "/pw/Linear" : "/pw/MatMul";
     const ir::Op& mm = g.op(g.find_op(name));
     ASSERT_EQ(mm.type, ir::OpType::Gemm);
-    EXPECT_EQ(mm.attrs.text(), "act=\"none\" gate_act=\"relu\" trans_a=0 trans_b=1");
+    EXPECT_EQ(mm.attrs.text(), "act=\"none\" gate_act=\"relu\" keep_pre=0 trans_a=0 trans_b=1");
     ASSERT_GE(mm.inputs.size(), 3u);
     EXPECT_EQ(mm.inputs[2], bias ? g.find_tensor("pw.bias") : ir::TensorId());
     EXPECT_FALSE(g.find_op("/pw/Add").valid());  // absorbed

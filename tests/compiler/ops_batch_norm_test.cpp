@@ -105,10 +105,11 @@ TEST(OpsBatchNorm, SchemaAndOutputs) {
   BnGraph b;
   build(&b, {2, 3, 2, 2}, {});
   const Op& op = b.g.op(b.g.find_op("bn"));
-  EXPECT_EQ(op.attrs.text(), "act=\"none\" eps=1e-05 momentum=0.1");
+  EXPECT_EQ(op.attrs.text(), "act=\"none\" eps=1e-05 keep_pre=0 momentum=0.1");
   EXPECT_EQ(op_schema(OpType::BatchNorm).fusion, FusionClass::Ppu);
   EXPECT_EQ(op_schema(OpType::BatchNormBwd).fusion, FusionClass::Ppu);
-  ASSERT_EQ(b.out.size(), 5u);
+  ASSERT_EQ(b.out.size(), 6u);
+  EXPECT_FALSE(b.out[5].valid());  // pre: only with keep_pre=1
   EXPECT_EQ(b.g.tensor(b.out[0]).shape, (Shape{2, 3, 2, 2}));
   for (size_t i = 1; i < 5; ++i)
     EXPECT_EQ(b.g.tensor(b.out[i]).shape, (Shape{3}));

@@ -170,11 +170,13 @@ TEST(OpsGemm, BackwardOps) {
   EXPECT_EQ(producer(0).name, "fc.grad_a");
   EXPECT_EQ(producer(0).category, OpCategory::ActivationGrad);
   EXPECT_EQ(producer(0).inputs, (std::vector<TensorId>{dy, w, TensorId(), TensorId(), TensorId()}));
-  EXPECT_EQ(producer(0).attrs.text(), "act=\"none\" gate_act=\"relu\" trans_a=0 trans_b=0");
+  EXPECT_EQ(producer(0).attrs.text(),
+            "act=\"none\" gate_act=\"relu\" keep_pre=0 trans_a=0 trans_b=0");
   EXPECT_EQ(producer(1).name, "fc.grad_b");
   EXPECT_EQ(producer(1).category, OpCategory::WeightGrad);
   EXPECT_EQ(producer(1).inputs, (std::vector<TensorId>{dy, x, TensorId(), TensorId(), TensorId()}));
-  EXPECT_EQ(producer(1).attrs.text(), "act=\"none\" gate_act=\"relu\" trans_a=1 trans_b=0");
+  EXPECT_EQ(producer(1).attrs.text(),
+            "act=\"none\" gate_act=\"relu\" keep_pre=0 trans_a=1 trans_b=0");
   EXPECT_EQ(g.tensor(ctx.input_grads()[1][0]).shape, (Shape{4, 3}));
   EXPECT_EQ(producer(2).name, "fc.grad_bias");
   EXPECT_EQ(producer(2).type, OpType::ReduceSum);

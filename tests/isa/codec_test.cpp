@@ -316,7 +316,7 @@ TEST(DecodeErrors, EachDefectHasItsOwnMessage) {
   expect_failure(decode_failure(good, good.size() - 1), 0,
                  "runs past the end (" + std::to_string(good.size() - 1) + " words left)", &seen);
   expect_failure(decode_failure(good, 1), 0, "truncated instruction header", &seen);
-  expect_failure(decode_failure(patched(1, good[1] | (1u << 6))), 1, "conv2d: operand mask 0x",
+  expect_failure(decode_failure(patched(1, good[1] | (1u << 7))), 1, "conv2d: operand mask 0x",
                  &seen);
 
   const size_t x = descriptor_word(0);

@@ -411,6 +411,26 @@ TEST(Semantics, GateActNeedsAGate) {
   EXPECT_EQ(first_problem(gemm), "");
 }
 
+// pre (the activation's input, what a training step's backward reads) has the output's shape
+// and exists only beside an activation: without one it would be y itself.
+TEST(Semantics, PreNeedsAnActivationAndTheOutputsShape) {
+  for (const Opcode op : {Opcode::Conv2d, Opcode::Gemm}) {
+    SCOPED_TRACE(opcode_info(op).mnemonic);
+    Instruction inst = program_instruction(op);
+    inst.set_raw(Field::Act, static_cast<uint32_t>(Activation::None));
+    TensorDesc pre = inst.get(Slot::Y);
+    pre.addr += 0x100000;
+    inst.set_operand(Slot::Pre, pre);
+    EXPECT_PROBLEM(inst, "operand 'pre' needs an activation (field 'act')");
+    inst.set_raw(Field::Act, static_cast<uint32_t>(Activation::Silu));
+    EXPECT_EQ(first_problem(inst), "");
+    pre.shape[1] += 1;
+    pre = TensorDesc::contiguous(pre.addr, pre.dtype, pre.dims());
+    inst.set_operand(Slot::Pre, pre);
+    EXPECT_PROBLEM(inst, "operand 'pre' has shape");
+  }
+}
+
 TEST(Semantics, SoftmaxCeShapes) {
   Instruction ce = program_instruction(Opcode::SoftmaxCe);
   ce.set_operand(Slot::Labels, TensorDesc::contiguous(0x4100, DType::I32, {3}));

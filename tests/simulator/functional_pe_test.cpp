@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "isa/numerics/activation.h"
+#include "isa/numerics/low_precision.h"
 #include "simulator/functional/conv.h"
 #include "tests/simulator/functional_program.h"
 
@@ -156,6 +158,52 @@ TEST(FunctionalConv2d, StatsAreTheChannelSumsOfTheFinalOutput) {
       }
     EXPECT_EQ(sv[k], sum);
     EXPECT_EQ(sv[3 + k], sq);
+  }
+}
+
+// The pre operand holds the activation's input (conv + bias + residual) rounded to pre's type,
+// and y is the activation of that rounded value: what conv2d without act, then a separate
+// activation reading its output, would write. Bit for bit with the reference kernel.
+TEST(FunctionalConv2d, PreHoldsTheActivationsInputInItsType) {
+  for (const DType type : {DType::F32, DType::BF16}) {
+    SCOPED_TRACE(isa::dtype_name(type));
+    auto build = [type](bool with_pre) {
+      Program p(Opcode::Conv2d);
+      p.set(Slot::X, p.tensor({2, 3, 5, 5}))
+          .set(Slot::W, p.tensor({4, 3, 3, 3}))
+          .set(Slot::Bias, p.tensor({4}))
+          .set(Slot::Residual, p.tensor({2, 4, 3, 3}))
+          .set(Slot::Y, p.zeros({2, 4, 3, 3}, type));
+      conv_fields(p, {2, 3, 5, 5, 4, 3, 3, 1, 0, 1, 1});
+      if (with_pre) {
+        p.set(Slot::Pre, p.zeros({2, 4, 3, 3}, type));
+        p.field(Field::Act, static_cast<uint32_t>(isa::Activation::Silu));
+      }
+      return p;
+    };
+    Program fused = build(true);
+    EXPECT_TRUE(fused.matches_reference());
+    const DramImage image = fused.run_ours();
+    const std::vector<float> pre = image.read_f32(fused.inst().get(Slot::Pre));
+    const std::vector<float> y = image.read_f32(fused.inst().get(Slot::Y));
+    Program plain = build(false);
+    EXPECT_EQ(plain.result(plain.inst().get(Slot::Y)), pre);
+    for (size_t i = 0; i < y.size(); ++i)
+      EXPECT_EQ(y[i], numerics::round_to(type, numerics::act_fwd(isa::Activation::Silu, pre[i])))
+          << i;
+  }
+}
+
+TEST(FunctionalGemm, PreWithGeluMatchesTheReference) {
+  for (const DType type : {DType::F32, DType::BF16, DType::F16}) {
+    Program p(Opcode::Gemm);
+    p.set(Slot::A, p.tensor({5, 40}))
+        .set(Slot::B, p.tensor({40, 7}))
+        .set(Slot::Bias, p.tensor({7}))
+        .set(Slot::Y, p.zeros({5, 7}, type))
+        .set(Slot::Pre, p.zeros({5, 7}, type));
+    p.field(Field::Act, static_cast<uint32_t>(isa::Activation::Gelu));
+    EXPECT_TRUE(p.matches_reference()) << isa::dtype_name(type);
   }
 }
 

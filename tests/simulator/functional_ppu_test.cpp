@@ -41,6 +41,24 @@ TEST(FunctionalBatchNorm, ForwardWithRunningStatsAndReluMatchesTheReference) {
   }
 }
 
+// bn_fwd's pre: the normalised value, rounded to pre's type, that the activation reads.
+TEST(FunctionalBatchNorm, ForwardWithPreAndHardswishMatchesTheReference) {
+  for (const isa::DType type : {isa::DType::F32, isa::DType::BF16}) {
+    Program p(Opcode::BnFwd);
+    p.set(Slot::X, p.tensor({3, 4, 5, 5}))
+        .set(Slot::Gamma, p.tensor({4}))
+        .set(Slot::Beta, p.tensor({4}));
+    p.set(Slot::Y, p.zeros({3, 4, 5, 5}, type))
+        .set(Slot::Mean, p.zeros({4}))
+        .set(Slot::InvStd, p.zeros({4}))
+        .set(Slot::Pre, p.zeros({3, 4, 5, 5}, type));
+    p.field(Field::Act, static_cast<uint32_t>(isa::Activation::Hardswish));
+    p.inst().set_f32(Field::Eps, 1e-3f);
+    p.inst().set_f32(Field::BnMomentum, 0.3f);
+    EXPECT_TRUE(p.matches_reference()) << isa::dtype_name(type);
+  }
+}
+
 TEST(FunctionalBatchNorm, ForwardFromStatsUsesTheGivenMoments) {
   Program p(Opcode::BnFwd);
   const TensorDesc x = p.zeros({2, 1, 1, 2}), stats = p.zeros({2, 1}), y = p.zeros({2, 1, 1, 2});

@@ -139,6 +139,34 @@ TEST(TimingTiling, BigConvOnTheSmallConfigFitsItsBuffersAndCoversItsOperands) {
   EXPECT_EQ(plan.macs, 4u * 16 * 16 * 128 * 64 * 9);
 }
 
+// The epilogue's pre output is a second result per element: stored once, like y, and
+// counted in the output buffer and the epilogue's write port.
+TEST(TimingTiling, PreIsStoredOnceBesideY) {
+  const auto t = config("base");
+  isa::Instruction g = test::gemm(64, 96, 128);
+  const InstructionPlan plain = plan_instruction(g, t);
+  g.set_raw(isa::Field::Act, static_cast<uint32_t>(isa::Activation::Gelu));
+  g.set_operand(Slot::Pre, f32(0x9000000, {64, 96}));
+  const InstructionPlan with_pre = plan_instruction(g, t);
+  uint64_t y_bytes = 0, pre_bytes = 0, plain_bytes = 0, loads = 0, plain_loads = 0;
+  for (const Tile& tile : with_pre.tiles) {
+    for (const DramAccess& a : tile.stores)
+      (a.address >= 0x9000000 ? pre_bytes : y_bytes) += a.bytes;
+    for (const DramAccess& a : tile.loads)
+      loads += a.bytes;
+  }
+  for (const Tile& tile : plain.tiles) {
+    for (const DramAccess& a : tile.stores)
+      plain_bytes += a.bytes;
+    for (const DramAccess& a : tile.loads)
+      plain_loads += a.bytes;
+  }
+  EXPECT_EQ(pre_bytes, 64u * 96 * 4);
+  EXPECT_EQ(y_bytes, 64u * 96 * 4);
+  EXPECT_EQ(plain_bytes, 64u * 96 * 4);
+  EXPECT_GE(loads, plain_loads);
+}
+
 TEST(TimingTiling, SmallestPeTileThatCannotFitNamesInstructionAndBuffer) {
   auto t = config("base");
   t.sram.output.size_bytes = 16;  // half: 8 bytes; one y + residual + gate element is 12

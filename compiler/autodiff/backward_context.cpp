@@ -1,7 +1,5 @@
 #include "compiler/autodiff/backward_context.h"
 
-#include <algorithm>
-
 #include "isa/common/errors.h"
 
 namespace s2::ir {
@@ -25,8 +23,7 @@ std::vector<TensorId> BackwardContext::emit(OpType type, const std::string& suff
 TensorId BackwardContext::emit1(OpType type, const std::string& suffix, OpCategory category,
                                 const std::vector<TensorId>& inputs, const Attrs& attrs) {
   const std::vector<TensorId> outs = emit(type, suffix, category, inputs, attrs);
-  S2_CHECK(!outs.empty() && outs[0].valid() &&
-               std::none_of(outs.begin() + 1, outs.end(), [](TensorId t) { return t.valid(); }),
+  S2_CHECK(single_result(outs),
            "backward of '" + forward_.name + "': " + suffix + " has more than one output");
   return outs[0];
 }

@@ -8,6 +8,11 @@
 
 namespace s2::ir {
 
+bool single_result(const std::vector<TensorId>& outputs) {
+  return !outputs.empty() && outputs[0].valid() &&
+         std::none_of(outputs.begin() + 1, outputs.end(), [](TensorId t) { return t.valid(); });
+}
+
 int64_t Tensor::numel() const {
   return shape_numel(shape);
 }
@@ -264,10 +269,8 @@ std::vector<TensorId> Graph::add_op(OpType type, const std::string& name, OpCate
 TensorId Graph::add(OpType type, const std::string& name, OpCategory category,
                     const std::vector<TensorId>& inputs, const Attrs& attrs) {
   const std::vector<TensorId> outs = add_op(type, name, category, inputs, attrs);
-  const auto present =
-      std::count_if(outs.begin(), outs.end(), [](TensorId t) { return t.valid(); });
-  S2_CHECK(present == 1 && outs[0].valid(),
-           "op '" + name + "' has " + std::to_string(present) + " outputs, not one");
+  S2_CHECK(single_result(outs),
+           "op '" + name + "' has " + std::to_string(outs.size()) + " outputs, not one result");
   return outs[0];
 }
 

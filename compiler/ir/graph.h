@@ -76,6 +76,10 @@ struct Op {
   std::vector<TensorId> outputs;  // per the schema; invalid for an absent optional output
 };
 
+// Whether `outputs` (an op's, per its schema) hold exactly one present tensor, the first: an
+// op with one result, optional outputs (such as the epilogue's pre) absent.
+bool single_result(const std::vector<TensorId>& outputs);
+
 Shape contiguous_strides(const Shape& shape);
 // The strides under which `shape` reads the same elements, in the same row-major order, as a
 // tensor of `old_shape` and `old_strides` (PyTorch's Tensor.view rule): each run of old

@@ -242,15 +242,10 @@ class Simplifier : public GraphRewriter {
   Replacement backward_of_rows(const Op& op, Context& ctx) {
     const TensorId dy = ctx.map(op.inputs[0]);
     const TensorId saved = ctx.map(op.inputs[1]);
-    const Op* view = producer(ctx, dy, OpType::Reshape);
-    if (view == nullptr) return std::nullopt;
+    const TensorId rows = rows_of(dy, ctx);
     Graph& g = ctx.graph();
-    const TensorId rows = view->inputs[0];
-    const Tensor& r = g.tensor(rows);
-    if (!g.tensor(dy).contiguous() || !r.contiguous() || !g.tensor(saved).contiguous() ||
-        r.shape == g.tensor(dy).shape || !stable(rows, ctx) || !stable(saved, ctx))
-      return std::nullopt;
-    const Shape rows_shape = r.shape;
+    if (!rows.valid() || !g.tensor(saved).contiguous() || !stable(saved, ctx)) return std::nullopt;
+    const Shape rows_shape = g.tensor(rows).shape;
     TensorId saved_rows = saved;
     if (const Op* inner = producer(ctx, saved, OpType::Reshape);
         inner != nullptr && g.tensor(inner->inputs[0]).shape == rows_shape &&
@@ -267,16 +262,24 @@ class Simplifier : public GraphRewriter {
   // reshape(activation(rows)), so the activation reads the gemm's own result and becomes its act
   // stage (pass fuse). The result is reshaped to the old output, which keeps its name.
   Replacement activation_of_rows(const Op& op, Context& ctx) {
-    const TensorId x = ctx.map(op.inputs[0]);
-    const Op* view = producer(ctx, x, OpType::Reshape);
-    if (view == nullptr) return std::nullopt;
-    Graph& g = ctx.graph();
-    const TensorId rows = view->inputs[0];
-    const Tensor& r = g.tensor(rows);
-    if (!g.tensor(x).contiguous() || !r.contiguous() || r.shape == g.tensor(x).shape ||
-        !stable(rows, ctx) || !r.producer.valid() || g.op(r.producer).type != OpType::Gemm)
-      return std::nullopt;
+    const TensorId rows = rows_of(ctx.map(op.inputs[0]), ctx);
+    if (!rows.valid()) return std::nullopt;
+    const OpId made_by = ctx.graph().tensor(rows).producer;
+    if (!made_by.valid() || ctx.graph().op(made_by).type != OpType::Gemm) return std::nullopt;
     return on_rows(op, ctx, {rows}, "activation(reshape(x)) on the rows");
+  }
+
+  // The dense tensor t is a reshape of, when t is dense too, has another shape, and the rows
+  // are never updated in place; invalid otherwise.
+  TensorId rows_of(TensorId t, Context& ctx) const {
+    const Op* view = producer(ctx, t, OpType::Reshape);
+    if (view == nullptr) return TensorId();
+    const TensorId rows = view->inputs[0];
+    const Tensor& r = ctx.graph().tensor(rows);
+    const Tensor& v = ctx.graph().tensor(t);
+    if (!v.contiguous() || !r.contiguous() || r.shape == v.shape || !stable(rows, ctx))
+      return TensorId();
+    return rows;
   }
 
   // `op` over `inputs` (rows of its old operands), reshaped to its old output, which keeps

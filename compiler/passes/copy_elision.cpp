@@ -173,10 +173,9 @@ class Elider {
   // tokens' order, so every reader streams dense rows where it read one element per burst.
   bool try_relayout(OpId producer_id) {
     const Op& producer = g_.op(producer_id);
-    // One output: with pre (keep_pre) the activation's input would keep the old layout.
-    const auto outputs = std::count_if(producer.outputs.begin(), producer.outputs.end(),
-                                       [](TensorId t) { return t.valid(); });
-    if (op_schema(producer.type).fusion != FusionClass::Pe || outputs != 1) return false;
+    // One result: with pre (keep_pre) the activation's input would keep the old layout.
+    if (op_schema(producer.type).fusion != FusionClass::Pe || !single_result(producer.outputs))
+      return false;
     const TensorId y = producer.outputs[0];
     const Tensor& yt = g_.tensor(y);
     const Data& yd = g_.data(yt.data);

@@ -8,9 +8,12 @@
 // of every sum) is isa/numerics/batch_norm.h, shared with the simulator's functional model.
 //
 // Epilogues, as the ISA's bn_fwd and bn_bwd have them (ops/epilogue.h): batch_norm's `act`
-// ("none" by default, or "relu") is applied to the fp32 y; batch_norm_bwd's optional `gate`
-// (after the positional inputs) masks dy first — dy kept where gate > 0, like relu_bwd —
-// and everything above then reads the masked dy. The fusion pass fills them in.
+// (any activation of the ISA, "none" by default) is applied to the fp32 y, and with keep_pre
+// its input is also written as `pre`; batch_norm_bwd's optional `gate` (after the positional
+// inputs) first sends dy through the gate stage — `gate_act`'s backward, relu's mask (dy kept
+// where gate > 0, like relu_bwd) by default — rounded to dy's type as the separate
+// activation_bwd stores it, and everything above then reads that gated dy. The fusion pass
+// fills them in.
 
 #include "isa/numerics/batch_norm.h"
 
@@ -22,6 +25,7 @@
 #include "compiler/ops/epilogue.h"
 #include "compiler/ops/lowering.h"
 #include "compiler/ops/registry.h"
+#include "isa/numerics/low_precision.h"
 
 namespace s2::ir {
 namespace {
@@ -118,6 +122,8 @@ std::vector<OutputSpec> infer_batch_norm_bwd(const InferContext& ctx) {
   for (size_t i = 2; i <= 4; ++i)
     check_per_channel(ctx, i, c);
   epilogue::expect_operand(ctx, 5, ctx.shape(1));
+  if (epilogue::gate_act_of(ctx) != isa::Activation::Relu && !ctx.has_input(5))
+    ctx.fail("gate_act=" + ctx.attrs().s("gate_act") + " needs a gate input");
   OutputSpec dx, stat;  // dgamma and dbeta stay f32
   dx.dtype = ctx.result_dtype();
   dx.shape = ctx.shape(1);
@@ -129,8 +135,12 @@ void batch_norm_bwd_kernel(KernelContext& k) {
   const float* dy = k.in[0].f32;
   std::vector<float> masked;  // dy after the gate, when there is one
   if (k.in[5].present()) {
+    const isa::DType dy_type = k.in[0].dtype;
     masked.assign(dy, dy + k.in[0].numel());
-    epilogue::apply(masked.data(), masked.size(), nullptr, isa::Activation::None, k.in[5].f32);
+    epilogue::apply(masked.data(), masked.size(), nullptr, isa::Activation::None, k.in[5].f32,
+                    epilogue::gate_act_of(k.op), dy_type);
+    for (float& v : masked)
+      v = numerics::round_to(dy_type, v);
     dy = masked.data();
   }
   numerics::batch_norm_backward(geometry(k.in[1].shape), dy, k.in[1].f32, k.in[2].f32, k.in[3].f32,
@@ -198,32 +208,37 @@ void register_batch_norm_ops(OpRegistry& r) {
        encode_bn,
        decode_bn,
        always});
-  add_op(
-      r,
-      OpSchema{OpType::BatchNormBwd,
-               FusionClass::Ppu,
-               {{"dy"}, {"x"}, {"gamma"}, {"saved_mean"}, {"saved_invstd"}, {"gate", true}},
-               {"dx", "dgamma", "dbeta"},
-               {},
-               infer_batch_norm_bwd,
-               nullptr,
-               batch_norm_bwd_kernel,
-               "Backward of training-mode batch_norm from its saved statistics: dx, "
-               "dgamma = sum(dy * xhat), dbeta = sum(dy) per channel, where dy is first kept only "
-               "where the optional gate (of x's shape) is > 0. No backward rule."},
-      {OpType::BatchNormBwd,
-       Opcode::BnBwd,
-       {dy,
-        x,
-        {"gamma", Slot::Gamma},
-        {"saved_mean", Slot::Mean},
-        {"saved_invstd", Slot::InvStd},
-        gate},
-       {dx, {"dgamma", Slot::DGamma}, {"dbeta", Slot::DBeta}},
-       true,
-       [](const ir::Op& op, Instruction& inst) { FieldWriter(op, inst).act(); },
-       decode_nothing,
-       always});
+  add_op(r,
+         OpSchema{OpType::BatchNormBwd,
+                  FusionClass::Ppu,
+                  {{"dy"}, {"x"}, {"gamma"}, {"saved_mean"}, {"saved_invstd"}, {"gate", true}},
+                  {"dx", "dgamma", "dbeta"},
+                  {epilogue::gate_act_attr()},
+                  infer_batch_norm_bwd,
+                  nullptr,
+                  batch_norm_bwd_kernel,
+                  "Backward of training-mode batch_norm from its saved statistics: dx, "
+                  "dgamma = sum(dy * xhat), dbeta = sum(dy) per channel, where dy first goes "
+                  "through the optional gate (of x's shape): kept only where gate > 0, or with "
+                  "gate_act another activation's backward, dy * act'(gate), rounded to dy's type. "
+                  "No backward rule."},
+         {OpType::BatchNormBwd,
+          Opcode::BnBwd,
+          {dy,
+           x,
+           {"gamma", Slot::Gamma},
+           {"saved_mean", Slot::Mean},
+           {"saved_invstd", Slot::InvStd},
+           gate},
+          {dx, {"dgamma", Slot::DGamma}, {"dbeta", Slot::DBeta}},
+          true,
+          [](const ir::Op& op, Instruction& inst) {
+            FieldWriter(op, inst).enumerated(Field::GateAct, "gate_act");
+          },
+          [](const Instruction& inst, ir::Attrs& a) {
+            a.set("gate_act", field_enum_name(inst, Field::GateAct));
+          },
+          always});
 }
 
 }  // namespace s2::ir

@@ -18,7 +18,8 @@
 // false) leaves x a second use in a training step: activation and bn_relu then fuse with
 // keep_pre=1, the fused op writing x as its output `pre` beside y, which saves the
 // activation's read of x (half of x's write + read) and its instruction.
-//   bn_bwd_gate  relu_bwd -> batch_norm_bwd's dy                     (bn_bwd's gate: always)
+//   bn_bwd_gate  relu_bwd or activation_bwd -> batch_norm_bwd's dy     (bn_bwd's gate: always;
+//                gate_act names the activation; its output must have dy's type)
 // Bias needs no pattern: the front end already gives conv2d and gemm their bias input.
 //
 // Not fused: per-channel statistics (conv2d -> batch_norm through the epilogue's stats

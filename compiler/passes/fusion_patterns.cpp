@@ -213,10 +213,13 @@ class Matcher {
     out->push_back(c);
   }
 
-  // relu_bwd -> batch_norm_bwd's dy: bn_bwd's gate. The fused op is the batch_norm_bwd.
+  // relu_bwd or activation_bwd -> batch_norm_bwd's dy: bn_bwd's gate (the PPU computes every
+  // activation's backward). The fused op is the batch_norm_bwd, whose gate rounds to dy's
+  // type: an activation_bwd that stores another type stays separate.
   void bn_bwd_gate(OpId head, std::vector<Candidate>* out) const {
     const Op& mask = g_.op(head);
-    if (mask.type != OpType::ReluBwd) return;
+    if (mask.type != OpType::ReluBwd && mask.type != OpType::ActivationBwd) return;
+    if (g_.tensor(mask.outputs.at(0)).dtype != g_.tensor(mask.inputs.at(0)).dtype) return;
     const std::optional<Use> use = sole_use(mask.outputs.at(0));
     if (!use || use->slot != 0) return;
     const Op& bwd = g_.op(use->op);
@@ -306,6 +309,7 @@ Op fused_op(const Graph& graph, const Candidate& c) {
                                                 graph.tensor(via).name + "' as dy");
         fused.inputs[0] = op.inputs.at(0);
         set_slot(&fused, "gate", op.inputs.at(1));
+        fused.attrs.set("gate_act", std::string(isa::activation_name(activation_of(op))));
         break;
     }
   }

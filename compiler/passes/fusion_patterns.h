@@ -8,7 +8,7 @@
 //   PE op [-> add] [-> act] [-> relu_bwd]    in the epilogue's order: residual, act, gate
 //   batch_norm -> act                        bn_fwd's act
 // where act is relu or an activation op (relu6, sigmoid, ...).
-//   relu_bwd -> batch_norm_bwd               bn_bwd's gate
+//   relu_bwd or activation_bwd -> batch_norm_bwd    bn_bwd's gate (gate_act)
 // Every prefix of a PE chain is a candidate of its own (longest first), so the search can
 // trade a long epilogue for a shorter one that leaves its tail to another group.
 

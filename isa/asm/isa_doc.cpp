@@ -281,8 +281,9 @@ void write_instruction(std::ostream& os, const OpcodeInfo& op) {
      << "- opcode: " << code(opcode_hex(op.code)) << "\n"
      << "- unit: " << unit_name(op.unit) << "\n"
      << "- length: " << kHeaderWords << " + " << op.field_words << " field word"
-     << (op.field_words == 1 ? "" : "s") << " + " << kDescriptorWords
-     << " per present operand + 1 per dependency\n\n";
+     << (op.field_words == 1 ? "" : "s");
+  if (op.fields_since != 0) os << " (none in format versions before " << op.fields_since << ")";
+  os << " + " << kDescriptorWords << " per present operand + 1 per dependency\n\n";
 
   if (op.operands.empty()) {
     os << "No operands.\n\n";

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "isa/common/hex.h"
+#include "isa/encoding/codec.h"
 
 namespace s2::isa {
 
@@ -104,7 +105,10 @@ bool uses_host_memory(const Executable& exe) {
 }
 
 uint32_t format_version(const Executable& exe) {
-  return uses_host_memory(exe) ? 3 : 2;
+  uint32_t version = uses_host_memory(exe) ? 3 : 2;
+  for (const Instruction& inst : exe.instructions)
+    version = std::max(version, oldest_layout(inst));
+  return version;
 }
 
 const TensorEntry* Executable::find_tensor(const std::string& name) const {

@@ -15,10 +15,12 @@ namespace s2::isa {
 inline constexpr char kMagic[8] = {'S', '2', 'T', 'R', 'A', 'I', 'N', '\0'};
 // The newest version this build reads and writes. It reads kOldestFormatVersion..kFormatVersion:
 // version 2 added kZeroData, version 3 host memory (descriptors and tensors in MemSpace::Host,
-// and the plan's host size); an older file is a newer one that does not use what came later.
+// and the plan's host size), version 4 bn_bwd's field word (gate_act; isa.def's
+// S2_FIELDS_SINCE); an older file is a newer one that does not use what came later.
 // The writer writes the oldest version from 2 on that holds the file (format_version()), so
-// a program without host memory stays readable by builds that know version 2.
-inline constexpr uint32_t kFormatVersion = 3;
+// a program without host memory or a non-relu bn_bwd gate stays readable by builds that know
+// version 2.
+inline constexpr uint32_t kFormatVersion = 4;
 inline constexpr uint32_t kOldestFormatVersion = 1;
 inline constexpr size_t kHeaderBytes = 64;
 inline constexpr size_t kSectionEntryBytes = 32;
@@ -116,7 +118,9 @@ struct MemoryPlanSummary {
 struct Executable;
 // Whether the program uses host memory: a host tensor, a host descriptor or a host size.
 bool uses_host_memory(const Executable& exe);
-// The version the writer gives `exe`: 3 when it uses host memory, else 2.
+// The version the writer gives `exe`: the oldest layout that holds each instruction
+// (codec.h's oldest_layout: 4 for a bn_bwd whose gate_act is not relu), at least 3 when it
+// uses host memory, at least 2.
 uint32_t format_version(const Executable& exe);
 
 struct Executable {

@@ -178,7 +178,8 @@ class Parser {
       layout_.instruction_offsets.push_back(at);
       size_t used = 0;
       try {
-        exe_.instructions.push_back(decode(words.data() + pos, nwords - pos, &used));
+        exe_.instructions.push_back(
+            decode(words.data() + pos, nwords - pos, &used, layout_.version));
       } catch (const DecodeError& e) {
         r.fail_at(at + e.word() * 4, "instruction " + std::to_string(i) + ": " + e.what());
       }

@@ -48,7 +48,7 @@ bool write_all(int fd, const uint8_t* data, size_t size) {
   return true;
 }
 
-std::vector<uint8_t> instructions_section(const Executable& exe) {
+std::vector<uint8_t> instructions_section(const Executable& exe, uint32_t version) {
   // The compiler's programs are far below the limit; one above it would not read back.
   if (exe.instructions.size() > kMaxInstructions)
     throw UserError("the program has " + std::to_string(exe.instructions.size()) +
@@ -56,7 +56,7 @@ std::vector<uint8_t> instructions_section(const Executable& exe) {
                     " of an executable");
   std::vector<uint32_t> words;
   for (const Instruction& inst : exe.instructions)
-    encode(inst, &words);
+    encode(inst, &words, version);
   ByteWriter w;
   w.u32(static_cast<uint32_t>(exe.instructions.size()));
   for (uint32_t word : words)
@@ -132,10 +132,10 @@ Layout layout(const Executable& exe) {
     sections.back().size = sections.back().owned.size();
   };
   sections.reserve(5);
-  built(SectionKind::Instructions, instructions_section(exe));
+  const uint32_t version = format_version(exe);
+  built(SectionKind::Instructions, instructions_section(exe, version));
   built(SectionKind::Tensors, tensors_section(exe));
   sections.push_back({SectionKind::Data, {}, exe.data.data(), exe.data.size()});
-  const uint32_t version = format_version(exe);
   built(SectionKind::MemoryPlan, plan_section(exe.plan, version));
   if (!exe.debug.empty()) built(SectionKind::Debug, debug_section(exe));
 

@@ -75,33 +75,50 @@ TensorDesc decode_descriptor(const uint32_t* w, size_t base, std::string_view sl
 
 }  // namespace
 
-size_t encoded_words(const Instruction& inst) {
-  return kHeaderWords + inst.info().field_words +
+unsigned field_words(const OpcodeInfo& op, uint32_t version) {
+  return version < op.fields_since ? 0 : op.field_words;
+}
+
+uint32_t oldest_layout(const Instruction& inst) {
+  const OpcodeInfo& info = inst.info();
+  if (info.fields_since == 0) return 0;
+  for (Field f : info.fields)
+    if (inst.raw(f) != field_info(f).default_value.value_or(0)) return info.fields_since;
+  return 0;
+}
+
+size_t encoded_words(const Instruction& inst, uint32_t version) {
+  return kHeaderWords + field_words(inst.info(), version) +
          popcount(presence_mask(inst)) * size_t{kDescriptorWords} + inst.deps.size();
 }
 
-void encode(const Instruction& inst, std::vector<uint32_t>* out) {
+void encode(const Instruction& inst, std::vector<uint32_t>* out, uint32_t version) {
   const OpcodeInfo& info = inst.info();
-  const size_t length = encoded_words(inst);
+  const size_t length = encoded_words(inst, version);
   S2_CHECK(inst.deps.size() <= kMaxDeps,
            std::string(info.mnemonic) + ": " + std::to_string(inst.deps.size()) +
                " dependencies exceed the encodable " + std::to_string(kMaxDeps));
   S2_CHECK(length <= kMaxInstructionWords,
            std::string(info.mnemonic) + ": encoding exceeds the maximum length");
+  S2_CHECK(version >= oldest_layout(inst),
+           std::string(info.mnemonic) + ": its fields need format version " +
+               std::to_string(oldest_layout(inst)) + ", not " + std::to_string(version));
   const size_t start = out->size();
   out->push_back(uint32_t{info.code} | (static_cast<uint32_t>(inst.deps.size()) << 8) |
                  (static_cast<uint32_t>(length) << 16));
   out->push_back(presence_mask(inst));
-  out->resize(out->size() + info.field_words, 0);
-  for (const FieldPlacement& p : info.placement)
-    (*out)[start + p.word] |= (inst.raw(p.field) & field_mask(field_info(p.field).bits)) << p.bit;
+  const unsigned nfield = field_words(info, version);
+  out->resize(out->size() + nfield, 0);
+  if (nfield != 0)
+    for (const FieldPlacement& p : info.placement)
+      (*out)[start + p.word] |= (inst.raw(p.field) & field_mask(field_info(p.field).bits)) << p.bit;
   for (const OperandSig& op : info.operands)
     if (const auto& d = inst.operand(op.slot)) encode_descriptor(*d, out);
   for (uint32_t dep : inst.deps)
     out->push_back(dep);
 }
 
-Instruction decode(const uint32_t* words, size_t available, size_t* consumed) {
+Instruction decode(const uint32_t* words, size_t available, size_t* consumed, uint32_t version) {
   if (available < kHeaderWords)
     throw DecodeError(0, "truncated instruction header (" + std::to_string(available) + " of " +
                              std::to_string(kHeaderWords) + " words left)");
@@ -117,8 +134,8 @@ Instruction decode(const uint32_t* words, size_t available, size_t* consumed) {
     throw DecodeError(1, std::string(info->mnemonic) + ": operand mask " + hex(mask) +
                              " names operands the opcode does not have (it has " +
                              std::to_string(nops) + ")");
-  const size_t expected =
-      kHeaderWords + info->field_words + popcount(mask) * size_t{kDescriptorWords} + ndeps;
+  const size_t nfield = field_words(*info, version);
+  const size_t expected = kHeaderWords + nfield + popcount(mask) * size_t{kDescriptorWords} + ndeps;
   if (length != expected)
     throw DecodeError(
         0, std::string(info->mnemonic) + ": length field says " + std::to_string(length) +
@@ -129,20 +146,24 @@ Instruction decode(const uint32_t* words, size_t available, size_t* consumed) {
                              std::to_string(available) + " words left)");
 
   Instruction inst(info->id);
-  // Fields, then any bit no field owns must be zero.
-  std::vector<uint32_t> used(info->field_words, 0);
+  // Fields (their defaults when the layout has none), then any bit no field owns must be zero.
+  std::vector<uint32_t> used(nfield, 0);
   for (const FieldPlacement& p : info->placement) {
+    if (nfield == 0) {
+      inst.set_raw(p.field, field_info(p.field).default_value.value_or(0));
+      continue;
+    }
     const uint32_t m = field_mask(field_info(p.field).bits);
     inst.set_raw(p.field, (words[p.word] >> p.bit) & m);
     used[p.word - kHeaderWords] |= m << p.bit;
   }
-  for (size_t i = 0; i < info->field_words; ++i) {
+  for (size_t i = 0; i < nfield; ++i) {
     const uint32_t stray = words[kHeaderWords + i] & ~used[i];
     if (stray != 0)
       throw DecodeError(kHeaderWords + i, std::string(info->mnemonic) +
                                               ": reserved field bits set (" + hex(stray) + ")");
   }
-  size_t pos = kHeaderWords + info->field_words;
+  size_t pos = kHeaderWords + nfield;
   for (size_t i = 0; i < nops; ++i) {
     if ((mask & (1u << i)) == 0) continue;
     const Slot slot = info->operands[i].slot;

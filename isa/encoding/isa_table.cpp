@@ -42,12 +42,12 @@ std::vector<OpcodeInfo> opcodes_as_written() {
   std::vector<Field> { \
     __VA_ARGS__        \
   }
-#define S2_OPCODE(Id, code, mnemonic, UnitId, summary, operands, fields)                       \
-  {                                                                                            \
-    std::vector<OperandSig> sigs;                                                              \
-    for (const OperandEntry& e : operands)                                                     \
-      sigs.push_back({e.slot, e.spec.access, e.spec.optional, e.rank, e.dtype});               \
-    table.push_back({Opcode::Id, code, mnemonic, Unit::UnitId, summary, sigs, fields, {}, 0}); \
+#define S2_OPCODE(Id, code, mnemonic, UnitId, summary, operands, fields)                          \
+  {                                                                                               \
+    std::vector<OperandSig> sigs;                                                                 \
+    for (const OperandEntry& e : operands)                                                        \
+      sigs.push_back({e.slot, e.spec.access, e.spec.optional, e.rank, e.dtype});                  \
+    table.push_back({Opcode::Id, code, mnemonic, Unit::UnitId, summary, sigs, fields, {}, 0, 0}); \
   }
 #include "isa/encoding/isa.def"
 #undef S2_OPERANDS
@@ -79,6 +79,10 @@ std::vector<OpcodeInfo> build_opcode_table() {
   std::vector<OpcodeInfo> table = sig::opcodes_as_written();
   for (OpcodeInfo& info : table)
     info.placement = place_fields(info.fields, &info.field_words);
+#define S2_FIELDS_SINCE(Id, version) \
+  for (OpcodeInfo & info : table)    \
+    if (info.id == Opcode::Id) info.fields_since = version;
+#include "isa/encoding/isa.def"
   return table;
 }
 

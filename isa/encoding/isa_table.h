@@ -215,6 +215,9 @@ struct OpcodeInfo {
   std::vector<Field> fields;
   std::vector<FieldPlacement> placement;  // one per field, same order
   unsigned field_words;                   // words taken by the packed fields
+  // The container format version from which the fields are encoded (S2_FIELDS_SINCE in
+  // isa.def); 0: always. Older files encode no field words for this opcode.
+  uint32_t fields_since = 0;
 };
 
 inline constexpr unsigned kHeaderWords = 2;

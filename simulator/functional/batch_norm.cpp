@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "isa/numerics/batch_norm.h"
+#include "isa/numerics/low_precision.h"
 #include "simulator/functional/epilogue.h"
 #include "simulator/functional/operands.h"
 
@@ -64,10 +65,15 @@ void run_bn_bwd(const isa::Instruction& inst, DramImage& image, Datapath& dp) {
   std::vector<float> dy = ops.f32(Slot::Dy);
   const std::vector<float> x = ops.f32(Slot::X), gamma = ops.f32(Slot::Gamma),
                            mean = ops.f32(Slot::Mean), invstd = ops.f32(Slot::InvStd);
-  const auto gate = ops.opt_f32(Slot::Gate);
-  EpilogueOperands e;
-  e.gate = data_or_null(gate);
-  run_epilogue(dp.ppu, dy, e);
+  if (const auto gate = ops.opt_f32(Slot::Gate)) {
+    EpilogueOperands e;
+    e.gate = gate->data();
+    e.gate_act = gate_act_of(inst);
+    const isa::DType dy_type = ops.desc(Slot::Dy).dtype;
+    run_epilogue(dp.ppu, dy, e, dy_type);
+    for (float& v : dy)  // the lanes' store: the gated dy in dy's type
+      v = numerics::round_to(dy_type, v);
+  }
   std::vector<float> dx(x.size()), dgamma(g.c), dbeta(g.c);
   numerics::batch_norm_backward(g, dy.data(), x.data(), gamma.data(), mean.data(), invstd.data(),
                                 dx.data(), dgamma.data(), dbeta.data());

@@ -441,6 +441,53 @@ TEST(FusionPatterns, ReluBwdGatesBatchNormBwdUnlessThePeOpTakesIt) {
   expect_same_bits(g, f.result.graph);
 }
 
+// Every activation's backward (activation_bwd) before batch_norm_bwd becomes bn_bwd's gate
+// with gate_act naming it, on any target (the PPU computes every function); in bf16 the gate
+// stage rounds to dy's type, as the separate op stores it, so the bits are as unfused.
+TEST(FusionPatterns, ActivationBackwardGatesBatchNormBwd) {
+  for (const DType type : {DType::F32, DType::BF16})
+    for (const isa::EnumValue& v : isa::enum_values(isa::EnumSet::GateAct)) {
+      const std::string act(v.name);
+      if (act == "relu") continue;  // relu_bwd: ReluBwdGatesBatchNormBwdUnlessThePeOpTakesIt
+      SCOPED_TRACE(act + " " + std::string(isa::dtype_name(type)));
+      auto typed = [type](uint32_t seed, float scale) {
+        std::mt19937 rng(seed);
+        std::uniform_real_distribution<float> dist(-scale, scale);
+        std::vector<float> data(48);
+        for (float& x : data)
+          x = numerics::round_to(type, dist(rng));
+        return std::make_shared<HostArray>(std::move(data), type);
+      };
+      Graph g("bn_act_bwd");
+      const Shape shape{4, 3, 2, 2};
+      const TensorId x = g.add_parameter("x", TensorRole::Activation, type, shape, typed(1, 2));
+      const TensorId dy = g.add_parameter("dy", TensorRole::Gradient, type, shape, typed(2, 1));
+      // The saved activation value over [-4, 4], so relu6's and the hard functions' corners
+      // are crossed.
+      const TensorId saved =
+          g.add_parameter("saved", TensorRole::Activation, type, shape, typed(3, 4));
+      std::vector<TensorId> bn_in{x};
+      for (const char* name : {"gamma", "beta", "rm", "rv"})
+        bn_in.push_back(param(g, name, {3}, 4, TensorRole::State));
+      const std::vector<TensorId> bn =
+          g.add_op(OpType::BatchNorm, "bn", OpCategory::Forward, bn_in);
+      const TensorId gated = g.add(OpType::ActivationBwd, "act.bwd", OpCategory::ActivationGrad,
+                                   {dy, saved}, {{"act", act}});
+      for (TensorId t : g.add_op(OpType::BatchNormBwd, "bn.bwd", OpCategory::ActivationGrad,
+                                 {gated, x, bn_in[1], bn[1], bn[2]}))
+        g.mark_output(t);
+      const Fused f = fuse(g, {});
+      ASSERT_TRUE(f.result.changed);
+      const Graph& out = f.result.graph;
+      const Op& bwd = out.op(out.find_op("bn.bwd"));
+      EXPECT_EQ(bwd.inputs.at(0), out.find_tensor("dy"));
+      EXPECT_EQ(bwd.inputs.at(5), out.find_tensor("saved"));
+      EXPECT_EQ(bwd.attrs.s("gate_act"), act);
+      EXPECT_EQ(count(f.stats, FusionPattern::BnBwdGate), 1u);
+      expect_same_bits(g, out);
+    }
+}
+
 // ---- legality ------------------------------------------------------------------------------
 
 // gemm -> relu, with the gemm result also used as `how` says.

@@ -236,13 +236,13 @@ TEST(BadContainer, WrongMagic) {
 }
 
 TEST(BadContainer, UnknownVersion) {
-  for (uint32_t version : {0u, 4u}) {
+  for (uint32_t version : {0u, 5u}) {
     Bytes f = good_file();
     store_u32(&f[8], version);
     refresh_crcs(&f);
     EXPECT_TRUE(rejected(f, "header", 8,
                          "unknown format version " + std::to_string(version) +
-                             " (this build reads versions 1 to 3)"));
+                             " (this build reads versions 1 to 4)"));
   }
 }
 

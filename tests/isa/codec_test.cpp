@@ -141,6 +141,49 @@ TEST(Codec, StreamOfInstructionsDecodesInOrder) {
   EXPECT_EQ(pos, words.size());
 }
 
+// bn_bwd's field (gate_act) arrived with format version 4 (S2_FIELDS_SINCE in isa.def): an
+// older layout has no field word and reads gate_act as relu, and each layout's length is
+// checked against the version it is read as. The writer needs version 4 only for another gate.
+TEST(Codec, FieldsArriveWithTheirFormatVersion) {
+  const OpcodeInfo& info = opcode_info(Opcode::BnBwd);
+  ASSERT_EQ(info.fields_since, 4u);
+  ASSERT_EQ(info.field_words, 1u);
+  Instruction relu(Opcode::BnBwd);
+  relu.deps = {3};
+  EXPECT_EQ(oldest_layout(relu), 0u);
+  std::vector<uint32_t> v3, v4;
+  encode(relu, &v3, 3);
+  encode(relu, &v4, 4);
+  EXPECT_EQ(v3.size(), kHeaderWords + 1u);  // the header and the dependency
+  EXPECT_EQ(v4.size(), kHeaderWords + 2u);
+  EXPECT_EQ(encoded_words(relu, 3), v3.size());
+  size_t used = 0;
+  EXPECT_TRUE(decode(v3.data(), v3.size(), &used, 3) == relu);
+  EXPECT_EQ(used, v3.size());
+  EXPECT_TRUE(decode(v4.data(), v4.size(), &used, 4) == relu);
+  try {
+    decode(v3.data(), v3.size(), &used, 4);
+    ADD_FAILURE() << "version 3's bn_bwd read as version 4";
+  } catch (const DecodeError& e) {
+    EXPECT_STREQ(e.what(),
+                 "bn_bwd: length field says 3 words, the operands and dependencies "
+                 "take 4");
+  }
+
+  Instruction silu = relu;
+  silu.set_raw(Field::GateAct, static_cast<uint32_t>(GateAct::Silu));
+  EXPECT_EQ(oldest_layout(silu), 4u);
+  EXPECT_ANY_THROW(encode(silu, &v3, 3));  // the writer never asks for that
+  std::vector<uint32_t> words;
+  encode(silu, &words);
+  EXPECT_TRUE(decode(words.data(), words.size(), &used) == silu);
+  // Every other opcode has one layout in every version.
+  for (const OpcodeInfo& op : opcode_table()) {
+    if (op.id == Opcode::BnBwd) continue;
+    EXPECT_EQ(field_words(op, 1), op.field_words) << op.mnemonic;
+  }
+}
+
 // ---- the table's own invariants ------------------------------------------------------------
 
 TEST(IsaTable, NamesAndCodesAreUnique) {

@@ -13,6 +13,7 @@
 
 #include "isa/asm/assembler.h"
 #include "isa/asm/disassembler.h"
+#include "isa/common/crc32.h"
 #include "isa/common/errors.h"
 #include "isa/container/byte_io.h"
 #include "isa/container/dram_layout.h"
@@ -278,6 +279,62 @@ TEST(Container, ZeroBlocksAreHolesThatReadBackAsZeros) {
   got.resize(expected.size());
   EXPECT_EQ(got, expected);
   std::filesystem::remove(path);
+}
+
+// bn_bwd's gate_act needs format version 4 (its field word); a relu gate keeps version 2, the
+// bn_bwd then encoded without the word as older builds read it. Claiming version 3 for a
+// version-4 file breaks the bn_bwd's length where it is encoded.
+TEST(Container, ANonReluBnBwdGateIsWrittenAsVersion4) {
+  auto program = [](const std::string& gate_act) {
+    return ".target t\n"
+           ".tensor dy scratch f32[2,2,1,1] @0x0 data=fill(1)\n"
+           ".tensor x scratch f32[2,2,1,1] @0x40 data=fill(2)\n"
+           ".tensor g scratch f32[2] @0x80 data=fill(1)\n"
+           ".tensor m scratch f32[2] @0xc0 data=fill(0)\n"
+           ".tensor s scratch f32[2] @0x100 data=fill(1)\n"
+           ".tensor gate scratch f32[2,2,1,1] @0x140 data=fill(0.5)\n"
+           ".tensor dx scratch f32[2,2,1,1] @0x180\n"
+           ".tensor dg scratch f32[2] @0x1c0\n"
+           ".tensor db scratch f32[2] @0x200\n"
+           "bn_bwd dy=dy x=x gamma=g mean=m invstd=s gate=gate dx=dx dgamma=dg dbeta=db" +
+           gate_act + "\nend deps=0\n";
+  };
+  const Executable silu = assemble(program(" gate_act=silu"), "silu.s2asm");
+  EXPECT_NO_THROW(validate(silu, "silu.s2asm"));
+  std::vector<uint8_t> bytes = serialize(silu);
+  EXPECT_EQ(load_u32(&bytes[8]), 4u);
+  FileLayout layout;
+  const Executable back = read_executable(bytes, "silu.bin", &layout);
+  EXPECT_EQ(back.instructions, silu.instructions);
+  EXPECT_EQ(back.instructions[0].as<GateAct>(Field::GateAct), GateAct::Silu);
+  const std::string text = disassemble(back);
+  EXPECT_NE(text.find("gate_act=silu"), std::string::npos) << text;
+  EXPECT_EQ(serialize(assemble(text, "again.s2asm")), bytes);
+
+  // bn_bwd's length: 2 header words, the field word, 9 descriptors of 11 words.
+  EXPECT_EQ(load_u32(&bytes[layout.instruction_offsets[0]]) >> 16, 102u);
+
+  const Executable relu = assemble(program(""), "relu.s2asm");
+  const std::vector<uint8_t> plain = serialize(relu);
+  EXPECT_EQ(load_u32(&plain[8]), 2u);
+  FileLayout plain_layout;
+  EXPECT_EQ(read_executable(plain, "relu.bin", &plain_layout).instructions, relu.instructions);
+  EXPECT_EQ(load_u32(&plain[plain_layout.instruction_offsets[0]]) >> 16, 101u);
+
+  store_u32(&bytes[8], 3);  // then the header CRC (at 20) over the header and section table
+  store_u32(&bytes[20], 0);
+  store_u32(&bytes[20],
+            crc32(bytes.data(), kHeaderBytes + layout.sections.size() * kSectionEntryBytes));
+  try {
+    read_executable(bytes, "v3.bin");
+    ADD_FAILURE() << "a version-4 bn_bwd read as version 3";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "instruction 0: bn_bwd: length field says 102 words, the operands and "
+                  "dependencies take 101"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 // A tensor whose initial contents are zeros (the compiler's zeroed optimizer state) takes no

@@ -96,6 +96,28 @@ TEST(FunctionalBatchNorm, BackwardWithGateMatchesTheReference) {
   }
 }
 
+// bn_bwd's gate_act: another activation's backward before the batch-norm backward, its result
+// rounded to dy's type (the reference kernel's batch_norm_bwd with gate_act, bit for bit).
+TEST(FunctionalBatchNorm, BackwardWithAnActivationGateMatchesTheReference) {
+  for (const DType type : {DType::F32, DType::BF16})
+    for (const isa::GateAct act : {isa::GateAct::Relu6, isa::GateAct::Silu, isa::GateAct::Hardswish,
+                                   isa::GateAct::GeluTanh}) {
+      Program p(Opcode::BnBwd);
+      p.set(Slot::Dy, p.tensor({2, 3, 4, 4}, type)).set(Slot::X, p.tensor({2, 3, 4, 4}, type));
+      p.set(Slot::Gamma, p.tensor({3}))
+          .set(Slot::Mean, p.tensor({3}))
+          .set(Slot::InvStd, p.tensor({3}));
+      p.set(Slot::Gate, p.tensor({2, 3, 4, 4}, type));
+      p.set(Slot::Dx, p.zeros({2, 3, 4, 4}, type))
+          .set(Slot::DGamma, p.zeros({3}))
+          .set(Slot::DBeta, p.zeros({3}));
+      p.field(Field::GateAct, static_cast<uint32_t>(act));
+      EXPECT_TRUE(p.matches_reference())
+          << isa::dtype_name(type) << " "
+          << isa::enum_name(isa::EnumSet::GateAct, static_cast<uint32_t>(act));
+    }
+}
+
 // ln_fwd over a dense [N,T,D] tensor and over the transposed [N,H*W,C] view of an [N,C,H*W]
 // map (ConvNeXt's LayerNorm2d), whose rows are strided.
 TEST(FunctionalLayerNorm, ForwardOfDenseAndTransposedRowsMatchesTheReference) {

@@ -36,7 +36,8 @@ class Program {
  public:
   explicit Program(Opcode op) : inst_(op) { exe_.target = "test"; }
 
-  // A dense tensor of random values in [-1, 1) (i32: `int_range` values from 0).
+  // A dense tensor of random values in [-1, 1), rounded for bf16 and f16 (i32: `int_range`
+  // values from 0).
   TensorDesc tensor(const std::vector<uint32_t>& shape, DType dtype = DType::F32,
                     uint32_t int_range = 0) {
     isa::TensorEntry e;
@@ -51,6 +52,8 @@ class Program {
       uint32_t bits = 0;
       if (dtype == DType::F32) {
         bits = f32_bits(real(rng_));
+      } else if (dtype == DType::BF16 || dtype == DType::F16) {
+        bits = numerics::bits16_from_f32(dtype, real(rng_));
       } else {
         bits = static_cast<uint32_t>(rng_() % std::max<uint32_t>(int_range, 1));
       }

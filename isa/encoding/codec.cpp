@@ -146,13 +146,11 @@ Instruction decode(const uint32_t* words, size_t available, size_t* consumed, ui
                              std::to_string(available) + " words left)");
 
   Instruction inst(info->id);
-  // Fields (their defaults when the layout has none), then any bit no field owns must be zero.
+  // Fields (a layout without field words leaves the constructor's defaults), then any bit no
+  // field owns must be zero.
   std::vector<uint32_t> used(nfield, 0);
   for (const FieldPlacement& p : info->placement) {
-    if (nfield == 0) {
-      inst.set_raw(p.field, field_info(p.field).default_value.value_or(0));
-      continue;
-    }
+    if (nfield == 0) break;
     const uint32_t m = field_mask(field_info(p.field).bits);
     inst.set_raw(p.field, (words[p.word] >> p.bit) & m);
     used[p.word - kHeaderWords] |= m << p.bit;

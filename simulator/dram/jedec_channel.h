@@ -33,9 +33,11 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "isa/target/target_desc.h"
+#include "simulator/dram/address_mapping.h"
 #include "simulator/dram/dram_model.h"
 
 namespace s2::sim::dram {
@@ -53,12 +55,24 @@ struct JedecTimings {
 
 enum class RowOutcome : uint8_t { Hit, Miss, Conflict };
 
-// One burst as the scheduler hands it to the channel.
+// A bank's index in its channel: rank, bank group and bank side by side (the loader makes the
+// counts powers of two), so the banks of a channel are one flat array.
+struct BankIndexer {
+  uint32_t group_shift = 0;  // log2(banks per group)
+  uint32_t rank_shift = 0;   // log2(banks per rank)
+  uint32_t operator()(uint32_t rank, uint32_t bank_group, uint32_t bank) const {
+    return (rank << rank_shift) | (bank_group << group_shift) | bank;
+  }
+};
+
+// One burst as the scheduler hands it to the channel. Made by JedecChannel::request() (or
+// with flat_bank from the channel's bank_indexer()), which fills in flat_bank.
 struct BurstRequest {
   uint32_t rank = 0;
   uint32_t bank_group = 0;
   uint32_t bank = 0;  // within its group
   uint32_t row = 0;
+  uint32_t flat_bank = 0;  // BankIndexer of (rank, bank_group, bank): computed once per burst
   bool write = false;
   Cycle ready = 0;  // earliest cycle any of its commands may issue (arrival, queue slot)
 };
@@ -87,8 +101,9 @@ class CommandBus {
     if (static_cast<uint64_t>(top_ - w) >= static_cast<uint64_t>(kWords)) return false;
     return (bits_[static_cast<std::size_t>(w & (kWords - 1))] >> (c & 63)) & 1u;
   }
-  // The first free cycle at or after `c`.
-  Cycle free_from(Cycle c) const { return taken(c) ? next_free(c) : c; }
+  // The first free cycle at or after `c`. Nothing after latest_ is taken: a column command,
+  // always after the last one, finds its cycle free without a look at the bits.
+  Cycle free_from(Cycle c) const { return c > latest_ || !taken(c) ? c : next_free(c); }
   // free_from() of a taken cycle: out of line, so that the common case stays small.
   [[gnu::noinline]] Cycle next_free(Cycle c) const {
     while (taken(c))
@@ -96,6 +111,7 @@ class CommandBus {
     return c;
   }
   void take(Cycle c) {
+    latest_ = std::max(latest_, c);
     const Cycle w = c >> 6;
     if (w <= top_ - kWords) return;  // before the window: nothing later can collide with it
     if (w > top_) {
@@ -108,7 +124,8 @@ class CommandBus {
 
  private:
   std::array<uint64_t, kWords> bits_{};
-  Cycle top_ = -1;  // the window's latest word
+  Cycle top_ = -1;                                    // the window's latest word
+  Cycle latest_ = std::numeric_limits<Cycle>::min();  // the latest cycle taken
 };
 
 class JedecChannel {
@@ -124,8 +141,12 @@ class JedecChannel {
   // The same for the bank at bank_index() `bank` and `row`: the scheduler keeps both in a
   // stream's key and so tests a stream without loading its request.
   RowOutcome outcome_at(uint32_t bank, uint32_t row) const;
-  uint32_t bank_index(const BurstRequest& r) const {
-    return (r.rank << rank_shift_) | (r.bank_group << group_shift_) | r.bank;
+  uint32_t bank_index(const BurstRequest& r) const { return r.flat_bank; }
+  const BankIndexer& bank_indexer() const { return indexer_; }
+  // The request for a burst at `a` of this channel.
+  BurstRequest request(const DramAddress& a, bool write, Cycle ready) const {
+    return {a.rank, a.bank_group, a.bank, a.row, indexer_(a.rank, a.bank_group, a.bank),
+            write,  ready};
   }
   CommandPlan plan(const BurstRequest& request) const {
     CommandPlan p;
@@ -139,8 +160,14 @@ class JedecChannel {
   // plan(request).column when request's row is open (outcome Hit), without the rest of the
   // plan: the scheduler compares the column slots of every queued row hit.
   Cycle hit_column(const BurstRequest& request) const {
-    return commands_.free_from(
-        column_slot(request, std::max(request.ready, bank(request).act + t_.RCD)));
+    return hit_column_at(bank_index(request), request.write, request.ready);
+  }
+  // The same for a request given by its bank_index() `bank`, direction and ready time: the
+  // scheduler keeps these in a stream and so plans a stream's head without loading it.
+  [[gnu::always_inline]] Cycle hit_column_at(uint32_t bank, bool write, Cycle ready) const {
+    return commands_.free_from(column_slot_at(bank >> indexer_.rank_shift,
+                                              (bank >> indexer_.group_shift) & group_mask_, write,
+                                              std::max(ready, banks_[bank].act + t_.RCD)));
   }
   // plan_into() of a row hit whose hit_column() is `column`, without planning it again.
   void hit_plan_into(const BurstRequest& request, Cycle column, CommandPlan& out) const {
@@ -226,7 +253,10 @@ class JedecChannel {
   const Bank& bank(const BurstRequest& r) const { return banks_[bank_index(r)]; }
   // The column slot of `request` given the earliest its column command may issue for its bank
   // (`command_ready`): the rank's and the channel's column, turnaround and bus windows.
-  Cycle column_slot(const BurstRequest& request, Cycle command_ready) const;
+  Cycle column_slot(const BurstRequest& request, Cycle command_ready) const {
+    return column_slot_at(request.rank, request.bank_group, request.write, command_ready);
+  }
+  Cycle column_slot_at(uint32_t rank_index, uint32_t g, bool write, Cycle command_ready) const;
   Cycle precharge_ready(const Bank& b) const;
   Cycle activate_ready(const Rank& rank, const Bank& b, uint32_t bank_group) const;
   // issue() of any plan: takes the refreshes due, then the row commands.
@@ -254,10 +284,8 @@ class JedecChannel {
   void refresh(uint32_t rank_index, Cycle until, DramStats& stats);
 
   JedecTimings t_;
-  // Banks per group and per rank are powers of two (the loader's rule), so a bank's flat index
-  // is its fields' bits side by side.
-  uint32_t group_shift_;  // log2(banks_per_group)
-  uint32_t rank_shift_;   // log2(banks per rank)
+  BankIndexer indexer_;
+  uint32_t group_mask_;  // bank groups - 1
   uint32_t banks_per_rank_;
   // Every bank of the channel, rank by rank (bank_index()): one flat array, so the scheduler's
   // per-burst bank lookups take one indexed load.
@@ -320,13 +348,13 @@ inline Cycle JedecChannel::activate_ready(const Rank& rank, const Bank& b,
   out.data_end = column + (request.write ? t_.CWL : t_.CL) + t_.burst;
 }
 
-inline Cycle JedecChannel::column_slot(const BurstRequest& request, Cycle command_ready) const {
-  const Rank& rank = ranks_[request.rank];
-  const uint32_t g = request.bank_group;
+inline Cycle JedecChannel::column_slot_at(uint32_t rank_index, uint32_t g, bool write,
+                                          Cycle command_ready) const {
+  const Rank& rank = ranks_[rank_index];
   Cycle column =
       std::max({command_ready, last_column_ + t_.CCD_S, rank.column_in_group[g] + t_.CCD_L});
-  const Cycle latency = request.write ? t_.CWL : t_.CL;
-  if (request.write) {
+  const Cycle latency = write ? t_.CWL : t_.CL;
+  if (write) {
     column = std::max(column, last_read_end_ + kBusTurnaround - latency);
   } else {
     column = std::max({column, rank.write_end + t_.WTR_S, rank.write_end_in_group[g] + t_.WTR_L});

@@ -16,30 +16,34 @@ namespace s2::sim::dram {
 // channel's next run (AddressMapping::first_in_channel) at a run's end.
 class JedecModel::BurstCursor {
  public:
-  BurstCursor(const AddressMapping& mapping, const std::vector<Access>& group, uint32_t channel)
+  BurstCursor(const AddressMapping& mapping, const std::vector<Access>& group, uint32_t channel,
+              const BankIndexer& indexer)
       : mapping_(&mapping),
         group_(&group),
         channel_(channel),
+        indexer_(indexer),
         run_(mapping.run_length()),
-        by_channels_(run_ == 1 && !mapping.hashed()) {
+        by_channels_(run_ == 1 && !mapping.hashed()),
+        size_(group.size()) {
     seek(0);
   }
 
-  bool done() const { return access_ >= group_->size(); }
+  bool done() const { return access_ >= size_; }
   // The next burst's direction and burst address. Precondition: !done().
-  bool next_is_write() const { return (*group_)[access_].kind == AccessKind::Write; }
+  bool next_is_write() const { return write_; }
   std::size_t access() const { return access_; }
   uint64_t next_burst() const { return burst_; }
 
   // Writes the next burst into `q` (in place: a Queued built on the stack and copied costs a
   // store-forwarding stall on the hot path). Precondition: !done().
-  void next(Cycle ready, Queued& q) {
+  [[gnu::always_inline]] void next(Cycle ready, Queued& q) {
     const DramAddress& a = address_;
     q.request.rank = a.rank;
     q.request.bank_group = a.bank_group;
     q.request.bank = a.bank;
     q.request.row = a.row;
-    q.request.write = next_is_write();
+    q.request.flat_bank = indexer_(a.rank, a.bank_group, a.bank);
+    q.request.write = write_;
     q.request.ready = ready;
     q.access = static_cast<uint32_t>(access_);
     q.burst = burst_;
@@ -73,13 +77,14 @@ class JedecModel::BurstCursor {
   // Moves to the first burst of this channel in access `index` or a later one.
   void seek(std::size_t index) {
     const uint64_t bb = mapping_->burst_bytes();
-    for (access_ = index; access_ < group_->size(); ++access_) {
+    for (access_ = index; access_ < size_; ++access_) {
       const Access& a = (*group_)[access_];
       if (a.bytes == 0) continue;
       last_ = (a.address + a.bytes - 1) / bb;
       burst_ = mapping_->first_in_channel(channel_, a.address / bb);
       if (burst_ <= last_) {
         address_ = mapping_->decode_burst(burst_);
+        write_ = a.kind == AccessKind::Write;
         return;
       }
     }
@@ -88,8 +93,11 @@ class JedecModel::BurstCursor {
   const AddressMapping* mapping_;
   const std::vector<Access>* group_;
   uint32_t channel_;
+  BankIndexer indexer_;  // the channel's
   uint64_t run_;
-  bool by_channels_;  // run_ == 1 without a hash: the next burst is `channels` further
+  bool by_channels_;    // run_ == 1 without a hash: the next burst is `channels` further
+  std::size_t size_;    // group_->size()
+  bool write_ = false;  // (*group_)[access_] is a write
   std::size_t access_ = 0;
   uint64_t burst_ = 0;
   uint64_t last_ = 0;
@@ -183,10 +191,10 @@ JedecModel::BurstQueue::BurstQueue(uint32_t capacity) : capacity_(capacity) {
   Stream& s = streams_[id];
   s.key = key;
   s.head_ready = q.request.ready;
-  s.head_seq = q.seq;
   s.head = slot;
   s.tail = slot;
   s.rank = static_cast<uint8_t>(q.request.rank);
+  order_seq_[stream_count_] = q.seq;
   order_[stream_count_++] = id;
 }
 
@@ -204,18 +212,23 @@ void JedecModel::BurstQueue::dequeue(std::size_t position, Cycle freed_at) {
   if (next == kNone) {  // the stream is empty: close the gap
     free_streams_[free_stream_count_++] = id;
     --stream_count_;
-    for (std::size_t i = position; i < stream_count_; ++i)
+    for (std::size_t i = position; i < stream_count_; ++i) {
       order_[i] = order_[i + 1];
+      order_seq_[i] = order_seq_[i + 1];
+    }
     return;
   }
   // The stream's next burst is younger: move the stream back to its age rank.
   s.head = next;
   s.head_ready = slots_[next].request.ready;
-  s.head_seq = slots_[next].seq;
+  const uint64_t seq = slots_[next].seq;
   std::size_t i = position;
-  for (; i + 1 < stream_count_ && streams_[order_[i + 1]].head_seq < s.head_seq; ++i)
+  for (; i + 1 < stream_count_ && order_seq_[i + 1] < seq; ++i) {
     order_[i] = order_[i + 1];
+    order_seq_[i] = order_seq_[i + 1];
+  }
   order_[i] = id;
+  order_seq_[i] = seq;
 }
 
 bool JedecModel::BurstQueue::wants_row(uint64_t row_key) const {
@@ -274,10 +287,9 @@ std::size_t JedecModel::BurstQueue::pick(const JedecChannel& channel, bool oldes
     is_hit[i] = channel.outcome_at(s.bank(), s.row()) == RowOutcome::Hit;
     if (!is_hit[i]) continue;
     hits_end = i + 1;
-    const BurstRequest& r = slots_[s.head].request;
-    hit_column[i] = channel.hit_column(r);
+    hit_column[i] = channel.hit_column_at(s.bank(), s.write(), s.head_ready);
     if (hit_column[i] <= floor) {
-      channel.hit_plan_into(r, hit_column[i], plan);
+      channel.hit_plan_into(slots_[s.head].request, hit_column[i], plan);
       return i;
     }
   }
@@ -359,7 +371,7 @@ JedecModel::Controller::~Controller() = default;
 
 void JedecModel::Controller::add(GroupId id, const std::vector<Access>& group, Cycle arrival,
                                  Cycle entry) {
-  BurstCursor cursor(mapping_, group, index_);
+  BurstCursor cursor(mapping_, group, index_, channel_.bank_indexer());
   if (cursor.done()) return;  // nothing on this channel
   uint32_t i = 0;
   if (unused_.empty()) {
@@ -428,7 +440,7 @@ void JedecModel::Controller::add(GroupId id, const std::vector<Access>& group, C
   return any;
 }
 
-JedecModel::BurstQueue& JedecModel::Controller::serving() {
+[[gnu::always_inline]] inline JedecModel::BurstQueue& JedecModel::Controller::serving() {
   if (draining_) {
     if (writes_.empty() || (writes_.size() <= low_ && !reads_.empty())) draining_ = false;
   } else if (!writes_.empty() && (writes_.size() >= high_ || reads_.empty())) {
@@ -462,11 +474,12 @@ void JedecModel::Controller::run(GroupId id) {
     std::size_t chosen = 0;
     if (fcfs_) {
       channel.plan_into(oldest, planned);
+    } else if (channel.outcome(oldest) != RowOutcome::Hit) {
+      chosen = queue.pick(channel, false, planned);
     } else {
-      const bool oldest_hit = channel.outcome(oldest) == RowOutcome::Hit;
-      if (oldest_hit) channel.plan_into(oldest, planned);
-      if (!oldest_hit || planned.column > channel.column_floor())
-        chosen = queue.pick(channel, oldest_hit, planned);
+      const Cycle column = channel.hit_column(oldest);
+      channel.hit_plan_into(oldest, column, planned);
+      if (column > channel.column_floor()) chosen = queue.pick(channel, true, planned);
     }
     // A burst that entered before this column command competes for it: admit and choose again.
     // (Bursts that entered by the last column command were admitted above if there was room,

@@ -114,14 +114,14 @@ class JedecModel final : public DramModel {
   // stream's oldest burst (why that is exact: jedec_model.cpp, above pick()).
   // What pick() reads of every stream is here, so testing one costs no load of its slot.
   struct Stream {
-    uint64_t key = 0;       // stream_key() of its bursts
-    uint64_t head_seq = 0;  // slots_[head].seq
-    Cycle head_ready = 0;   // slots_[head].request.ready
-    uint8_t head = kNone;   // oldest burst's slot
-    uint8_t tail = kNone;   // youngest burst's slot
-    uint8_t rank = 0;       // of its bursts
+    uint64_t key = 0;      // stream_key() of its bursts
+    Cycle head_ready = 0;  // slots_[head].request.ready
+    uint8_t head = kNone;  // oldest burst's slot
+    uint8_t tail = kNone;  // youngest burst's slot
+    uint8_t rank = 0;      // of its bursts
     uint32_t bank() const { return static_cast<uint32_t>(key >> 1) & 0x7fffffffu; }
     uint32_t row() const { return static_cast<uint32_t>(key >> 32); }
+    bool write() const { return (key & 1) != 0; }
   };
   // Walks the bursts of one channel in a group, in address order per access, accesses in order.
   class BurstCursor;
@@ -184,6 +184,7 @@ class JedecModel final : public DramModel {
     std::size_t free_count_ = 0;
     Stream streams_[kDepth];
     uint8_t order_[kDepth];
+    uint64_t order_seq_[kDepth];  // the age (seq) of order_[i]'s oldest burst: dequeue()'s scan
     uint8_t free_streams_[kDepth];
     std::size_t stream_count_ = 0;  // entries of order_ in use
     std::size_t free_stream_count_ = 0;

@@ -79,7 +79,7 @@ class PlainScheduler {
         const DramAddress a = mapping_.decode_burst(b);
         if (a.channel != c) continue;
         Entry e;
-        e.request = {a.rank, a.bank_group, a.bank, a.row, group[i].kind == AccessKind::Write, 0};
+        e.request = channels_[c].request(a, group[i].kind == AccessKind::Write, 0);
         e.access = i;
         e.burst = b;
         bursts.push_back(e);

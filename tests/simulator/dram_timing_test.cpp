@@ -16,6 +16,7 @@
 #include "simulator/dram/dram_clock.h"
 #include "simulator/dram/dram_model.h"
 #include "simulator/dram/dram_registry.h"
+#include "simulator/dram/jedec_channel.h"
 #include "simulator/dram/load_target.h"
 
 namespace s2::sim::dram {
@@ -176,6 +177,28 @@ TEST(DramCommandBus, ARowBusOfItsOwnLetsAnActivateShareACycleWithARead) {
     const int64_t shift = p.desc.command_buses == 1 ? 1 : 0;
     EXPECT_EQ(p.serve(group, 300)[4], n(p.t.tFAW) + shift + access) << buses;
   }
+}
+
+// The bus remembers the cycles taken in its window, in any order: a row command planned into the
+// past (before the last column command) collides with the commands there, and a cycle after
+// the latest taken one is free without a look (free_from()'s fast path).
+TEST(DramCommandBus, CommandsTakenOutOfOrderAllCollide) {
+  CommandBus bus;
+  EXPECT_EQ(bus.free_from(0), 0);
+  bus.take(100);
+  bus.take(90);  // an ACT placed before the last column command
+  bus.take(91);
+  EXPECT_EQ(bus.free_from(89), 89);
+  EXPECT_EQ(bus.free_from(90), 92);
+  EXPECT_EQ(bus.free_from(99), 99);
+  EXPECT_EQ(bus.free_from(100), 101);
+  EXPECT_EQ(bus.free_from(101), 101);
+  // A take far later slides the window past the old cycles: they no longer constrain.
+  const int64_t later = 100 + 64 * CommandBus::kWords + 1;
+  bus.take(later);
+  EXPECT_EQ(bus.free_from(100), 100);
+  EXPECT_EQ(bus.free_from(later), later + 1);
+  EXPECT_EQ(bus.free_from(later - 1), later - 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, DramTimingProbe,

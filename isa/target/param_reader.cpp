@@ -295,10 +295,16 @@ ParamReader ParamReader::collecting(const std::string& yaml_text, const std::str
 std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UserError(path + ": cannot open: " + std::strerror(errno));
-  std::string text(kMaxConfigBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  // In chunks, so that the text takes what the file holds (a config is a few KiB; a buffer of
+  // the whole limit cost a 1 MiB allocation and fill per file), and no more than the limit and
+  // one chunk is read from a file that has no end (a device, a pipe).
+  std::string text;
+  char chunk[16 * 1024];
+  while (text.size() <= kMaxConfigBytes && in) {
+    in.read(chunk, sizeof chunk);
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+  }
   if (in.bad()) throw UserError(path + ": cannot open: read failed");
-  text.resize(static_cast<std::size_t>(in.gcount()));
   if (text.size() > kMaxConfigBytes) throw UserError(oversized(path));
   return text;
 }

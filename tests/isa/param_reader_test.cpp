@@ -295,6 +295,39 @@ TEST(ParamReader, RefusesAFileOverTheSizeLimit) {
   std::remove(path.c_str());
 }
 
+// read_text_file() reads in chunks: a file's text comes back byte for byte whatever its size
+// against the chunk (empty, several chunks and a partial one, exactly the limit), one byte
+// over the limit is refused, and a file without an end (/dev/zero) is refused, not read on.
+TEST(ParamReader, ReadsAFileWhole) {
+  const std::string path = ::testing::TempDir() + "param_reader_chunks.yaml";
+  for (const std::size_t size : {std::size_t{0}, std::size_t{40000}, kMaxConfigBytes}) {
+    std::string text(size, '\0');
+    for (std::size_t i = 0; i < size; ++i)
+      text[i] = static_cast<char>('a' + (i * 7 + i / 1000) % 26);
+    {
+      std::ofstream out(path, std::ios::binary);
+      out << text;
+    }
+    EXPECT_EQ(read_text_file(path), text) << size;
+    {
+      std::ofstream out(path, std::ios::binary | std::ios::app);
+      out << 'x';
+    }
+    if (size == kMaxConfigBytes) {
+      EXPECT_EQ(error_of([&] { read_text_file(path); }),
+                path +
+                    ": more than 1 MiB (the limit for a configuration file); is this the "
+                    "right file?");
+    } else {
+      EXPECT_EQ(read_text_file(path), text + "x") << size;
+    }
+  }
+  std::remove(path.c_str());
+  EXPECT_EQ(error_of([] { read_text_file("/dev/zero"); }),
+            "/dev/zero: more than 1 MiB (the limit for a configuration file); is this the right "
+            "file?");
+}
+
 TEST(ParamReader, SurvivesHostileAliases) {
   // A mapping that contains itself: reading it fails on types, and nothing loops.
   ParamReader r = ParamReader::parse("a: &x {b: *x, c: 1}\n", "x.yaml");

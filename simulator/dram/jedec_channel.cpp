@@ -47,8 +47,8 @@ JedecTimings JedecTimings::from(const target::DramDesc& desc) {
 
 JedecChannel::JedecChannel(const target::DramDesc& desc, const JedecTimings& timings)
     : t_(timings),
-      indexer_{log2_exact(desc.banks_per_group), log2_exact(desc.banks_per_rank())},
-      group_mask_(desc.bank_groups - 1),
+      indexer_{log2_exact(desc.banks_per_group), log2_exact(desc.banks_per_rank()),
+               desc.bank_groups - 1},
       banks_per_rank_(desc.banks_per_rank()),
       split_buses_(desc.command_buses == 2) {
   S2_CHECK(desc.ranks >= 1 && desc.ranks <= 16,

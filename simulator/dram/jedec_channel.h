@@ -60,9 +60,12 @@ enum class RowOutcome : uint8_t { Hit, Miss, Conflict };
 struct BankIndexer {
   uint32_t group_shift = 0;  // log2(banks per group)
   uint32_t rank_shift = 0;   // log2(banks per rank)
+  uint32_t group_mask = 0;   // bank groups - 1
   uint32_t operator()(uint32_t rank, uint32_t bank_group, uint32_t bank) const {
     return (rank << rank_shift) | (bank_group << group_shift) | bank;
   }
+  uint32_t rank_of(uint32_t flat) const { return flat >> rank_shift; }
+  uint32_t group_of(uint32_t flat) const { return (flat >> group_shift) & group_mask; }
 };
 
 // One burst as the scheduler hands it to the channel. Made by JedecChannel::request() (or
@@ -70,9 +73,10 @@ struct BankIndexer {
 struct BurstRequest {
   uint32_t rank = 0;
   uint32_t bank_group = 0;
-  uint32_t bank = 0;  // within its group
   uint32_t row = 0;
-  uint32_t flat_bank = 0;  // BankIndexer of (rank, bank_group, bank): computed once per burst
+  // BankIndexer of (rank, bank_group, bank within the group): computed once per burst, and
+  // the only place the bank within its group is kept.
+  uint32_t flat_bank = 0;
   bool write = false;
   Cycle ready = 0;  // earliest cycle any of its commands may issue (arrival, queue slot)
 };
@@ -145,8 +149,7 @@ class JedecChannel {
   const BankIndexer& bank_indexer() const { return indexer_; }
   // The request for a burst at `a` of this channel.
   BurstRequest request(const DramAddress& a, bool write, Cycle ready) const {
-    return {a.rank, a.bank_group, a.bank, a.row, indexer_(a.rank, a.bank_group, a.bank),
-            write,  ready};
+    return {a.rank, a.bank_group, a.row, indexer_(a.rank, a.bank_group, a.bank), write, ready};
   }
   CommandPlan plan(const BurstRequest& request) const {
     CommandPlan p;
@@ -165,9 +168,8 @@ class JedecChannel {
   // The same for a request given by its bank_index() `bank`, direction and ready time: the
   // scheduler keeps these in a stream and so plans a stream's head without loading it.
   [[gnu::always_inline]] Cycle hit_column_at(uint32_t bank, bool write, Cycle ready) const {
-    return commands_.free_from(column_slot_at(bank >> indexer_.rank_shift,
-                                              (bank >> indexer_.group_shift) & group_mask_, write,
-                                              std::max(ready, banks_[bank].act + t_.RCD)));
+    return commands_.free_from(column_slot_at(indexer_.rank_of(bank), indexer_.group_of(bank),
+                                              write, std::max(ready, banks_[bank].act + t_.RCD)));
   }
   // plan_into() of a row hit whose hit_column() is `column`, without planning it again.
   void hit_plan_into(const BurstRequest& request, Cycle column, CommandPlan& out) const {
@@ -285,7 +287,6 @@ class JedecChannel {
 
   JedecTimings t_;
   BankIndexer indexer_;
-  uint32_t group_mask_;  // bank groups - 1
   uint32_t banks_per_rank_;
   // Every bank of the channel, rank by rank (bank_index()): one flat array, so the scheduler's
   // per-burst bank lookups take one indexed load.

@@ -40,7 +40,6 @@ class JedecModel::BurstCursor {
     const DramAddress& a = address_;
     q.request.rank = a.rank;
     q.request.bank_group = a.bank_group;
-    q.request.bank = a.bank;
     q.request.row = a.row;
     q.request.flat_bank = indexer_(a.rank, a.bank_group, a.bank);
     q.request.write = write_;

@@ -100,6 +100,10 @@ int sc_main(int argc, char** argv) {
   run->add_option("--vcd", run_options.vcd,
                   "with --rtl: dump the RTL units' waveforms during the functional replay to "
                   "PREFIX.pe_array.vcd and PREFIX.ppu.vcd");
+  run->add_flag("--rtl-clock-every-tile", run_options.rtl_every_tile,
+                "with --rtl: clock every tile of the timing simulation on the RTL; by default a "
+                "tile identical to one already clocked (same passes, mode and stages; the "
+                "operands carry no data) takes that tile's RTL cycles. The cycles are the same");
 
   s2::sim::sweep::SweepOptions sweep_options;
   std::string sweep_shard, sweep_collect;

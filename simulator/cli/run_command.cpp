@@ -195,6 +195,7 @@ int run_simulation(const RunCommandOptions& options, std::ostream& out) {
   run.check = options.check;
   run.rtl = top::parse_rtl_units(options.rtl);
   run.vcd_prefix = options.vcd;
+  run.rtl_every_tile = options.rtl_every_tile;
   run.progress = progress_bar();
   run.capture = dumped_tensors(exe, options);
   const std::string dir = options.dump_all.empty() ? options.dump_dir : options.dump_all;

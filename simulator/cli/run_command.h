@@ -35,7 +35,8 @@ struct RunCommandOptions {
   std::string dump_all;  // --dump-all DIR: every tensor
   std::string rtl;       // --rtl pe_array,ppu: RTL units replace the models (implies functional)
   std::string vcd;       // --vcd PREFIX: waveforms of the RTL units
-  bool force = false;    // --force: replace output files of another kind (never the inputs)
+  bool rtl_every_tile = false;  // --rtl-clock-every-tile
+  bool force = false;           // --force: replace output files of another kind (never the inputs)
 };
 
 // Returns the exit status: 0, or 1 when --check found anything or an RTL unit diverged from

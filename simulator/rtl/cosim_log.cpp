@@ -13,6 +13,9 @@ void print_timing(std::ostream& out, const char* name, const TimingCosim& u) {
   out << "    " << name << ": " << u.tiles << " tiles, " << u.passes << " passes, " << u.rtl_cycles
       << " RTL cycles (model " << u.model_cycles << "), " << verdict(u.divergences, "cycles")
       << "\n";
+  if (u.reused_tiles > 0)
+    out << "      " << u.reused_tiles << " of the tiles repeat an earlier tile's shape and stages "
+        << "and took its RTL cycles (--rtl-clock-every-tile clocks them)\n";
   if (u.model_timed_tiles > 0) {
     out << "      " << u.model_timed_tiles << " tiles (" << u.model_timed_cycles
         << " cycles) timed by the model: the RTL has no ";

@@ -35,6 +35,9 @@ struct TimingCosim {
   uint64_t model_cycles = 0;  // the model's cycles for the same tiles
   uint64_t divergences = 0;   // tiles whose cycles differ
   std::string first;
+  // Of `tiles`, those identical to a tile clocked earlier in the run, which took its cycles
+  // without the RTL clocking them again (rtl_tile_clock.h, "Repeated tiles").
+  uint64_t reused_tiles = 0;
   // Tiles of ops the RTL does not implement, timed by the model's formula instead.
   uint64_t model_timed_tiles = 0;
   uint64_t model_timed_cycles = 0;

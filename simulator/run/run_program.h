@@ -49,6 +49,7 @@ struct RunOptions {
   bool check = false;           // run the shadow-memory checker
   top::RtlSelection rtl;        // RTL units instead of the models
   std::string vcd_prefix;       // with rtl: waveforms PREFIX.pe_array.vcd, PREFIX.ppu.vcd
+  bool rtl_every_tile = false;  // with rtl: clock repeated tiles of the timing run too
   // The executable's file, named first in the errors of running it (empty: not named).
   std::string program;
   // Called after every completed instruction of the timing run with (completed, total).

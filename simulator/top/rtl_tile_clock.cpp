@@ -101,8 +101,8 @@ class DrainedEpilogue final : public s2::rtl::PeArrayFollower {
 };
 
 RtlTileClock::RtlTileClock(const RtlUnits& units, const target::TargetDesc& target,
-                           rtl::CosimLog& log)
-    : units_(units), target_(target), log_(log), models_(target) {
+                           rtl::CosimLog& log, bool reuse)
+    : units_(units), target_(target), log_(log), reuse_(reuse), models_(target) {
   if (units_.pe_array != nullptr)
     rtl::configure_rtl_pe(*units_.pe_array, target,
                           models_.get(target.pe_array.datatypes.begin()->first));
@@ -126,6 +126,14 @@ void RtlTileClock::wait_cycles(uint64_t cycles) const {
   if (cycles > 0)
     sc_core::wait(
         sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(cycles * units_.period_ps)));
+}
+
+void RtlTileClock::record_pe(const std::string& where, const timing::PassShape& s, isa::DType mode,
+                             const Clocked& clocked, uint64_t model_cycles) {
+  record(log_.timing_pe_array,
+         where + " (" + shape_text(s.m, s.n, s.k) + " M_b x N_b x K_b, " +
+             std::string(isa::dtype_name(mode)) + ")",
+         clocked.passes, clocked.cycles, model_cycles, clocked.divergence);
 }
 
 uint64_t RtlTileClock::compute(isa::Unit unit, uint32_t index, const std::string& op,
@@ -155,13 +163,24 @@ uint64_t RtlTileClock::compute(isa::Unit unit, uint32_t index, const std::string
   return ppu_tile(where, inst, tile);
 }
 
-uint64_t RtlTileClock::pe_passes(const std::string& where, const timing::PassShape& s,
-                                 uint64_t model_cycles, isa::DType mode,
-                                 DrainedEpilogue* epilogue) {
-  if (model_cycles == 0) return 0;
+RtlTileClock::Clocked RtlTileClock::pe_passes(const std::string& where, const timing::PassShape& s,
+                                              uint64_t model_cycles, isa::DType mode,
+                                              DrainedEpilogue* epilogue) {
+  if (model_cycles == 0) return {};
   if (units_.pe_array == nullptr && epilogue == nullptr) {
     wait_cycles(model_cycles);
-    return model_cycles;
+    return {0, model_cycles, 0, ""};
+  }
+  const PeKey key{s.m, s.n, s.k, mode, -1};
+  if (epilogue == nullptr && reuse_) {
+    const auto hit = pe_clocked_.find(key);
+    if (hit != pe_clocked_.end()) {
+      const Clocked& c = hit->second;
+      wait_cycles(c.cycles);
+      ++log_.timing_pe_array.reused_tiles;
+      record_pe(where, s, mode, c, model_cycles);
+      return c;
+    }
   }
   const timing::PeArrayModel& model = models_.get(mode);
   const timing::PassShape limit = model.max_pass();
@@ -202,12 +221,10 @@ uint64_t RtlTileClock::pe_passes(const std::string& where, const timing::PassSha
         ++passes;
         cycles += got;
       }
-  if (units_.pe_array != nullptr)
-    record(log_.timing_pe_array,
-           where + " (" + shape_text(s.m, s.n, s.k) + " M_b x N_b x K_b, " +
-               std::string(isa::dtype_name(mode)) + ")",
-           passes, cycles, model_cycles, divergence);
-  return cycles;
+  Clocked clocked{passes, cycles, 0, divergence};
+  if (units_.pe_array != nullptr) record_pe(where, s, mode, clocked, model_cycles);
+  if (epilogue == nullptr) pe_clocked_[key] = clocked;
+  return clocked;
 }
 
 uint64_t RtlTileClock::pe_tile(const std::string& where, const isa::Instruction& inst,
@@ -249,11 +266,29 @@ uint64_t RtlTileClock::pe_tile(const std::string& where, const isa::Instruction&
   pass.width = s2::rtl::ppu_pass_width(target_.ppu.lanes, cost.throughput,
                                        target_.where("ppu.ops.epilogue.throughput"));
   pass.latency = cost.latency;
+  const std::string tail_where =
+      where + " epilogue tail (" + std::to_string(pass.elements) + " elements streamed)";
+  const PeKey key{tile.shape.m, tile.shape.n, tile.shape.k, mode,
+                  pass.bias | pass.residual << 1 | pass.gate << 2 | pass.relu << 3};
+  if (reuse_) {
+    const auto hit = pe_clocked_.find(key);
+    if (hit != pe_clocked_.end()) {
+      const Clocked& c = hit->second;
+      wait_cycles(c.cycles + c.tail);
+      if (units_.pe_array != nullptr) {
+        ++log_.timing_pe_array.reused_tiles;
+        record_pe(where, tile.shape, mode, c, tile.pe_cycles);
+      }
+      ++log_.timing_epilogue.reused_tiles;
+      record(log_.timing_epilogue, tail_where, 1, c.tail, tile.epilogue_tail, "");
+      return c.cycles + c.tail;
+    }
+  }
   for (std::vector<uint32_t>* v : {&ep_zeros_, &ep_rows_, &ep_out0_, &ep_out1_})
     if (v->size() < pass.elements) v->resize(pass.elements, 0);
   DrainedEpilogue epilogue(*units_.epilogue_ppu, pass, units_.period_ps, ep_rows_.data(),
                            ep_zeros_.data(), ep_out0_.data(), ep_out1_.data());
-  const uint64_t array = pe_passes(where, tile.shape, tile.pe_cycles, mode, &epilogue);
+  Clocked clocked = pe_passes(where, tile.shape, tile.pe_cycles, mode, &epilogue);
   // The tail: the PPU alone until it has written the tile's last result. A watchdog, not the
   // count: every beat and the pipeline again.
   const uint64_t bound = tile.epilogue_tail + pass.latency + pass.elements + 64;
@@ -264,10 +299,10 @@ uint64_t RtlTileClock::pe_tile(const std::string& where, const isa::Instruction&
     S2_CHECK(tail <= bound, where + ": the streamed epilogue did not finish within " +
                                 std::to_string(bound) + " cycles after the array");
   }
-  record(log_.timing_epilogue,
-         where + " epilogue tail (" + std::to_string(pass.elements) + " elements streamed)", 1,
-         tail, tile.epilogue_tail, "");
-  return array + tail;
+  record(log_.timing_epilogue, tail_where, 1, tail, tile.epilogue_tail, "");
+  clocked.tail = tail;
+  pe_clocked_[key] = clocked;
+  return clocked.cycles + tail;
 }
 
 uint64_t RtlTileClock::ppu_tile(const std::string& where, const isa::Instruction& inst,
@@ -294,7 +329,17 @@ uint64_t RtlTileClock::ppu_tile(const std::string& where, const isa::Instruction
     wait_cycles(tile.ppu_cycles);
     return tile.ppu_cycles;
   }
-  const uint64_t cycles = ppu_pass(*units_.ppu, pass, *tile.ppu_op, tile.elements);
+  const PpuKey key{static_cast<int>(pass.op), *tile.ppu_op, tile.elements};
+  const auto hit = reuse_ ? ppu_clocked_.find(key) : ppu_clocked_.end();
+  uint64_t cycles = 0;
+  if (hit != ppu_clocked_.end()) {
+    cycles = hit->second;
+    wait_cycles(cycles);
+    ++log_.timing_ppu.reused_tiles;
+  } else {
+    cycles = ppu_pass(*units_.ppu, pass, *tile.ppu_op, tile.elements);
+    ppu_clocked_[key] = cycles;
+  }
   record(log_.timing_ppu, where + " (" + std::to_string(tile.elements) + " elements)", 1, cycles,
          tile.ppu_cycles, "");
   return cycles;

@@ -18,9 +18,21 @@
 // the functional replay checks the bits). Each tile's and each pass's RTL cycles are compared
 // with the model's; a difference is a divergence in the CosimLog, naming the instruction, the
 // tile and the pass. The unit takes the RTL's cycles either way: the RTL is the clock.
+//
+// Repeated tiles. With no data, what the RTL does with a tile is fixed by what the clock hands
+// it: the pass shapes, the multiply mode, the epilogue's stages and the PPU op, and the RTL
+// starts and ends every tile idle. A tile identical in all of these to one already clocked in
+// this run takes that tile's RTL cycles (and its pass divergence, if any) without clocking the
+// RTL again, and the unit waits them: the same cycles, the same log. A training step repeats
+// its tile shapes many times over (resnet18 batch 4 on 32x32: 64 distinct of 1877 PE-array
+// tiles, docs/rtl.md), and the functional replay still clocks every pass with its data.
+// `reuse` false (`s2sim run --rtl-clock-every-tile`) clocks every tile; the tests run both ways
+// and compare.
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "isa/encoding/instruction.h"
@@ -38,7 +50,8 @@ class RtlTileClock {
  public:
   // The units must describe the target (a UserError naming the config key otherwise:
   // rtl::check_rtl_pe_target, and the PPU's lanes, throughputs and latencies).
-  RtlTileClock(const RtlUnits& units, const target::TargetDesc& target, rtl::CosimLog& log);
+  RtlTileClock(const RtlUnits& units, const target::TargetDesc& target, rtl::CosimLog& log,
+               bool reuse = true);
 
   // Whether tiles of `unit` run here (PE array or PPU with their RTL selected).
   bool clocks(isa::Unit unit) const;
@@ -50,19 +63,29 @@ class RtlTileClock {
                    const isa::Instruction& inst, size_t tile_index, const timing::Tile& tile);
 
  private:
+  // What clocking a tile gave, for its repeats: the passes and cycles of the array's part,
+  // its first pass divergence, and the epilogue's tail (PE tiles with a streamed epilogue).
+  struct Clocked {
+    uint64_t passes = 0, cycles = 0, tail = 0;
+    std::string divergence;
+  };
+
   // The PE array's cycles of one product of a tile in multiply mode `mode`; model_cycles is
   // the model's figure for it.
   uint64_t pe_product(const std::string& where, const timing::PassShape& shape,
                       uint64_t model_cycles, isa::DType mode) {
-    return pe_passes(where, shape, model_cycles, mode, nullptr);
+    return pe_passes(where, shape, model_cycles, mode, nullptr).cycles;
   }
   // A PE tile: its passes, and on its last K block the streamed epilogue.
   uint64_t pe_tile(const std::string& where, const isa::Instruction& inst, const timing::Tile& tile,
                    isa::DType mode);
   // The passes of a tile of shape `s`; with `epilogue`, clocked in step with them and fed the
   // rows of the last K block's passes.
-  uint64_t pe_passes(const std::string& where, const timing::PassShape& s, uint64_t model_cycles,
-                     isa::DType mode, DrainedEpilogue* epilogue);
+  Clocked pe_passes(const std::string& where, const timing::PassShape& s, uint64_t model_cycles,
+                    isa::DType mode, DrainedEpilogue* epilogue);
+  // Records a PE tile's array part (clocked now or earlier) in the log's pe_array timing.
+  void record_pe(const std::string& where, const timing::PassShape& s, isa::DType mode,
+                 const Clocked& clocked, uint64_t model_cycles);
   uint64_t ppu_tile(const std::string& where, const isa::Instruction& inst,
                     const timing::Tile& tile);
   // Waits `cycles` of the model (a part the RTL does not run).
@@ -71,9 +94,18 @@ class RtlTileClock {
   uint64_t ppu_pass(s2::rtl::RtlPpuSc& ppu, s2::rtl::PpuPass pass, target::PpuOp cost,
                     uint64_t elements);
 
+  // PE products and tiles: M_b, N_b, K_b, mode, and the epilogue's stages (bias, residual,
+  // gate, relu; -1 without an epilogue).
+  using PeKey = std::tuple<uint64_t, uint64_t, uint64_t, isa::DType, int>;
+  // PPU passes: the RTL op, the cost entry, the elements.
+  using PpuKey = std::tuple<int, target::PpuOp, uint64_t>;
+
   RtlUnits units_;
   const target::TargetDesc& target_;
   rtl::CosimLog& log_;
+  bool reuse_;
+  std::map<PeKey, Clocked> pe_clocked_;
+  std::map<PpuKey, uint64_t> ppu_clocked_;
   timing::PeArrayModels models_;  // one per multiply mode of the target
   // Zero operands, grown to the largest pass seen; outputs are scratch.
   std::vector<uint32_t> zeros_;

@@ -6,8 +6,10 @@
 // run twice per step:
 //  * in the timing simulation, the PE-array and PPU units run their tiles on them from their
 //    own threads (rtl_tile_clock.h): the RTL's clock is the units' clock;
-//  * after it, the functional replay streams every pass's data through them (between
-//    sc_start() calls; simulator/rtl/rtl_pe_gemm.h, rtl_ppu_lanes.h).
+//  * after it, with `--vcd`, the functional replay streams every pass's data through them
+//    (between sc_start() calls; simulator/rtl/rtl_pe_gemm.h, rtl_ppu_lanes.h). Without
+//    `--vcd` the replay, which needs no simulated time, runs on the plain C++ builds of the
+//    same RTL instead (run_program.cpp), which clock faster.
 // The timing model lets the PE array's epilogue overlap PPU instructions (the epilogue stage
 // streams from the accumulator while the PPU runs other work), so `ppu` is built twice: one
 // instance for the PPU unit, one behind the PE array for the epilogues.

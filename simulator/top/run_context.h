@@ -55,6 +55,9 @@ struct SimOptions {
   // model.
   RtlSelection rtl;
   rtl::CosimLog* cosim = nullptr;
+  // Whether a tile identical to one the RTL already clocked takes its cycles instead of being
+  // clocked again (rtl_tile_clock.h, "Repeated tiles"); the cycles are the same either way.
+  bool rtl_reuse = true;
   // Set by Top::run from the above: the clock the units hand their tiles to; null: the
   // model's formula. Not owned.
   RtlTileClock* rtl_clock = nullptr;

@@ -130,7 +130,7 @@ report::RunResult Top::run(const isa::Executable& exe, const target::TargetDesc&
   SimOptions run_options = options;
   if (rtl_.units().any()) {
     S2_CHECK(options.cosim != nullptr, "Top::run: RTL units need a co-simulation log");
-    rtl_clock.emplace(rtl_.units(), target, *options.cosim);
+    rtl_clock.emplace(rtl_.units(), target, *options.cosim, options.rtl_reuse);
     run_options.rtl_clock = &*rtl_clock;
   }
   RunContext ctx(exe, target, run_options);

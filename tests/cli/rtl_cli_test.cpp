@@ -105,6 +105,72 @@ TEST_F(RtlCli, Lenet5OnThePeArrayAndPpuRtlMatchesTheModels) {
   expect_rtl_matches_models("lenet5", "pe_array,ppu", "");
 }
 
+// The timing run clocks a tile identical to an earlier one once (rtl_tile_clock.h, "Repeated
+// tiles"); --rtl-clock-every-tile clocks all of them. Both give the same report and the same
+// co-simulation log but for the lines that count the reused tiles.
+TEST_F(RtlCli, RepeatedTilesTakeTheCyclesTheRtlClockedForTheFirst) {
+  ASSERT_EQ(run(kS2c + " compile lenet5 --batch 2 -o " + path("x.bin")).status, 0);
+  const std::string rtl = kS2sim + " run " + path("x.bin") + " --rtl pe_array,ppu";
+  const Result reused = run(rtl + " --report " + path("reused.json"));
+  ASSERT_EQ(reused.status, 0) << reused.out;
+  const Result every = run(rtl + " --rtl-clock-every-tile --report " + path("every.json"));
+  ASSERT_EQ(every.status, 0) << every.out;
+  EXPECT_EQ(read_text(dir_ / "reused.json"), read_text(dir_ / "every.json"));
+  // The log's lines without the wall time and the reuse counts.
+  auto log_of = [](const std::string& out, size_t* reuse_lines) {
+    std::string kept, line;
+    std::istringstream in(out);
+    while (std::getline(in, line)) {
+      if (line.find("wall time") != std::string::npos) continue;
+      if (line.find("took its RTL cycles") != std::string::npos) {
+        ++*reuse_lines;
+        continue;
+      }
+      kept += line + "\n";
+    }
+    return kept;
+  };
+  size_t reuse_lines = 0, every_reuse_lines = 0;
+  const std::string reused_log = log_of(reused.out, &reuse_lines);
+  EXPECT_EQ(reused_log, log_of(every.out, &every_reuse_lines));
+  EXPECT_NE(reused_log.find("cycles identical"), std::string::npos) << reused.out;
+  EXPECT_EQ(reuse_lines, 3u) << reused.out;  // the array, the epilogue and the PPU
+  EXPECT_EQ(every_reuse_lines, 0u) << every.out;
+  // Without --rtl the flag has nothing to clock.
+  const Result refused = run(kS2sim + " run " + path("x.bin") + " --rtl-clock-every-tile");
+  EXPECT_EQ(refused.status, 1) << refused.out;
+  EXPECT_NE(refused.out.find("--rtl-clock-every-tile"), std::string::npos) << refused.out;
+}
+
+// The functional replay runs on the plain C++ builds, and with --vcd on the traced SystemC
+// builds: the same RTL, so the same log, cycles and bits (every opcode's program, the small
+// config's 16x16 array).
+TEST_F(RtlCli, TheReplayOnTheSystemCBuildsForVcdMatchesThePlainBuilds) {
+  ASSERT_EQ(run(kS2c + " asm " +
+                shell_quoted(std::string(S2_SOURCE_DIR) + "/tests/isa/golden/all_opcodes.s2asm") +
+                " -o " + path("ao.bin"))
+                .status,
+            0);
+  const std::string rtl = kS2sim + " run " + path("ao.bin") + " --rtl pe_array,ppu";
+  const Result plain = run(rtl);
+  ASSERT_EQ(plain.status, 0) << plain.out;
+  const Result traced = run(rtl + " --vcd " + path("ao"));
+  ASSERT_EQ(traced.status, 0) << traced.out;
+  auto without_wall_time = [](const std::string& out) {
+    std::string kept, line;
+    std::istringstream in(out);
+    while (std::getline(in, line))
+      if (line.find("wall time") == std::string::npos) kept += line + "\n";
+    return kept;
+  };
+  EXPECT_EQ(without_wall_time(plain.out), without_wall_time(traced.out));
+  EXPECT_NE(plain.out.find("pe_array: 152 passes"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find("cycles and bits identical"), std::string::npos) << plain.out;
+  EXPECT_EQ(plain.out.find("diverge"), std::string::npos) << plain.out;
+  EXPECT_GT(fs::file_size(dir_ / "ao.pe_array.vcd"), 0u);
+  EXPECT_GT(fs::file_size(dir_ / "ao.ppu.vcd"), 0u);
+}
+
 const std::string kSmallConfig =
     "--config " + shell_quoted(std::string(S2_SOURCE_DIR) + "/configs/s2train_small.yaml");
 

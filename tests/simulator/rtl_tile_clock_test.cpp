@@ -218,6 +218,62 @@ TEST(RtlTileClock, ATileWhoseModelCyclesDifferIsADivergenceAndTheRtlClocksTheUni
       << first;
 }
 
+// A tile identical to one already clocked takes the RTL cycles counted for it: the same
+// cycles and time, the same log (a divergence found on the first is found on the repeat, named
+// by the repeat's instruction), and the log counts it as reused. Without reuse every tile is
+// clocked, with the same figures.
+TEST(RtlTileClock, ARepeatedTileTakesTheCyclesTheRtlCountedForTheFirst) {
+  const auto model = timing::make_pe_array_model(base());
+  const timing::Tile with_epilogue = pe_tile(*model, {100, 40, 70}, true);
+  timing::Tile off_by_one = pe_tile(*model, {64, 32, 32}, false);
+  const uint64_t rtl_cycles = off_by_one.pe_cycles;
+  off_by_one.pe_cycles += 1;
+  timing::Tile add_tile;
+  add_tile.elements = 1000;
+  add_tile.ppu_op = target::PpuOp::Eltwise;
+  add_tile.ppu_cycles = timing::ppu_pass_cycles(base(), target::PpuOp::Eltwise, 1000);
+  isa::Instruction conv(isa::Opcode::Conv2d);
+  conv.set_raw(isa::Field::Act, static_cast<uint32_t>(isa::Activation::Relu));
+  isa::Instruction gemm(isa::Opcode::Gemm);
+  isa::Instruction add(isa::Opcode::Eltwise);
+  add.set_raw(isa::Field::Op, static_cast<uint32_t>(isa::EltwiseOp::Add));
+
+  for (const bool reuse : {true, false}) {
+    SCOPED_TRACE(reuse ? "reuse" : "every tile clocked");
+    rtl::CosimLog log;
+    RtlTileClock clock(g_units, base(), log, reuse);
+    for (uint32_t repeat = 0; repeat < 2; ++repeat) {
+      uint64_t cycles = 0;
+      uint64_t ps = g_runner->run([&] {
+        cycles = clock.compute(isa::Unit::Pe, 3 + repeat, "conv", conv, 0, with_epilogue);
+      });
+      EXPECT_EQ(cycles, with_epilogue.pe_cycles + with_epilogue.epilogue_tail);
+      EXPECT_EQ(ps, cycles * g_units.period_ps);
+      ps = g_runner->run(
+          [&] { cycles = clock.compute(isa::Unit::Pe, 7 + repeat, "fc1", gemm, 4, off_by_one); });
+      EXPECT_EQ(cycles, rtl_cycles);
+      EXPECT_EQ(ps, rtl_cycles * g_units.period_ps);
+      ps = g_runner->run(
+          [&] { cycles = clock.compute(isa::Unit::Ppu, 9 + repeat, "add", add, 0, add_tile); });
+      EXPECT_EQ(cycles, add_tile.ppu_cycles);
+      EXPECT_EQ(ps, cycles * g_units.period_ps);
+    }
+    EXPECT_EQ(log.timing_pe_array.tiles, 4u);
+    EXPECT_EQ(log.timing_pe_array.passes, 2 * (6u + 1u));
+    EXPECT_EQ(log.timing_pe_array.rtl_cycles, 2 * (with_epilogue.pe_cycles + rtl_cycles));
+    EXPECT_EQ(log.timing_pe_array.divergences, 2u);  // the off-by-one tile, both times
+    EXPECT_NE(log.timing_pe_array.first.find("instruction 7 (fc1), tile 4"), std::string::npos)
+        << log.timing_pe_array.first;
+    EXPECT_EQ(log.timing_epilogue.tiles, 2u);
+    EXPECT_EQ(log.timing_epilogue.rtl_cycles, 2 * with_epilogue.epilogue_tail);
+    EXPECT_EQ(log.timing_ppu.tiles, 2u);
+    EXPECT_EQ(log.timing_ppu.rtl_cycles, 2 * add_tile.ppu_cycles);
+    EXPECT_EQ(log.timing_pe_array.reused_tiles, reuse ? 2u : 0u);
+    EXPECT_EQ(log.timing_epilogue.reused_tiles, reuse ? 1u : 0u);
+    EXPECT_EQ(log.timing_ppu.reused_tiles, reuse ? 1u : 0u);
+  }
+}
+
 TEST(RtlTileClock, PpuTilesOfRtlOpsRunOnTheRtlAndTheOthersOnTheModel) {
   rtl::CosimLog log;
   RtlTileClock clock(g_units, base(), log);

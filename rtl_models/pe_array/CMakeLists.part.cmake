@@ -26,6 +26,7 @@ foreach(_s2_build ${S2_RTL_PE_ARRAY_BUILDS})
     SOURCES ${S2_RTL_PE_ARRAY_SOURCES}
     TOP_MODULE pe_array
     PREFIX Vpe_array_${_s2_rows}x${_s2_cols}
+    OPT_FAST ${S2_VERILATED_OPT_FAST}
     VERILATOR_ARGS -Wall -GROWS=${_s2_rows} -GCOLS=${_s2_cols} -GMACS=${_s2_macs})
 endforeach()
 s2_verilated_library(s2_rtl_pe_array_verilated)
@@ -54,6 +55,7 @@ foreach(_s2_build 32x32x4 16x16x2)
     SOURCES ${S2_RTL_PE_ARRAY_SOURCES}
     TOP_MODULE pe_array
     PREFIX Vpe_array_sc_${_s2_rows}x${_s2_cols}
+    OPT_FAST ${S2_VERILATED_OPT_FAST}
     VERILATOR_ARGS -Wall -GROWS=${_s2_rows} -GCOLS=${_s2_cols} -GMACS=${_s2_macs})
 endforeach()
 target_link_libraries(s2_rtl_pe_array_sc_verilated PUBLIC PkgConfig::SystemC)

@@ -22,6 +22,7 @@ foreach(_s2_lanes 32 16)
     SOURCES ${S2_RTL_PPU_SOURCES}
     TOP_MODULE ppu
     PREFIX Vppu_l${_s2_lanes}
+    OPT_FAST ${S2_VERILATED_OPT_FAST}
     VERILATOR_ARGS -Wall -GLANES=${_s2_lanes})
 endforeach()
 s2_verilated_library(s2_rtl_ppu_verilated)
@@ -43,6 +44,7 @@ verilate(s2_rtl_ppu_sc_verilated SYSTEMC TRACE
   SOURCES ${S2_RTL_PPU_SOURCES}
   TOP_MODULE ppu
   PREFIX Vppu_sc
+  OPT_FAST ${S2_VERILATED_OPT_FAST}
   VERILATOR_ARGS -Wall -GLANES=32)
 target_link_libraries(s2_rtl_ppu_sc_verilated PUBLIC PkgConfig::SystemC)
 s2_verilated_library(s2_rtl_ppu_sc_verilated)

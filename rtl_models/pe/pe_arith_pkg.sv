@@ -84,6 +84,7 @@ package pe_arith_pkg;
     logic subtract;
     logic [27:0] sum;
     logic [4:0] lzc;
+    logic [31:0] lz_v;
     logic [26:0] norm;
     logic [9:0] e_norm, e_out;
     logic round_up, carry;
@@ -107,8 +108,27 @@ package pe_arith_pkg;
       m_small = (m_small_full >> shift) | {26'd0, |(m_small_full & ~(27'h7FF_FFFF << shift))};
     subtract = s_big ^ s_small;
     sum = subtract ? {1'b0, m_big} - {1'b0, m_small} : {1'b0, m_big} + {1'b0, m_small};
-    lzc = 5'd27;
-    for (int i = 0; i <= 26; i++) if (sum[i]) lzc = 5'(26 - i);
+    // Leading zeros of sum[26:0] (27 when it is zero: the sentinel bit below it), as a
+    // five-level tree: halve the window, count the zeros of an empty upper half, shift it out.
+    lz_v = {sum[26:0], 5'b10000};
+    lzc = 5'd0;
+    if (lz_v[31:16] == 16'd0) begin
+      lzc = lzc + 5'd16;
+      lz_v = lz_v << 16;
+    end
+    if (lz_v[31:24] == 8'd0) begin
+      lzc = lzc + 5'd8;
+      lz_v = lz_v << 8;
+    end
+    if (lz_v[31:28] == 4'd0) begin
+      lzc = lzc + 5'd4;
+      lz_v = lz_v << 4;
+    end
+    if (lz_v[31:30] == 2'd0) begin
+      lzc = lzc + 5'd2;
+      lz_v = lz_v << 2;
+    end
+    if (!lz_v[31]) lzc = lzc + 5'd1;
     if (sum[27]) begin
       norm = {sum[27:2], sum[1] | sum[0]};
       e_norm = {2'b00, e_big} + 10'd33;
@@ -144,6 +164,13 @@ package pe_arith_pkg;
                                                  input logic [31:0] b, input logic [31:0] acc);
     /*verilator no_inline_task*/
     return pe_mac_fn(mode, a, b, acc);
+  endfunction
+
+  // One add of the accumulator's read-add-write pipeline (pe_array_acc.sv): C + t. A C++
+  // function of its own, called only for a stage that holds a row of an enabled chain.
+  function automatic logic [31:0] acc_add_fn(input logic [31:0] c, input logic [31:0] t);
+    /*verilator no_inline_task*/
+    return fp32_add_fn(c, t);
   endfunction
 
   // One slot of a PE array cell on a clock edge (pe_array_pe.sv): the multiply-add when the

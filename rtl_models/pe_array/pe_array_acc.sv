@@ -78,23 +78,22 @@ module pe_array_acc #(
     end
   end
 
-  /*verilator tracing_off*/  // the adders' internals (see pe_array_pe.sv)
-  for (genvar s = 1; s <= MACS; s++) begin : g_stage
-    logic [31:0] v_in, added;
-    if (s == 1) begin : g_read
-      assign v_in = rd_data;
-    end else begin : g_carry
-      assign v_in = s_v[s];
+  // The stage adds, C + t (the accumulator's operand order; the add is commutative, NaNs are
+  // canonical). Combinational, as in the hardware, but as calls of pe_arith_pkg::acc_add_fn
+  // made only for a stage that holds a row of an enabled chain: stage 1 reads rd_data, an
+  // input of the model, so Verilator evaluates this logic on every eval(), and as fp32_add
+  // instances all MACS adds of every column ran each time, with or without a row (three of
+  // them never used in f32). A stage without a row passes v_in through; it is never written
+  // (wr_en) nor drained (drain_valid).
+  import pe_arith_pkg::acc_add_fn;
+  logic [31:0] v_in[1:MACS];
+  always_comb begin
+    for (int s = 1; s <= MACS; s++) begin
+      v_in[s] = (s == 1) ? rd_data : s_v[s];
+      if (s_valid[s] && chain_en[s-1]) sum[s] = acc_add_fn(v_in[s], s_t[s][32*(s-1)+:32]);
+      else sum[s] = v_in[s];
     end
-    // C + t: the accumulator's operand order (the add is commutative, NaNs are canonical).
-    fp32_add u_add (
-        .a(v_in),
-        .b(s_t[s][32*(s-1)+:32]),
-        .y(added)
-    );
-    assign sum[s] = chain_en[s-1] ? added : v_in;
   end
-  /*verilator tracing_on*/
 
   // The write stage is stage `macs` (1 .. MACS; the harness never configures 0).
   always_comb begin

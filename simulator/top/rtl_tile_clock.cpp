@@ -205,15 +205,16 @@ RtlTileClock::Clocked RtlTileClock::pe_passes(const std::string& where, const ti
         if (epilogue != nullptr) epilogue->set_row_width(drains ? pass.n : 0);
         uint64_t got = want;
         // c accumulates zeros into zeros: the values are scratch, the cycles are the point.
-        if (units_.pe_array == nullptr)
-          epilogue->model_pass(want, model.drain_interval(shape), pass.m, drains);
-        else if (epilogue != nullptr)
+        // (Without the array's RTL there is an epilogue: the early return above.)
+        if (units_.pe_array != nullptr && epilogue != nullptr)
           got =
               units_.pe_array->run_followed_pass(pass, drains, zeros_.data(), pass.k, zeros_.data(),
                                                  pass.n, out0_.data(), pass.n, *epilogue);
-        else
+        else if (units_.pe_array != nullptr)
           got = units_.pe_array->run_pass(pass, zeros_.data(), pass.k, zeros_.data(), pass.n,
                                           out0_.data(), pass.n);
+        else if (epilogue != nullptr)
+          epilogue->model_pass(want, model.drain_interval(shape), pass.m, drains);
         if (got != want && divergence.empty())
           divergence = "pass " + std::to_string(passes) + " (" +
                        shape_text(pass.m, pass.n, pass.k) + " M_t x N_t x K_t): RTL " +

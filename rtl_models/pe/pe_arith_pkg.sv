@@ -109,26 +109,15 @@ package pe_arith_pkg;
     subtract = s_big ^ s_small;
     sum = subtract ? {1'b0, m_big} - {1'b0, m_small} : {1'b0, m_big} + {1'b0, m_small};
     // Leading zeros of sum[26:0] (27 when it is zero: the sentinel bit below it), as a
-    // five-level tree: halve the window, count the zeros of an empty upper half, shift it out.
+    // five-level tree: count the zeros of the window's upper 16, 8, 4, 2, 1 bits when they are
+    // all zero, and shift them out.
     lz_v = {sum[26:0], 5'b10000};
     lzc = 5'd0;
-    if (lz_v[31:16] == 16'd0) begin
-      lzc = lzc + 5'd16;
-      lz_v = lz_v << 16;
-    end
-    if (lz_v[31:24] == 8'd0) begin
-      lzc = lzc + 5'd8;
-      lz_v = lz_v << 8;
-    end
-    if (lz_v[31:28] == 4'd0) begin
-      lzc = lzc + 5'd4;
-      lz_v = lz_v << 4;
-    end
-    if (lz_v[31:30] == 2'd0) begin
-      lzc = lzc + 5'd2;
-      lz_v = lz_v << 2;
-    end
-    if (!lz_v[31]) lzc = lzc + 5'd1;
+    for (int w = 16; w >= 1; w = w / 2)
+      if ((lz_v & ~(32'hFFFF_FFFF >> w)) == 32'd0) begin
+        lzc = lzc + 5'(w);
+        lz_v = lz_v << w;
+      end
     if (sum[27]) begin
       norm = {sum[27:2], sum[1] | sum[0]};
       e_norm = {2'b00, e_big} + 10'd33;

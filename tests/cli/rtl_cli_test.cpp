@@ -24,6 +24,21 @@ const auto& run = s2::test::run_command;
 const std::string kS2c = shell_quoted(S2C_PATH);
 const std::string kS2sim = shell_quoted(S2SIM_PATH);
 
+// `out` without its lines that contain `needle`; `removed`, if given, counts them.
+std::string without_lines(const std::string& out, const std::string& needle,
+                          size_t* removed = nullptr) {
+  std::string kept, line;
+  std::istringstream in(out);
+  while (std::getline(in, line)) {
+    if (line.find(needle) == std::string::npos) {
+      kept += line + "\n";
+    } else if (removed != nullptr) {
+      ++*removed;
+    }
+  }
+  return kept;
+}
+
 class RtlCli : public testing::Test {
  protected:
   void SetUp() override {
@@ -117,22 +132,11 @@ TEST_F(RtlCli, RepeatedTilesTakeTheCyclesTheRtlClockedForTheFirst) {
   ASSERT_EQ(every.status, 0) << every.out;
   EXPECT_EQ(read_text(dir_ / "reused.json"), read_text(dir_ / "every.json"));
   // The log's lines without the wall time and the reuse counts.
-  auto log_of = [](const std::string& out, size_t* reuse_lines) {
-    std::string kept, line;
-    std::istringstream in(out);
-    while (std::getline(in, line)) {
-      if (line.find("wall time") != std::string::npos) continue;
-      if (line.find("took its RTL cycles") != std::string::npos) {
-        ++*reuse_lines;
-        continue;
-      }
-      kept += line + "\n";
-    }
-    return kept;
-  };
   size_t reuse_lines = 0, every_reuse_lines = 0;
-  const std::string reused_log = log_of(reused.out, &reuse_lines);
-  EXPECT_EQ(reused_log, log_of(every.out, &every_reuse_lines));
+  const std::string reused_log =
+      without_lines(without_lines(reused.out, "wall time"), "took its RTL cycles", &reuse_lines);
+  EXPECT_EQ(reused_log, without_lines(without_lines(every.out, "wall time"), "took its RTL cycles",
+                                      &every_reuse_lines));
   EXPECT_NE(reused_log.find("cycles identical"), std::string::npos) << reused.out;
   EXPECT_EQ(reuse_lines, 3u) << reused.out;  // the array, the epilogue and the PPU
   EXPECT_EQ(every_reuse_lines, 0u) << every.out;
@@ -156,14 +160,7 @@ TEST_F(RtlCli, TheReplayOnTheSystemCBuildsForVcdMatchesThePlainBuilds) {
   ASSERT_EQ(plain.status, 0) << plain.out;
   const Result traced = run(rtl + " --vcd " + path("ao"));
   ASSERT_EQ(traced.status, 0) << traced.out;
-  auto without_wall_time = [](const std::string& out) {
-    std::string kept, line;
-    std::istringstream in(out);
-    while (std::getline(in, line))
-      if (line.find("wall time") == std::string::npos) kept += line + "\n";
-    return kept;
-  };
-  EXPECT_EQ(without_wall_time(plain.out), without_wall_time(traced.out));
+  EXPECT_EQ(without_lines(plain.out, "wall time"), without_lines(traced.out, "wall time"));
   EXPECT_NE(plain.out.find("pe_array: 152 passes"), std::string::npos) << plain.out;
   EXPECT_NE(plain.out.find("cycles and bits identical"), std::string::npos) << plain.out;
   EXPECT_EQ(plain.out.find("diverge"), std::string::npos) << plain.out;

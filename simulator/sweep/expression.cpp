@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <string>
 
 #include "isa/target/param_reader.h"
 
@@ -14,6 +15,7 @@ struct Expression::Node {
   double number = 0;
   std::string text;  // string literal, name, or the binary operator
   size_t column = 0;
+  size_t depth = 1;  // levels of the tree from here down: evaluation recurses this deep
   std::shared_ptr<const Node> left, right;
 };
 
@@ -28,6 +30,13 @@ bool is_name_start(char c) {
 bool is_name_char(char c) {
   return is_name_start(c) || std::isdigit(static_cast<unsigned char>(c)) != 0 || c == '.';
 }
+
+// How deep an expression may nest. The parser recurses once per parenthesis, `!` and unary
+// `-`, and evaluation (and freeing the tree) once per level of the tree, where a chain of
+// binary operators is a level each (a + b + c is (a + b) + c): without a bound, a spec of
+// "((((...", "----1" or "1 + 1 + ... + 1" a few hundred thousand long overflows the stack.
+// A constraint a person writes nests a handful of levels.
+constexpr size_t kMaxDepth = 256;
 
 // A recursive-descent parser over the text; positions are 0-based, columns 1-based.
 class Parser {
@@ -64,14 +73,40 @@ class Parser {
     return true;
   }
 
+  // One level deeper for the parse below a parenthesis, `!` or unary `-` at `column`; the
+  // caller's level is given back when the guard goes out of scope.
+  struct Level {
+    Level(Parser& p, size_t column) : parser(p) {
+      if (++parser.nesting_ > kMaxDepth) too_deep(column);
+    }
+    ~Level() { --parser.nesting_; }
+    Level(const Level&) = delete;
+    Level& operator=(const Level&) = delete;
+    Parser& parser;
+  };
+
+  [[noreturn]] static void too_deep(size_t column) {
+    throw ExpressionError{"the expression nests more than " + std::to_string(kMaxDepth) +
+                              " levels deep (parentheses, ! and unary -, and each operator of "
+                              "a chain)",
+                          column};
+  }
+
+  // A node over `left` (and `right`): its depth, checked against the bound.
+  NodePtr with_children(std::shared_ptr<Node> node, NodePtr left, NodePtr right = nullptr) {
+    node->depth = 1 + std::max(left->depth, right ? right->depth : 0);
+    if (node->depth > kMaxDepth) too_deep(node->column);
+    node->left = std::move(left);
+    node->right = std::move(right);
+    return node;
+  }
+
   NodePtr binary(const std::string& op, size_t column, NodePtr left, NodePtr right) {
     auto node = std::make_shared<Node>();
     node->kind = Node::Kind::Binary;
     node->text = op;
     node->column = column;
-    node->left = std::move(left);
-    node->right = std::move(right);
-    return node;
+    return with_children(std::move(node), std::move(left), std::move(right));
   }
 
   NodePtr parse_or() {
@@ -99,8 +134,8 @@ class Parser {
     auto node = std::make_shared<Node>();
     node->kind = Node::Kind::Not;
     node->column = column;
-    node->left = parse_not();
-    return node;
+    const Level level(*this, column);
+    return with_children(std::move(node), parse_not());
   }
 
   NodePtr parse_comparison() {
@@ -154,8 +189,8 @@ class Parser {
     auto node = std::make_shared<Node>();
     node->kind = Node::Kind::Negate;
     node->column = column;
-    node->left = parse_unary();
-    return node;
+    const Level level(*this, column);
+    return with_children(std::move(node), parse_unary());
   }
 
   NodePtr parse_atom() {
@@ -165,6 +200,7 @@ class Parser {
     if (at_ >= s_.size()) fail("expected a value, got the end of the expression");
     const char c = s_[at_];
     if (c == '(') {
+      const Level level(*this, at_ + 1);
       ++at_;
       NodePtr inner = parse_or();
       if (!take(")")) fail("expected \")\"");
@@ -230,6 +266,7 @@ class Parser {
 
   const std::string& s_;
   size_t at_ = 0;
+  size_t nesting_ = 0;  // parentheses, ! and unary - open around the parse in progress
   std::vector<std::string>* names_ = nullptr;
 };
 

@@ -46,6 +46,19 @@ std::string without_point_places(std::string message) {
   return message;
 }
 
+// `text` quoted for a message about its 1-based `column`: whole when short, otherwise the
+// part around the column (a constraint of thousands of characters is not repeated in full).
+std::string quoted_around(const std::string& text, size_t column) {
+  constexpr size_t kWhole = 120, kSide = 40;
+  if (text.size() <= kWhole) return "\"" + text + "\"";
+  const size_t at = std::min(column == 0 ? 0 : column - 1, text.size());
+  const size_t from = at > kSide ? at - kSide : 0;
+  const size_t to = std::min(text.size(), at + kSide);
+  return std::string(from > 0 ? "\"..." : "\"") + text.substr(from, to - from) +
+         (to < text.size() ? "...\"" : "\"") + " (characters " + std::to_string(from + 1) + "-" +
+         std::to_string(to) + " of " + std::to_string(text.size()) + ")";
+}
+
 // A number written with an optional binary unit (a range's ends).
 double range_number(const ParamValue& v) {
   const std::string text = v.text("a number");
@@ -310,7 +323,7 @@ SweepSpec load_sweep_spec(const std::string& path, const std::string& default_ba
                              : "; names are configuration key paths (docs/sweep.md lists them)";
             break;
           }
-        item.fail(problem + " in \"" + text + "\"");
+        item.fail(problem + " in " + quoted_around(text, e.column));
       }
       spec.constraints.push_back(std::move(c));
     }

@@ -154,6 +154,29 @@ TEST_F(Sweep, SpecMistakesAreUserErrorsWithTheirPlace) {
   EXPECT_NE(u.out.find("1 rows: 0 ok, 1 failed"), std::string::npos) << u.out;
 }
 
+// A constraint nested a few hundred thousand levels deep overflowed the parser's stack
+// (exit 139); it is a user error at its line, quoted around the place, and nothing runs.
+TEST_F(Sweep, ADeeplyNestedConstraintIsAUserErrorNotACrash) {
+  const std::string deep = std::string(200000, '(') + "1" + std::string(200000, ')');
+  std::string chain = "1";
+  for (int i = 0; i < 200000; ++i)
+    chain += " + 1";
+  for (const std::string& expression : {deep + " > 0", std::string(200000, '-') + "1 < 0",
+                                        std::string(200000, '!') + "0", chain + " > 0"}) {
+    const fs::path path = dir_ / "deep.yaml";
+    std::ofstream(path) << "base: " << kBase << "\nconstraints:\n  - \"" << expression
+                        << "\"\nworkloads:\n  - model: mlp\n";
+    const auto r = run_command(sweep(path.string(), (dir_ / "out").string()));
+    EXPECT_EQ(r.status, 1) << r.out.substr(0, 2000);
+    EXPECT_NE(r.out.find(path.string() + ":3: constraints[0]: the expression nests more than 256 "
+                                         "levels deep"),
+              std::string::npos)
+        << r.out.substr(0, 2000);
+    EXPECT_LT(r.out.size(), 1000u);  // the place, not the whole expression
+    EXPECT_FALSE(fs::exists(dir_ / "out"));
+  }
+}
+
 // SIGKILL in the middle, then a rerun: every row once, the same rows as a clean run; a torn
 // last line (a kill inside the append) is dropped and its row run again.
 TEST_F(Sweep, KilledAndRerunLosesAndDuplicatesNothing) {

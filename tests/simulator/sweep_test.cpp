@@ -68,6 +68,37 @@ TEST(SweepExpression, ErrorsNameTheColumn) {
   EXPECT_THROW(truthy(eval("dram.preset"), 1), ExpressionError);
 }
 
+std::string repeated(const std::string& part, size_t times) {
+  std::string out;
+  for (size_t i = 0; i < times; ++i)
+    out += part;
+  return out;
+}
+
+// An expression nests at most 256 levels: deeper is an error at the column where it goes too
+// deep, not a stack overflow (each of these crashed the sweep at 200000 levels).
+TEST(SweepExpression, NestingDeeperThan256LevelsIsAnError) {
+  const auto parens = [](size_t n) { return repeated("(", n) + "1" + repeated(")", n); };
+  EXPECT_EQ(number(parens(256)), 1);
+  EXPECT_EQ(error_column(parens(257)), 257u);  // the parenthesis that opens level 257
+  // A chain of operators is a level per operator: (((1 + 1) + 1) + ...).
+  const auto chain = [](size_t terms) { return "1" + repeated(" + 1", terms - 1); };
+  EXPECT_EQ(number(chain(256)), 256);
+  EXPECT_EQ(error_column(chain(257)), 4u * 256 - 1);  // the 256th "+"
+  EXPECT_EQ(number(repeated("-", 254) + "1"), 1);
+  EXPECT_NE(error_column(repeated("-", 256) + "1"), 0u);
+  EXPECT_NE(error_column(repeated("!", 256) + "0"), 0u);
+  for (const std::string& deep :
+       {parens(200000), repeated("-", 200000) + "1", repeated("!", 200000) + "1", chain(200000)}) {
+    try {
+      Expression::parse(deep);
+      ADD_FAILURE() << "parsed an expression " << deep.size() << " characters deep";
+    } catch (const ExpressionError& e) {
+      EXPECT_NE(e.problem.find("nests more than 256 levels deep"), std::string::npos) << e.problem;
+    }
+  }
+}
+
 TEST(SweepResults, ParetoFrontOfAHandMadeTable) {
   // (latency, area): b and d dominate a and c; e ties d and stays; f is best in latency alone.
   const std::vector<std::vector<double>> table{

@@ -8,6 +8,7 @@
 #include "compiler/ir/printer.h"
 #include "compiler/ir/text_syntax.h"
 #include "compiler/lower/lower.h"
+#include "compiler/memory/buffer.h"
 #include "compiler/memory/verify_plan.h"
 #include "isa/asm/disassembler.h"
 #include "isa/common/errors.h"
@@ -109,6 +110,7 @@ class SectionParser {
     memory::MemoryPlan& plan = p_.plan;
     plan.planner = c.name("the planner's name");
     std::map<std::string, bool> seen;
+    int lower_bound_column = 0;
     while (!c.at_end()) {
       const int column = c.column();
       const std::string key =
@@ -125,6 +127,7 @@ class SectionParser {
         c.expect('+', "between the arena's base and size");
         plan.arena_size = address(c, "the arena size");
       } else if (key == "lower_bound") {
+        lower_bound_column = c.column();
         plan.lower_bound = address(c, "the lower bound");
       } else if (key == "dram") {
         plan.dram_size = address(c, "the DRAM size");
@@ -209,6 +212,14 @@ class SectionParser {
     } catch (const InternalError& e) {
       fail_line(header.number, std::string("the plan is not safe: ") + e.what());
     }
+    // The lower bound follows from the buffers, like their sizes and steps (and the executable's
+    // validator requires it to fit the arena, which a safe plan's live peak does).
+    const uint64_t peak = memory::live_peak(mine.buffers, plan.alignment);
+    if (plan.lower_bound != peak)
+      c.fail_at(lower_bound_column,
+                "the lower bound is the most bytes of arena buffers live at one step under the "
+                "schedule: lower_bound=" +
+                    hex(peak) + ", not " + hex(plan.lower_bound));
     p_.stage = ProgramStage::Planned;
   }
 

@@ -27,9 +27,10 @@
 // lower bound, DRAM size), then one line per buffer (a data node the program uses) in
 // buffer order: its address, its size in bytes and its lifetime in steps of the order
 // (inclusive; persistent buffers span every step). Sizes and lifetimes follow from the graph
-// and the order (schedule/lifetimes.h); the parser recomputes them and requires the text to
-// agree, takes the addresses and the summary from it, and proves the plan safe
-// (memory::verify_plan), so a hand-written plan is checked like a planner's.
+// and the order (schedule/lifetimes.h), and the lower bound from them (memory::live_peak);
+// the parser recomputes them and requires the text to agree, takes the addresses and the rest
+// of the summary from it, and proves the plan safe (memory::verify_plan), so a hand-written
+// plan is checked like a planner's.
 //
 // `lowered target=NAME`: the instruction listing, one line per instruction in the syntax of
 // the disassembler (docs/assembly.md), with operands named by buffer where they match one.

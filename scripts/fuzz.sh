@@ -5,7 +5,7 @@
 # line per target: executions, executions per second, corpus size, and the finding if any
 # (its input is kept in build-fuzz/findings/). Exits 1 when any target finds something.
 #   scripts/fuzz.sh [SECONDS [TARGET...]]     targets: container asm roundtrip npy
-#                                              target_yaml onnx execute sweep_spec
+#                                              target_yaml onnx execute sweep_spec program_text
 #                                              (default: all)
 # S2_FUZZ_RUNS=N stops each target after N inputs (SECONDS still caps it) and S2_FUZZ_SEED=S
 # fixes libFuzzer's seed: together a deterministic run, as CI does (scripts/run-tests.sh).
@@ -15,7 +15,8 @@ build=${S2_FUZZ_BUILD_DIR:-$root/build-fuzz}
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(container asm roundtrip npy target_yaml onnx execute sweep_spec)
+[ ${#targets[@]} -eq 0 ] && targets=(container asm roundtrip npy target_yaml onnx execute sweep_spec
+  program_text)
 case $seconds in '' | *[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 1 ;; esac
 
 mkdir -p "$build"

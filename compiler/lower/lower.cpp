@@ -67,6 +67,13 @@ isa::Executable lower_to_executable(const ir::Graph& graph, const std::vector<ir
     throw UserError("target name '" + options.target + "' must have 1.." +
                     std::to_string(isa::kMaxTargetName) + " characters");
   check_order(graph, order);
+  // An executable holds at least one tensor (its DRAM size is never zero), and a program uses
+  // none when no op reads or writes one and no output is listed (every op of a graph without
+  // outputs is dead code).
+  if (plan.dram_size == 0)
+    throw UserError("graph '" + graph.name() +
+                    "' uses no tensor (no op reads or writes one and no output is listed), so "
+                    "nothing would be in DRAM; an executable needs at least one");
   const DataAddresses addresses = data_addresses(graph, buffers, buffer_data, plan);
 
   std::vector<isa::Instruction> body;

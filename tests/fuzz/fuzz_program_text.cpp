@@ -1,12 +1,18 @@
 // The text form of a program (compiler/driver/program_text.h), what `s2c opt` reads, on
 // arbitrary text: a program or a UserError with FILE:LINE:COLUMN. What it accepts must print
-// to text that parses back and prints the same ("print, parse, print gives the same text").
+// to text that parses back and prints the same ("print, parse, print gives the same text"),
+// and `s2c opt --passes` must then run on it to the end of the pipeline or stop with a
+// UserError: one of four pass sequences (picked by the program's text), each pass that its
+// stage allows, as s2c opt checks them.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "compiler/driver/pass_registry.h"
 #include "compiler/driver/program_text.h"
 #include "fuzz_common.h"
 #include "isa/common/config_dir.h"
@@ -35,5 +41,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     s2::fuzz::fuzz_fail(std::string("the printed program does not parse: ") + e.what());
   }
   if (again != printed) s2::fuzz::fuzz_fail("the printed program prints differently once parsed");
+
+  static const std::vector<std::vector<std::string>> kPipelines{
+      {"shape-inference", "dce", "cse", "fold", "simplify", "fuse", "schedule", "plan", "lower"},
+      {"autodiff", "shape-inference", "simplify", "fuse", "schedule", "plan", "lower"},
+      {"fuse-attention", "fuse", "place-concat", "elide-copies", "in-place", "schedule", "plan",
+       "lower"},
+      {"autocast", "fuse", "schedule", "fit-budget", "plan", "lower"}};
+  const std::vector<std::string>& pipeline =
+      kPipelines[std::hash<std::string>{}(printed) % kPipelines.size()];
+  try {
+    Program program = parse_program(printed, "printed.s2ir");
+    PassContext context;
+    for (const std::string& pass : pipeline) {
+      if (!pass_stage_problem(pass, program.stage).empty()) continue;
+      if (pass == "fuse-attention") context.back.fuse_attention = true;  // as s2c opt does
+      run_pass(pass, program, context);
+    }
+  } catch (const s2::UserError&) {
+  }
   return 0;
 }

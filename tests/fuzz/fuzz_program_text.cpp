@@ -34,13 +34,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const s2::UserError&) {
     return 0;
   }
-  std::string again;
+  Program program;
   try {
-    again = print_program(parse_program(printed, "printed.s2ir"));
+    program = parse_program(printed, "printed.s2ir");
   } catch (const s2::UserError& e) {
     s2::fuzz::fuzz_fail(std::string("the printed program does not parse: ") + e.what());
   }
-  if (again != printed) s2::fuzz::fuzz_fail("the printed program prints differently once parsed");
+  if (print_program(program) != printed)
+    s2::fuzz::fuzz_fail("the printed program prints differently once parsed");
 
   static const std::vector<std::vector<std::string>> kPipelines{
       {"shape-inference", "dce", "cse", "fold", "simplify", "fuse", "schedule", "plan", "lower"},
@@ -51,7 +52,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<std::string>& pipeline =
       kPipelines[std::hash<std::string>{}(printed) % kPipelines.size()];
   try {
-    Program program = parse_program(printed, "printed.s2ir");
     PassContext context;
     for (const std::string& pass : pipeline) {
       if (!pass_stage_problem(pass, program.stage).empty()) continue;

@@ -183,6 +183,15 @@ void write_encoding(std::ostream& os) {
      << "| " << 3 + kMaxRank << "-" << 2 + 2 * kMaxRank << " | strides[0] ... strides["
      << kMaxRank - 1 << "] |\n\n";
 
+  os << "Strides may repeat elements: a zero stride broadcasts an input along a dimension (a "
+        "bias over the batch, an attention mask over the heads). Two rules bound what a "
+        "descriptor may promise. An output (`out` or `inout`) writes each element once: with "
+        "its dimensions of extent above 1 in stride order, each stride lies beyond the farthest "
+        "element the finer dimensions reach, which every stored layout (dense, permuted, "
+        "sliced) meets. And an operand describes at most one element per byte of its memory "
+        "(the executable's DRAM size, or host memory size), so a few bytes of descriptor can "
+        "never ask for unbounded work.\n\n";
+
   os << "**Dependencies**: each dependency word is the index (counted from 0 in program "
         "order) of an earlier instruction that must complete before this one starts. An "
         "instruction may not depend on itself or on a later instruction, nor list one "

@@ -111,6 +111,16 @@ class Validator {
                                   "' descriptor outside " + memory_name(d->space) + ": " +
                                   hex(d->addr) + "+" + hex(d->span_bytes()) + " exceeds the " +
                                   memory_name(d->space) + " size " + hex(space_size(d->space)));
+        // Zero or overlapping strides let an input repeat its elements (a broadcast); a repeat
+        // beyond one element per byte of the memory is no tensor a program holds, only work
+        // without bound for a few bytes of descriptor.
+        if (d && d->elements() > space_size(d->space))
+          fail_instruction(i, "operand '" + std::string(slot_info(sig.slot).name) + "' describes " +
+                                  std::to_string(d->elements()) + " elements, more than the " +
+                                  memory_name(d->space) + " size of " +
+                                  std::to_string(space_size(d->space)) +
+                                  " bytes (an operand may repeat elements through zero strides, "
+                                  "but never describe more than one per byte of its memory)");
       }
     }
     if (exe_.instructions.back().opcode() != Opcode::End)

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 #include <sstream>
+#include <string>
 
 namespace s2::isa {
 namespace {
@@ -52,6 +53,33 @@ class Checker {
   std::vector<std::string> problems_;
 };
 
+// Why some two index tuples of `d` address the same element, or nullopt when none do. With
+// the dimensions of extent above 1 in stride order, each stride must lie beyond the farthest
+// element the finer dimensions reach: sufficient for distinct addresses, and met by every
+// layout a tensor is stored in (dense, permuted, sliced).
+std::optional<std::string> repeated_addresses(const TensorDesc& d) {
+  std::array<unsigned, kMaxRank> order{};
+  unsigned n = 0;
+  for (unsigned i = 0; i < d.rank; ++i)
+    if (d.shape[i] > 1) order[n++] = i;
+  std::stable_sort(order.begin(), order.begin() + n,
+                   [&](unsigned a, unsigned b) { return d.strides[a] < d.strides[b]; });
+  __extension__ using u128 = unsigned __int128;
+  u128 reach = 0;  // farthest element offset of the finer dimensions
+  for (unsigned k = 0; k < n; ++k) {
+    const unsigned i = order[k];
+    if (d.strides[i] == 0)
+      return "dimension " + std::to_string(i) + " has stride 0 and extent " +
+             std::to_string(d.shape[i]);
+    if (d.strides[i] <= reach)
+      return "dimension " + std::to_string(i) + " (stride " + std::to_string(d.strides[i]) +
+             ") steps inside the " + std::to_string(static_cast<uint64_t>(reach) + 1) +
+             " elements the finer dimensions span";
+    reach += u128{d.shape[i] - 1} * d.strides[i];
+  }
+  return std::nullopt;
+}
+
 void check_signature(Checker& c) {
   const Instruction& inst = c.inst();
   for (const OperandSig& sig : inst.info().operands) {
@@ -67,6 +95,13 @@ void check_signature(Checker& c) {
     if (!dtype_allowed(sig.dtype, d->dtype))
       c.fail("operand '" + name + "' has element type " + std::string(dtype_name(d->dtype)) +
              ", expected " + std::string(dtype_req_name(sig.dtype)));
+    // An element written twice by one instruction has no defined value (the PPU's lanes and
+    // the array's columns write in parallel), and a zero stride would let a few bytes of
+    // descriptor promise unbounded work.
+    if (sig.access != Access::In)
+      if (const std::optional<std::string> why = repeated_addresses(*d))
+        c.fail("output operand '" + name + "' writes some elements more than once: " + *why +
+               " (each element an instruction writes needs its own address)");
     if (d->space == MemSpace::Host && inst.opcode() != Opcode::Copy)
       c.fail("operand '" + name +
              "' is in host memory: only copy reaches host memory (over the host link)");

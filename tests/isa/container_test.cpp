@@ -567,6 +567,79 @@ TEST(Semantics, PpuAndDmaRules) {
   EXPECT_PROBLEM(pool, "padding must be at most half the pooling window");
 }
 
+// Found by the execute fuzz target: a fill whose destination repeated 805306370 times through a
+// zero stride made the timing plan allocate gigabytes. An output's elements need distinct
+// addresses; any layout a tensor is stored in (dense, permuted, sliced) has them.
+TEST(Semantics, AnOutputWritesEachElementOnce) {
+  auto with_strides = [](TensorDesc d, std::vector<uint32_t> strides) {
+    for (size_t i = 0; i < strides.size(); ++i)
+      d.strides[i] = strides[i];
+    return d;
+  };
+  Instruction relu(Opcode::Eltwise);
+  relu.set_raw(Field::Op, static_cast<uint32_t>(EltwiseOp::Relu));
+  relu.set_operand(Slot::A, f32(0, {2, 3, 4}));
+  for (const std::vector<uint32_t>& strides :
+       std::vector<std::vector<uint32_t>>{{12, 4, 1},      // dense
+                                          {1, 8, 2},       // permuted: channels innermost
+                                          {40, 10, 2}}) {  // a strided slice of a larger tensor
+    relu.set_operand(Slot::Y, with_strides(f32(4096, {2, 3, 4}), strides));
+    EXPECT_EQ(first_problem(relu), "") << strides[0] << "," << strides[1] << "," << strides[2];
+  }
+  relu.set_operand(Slot::A, f32(0, {2, 1, 4}));
+  relu.set_operand(Slot::Y, with_strides(f32(4096, {2, 1, 4}), {4, 0, 1}));
+  EXPECT_EQ(first_problem(relu), "") << "a size-1 dimension's stride is never used";
+
+  relu.set_operand(Slot::A, f32(0, {2, 3, 4}));
+  relu.set_operand(Slot::Y, with_strides(f32(4096, {2, 3, 4}), {12, 0, 1}));
+  EXPECT_PROBLEM(relu,
+                 "output operand 'y' writes some elements more than once: dimension 1 has stride "
+                 "0 and extent 3 (each element an instruction writes needs its own address)");
+  relu.set_operand(Slot::Y, with_strides(f32(4096, {2, 3, 4}), {12, 3, 1}));
+  EXPECT_PROBLEM(relu,
+                 "dimension 1 (stride 3) steps inside the 4 elements the finer dimensions span");
+  // Inputs may repeat (a broadcast bias, an attention mask); in-out operands may not.
+  relu.set_operand(Slot::A, with_strides(f32(0, {2, 3, 4}), {0, 0, 1}));
+  relu.set_operand(Slot::Y, f32(4096, {2, 3, 4}));
+  EXPECT_EQ(first_problem(relu), "");
+  Instruction sgd = program_instruction(Opcode::Sgd);
+  TensorDesc w = sgd.get(Slot::Weight);
+  w.strides[0] = 0;
+  sgd.set_operand(Slot::Weight, w);
+  EXPECT_PROBLEM(sgd, "output operand 'weight' writes some elements more than once: dimension 0");
+}
+
+// The same fuzz run's other face: an input repeated through zero strides past the program's
+// memory (a sum of 115964117280 elements over 1 KiB of DRAM) promised work without bound. An
+// operand describes at most one element per byte of its memory; a broadcast of any tensor the
+// program holds stays well inside that.
+TEST(Container, AnOperandDescribesAtMostOneElementPerByteOfItsMemory) {
+  Executable exe = small_program();
+  Instruction reduce(Opcode::Reduce);
+  reduce.set_raw(Field::Reduce, static_cast<uint32_t>(ReduceOp::Sum));
+  reduce.set_raw(Field::Axes, 0b11);
+  TensorDesc x = f32(0, {static_cast<uint32_t>(exe.plan.dram_size), 1});
+  x.strides = {0, 1, 0, 0};
+  reduce.set_operand(Slot::X, x);
+  reduce.set_operand(Slot::Y, f32(0, {1}));
+  exe.instructions.insert(exe.instructions.end() - 1, reduce);
+  exe.debug.clear();
+  EXPECT_NO_THROW(validate(exe, "prog.bin")) << "exactly one element per byte";
+  x.shape[0] += 1;
+  exe.instructions[exe.instructions.size() - 2].set_operand(Slot::X, x);
+  try {
+    validate(exe, "prog.bin");
+    FAIL() << "accepted an operand of more elements than DRAM bytes";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("(reduce): operand 'x' describes " +
+                                         std::to_string(exe.plan.dram_size + 1) +
+                                         " elements, more than the DRAM size of " +
+                                         std::to_string(exe.plan.dram_size) + " bytes"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Semantics, WindowOutputSizeFollowsPyTorch) {
   EXPECT_EQ(window_output_size(8, 0, 0, 3, 1, 1, false), 6u);
   EXPECT_EQ(window_output_size(5, 0, 0, 2, 2, 1, false), 2u);

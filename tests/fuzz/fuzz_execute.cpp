@@ -1,7 +1,10 @@
 // An executable through the simulator's timing plan (plan_instruction on the base
 // configuration) and the functional kernels (execute_program): every instruction the reader
 // accepts plans and computes, or fails with a UserError (a data fault such as a label out of
-// range). Programs over 16 MiB of DRAM or 256 instructions are skipped to keep runs fast.
+// range). Programs over 16 MiB of DRAM or 256 instructions are skipped to keep runs fast, and so
+// are programs that describe more than 2^28 multiply-adds and operand elements in all: a legal
+// 700x700 convolution in 16 MiB is 2.4e11 multiply-adds, minutes of functional execution that
+// are the program's size, not a hang (docs/isa.md bounds what a descriptor may repeat).
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -12,6 +15,7 @@
 #include "simulator/dram/load_target.h"
 #include "simulator/functional/execute.h"
 #include "simulator/timing/plan.h"
+#include "simulator/timing/roofline.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace s2;
@@ -27,6 +31,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (exe.plan.dram_size > (16u << 20) || exe.plan.host_size > (16u << 20) ||
       exe.instructions.size() > 256)
     return 0;
+  uint64_t work = 0;
+  for (const isa::Instruction& inst : exe.instructions) {
+    work += sim::timing::roofline(inst, base).macs;
+    for (const isa::OperandSig& sig : inst.info().operands)
+      if (inst.operand(sig.slot)) work += inst.operand(sig.slot)->elements();
+  }
+  if (work > (uint64_t{1} << 28)) return 0;
   for (const isa::Instruction& inst : exe.instructions) {
     try {
       sim::timing::plan_instruction(inst, base);

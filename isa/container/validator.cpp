@@ -106,19 +106,20 @@ class Validator {
       }
       for (const OperandSig& sig : inst.info().operands) {
         const auto& d = inst.operand(sig.slot);
-        if (d && !inside(d->space, d->addr, d->span_bytes()))
-          fail_instruction(i, "operand '" + std::string(slot_info(sig.slot).name) +
-                                  "' descriptor outside " + memory_name(d->space) + ": " +
+        if (!d) continue;
+        const std::string name = "operand '" + std::string(slot_info(sig.slot).name) + "' ";
+        const uint64_t size = space_size(d->space);
+        if (!inside(d->space, d->addr, d->span_bytes()))
+          fail_instruction(i, name + "descriptor outside " + memory_name(d->space) + ": " +
                                   hex(d->addr) + "+" + hex(d->span_bytes()) + " exceeds the " +
-                                  memory_name(d->space) + " size " + hex(space_size(d->space)));
+                                  memory_name(d->space) + " size " + hex(size));
         // Zero or overlapping strides let an input repeat its elements (a broadcast); a repeat
         // beyond one element per byte of the memory is no tensor a program holds, only work
         // without bound for a few bytes of descriptor.
-        if (d && d->elements() > space_size(d->space))
-          fail_instruction(i, "operand '" + std::string(slot_info(sig.slot).name) + "' describes " +
-                                  std::to_string(d->elements()) + " elements, more than the " +
-                                  memory_name(d->space) + " size of " +
-                                  std::to_string(space_size(d->space)) +
+        if (d->elements() > size)
+          fail_instruction(i, name + "describes " + std::to_string(d->elements()) +
+                                  " elements, more than the " + memory_name(d->space) +
+                                  " size of " + std::to_string(size) +
                                   " bytes (an operand may repeat elements through zero strides, "
                                   "but never describe more than one per byte of its memory)");
       }

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -274,6 +275,26 @@ TEST(ParamReader, DuplicateKeyAtTheEndOfALargeMapping) {
   text += "k7: 2\n";
   EXPECT_EQ(error_of([&] { ParamReader::parse(text, "x.yaml"); }),
             "x.yaml:50001: k7: duplicate key (first given at line 8)");
+}
+
+// Issue 19 point 4 again: a key is looked up through an index of its mapping, not a scan of it.
+// A mapping of 60000 keys (under the 1 MiB limit) whose one known key comes last is read, and
+// every other key is reported unknown at its line. Scanning for each key took 10.9 s on a
+// mapping of 80000 unknown keys (`s2c compile mlp --config`; 0.5 s for 10000, 3.6 s for 40000).
+TEST(ParamReader, ALargeMappingIsReadThroughAnIndexOfItsKeys) {
+  std::string text;
+  for (int i = 0; i < 60000; ++i)
+    text += "k" + std::to_string(i) + ": 1\n";
+  text += "name: t\n";
+  ASSERT_LT(text.size(), kMaxConfigBytes);
+  ParamReader r = ParamReader::collecting(text, "x.yaml");
+  EXPECT_EQ(r.required<std::string>("name"), "t");
+  const std::string report = error_of([&] { r.finish(); });
+  EXPECT_EQ(report.rfind("x.yaml:1: k0: unknown key; known keys: name\n", 0), 0u);
+  const std::string last = "\nx.yaml:60000: k59999: unknown key; known keys: name";
+  ASSERT_GE(report.size(), last.size());
+  EXPECT_EQ(report.substr(report.size() - last.size()), last);
+  EXPECT_EQ(std::count(report.begin(), report.end(), '\n'), 59999);
 }
 
 // A configuration is a few KiB: more than kMaxConfigBytes is refused before YAML builds a node

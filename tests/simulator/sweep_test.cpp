@@ -291,6 +291,45 @@ TEST_F(SweepSpecTest, GridZipAndSeededRandomPoints) {
   EXPECT_EQ(enumerate_points(load("combine: random\nsamples: 50\n" + axes + kWorkload)).size(), 9u);
 }
 
+// Issue 19 point 4: each axis value is loaded (a millisecond or two) only if a point uses it.
+// With random sampling that is the drawn points' values: a refused value fails the spec when
+// a drawn point uses it and not otherwise, and a range of thousands of values sampled twice
+// costs two loads (a 4-line spec of 16320 values took 27 s before its first point when every
+// value was loaded).
+TEST_F(SweepSpecTest, RandomSamplingLoadsOnlyTheDrawnValues) {
+  const std::string file = (dir_ / "spec.yaml").string();
+  const auto spec_text = [](const std::string& second, int seed) {
+    return "combine: random\nsamples: 1\nseed: " + std::to_string(seed) +
+           "\naxes:\n  - key: pe_array.rows\n    values: [16, " + second + ", 32]\n" + kWorkload;
+  };
+  int drawn = 0, not_drawn = 0;
+  for (int seed = 1; seed <= 12; ++seed) {
+    const std::vector<Point> points = enumerate_points(load(spec_text("24", seed)));
+    ASSERT_EQ(points.size(), 1u);
+    if (points[0].choice[0] == 1) {
+      ++drawn;
+      EXPECT_EQ(error(spec_text("0", seed)).rfind(file + ":7: axes[0].values[1]: the base", 0), 0u)
+          << "seed " << seed;
+    } else {
+      ++not_drawn;
+      EXPECT_EQ(error(spec_text("0", seed)), "no error") << "seed " << seed;
+    }
+  }
+  EXPECT_GT(drawn, 0);
+  EXPECT_GT(not_drawn, 0);
+  // A grid uses every value: the refused one fails the spec whatever the seed.
+  EXPECT_EQ(
+      error("axes:\n  - key: pe_array.rows\n    values: [16, 0, 32]\n" + std::string(kWorkload))
+          .rfind(file + ":4: axes[0].values[1]: the base", 0),
+      0u);
+  const SweepSpec range = load(
+      "combine: random\nsamples: 2\naxes:\n  - key: clock_mhz\n"
+      "    linear: {from: 100, to: 16419, step: 1}\n" +
+      std::string(kWorkload));
+  EXPECT_EQ(range.axes[0].values.size(), 16320u);
+  EXPECT_EQ(enumerate_points(range).size(), 2u);
+}
+
 TEST_F(SweepSpecTest, APointsConfigurationIsTheBaseWithItsValues) {
   const SweepSpec spec =
       load(std::string("axes:\n  - key: [dram.preset, dram.channels, dram.capacity]\n"

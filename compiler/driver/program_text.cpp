@@ -41,9 +41,9 @@ std::string plan_text(const Program& p) {
 }
 
 std::vector<std::string> listing(const isa::Executable& exe) {
-  std::vector<std::string> lines;
-  for (size_t i = 0; i < exe.instructions.size(); ++i)
-    lines.push_back(std::to_string(i) + ": " + isa::format_instruction(exe, i));
+  std::vector<std::string> lines = isa::format_instructions(exe);
+  for (size_t i = 0; i < lines.size(); ++i)
+    lines[i].insert(0, std::to_string(i) + ": ");
   return lines;
 }
 

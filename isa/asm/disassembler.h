@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "isa/container/executable.h"
 
@@ -17,8 +18,8 @@ struct DisasmOptions {
 
 std::string disassemble(const Executable& exe, const DisasmOptions& options = {});
 
-// One instruction as it appears in the listing (without the index prefix), resolving operand
+// Each instruction as it appears in the listing (without the index prefix), resolving operand
 // descriptors to tensor names where they match a tensor exactly.
-std::string format_instruction(const Executable& exe, size_t index);
+std::vector<std::string> format_instructions(const Executable& exe);
 
 }  // namespace s2::isa

@@ -1,5 +1,7 @@
 #include "simulator/checker/operand_access.h"
 
+#include <utility>
+
 #include "isa/common/hex.h"
 
 namespace s2::sim::checker {
@@ -43,12 +45,10 @@ InstructionAccess collect_one(const isa::Executable& exe,
     const ByteSet all = byte_set(placed);
     if (all.empty()) continue;
     op.bytes = clip(all, base, limit);
-    const std::vector<uint32_t> candidates = attribution.candidates(placed.addr, index);
-    op.tensor =
-        attribution.primary(candidates, placed.addr, hull(all).end, index, op.write && !op.read);
-    if (op.read)
-      for (uint32_t c : candidates)
-        if (attribution.readable(c, index)) op.readable.push_back(c);
+    TensorAttribution::Attribution a = attribution.attribute(
+        placed.addr, hull(all).end, index, op.write && !op.read, /*want_readable=*/op.read);
+    op.tensor = a.primary;
+    op.readable = std::move(a.readable);
 
     auto report = [&](const ByteSet& bad, std::string detail) {
       acc.out_of_bounds.push_back(

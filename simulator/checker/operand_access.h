@@ -29,8 +29,9 @@ struct OperandAccess {
   // Bytes inside the attributed entry (all of `bytes` when there is none): the ones the
   // order-dependent checks look at, so an out-of-bounds access is not reported twice.
   ByteSet in_tensor;
-  // Read operands: every live entry already holding data that contains the first byte. More
-  // than one only under an overlapped plan; the stale-read check runs against each.
+  // Read operands: the live entries already holding data that contain the first byte (the
+  // first TensorAttribution::kMaxReadable in table order). More than one only under an
+  // overlapped plan; the stale-read check runs against each.
   std::vector<uint32_t> readable;
 };
 

@@ -16,20 +16,43 @@ TensorAttribution::TensorAttribution(const std::vector<isa::TensorEntry>& tensor
                    [&](uint32_t a, uint32_t b) { return tensors_[a].addr < tensors_[b].addr; });
 }
 
-std::vector<uint32_t> TensorAttribution::candidates(uint64_t addr, uint32_t instruction) const {
-  std::vector<uint32_t> out;
+size_t TensorAttribution::scan_start(uint64_t addr, uint64_t& lowest) const {
   // Entries starting in (addr - max_size, addr] are the only ones that can contain addr.
-  auto it = std::upper_bound(by_addr_.begin(), by_addr_.end(), addr,
-                             [&](uint64_t a, uint32_t t) { return a < tensors_[t].addr; });
-  const uint64_t lowest = addr >= max_size_ ? addr - max_size_ : 0;
-  while (it != by_addr_.begin()) {
-    --it;
-    const isa::TensorEntry& t = tensors_[*it];
+  lowest = addr >= max_size_ ? addr - max_size_ : 0;
+  return static_cast<size_t>(
+      std::upper_bound(by_addr_.begin(), by_addr_.end(), addr,
+                       [&](uint64_t a, uint32_t t) { return a < tensors_[t].addr; }) -
+      by_addr_.begin());
+}
+
+TensorAttribution::Attribution TensorAttribution::attribute(uint64_t addr, uint64_t end,
+                                                            uint32_t instruction, bool written,
+                                                            bool want_readable) const {
+  Attribution out;
+  std::tuple<bool, bool, bool, uint64_t, uint32_t> best_key{};
+  uint64_t lowest = 0;
+  for (size_t i = scan_start(addr, lowest); i-- > 0;) {
+    const uint32_t c = by_addr_[i];
+    const isa::TensorEntry& t = tensors_[c];
     if (t.addr < lowest) break;
-    if (addr - t.addr < t.size && t.first <= instruction && instruction <= t.last)
-      out.push_back(*it);
+    if (!(addr - t.addr < t.size && t.first <= instruction && instruction <= t.last)) continue;
+    const bool holds_data = readable(c, instruction);
+    const bool role_fits = written ? t.first == instruction : holds_data;
+    // Smaller keys win: negate the preferences; the lowest index breaks a tie.
+    const bool holds_all = end - t.addr <= t.size;  // t.addr <= addr < end: a candidate
+    const std::tuple<bool, bool, bool, uint64_t, uint32_t> key{!role_fits, !holds_all,
+                                                               t.addr != addr, t.size, c};
+    if (out.primary < 0 || key < best_key) {
+      out.primary = c;
+      best_key = key;
+    }
+    if (!want_readable || !holds_data) continue;
+    // Keep the kMaxReadable lowest indices, in order.
+    std::vector<uint32_t>& r = out.readable;
+    if (r.size() == kMaxReadable && c > r.back()) continue;
+    r.insert(std::upper_bound(r.begin(), r.end(), c), c);
+    if (r.size() > kMaxReadable) r.pop_back();
   }
-  std::sort(out.begin(), out.end());
   return out;
 }
 
@@ -38,29 +61,17 @@ bool TensorAttribution::readable(uint32_t tensor, uint32_t instruction) const {
   return t.first < instruction || t.has_data();
 }
 
-int64_t TensorAttribution::primary(const std::vector<uint32_t>& candidates, uint64_t addr,
-                                   uint64_t end, uint32_t instruction, bool written) const {
-  int64_t best = -1;
-  std::tuple<bool, bool, bool, uint64_t> best_key{};
-  for (uint32_t c : candidates) {
-    const isa::TensorEntry& t = tensors_[c];
-    const bool role_fits = written ? t.first == instruction : readable(c, instruction);
-    // Smaller keys win: negate the preferences.
-    const bool holds_all = end - t.addr <= t.size;  // t.addr <= addr < end: a candidate
-    const std::tuple<bool, bool, bool, uint64_t> key{!role_fits, !holds_all, t.addr != addr,
-                                                     t.size};
-    if (best < 0 || key < best_key) {
-      best = c;
-      best_key = key;
-    }
-  }
-  return best;
-}
-
 int64_t TensorAttribution::any_containing(uint64_t addr) const {
-  for (uint32_t i = 0; i < tensors_.size(); ++i)
-    if (tensors_[i].addr <= addr && addr - tensors_[i].addr < tensors_[i].size) return i;
-  return -1;
+  // The same window as attribute(), not the whole table.
+  int64_t first = -1;
+  uint64_t lowest = 0;
+  for (size_t i = scan_start(addr, lowest); i-- > 0;) {
+    const uint32_t c = by_addr_[i];
+    const isa::TensorEntry& t = tensors_[c];
+    if (t.addr < lowest) break;
+    if (addr - t.addr < t.size && (first < 0 || c < first)) first = c;
+  }
+  return first;
 }
 
 }  // namespace s2::sim::checker

@@ -35,8 +35,8 @@ class Operands {
     const std::optional<isa::TensorDesc>& desc = exe_.instructions[index].operand(slot);
     if (!desc) return nullptr;
     const uint64_t addr = desc->addr + spaces_.base(desc->space);
-    const int64_t t = attribution_.primary(attribution_.candidates(addr, index), addr,
-                                           addr + desc->span_bytes(), index, written);
+    const int64_t t =
+        attribution_.attribute(addr, addr + desc->span_bytes(), index, written, false).primary;
     return t < 0 ? nullptr : &exe_.tensors[static_cast<size_t>(t)];
   }
   Json name(uint32_t index, Slot slot, bool written) const {

@@ -23,25 +23,25 @@ std::string lower(std::string text) {
   return text;
 }
 
-// Optimal string alignment distance, case-insensitive: how far a misspelling is from a key.
-std::size_t edit_distance(const std::string& a_text, const std::string& b_text) {
-  const std::string a = lower(a_text);
-  const std::string b = lower(b_text);
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i)
-    d[i][0] = i;
+// Optimal string alignment distance between two lowercased words: how far a misspelling is
+// from a key. Three rows of the table, not all of it: a report of many unknown keys computes
+// it for each key against each known one.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> before(b.size() + 1), above(b.size() + 1), row(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j)
-    d[0][j] = j;
+    above[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
+    row[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
       const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-      }
+      row[j] = std::min({above[j] + 1, row[j - 1] + 1, above[j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        row[j] = std::min(row[j], before[j - 2] + 1);
     }
+    std::swap(before, above);
+    std::swap(above, row);
   }
-  return d[a.size()][b.size()];
+  return above[b.size()];
 }
 
 // Whether every character of `part` appears in `whole`, in order.
@@ -52,30 +52,36 @@ bool is_subsequence(const std::string& part, const std::string& whole) {
   return at == part.size();
 }
 
-}  // namespace
-
-bool resembles(const std::string& written, const std::string& meant) {
-  const std::size_t shorter = std::min(written.size(), meant.size());
-  const std::size_t distance = edit_distance(written, meant);
+// resembles() of lowercased words `a` (written) and `b` (meant) at edit distance `distance`.
+bool resembles_lower(const std::string& a, const std::string& b, std::size_t distance) {
+  const std::size_t shorter = std::min(a.size(), b.size());
   if (distance < shorter && distance <= std::max<std::size_t>(1, shorter / 3)) return true;
   // Up to two letters added or left out ("colums" for "cols", "rws" for "rows").
-  const std::string& small = written.size() < meant.size() ? written : meant;
-  const std::string& large = written.size() < meant.size() ? meant : written;
+  const std::string& small = a.size() < b.size() ? a : b;
+  const std::string& large = a.size() < b.size() ? b : a;
   if (small.size() >= 3 && large.size() - small.size() <= 2 && is_subsequence(small, large))
     return true;
   constexpr std::size_t kMinPrefix = 4;
+  return shorter >= kMinPrefix && (a.rfind(b, 0) == 0 || b.rfind(a, 0) == 0);
+}
+
+}  // namespace
+
+bool resembles(const std::string& written, const std::string& meant) {
   const std::string a = lower(written);
   const std::string b = lower(meant);
-  return shorter >= kMinPrefix && (a.rfind(b, 0) == 0 || b.rfind(a, 0) == 0);
+  return resembles_lower(a, b, edit_distance(a, b));
 }
 
 std::optional<std::string> closest(const std::string& word,
                                    const std::vector<std::string>& candidates) {
   std::optional<std::string> best;
   std::size_t best_distance = std::numeric_limits<std::size_t>::max();
+  const std::string a = lower(word);
   for (const std::string& candidate : candidates) {
-    const std::size_t distance = edit_distance(word, candidate);
-    if (resembles(word, candidate) && distance < best_distance) {
+    const std::string b = lower(candidate);
+    const std::size_t distance = edit_distance(a, b);
+    if (distance < best_distance && resembles_lower(a, b, distance)) {
       best = candidate;
       best_distance = distance;
     }

@@ -11,6 +11,19 @@ TensorCapture::TensorCapture(const isa::Executable& exe, const std::vector<size_
       pending_(exe.tensors.size()),
       touched_by_(exe.instructions.size()),
       captured_(exe.tensors.size()) {
+  // The asked tensors' bytes by memory and address, each with the farthest end of those at or
+  // before it (`reach`), so that the tensors an operand overlaps are found by a scan back from
+  // its end that stops where nothing reaches its start: it passes the tensors overlapping the
+  // operand, and those starting between the lowest of them and the operand. Asking each
+  // tensor's life's instructions instead cost tensors x lives: s2sim run --dump-all on 20000
+  // copies between 20001 tensors, each live throughout, took 144 s.
+  struct Placed {
+    isa::MemSpace space;
+    uint64_t addr;
+    uint64_t end;
+    size_t tensor;
+  };
+  std::vector<Placed> placed;
   std::vector<bool> asked(exe.tensors.size());
   for (size_t t : tensors) {
     S2_CHECK(t < exe.tensors.size(), "TensorCapture: tensor " + std::to_string(t) + " of " +
@@ -18,13 +31,43 @@ TensorCapture::TensorCapture(const isa::Executable& exe, const std::vector<size_
     if (asked[t]) continue;
     asked[t] = true;
     const isa::TensorEntry& entry = exe.tensors[t];
-    const size_t end = std::min<size_t>(entry.last + size_t{1}, exe.instructions.size());
-    for (size_t i = entry.first; i < end; ++i)
-      if (touches(static_cast<uint32_t>(i), t)) {
-        touched_by_[i].push_back(t);
-        ++pending_[t].outstanding;
-      }
+    placed.push_back(
+        {entry.space, entry.addr, isa::saturating_add(entry.addr, entry.dense_bytes()), t});
     open_.insert({entry.last, t});
+  }
+  const auto before = [](const Placed& a, const Placed& b) {
+    return a.space != b.space ? a.space < b.space : a.addr < b.addr;
+  };
+  std::sort(placed.begin(), placed.end(), before);
+  std::vector<uint64_t> reach(placed.size());
+  for (size_t k = 0; k < placed.size(); ++k)
+    reach[k] = k > 0 && placed[k - 1].space == placed[k].space
+                   ? std::max(reach[k - 1], placed[k].end)
+                   : placed[k].end;
+  // touches(i, t) for every instruction i of t's life, each (i, t) once.
+  std::vector<uint32_t> seen_at(exe.tensors.size(), UINT32_MAX);
+  for (uint32_t i = 0; i < exe.instructions.size(); ++i) {
+    const isa::Instruction& inst = exe.instructions[i];
+    for (size_t s = 0; s < isa::kNumSlots; ++s) {
+      const auto slot = static_cast<isa::Slot>(s);
+      if (!inst.has_slot(slot)) continue;
+      const auto& d = inst.operand(slot);
+      if (!d) continue;
+      const uint64_t start = d->addr, end = isa::saturating_add(d->addr, d->span_bytes());
+      const Placed probe{d->space, end, end, 0};
+      for (size_t k = static_cast<size_t>(
+               std::lower_bound(placed.begin(), placed.end(), probe, before) - placed.begin());
+           k-- > 0;) {
+        const Placed& p = placed[k];
+        if (p.space != d->space || reach[k] <= start) break;
+        if (p.end <= start || seen_at[p.tensor] == i) continue;
+        const isa::TensorEntry& entry = exe.tensors[p.tensor];
+        if (i < entry.first || i > entry.last) continue;
+        seen_at[p.tensor] = i;
+        touched_by_[i].push_back(p.tensor);
+        ++pending_[p.tensor].outstanding;
+      }
+    }
   }
 }
 

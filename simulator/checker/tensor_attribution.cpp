@@ -16,13 +16,18 @@ TensorAttribution::TensorAttribution(const std::vector<isa::TensorEntry>& tensor
                    [&](uint32_t a, uint32_t b) { return tensors_[a].addr < tensors_[b].addr; });
 }
 
-size_t TensorAttribution::scan_start(uint64_t addr, uint64_t& lowest) const {
+template <typename Visit>
+void TensorAttribution::for_each_containing(uint64_t addr, Visit visit) const {
   // Entries starting in (addr - max_size, addr] are the only ones that can contain addr.
-  lowest = addr >= max_size_ ? addr - max_size_ : 0;
-  return static_cast<size_t>(
-      std::upper_bound(by_addr_.begin(), by_addr_.end(), addr,
-                       [&](uint64_t a, uint32_t t) { return a < tensors_[t].addr; }) -
-      by_addr_.begin());
+  const uint64_t lowest = addr >= max_size_ ? addr - max_size_ : 0;
+  auto it = std::upper_bound(by_addr_.begin(), by_addr_.end(), addr,
+                             [&](uint64_t a, uint32_t t) { return a < tensors_[t].addr; });
+  while (it != by_addr_.begin()) {
+    --it;
+    const isa::TensorEntry& t = tensors_[*it];
+    if (t.addr < lowest) break;
+    if (addr - t.addr < t.size) visit(*it, t);
+  }
 }
 
 TensorAttribution::Attribution TensorAttribution::attribute(uint64_t addr, uint64_t end,
@@ -30,12 +35,8 @@ TensorAttribution::Attribution TensorAttribution::attribute(uint64_t addr, uint6
                                                             bool want_readable) const {
   Attribution out;
   std::tuple<bool, bool, bool, uint64_t, uint32_t> best_key{};
-  uint64_t lowest = 0;
-  for (size_t i = scan_start(addr, lowest); i-- > 0;) {
-    const uint32_t c = by_addr_[i];
-    const isa::TensorEntry& t = tensors_[c];
-    if (t.addr < lowest) break;
-    if (!(addr - t.addr < t.size && t.first <= instruction && instruction <= t.last)) continue;
+  for_each_containing(addr, [&](uint32_t c, const isa::TensorEntry& t) {
+    if (instruction < t.first || instruction > t.last) return;
     const bool holds_data = readable(c, instruction);
     const bool role_fits = written ? t.first == instruction : holds_data;
     // Smaller keys win: negate the preferences; the lowest index breaks a tie.
@@ -46,13 +47,13 @@ TensorAttribution::Attribution TensorAttribution::attribute(uint64_t addr, uint6
       out.primary = c;
       best_key = key;
     }
-    if (!want_readable || !holds_data) continue;
+    if (!want_readable || !holds_data) return;
     // Keep the kMaxReadable lowest indices, in order.
     std::vector<uint32_t>& r = out.readable;
-    if (r.size() == kMaxReadable && c > r.back()) continue;
+    if (r.size() == kMaxReadable && c > r.back()) return;
     r.insert(std::upper_bound(r.begin(), r.end(), c), c);
     if (r.size() > kMaxReadable) r.pop_back();
-  }
+  });
   return out;
 }
 
@@ -62,15 +63,10 @@ bool TensorAttribution::readable(uint32_t tensor, uint32_t instruction) const {
 }
 
 int64_t TensorAttribution::any_containing(uint64_t addr) const {
-  // The same window as attribute(), not the whole table.
   int64_t first = -1;
-  uint64_t lowest = 0;
-  for (size_t i = scan_start(addr, lowest); i-- > 0;) {
-    const uint32_t c = by_addr_[i];
-    const isa::TensorEntry& t = tensors_[c];
-    if (t.addr < lowest) break;
-    if (addr - t.addr < t.size && (first < 0 || c < first)) first = c;
-  }
+  for_each_containing(addr, [&](uint32_t c, const isa::TensorEntry&) {
+    if (first < 0 || c < first) first = c;
+  });
   return first;
 }
 

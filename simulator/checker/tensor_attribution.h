@@ -50,9 +50,10 @@ class TensorAttribution {
   int64_t any_containing(uint64_t addr) const;
 
  private:
-  // The end of the entries (in by_addr_) that can contain `addr`: a backward scan from it
-  // stops at the first entry starting below `lowest`.
-  size_t scan_start(uint64_t addr, uint64_t& lowest) const;
+  // Calls visit(index, entry) for each entry (live or not) whose reserved bytes contain
+  // `addr`: the entries starting in (addr - max_size, addr], scanned back from `addr`.
+  template <typename Visit>
+  void for_each_containing(uint64_t addr, Visit visit) const;
 
   const std::vector<isa::TensorEntry>& tensors_;
   std::vector<uint32_t> by_addr_;  // entry indices sorted by address

@@ -7,9 +7,20 @@
 // keeps its own closure, independent of the compiler's, so a bug in one is not hidden by the
 // other.
 //
-// One bit per (instruction, earlier instruction): n^2/8 bytes, 45 KB for 600 instructions.
+// Linear memory, no matrix: the closure is answered per query.
+//  * across a fence: everything up to the latest fence before `later` is waited for;
+//  * a spanning tree of the dependency graph (each instruction's parent is its latest
+//    dependency), numbered in depth-first order, answers "earlier is a tree ancestor" in
+//    O(1): a chain of dependencies, the common case, never searches;
+//  * `low`, the lowest index an instruction waits for through its dependencies, answers most
+//    unordered pairs in O(1);
+//  * the rest is a depth-first search back from `later` over instructions after `earlier`
+//    and after the fence, pruned by both tests at each step: at worst the instructions
+//    between the two.
 // Dependencies on the instruction itself or later ones are ignored (the container validator
 // rejects them; the controller would deadlock on them).
+//
+// Queries reuse scratch space: one closure must not be queried from two threads at once.
 
 #include <cstdint>
 #include <vector>
@@ -28,8 +39,23 @@ class DependencyClosure {
   bool ordered(uint32_t a, uint32_t b) const { return a < b ? waits_for(b, a) : waits_for(a, b); }
 
  private:
-  size_t words_ = 0;            // 64-bit words per row
-  std::vector<uint64_t> bits_;  // row i, bit j: i waits for j
+  bool tree_ancestor(uint32_t ancestor, uint32_t node) const {
+    return enter_[ancestor] <= enter_[node] && leave_[node] <= leave_[ancestor];
+  }
+
+  // deps_[dep_begin_[i] .. dep_begin_[i + 1]): instruction i's dependencies below it, after
+  // its fence, deduplicated.
+  std::vector<uint32_t> dep_begin_;
+  std::vector<uint32_t> deps_;
+  // i waits for every instruction <= fence_[i]: i - 1 for a fence, else the latest fence
+  // before i (-1 when none). Between two fences, every instruction has the same value.
+  std::vector<int64_t> fence_;
+  std::vector<uint32_t> low_;  // the lowest index i reaches through dependencies (i if none)
+  // Preorder number of i in the spanning tree, and one past the last of its subtree.
+  std::vector<uint32_t> enter_, leave_;
+  mutable std::vector<uint32_t> seen_;  // search stamp per instruction
+  mutable std::vector<uint32_t> stack_;
+  mutable uint32_t stamp_ = 0;
 };
 
 }  // namespace s2::sim::checker

@@ -4,9 +4,12 @@
 // an address, and the independent hazard check that must notice a missing dependency.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "compiler/lower/dependencies.h"
 #include "compiler/lower/hazards.h"
 #include "compiler/lower/lower.h"
+#include "compiler/lower/reachability.h"
 #include "compiler/ops/registry.h"
 
 namespace s2::lower {
@@ -205,6 +208,56 @@ TEST(LowerDependencies, AddressReuseByThePlanCreatesAWriteAfterRead) {
   const std::vector<Instruction> reused = plan(128);  // q over r, dead after step 1
   EXPECT_EQ(reused[2].deps, Deps{1});
   EXPECT_EQ(uncovered_hazards(reused), std::vector<std::string>{});
+}
+
+// Reachability answers exactly what a full matrix does, on random programs whose instructions
+// depend on several recent ones (paths off the spanning tree) and on barriers.
+TEST(LowerReachability, AgreesWithAFullMatrixOnRandomPrograms) {
+  std::mt19937 rng(5);
+  auto pick = [&](uint32_t lo, uint32_t hi) {
+    return std::uniform_int_distribution<uint32_t>(lo, hi)(rng);
+  };
+  for (int trial = 0; trial < 200; ++trial) {
+    const uint32_t n = pick(1, 80);
+    Reachability reach;
+    std::vector<std::vector<bool>> full(n, std::vector<bool>(n, false));
+    for (uint32_t i = 0; i < n; ++i) {
+      const bool barrier = pick(0, 24) == 0;
+      Deps deps;
+      for (uint32_t k = pick(0, 3); k > 0 && i > 0; --k)
+        deps.push_back(i - pick(1, std::min(i, 8u)));
+      if (barrier) {
+        for (uint32_t j = 0; j < i; ++j)
+          full[i][j] = true;
+      } else {
+        for (uint32_t d : deps) {
+          full[i][d] = true;
+          for (uint32_t j = 0; j < d; ++j)
+            if (full[d][j]) full[i][j] = true;
+        }
+      }
+      reach.add(deps, barrier);
+    }
+    for (uint32_t i = 0; i < n; ++i)
+      for (uint32_t j = 0; j < n; ++j)
+        ASSERT_EQ(reach.waits_for(i, j), j < i && full[i][j])
+            << "trial " << trial << ": " << i << " waits for " << j;
+  }
+}
+
+// A 200,000-long chain with a second path every so often: linear memory (the matrix was
+// 5 GB), and the far ends are still ordered.
+TEST(LowerReachability, ALongChainIsOrderedEndToEnd) {
+  constexpr uint32_t kLength = 200000;
+  Reachability reach;
+  reach.add({}, false);
+  for (uint32_t i = 1; i < kLength; ++i)
+    reach.add(i % 1000 == 0 && i >= 7 ? Deps{i - 7, i - 1} : Deps{i - 1}, false);
+  reach.add({}, false);  // unrelated
+  EXPECT_TRUE(reach.waits_for(kLength - 1, 0));
+  EXPECT_TRUE(reach.waits_for(kLength - 1, kLength / 2));
+  EXPECT_FALSE(reach.waits_for(kLength, 0));
+  EXPECT_FALSE(reach.waits_for(kLength, kLength - 1));
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "compiler/memory/packing.h"
 
 #include <algorithm>
+#include <ext/pb_ds/assoc_container.hpp>
+#include <ext/pb_ds/tree_policy.hpp>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <utility>
@@ -12,21 +15,114 @@ namespace {
 
 constexpr uint64_t kUnplaced = std::numeric_limits<uint64_t>::max();
 
+// The placed items in the order the scan visits them, (offset, sequence), with ranks: the
+// scan's position of an item is the number of placed items before it.
+using RankTree =
+    __gnu_pbds::tree<std::pair<uint64_t, uint64_t>, __gnu_pbds::null_type, std::less<>,
+                     __gnu_pbds::rb_tree_tag, __gnu_pbds::tree_order_statistics_node_update>;
+
 // A placed item as the scan needs it, kept in a vector sorted by `begin`.
 struct Placed {
   uint64_t begin, end;
   uint32_t first, last;
+  uint32_t item;
 };
 
 }  // namespace
 
-Packer::Packer(const ArenaProblem& problem) : problem_(problem) {
+// One placement's view of the placed items by lifetime: each item sits in its canonical
+// nodes of the packer's segment tree over steps (a linked list per node in one pool), and
+// every node counts the items in its subtree, so a search for the items live at some step of
+// an interval descends only into subtrees that hold any.
+class Packer::LiveIndex {
+ public:
+  explicit LiveIndex(const Packer& packer)
+      : packer_(packer),
+        head_(2 * packer.leaves_, -1),
+        count_(2 * packer.leaves_, 0),
+        seen_(packer.problem_.items.size(), 0) {}
+
+  void insert(uint32_t item) {
+    for (uint32_t k = packer_.node_begin_[item]; k < packer_.node_begin_[item + 1]; ++k) {
+      const uint32_t node = packer_.nodes_[k];
+      pool_.push_back({item, head_[node]});
+      head_[node] = static_cast<int32_t>(pool_.size() - 1);
+      for (uint32_t x = node; x >= 1; x /= 2)
+        ++count_[x];
+    }
+  }
+
+  // The placed items live at some step of [first, last], each once, in no particular order.
+  void live_during(uint32_t first, uint32_t last, std::vector<uint32_t>& out) {
+    out.clear();
+    ++stamp_;
+    stack_.clear();
+    stack_.push_back({1, 0, packer_.leaves_ - 1});
+    while (!stack_.empty()) {
+      const Visit v = stack_.back();
+      stack_.pop_back();
+      if (count_[v.node] == 0 || v.hi < first || v.lo > last) continue;
+      for (int32_t e = head_[v.node]; e >= 0; e = pool_[static_cast<size_t>(e)].next) {
+        const uint32_t item = pool_[static_cast<size_t>(e)].item;
+        if (seen_[item] == stamp_) continue;
+        seen_[item] = stamp_;
+        out.push_back(item);
+      }
+      if (v.node < packer_.leaves_) {
+        const uint32_t mid = v.lo + (v.hi - v.lo) / 2;
+        stack_.push_back({2 * v.node + 1, mid + 1, v.hi});
+        stack_.push_back({2 * v.node, v.lo, mid});
+      }
+    }
+  }
+
+ private:
+  struct Entry {
+    uint32_t item;
+    int32_t next;
+  };
+  struct Visit {
+    uint32_t node, lo, hi;  // the node covers steps [lo, hi]
+  };
+
+  const Packer& packer_;
+  std::vector<int32_t> head_;    // per node: its newest entry in pool_, -1 when none
+  std::vector<uint32_t> count_;  // per node: entries in its subtree, itself included
+  std::vector<Entry> pool_;
+  std::vector<uint32_t> seen_;  // per item: the stamp of the last search that found it
+  uint32_t stamp_ = 0;
+  std::vector<Visit> stack_;
+};
+
+Packer::Packer(const ArenaProblem& problem, size_t scan_limit)
+    : problem_(problem), scan_limit_(scan_limit) {
   S2_CHECK(problem.items.size() < std::numeric_limits<uint32_t>::max(),
            "memory packing: too many items");
-  for (size_t i = 0; i < problem.items.size(); ++i)
+  uint32_t steps = 1;
+  for (size_t i = 0; i < problem.items.size(); ++i) {
     S2_CHECK(problem.items[i].first <= problem.items[i].last,
              "memory packing: item " + std::to_string(i) + " ends before it starts");
+    S2_CHECK(problem.items[i].last < std::numeric_limits<uint32_t>::max() / 4,
+             "memory packing: item " + std::to_string(i) + " ends at too late a step");
+    steps = std::max(steps, problem.items[i].last + 1);
+  }
+  while (leaves_ < steps)
+    leaves_ *= 2;
+  // Each item's canonical nodes: the fewest nodes whose step ranges tile its lifetime.
+  node_begin_.reserve(problem.items.size() + 1);
+  for (const ArenaItem& item : problem.items) {
+    node_begin_.push_back(static_cast<uint32_t>(nodes_.size()));
+    if (item.size == 0) continue;  // never placed in the index
+    for (uint32_t lo = item.first + leaves_, hi = item.last + 1 + leaves_; lo < hi;
+         lo /= 2, hi /= 2) {
+      if (lo % 2 == 1) nodes_.push_back(lo++);
+      if (hi % 2 == 1) nodes_.push_back(--hi);
+    }
+  }
+  node_begin_.push_back(static_cast<uint32_t>(nodes_.size()));
 }
+
+Packer::~Packer() = default;
 
 bool Packer::conflict(uint32_t a, uint32_t b) const {
   const ArenaItem &x = problem_.items[a], &y = problem_.items[b];
@@ -49,7 +145,7 @@ Packing Packer::place_from(const std::vector<uint32_t>& order, Fit fit, const Pa
   Packing p;
   p.offsets.assign(n, kUnplaced);
   std::vector<Placed> placed;  // sorted by begin; zero-size items are never in it
-  placed.reserve(n);
+  placed.reserve(std::min(n, scan_limit_ + 1));
   for (size_t k = 0; k < from; ++k) {
     const uint32_t i = order[k];
     S2_CHECK(i < n && p.offsets[i] == kUnplaced && earlier.offsets[i] != kUnplaced,
@@ -58,15 +154,21 @@ Packing Packer::place_from(const std::vector<uint32_t>& order, Fit fit, const Pa
     p.offsets[i] = earlier.offsets[i];
     p.extent = std::max(p.extent, p.offsets[i] + items[i].size);
     if (items[i].size > 0)
-      placed.push_back({p.offsets[i], p.offsets[i] + items[i].size, items[i].first, items[i].last});
+      placed.push_back(
+          {p.offsets[i], p.offsets[i] + items[i].size, items[i].first, items[i].last, i});
   }
   std::sort(placed.begin(), placed.end(),
             [](const Placed& a, const Placed& b) { return a.begin < b.begin; });
   p.work = from;
-  for (size_t k = from; k < n; ++k) {
-    const uint32_t i = order[k];
+  size_t k = from;
+  auto check_next = [&](uint32_t i) {
     S2_CHECK(i < n && p.offsets[i] == kUnplaced,
              "memory packing: the order is not a permutation (item " + std::to_string(i) + ")");
+  };
+  // Up to scan_limit_ placed items: scan them all by offset.
+  for (; k < n && placed.size() <= scan_limit_; ++k) {
+    const uint32_t i = order[k];
+    check_next(i);
     const ArenaItem& item = items[i];
     if (item.size == 0) {  // occupies nothing, conflicts with nothing
       p.offsets[i] = 0;
@@ -97,11 +199,72 @@ Packing Packer::place_from(const std::vector<uint32_t>& order, Fit fit, const Pa
     const uint64_t offset = chosen != kUnplaced ? chosen : cursor;
     p.offsets[i] = offset;
     p.extent = std::max(p.extent, offset + item.size);
-    const Placed mine{offset, offset + item.size, item.first, item.last};
+    const Placed mine{offset, offset + item.size, item.first, item.last, i};
     placed.insert(
         std::upper_bound(placed.begin(), placed.end(), mine,
                          [](const Placed& a, const Placed& b) { return a.begin < b.begin; }),
         mine);
+  }
+  if (k == n) return p;
+
+  // More: visit only the conflicts, found through the lifetimes, in the order the scan would,
+  // which `sequence` numbers among items at one offset (a later item goes after those already
+  // there); the work is the scan's, from the rank of the conflict it stops at.
+  std::vector<uint64_t> sequence(n, 0);
+  RankTree ranks;
+  LiveIndex live(*this);
+  for (size_t at = 0; at < placed.size(); ++at) {
+    sequence[placed[at].item] = at;
+    ranks.insert({placed[at].begin, at});
+    live.insert(placed[at].item);
+  }
+  std::vector<uint32_t> conflicts;
+  for (; k < n; ++k) {
+    const uint32_t i = order[k];
+    check_next(i);
+    const ArenaItem& item = items[i];
+    if (item.size == 0) {
+      p.offsets[i] = 0;
+      continue;
+    }
+    live.live_during(item.first, item.last, conflicts);
+    std::sort(conflicts.begin(), conflicts.end(), [&](uint32_t a, uint32_t b) {
+      return p.offsets[a] != p.offsets[b] ? p.offsets[a] < p.offsets[b] : sequence[a] < sequence[b];
+    });
+    uint64_t cursor = 0;
+    uint64_t chosen = kUnplaced;
+    uint64_t chosen_gap = kUnplaced;
+    int64_t stopped_at = -1;  // the conflict the scan stops at, if it stops early
+    for (uint32_t q : conflicts) {
+      const uint64_t begin = p.offsets[q];
+      if (begin > cursor && begin - cursor >= item.size) {
+        const uint64_t gap = begin - cursor;
+        if (fit == Fit::Lowest) {
+          chosen = cursor;
+          stopped_at = q;
+          break;
+        }
+        if (gap < chosen_gap) {
+          chosen = cursor;
+          chosen_gap = gap;
+          if (gap == item.size) {
+            stopped_at = q;
+            break;
+          }
+        }
+      }
+      cursor = std::max(cursor, begin + items[q].size);
+    }
+    const auto q = static_cast<uint32_t>(stopped_at);
+    const uint64_t scanned =
+        stopped_at < 0 ? ranks.size() : ranks.order_of_key({p.offsets[q], sequence[q]}) + 1;
+    p.work += Packing::kItemWork + scanned;
+    const uint64_t offset = chosen != kUnplaced ? chosen : cursor;
+    p.offsets[i] = offset;
+    p.extent = std::max(p.extent, offset + item.size);
+    sequence[i] = n + k;  // after every item already at its offset
+    ranks.insert({offset, sequence[i]});
+    live.insert(i);
   }
   return p;
 }

@@ -49,7 +49,14 @@ gen_asm_aliased() {  # SIZE/10 tensors on the same 64 bytes, each read after one
     for (i = 0; i < n; i++) printf "%d: copy src=t%d dst=f32[16]@0x40 deps=%d\n", i + 1, i, i
     printf "%d: end deps=%d\n", n + 1, n }' > "$2"
 }
-gen_ir_chain() {  # SIZE relu ops in the text form
+gen_ir_adds() {  # SIZE adds in the text form, each of the previous sum and the input: simplify
+  # keeps them, so the planner places SIZE tensors and lowering emits SIZE instructions
+  awk -v n="$1" 'BEGIN {
+    print "graph g"; print "  %x0: f32[2,4] input init"
+    for (i = 0; i < n; i++) printf "  %%x%d: f32[2,4] = add(%%x%d, %%x0)\n", i + 1, i
+    printf "outputs %%x%d\n", n }' > "$2"
+}
+gen_ir_chain() {  # SIZE relu ops in the text form (simplify folds the chain to one)
   awk -v n="$1" 'BEGIN {
     print "graph g"; print "  %x0: f32[2,4] input init"
     for (i = 0; i < n; i++) printf "  %%x%d: f32[2,4] = relu(%%x%d)\n", i + 1, i
@@ -91,4 +98,6 @@ run_case check-chain gen_asm_chain .s2asm "$s2sim" run --functional --check @BIN
 run_case dump-all-chain gen_asm_chain .s2asm "$s2sim" run @BIN@ --dump-all "$out/dump"
 run_case check-aliased-tenth gen_asm_aliased .s2asm "$s2sim" run --functional --check @BIN@
 run_case text-form-passes gen_ir_chain .s2ir "$s2c" opt @IN@ \
+  --passes shape-inference,dce,cse,fold,simplify,fuse,schedule,plan,lower -o "$out/o.s2ir"
+run_case text-form-add-passes gen_ir_adds .s2ir "$s2c" opt @IN@ \
   --passes shape-inference,dce,cse,fold,simplify,fuse,schedule,plan,lower -o "$out/o.s2ir"

@@ -64,6 +64,7 @@ DependencyClosure::DependencyClosure(const std::vector<isa::Instruction>& progra
     leave_[i] = enter_[i] + size[i];
   }
   seen_.assign(n, 0);
+  found_.assign(n, kNoParent);
 }
 
 bool DependencyClosure::waits_for(uint32_t later, uint32_t earlier) const {
@@ -71,7 +72,7 @@ bool DependencyClosure::waits_for(uint32_t later, uint32_t earlier) const {
   if (static_cast<int64_t>(earlier) <= fence_[later]) return true;
   // Both lie between the same two fences; only dependency paths inside that stretch remain.
   if (earlier < low_[later]) return false;
-  if (tree_ancestor(earlier, later)) return true;
+  if (tree_ancestor(earlier, later) || found_[later] == earlier) return true;
   if (++stamp_ == 0) {  // wrapped: forget every old stamp
     std::fill(seen_.begin(), seen_.end(), 0);
     stamp_ = 1;
@@ -83,7 +84,11 @@ bool DependencyClosure::waits_for(uint32_t later, uint32_t earlier) const {
     for (uint32_t k = dep_begin_[u]; k < dep_begin_[u + 1]; ++k) {
       const uint32_t d = deps_[k];
       if (d < earlier || earlier < low_[d]) continue;  // d cannot reach it
-      if (tree_ancestor(earlier, d)) return true;      // (d itself included)
+      // d itself included; or a search from d found it before.
+      if (tree_ancestor(earlier, d) || found_[d] == earlier) {
+        found_[later] = earlier;
+        return true;
+      }
       if (seen_[d] == stamp_) continue;
       seen_[d] = stamp_;
       stack_.push_back(d);

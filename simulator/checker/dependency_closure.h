@@ -16,7 +16,10 @@
 //    unordered pairs in O(1);
 //  * the rest is a depth-first search back from `later` over instructions after `earlier`
 //    and after the fence, pruned by both tests at each step: at worst the instructions
-//    between the two.
+//    between the two. Each instruction remembers the last instruction a search from it
+//    found, and a search stops at an instruction that remembers the one it looks for: many
+//    readers of one early write along a dependency chain off the tree cost one search, not
+//    one each (40,000 took 0.91 s, quadratic, before).
 // Dependencies on the instruction itself or later ones are ignored (the container validator
 // rejects them; the controller would deadlock on them).
 //
@@ -53,7 +56,8 @@ class DependencyClosure {
   std::vector<uint32_t> low_;  // the lowest index i reaches through dependencies (i if none)
   // Preorder number of i in the spanning tree, and one past the last of its subtree.
   std::vector<uint32_t> enter_, leave_;
-  mutable std::vector<uint32_t> seen_;  // search stamp per instruction
+  mutable std::vector<uint32_t> seen_;   // search stamp per instruction
+  mutable std::vector<uint32_t> found_;  // the last earlier instruction a search from i found
   mutable std::vector<uint32_t> stack_;
   mutable uint32_t stamp_ = 0;
 };

@@ -203,5 +203,49 @@ TEST(CheckerHazardScan, ALongChainIsCheckedAgainstItsNeighbours) {
   EXPECT_EQ(found[0].detail, "RAW");
 }
 
+// Two interleaved chains: instruction 0 writes t0; even instructions read it, each waiting for
+// the even one before it (the path to 0) and the odd one just before (its latest dependency,
+// so the spanning tree runs through the odd chain, which never reaches 0). Every read is
+// ordered only off the tree: each search would walk the even chain back to 0 (quadratic, 0.91 s
+// at 40,000), but stops where the last search succeeded. Dropping one even link leaves every
+// read after it unordered, which the remembered answers must not hide.
+TEST(CheckerHazardScan, ReadsOrderedOffTheSpanningTreeAreFoundOnce) {
+  constexpr uint32_t kInstructions = 60000;
+  isa::Executable exe;
+  exe.plan.dram_size = 64 * (kInstructions + 1);
+  auto tensor = [](uint32_t i) {
+    return isa::TensorDesc::contiguous(64 * i, isa::DType::F32, {16});
+  };
+  for (uint32_t i = 0; i < kInstructions; ++i) {
+    isa::Instruction inst(i % 2 == 0 && i > 0 ? isa::Opcode::Copy : isa::Opcode::Fill);
+    if (inst.opcode() == isa::Opcode::Copy) {
+      inst.set_operand(isa::Slot::Src, tensor(0));
+      inst.deps = {i - 2, i - 1};
+    } else if (i >= 2) {
+      inst.deps = {i - 2};
+    }
+    inst.set_operand(isa::Slot::Dst, tensor(i));
+    exe.instructions.push_back(inst);
+  }
+  exe.instructions.emplace_back(isa::Opcode::End);
+  auto hazards = [&] {
+    std::vector<Finding> out;
+    for (const Finding& f : check_executable(exe))
+      if (f.kind == FindingKind::Hazard) out.push_back(f);
+    return out;
+  };
+  EXPECT_TRUE(hazards().empty());
+
+  constexpr uint32_t kBroken = kInstructions / 2;  // even
+  exe.instructions[kBroken].deps = {kBroken - 1};
+  const std::vector<Finding> found = hazards();
+  ASSERT_EQ(found.size(), (kInstructions - kBroken) / 2);
+  for (size_t k = 0; k < found.size(); ++k) {
+    EXPECT_EQ(found[k].instruction.index, kBroken + 2 * k);
+    EXPECT_EQ(found[k].other.index, 0u);
+    EXPECT_EQ(found[k].detail, "RAW");
+  }
+}
+
 }  // namespace
 }  // namespace s2::sim::checker

@@ -28,6 +28,7 @@ void Reachability::add(const std::vector<uint32_t>& deps, bool barrier) {
   barrier_.push_back(reached_barrier);
   depth_.push_back(parent == index ? 0 : depth_[parent] + 1);
   seen_.push_back(0);
+  found_.push_back(UINT32_MAX);
   // One more ancestor level whenever the deepest path doubles, filled for every node.
   if (up_.empty() || (depth_.back() >> (up_.size() - 1)) > 1) {
     std::vector<uint32_t> level(index);
@@ -53,7 +54,7 @@ bool Reachability::waits_for(uint32_t later, uint32_t earlier) const {
   // A barrier at or after `earlier` that `later` reaches waits for it.
   if (barrier_[later] >= static_cast<int64_t>(earlier)) return true;
   if (earlier < low_[later]) return false;
-  if (tree_ancestor(earlier, later)) return true;
+  if (tree_ancestor(earlier, later) || found_[later] == earlier) return true;
   if (++stamp_ == 0) {  // wrapped: forget every old stamp
     std::fill(seen_.begin(), seen_.end(), 0);
     stamp_ = 1;
@@ -65,7 +66,11 @@ bool Reachability::waits_for(uint32_t later, uint32_t earlier) const {
     for (uint32_t k = dep_begin_[u]; k < dep_begin_[u + 1]; ++k) {
       const uint32_t d = deps_[k];
       if (d < earlier || earlier < low_[d]) continue;  // d cannot reach it
-      if (barrier_[d] >= static_cast<int64_t>(earlier) || tree_ancestor(earlier, d)) return true;
+      if (barrier_[d] >= static_cast<int64_t>(earlier) || tree_ancestor(earlier, d) ||
+          found_[d] == earlier) {
+        found_[later] = earlier;
+        return true;
+      }
       if (seen_[d] == stamp_) continue;
       seen_[d] = stamp_;
       stack_.push_back(d);

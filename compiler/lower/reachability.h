@@ -11,7 +11,9 @@
 //    with binary-lifting ancestor tables: a dependency chain answers in O(log n);
 //  * the lowest index each instruction reaches, which answers most unrelated pairs at once;
 //  * otherwise a search back over the dependencies between the two instructions, pruned by
-//    all three at every step.
+//    all three at every step, which stops at an instruction whose own last search found the
+//    one it looks for (many readers of one early value along a chain off the tree search
+//    once, not once each).
 // Queries reuse scratch space: one object must not be queried from two threads at once.
 
 #include <cstddef>
@@ -42,6 +44,7 @@ class Reachability {
   std::vector<uint32_t> depth_;            // depth in the spanning tree (roots 0)
   std::vector<std::vector<uint32_t>> up_;  // up_[k][i]: i's 2^k-th tree ancestor (a root: itself)
   mutable std::vector<uint32_t> seen_;     // search stamp per instruction
+  mutable std::vector<uint32_t> found_;    // the last earlier instruction a search from i found
   mutable std::vector<uint32_t> stack_;
   mutable uint32_t stamp_ = 0;
 };

@@ -260,5 +260,20 @@ TEST(LowerReachability, ALongChainIsOrderedEndToEnd) {
   EXPECT_FALSE(reach.waits_for(kLength, kLength - 1));
 }
 
+// Two interleaved chains, each instruction's latest dependency on the odd one that never
+// reaches instruction 0: the even ones wait for 0 only off the spanning tree, and each query
+// stops where the previous one succeeded instead of walking the chain back again.
+TEST(LowerReachability, WaitsOffTheSpanningTreeAreFoundOnce) {
+  constexpr uint32_t kLength = 100000;
+  Reachability reach;
+  reach.add({}, false);
+  reach.add({}, false);
+  for (uint32_t i = 2; i < kLength; ++i)
+    reach.add(i % 2 == 0 ? Deps{i - 2, i - 1} : Deps{i - 2}, false);
+  for (uint32_t i = 2; i < kLength; i += 2)
+    ASSERT_TRUE(reach.waits_for(i, 0)) << i;
+  EXPECT_FALSE(reach.waits_for(kLength - 1, 0));  // odd: never
+}
+
 }  // namespace
 }  // namespace s2::lower

@@ -41,6 +41,17 @@ gen_asm_chain() {  # SIZE copies through SIZE + 1 tensors, each live throughout
     for (i = 0; i < n; i++) printf "%d: copy src=t%d dst=t%d%s\n", i, i, i + 1, i ? " deps=" (i - 1) : ""
     printf "%d: end deps=%d\n", n, n - 1 }' > "$2"
 }
+gen_asm_braid() {  # instruction 0 writes t0; even ones read it through the even chain, their
+  # latest dependency on an odd chain that never reaches 0 (ordered off the spanning tree)
+  awk -v n="$1" 'BEGIN {
+    print ".target s2train_base"; printf ".dram 0x%x\n", 64 * (n + 2)
+    for (i = 0; i <= n; i++) printf ".tensor t%d activation f32[16] @0x%x\n", i, 64 * i
+    print "0: fill dst=t0 value=1"; print "1: fill dst=t1 value=2"
+    for (i = 2; i < n; i++)
+      if (i % 2 == 1) printf "%d: fill dst=t%d value=3 deps=%d\n", i, i, i - 2
+      else printf "%d: copy src=t0 dst=t%d deps=%d,%d\n", i, i, i - 2, i - 1
+    printf "%d: end\n", n }' > "$2"
+}
 gen_asm_aliased() {  # SIZE/10 tensors on the same 64 bytes, each read after one write
   awk -v n="$(( $1 / 10 ))" 'BEGIN {
     print ".target s2train_base"; print ".dram 0x80"
@@ -95,6 +106,7 @@ run_case sweep-workloads-half gen_sweep_workloads .yaml "$s2sim" sweep @IN@ -o "
 run_case asm-chain gen_asm_chain .s2asm "$s2c" asm @IN@ -o "$out/y.bin"
 run_case disasm-chain gen_asm_chain .s2asm "$s2sim" disasm @BIN@
 run_case check-chain gen_asm_chain .s2asm "$s2sim" run --functional --check @BIN@
+run_case check-braid gen_asm_braid .s2asm "$s2sim" run --functional --check @BIN@
 run_case dump-all-chain gen_asm_chain .s2asm "$s2sim" run @BIN@ --dump-all "$out/dump"
 run_case check-aliased-tenth gen_asm_aliased .s2asm "$s2sim" run --functional --check @BIN@
 run_case text-form-passes gen_ir_chain .s2ir "$s2c" opt @IN@ \

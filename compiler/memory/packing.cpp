@@ -21,6 +21,41 @@ using RankTree =
     __gnu_pbds::tree<std::pair<uint64_t, uint64_t>, __gnu_pbds::null_type, std::less<>,
                      __gnu_pbds::rb_tree_tag, __gnu_pbds::tree_order_statistics_node_update>;
 
+// The choice of an item's offset among the gaps between its conflicts, fed the conflicts
+// bottom-up by offset: the lowest gap that is large enough, or the tightest (ties: lowest);
+// when none is, on top of them all.
+class GapSearch {
+ public:
+  GapSearch(uint64_t size, Fit fit) : size_(size), fit_(fit) {}
+
+  // Takes the next conflict, [begin, end); true when the choice is made and the search stops.
+  bool stops_at(uint64_t begin, uint64_t end) {
+    if (begin > cursor_ && begin - cursor_ >= size_) {
+      const uint64_t gap = begin - cursor_;
+      if (fit_ == Fit::Lowest) {
+        chosen_ = cursor_;
+        return true;
+      }
+      if (gap < chosen_gap_) {
+        chosen_ = cursor_;
+        chosen_gap_ = gap;
+        if (gap == size_) return true;  // an exact fit: nothing can be tighter or lower
+      }
+    }
+    cursor_ = std::max(cursor_, end);
+    return false;
+  }
+
+  uint64_t offset() const { return chosen_ != kUnplaced ? chosen_ : cursor_; }
+
+ private:
+  uint64_t size_;
+  Fit fit_;
+  uint64_t cursor_ = 0;  // everything below is covered by a conflict or already scanned
+  uint64_t chosen_ = kUnplaced;
+  uint64_t chosen_gap_ = kUnplaced;
+};
+
 // A placed item as the scan needs it, kept in a vector sorted by `begin`.
 struct Placed {
   uint64_t begin, end;
@@ -174,29 +209,15 @@ Packing Packer::place_from(const std::vector<uint32_t>& order, Fit fit, const Pa
       p.offsets[i] = 0;
       continue;
     }
-    uint64_t cursor = 0;  // everything below is covered by a conflict or already scanned
-    uint64_t chosen = kUnplaced;
-    uint64_t chosen_gap = kUnplaced;
+    GapSearch search(item.size, fit);
     size_t scanned = 0;
     for (const Placed& q : placed) {
       ++scanned;
       if (q.first > item.last || item.first > q.last) continue;
-      if (q.begin > cursor && q.begin - cursor >= item.size) {
-        const uint64_t gap = q.begin - cursor;
-        if (fit == Fit::Lowest) {
-          chosen = cursor;
-          break;
-        }
-        if (gap < chosen_gap) {
-          chosen = cursor;
-          chosen_gap = gap;
-          if (gap == item.size) break;  // an exact fit: nothing can be tighter or lower
-        }
-      }
-      cursor = std::max(cursor, q.end);
+      if (search.stops_at(q.begin, q.end)) break;
     }
     p.work += Packing::kItemWork + scanned;
-    const uint64_t offset = chosen != kUnplaced ? chosen : cursor;
+    const uint64_t offset = search.offset();
     p.offsets[i] = offset;
     p.extent = std::max(p.extent, offset + item.size);
     const Placed mine{offset, offset + item.size, item.first, item.last, i};
@@ -231,35 +252,19 @@ Packing Packer::place_from(const std::vector<uint32_t>& order, Fit fit, const Pa
     std::sort(conflicts.begin(), conflicts.end(), [&](uint32_t a, uint32_t b) {
       return p.offsets[a] != p.offsets[b] ? p.offsets[a] < p.offsets[b] : sequence[a] < sequence[b];
     });
-    uint64_t cursor = 0;
-    uint64_t chosen = kUnplaced;
-    uint64_t chosen_gap = kUnplaced;
-    int64_t stopped_at = -1;  // the conflict the scan stops at, if it stops early
+    GapSearch search(item.size, fit);
+    int64_t stopped_at = -1;  // the conflict the search stops at, if it stops early
     for (uint32_t q : conflicts) {
-      const uint64_t begin = p.offsets[q];
-      if (begin > cursor && begin - cursor >= item.size) {
-        const uint64_t gap = begin - cursor;
-        if (fit == Fit::Lowest) {
-          chosen = cursor;
-          stopped_at = q;
-          break;
-        }
-        if (gap < chosen_gap) {
-          chosen = cursor;
-          chosen_gap = gap;
-          if (gap == item.size) {
-            stopped_at = q;
-            break;
-          }
-        }
+      if (search.stops_at(p.offsets[q], p.offsets[q] + items[q].size)) {
+        stopped_at = q;
+        break;
       }
-      cursor = std::max(cursor, begin + items[q].size);
     }
     const auto q = static_cast<uint32_t>(stopped_at);
     const uint64_t scanned =
         stopped_at < 0 ? ranks.size() : ranks.order_of_key({p.offsets[q], sequence[q]}) + 1;
     p.work += Packing::kItemWork + scanned;
-    const uint64_t offset = chosen != kUnplaced ? chosen : cursor;
+    const uint64_t offset = search.offset();
     p.offsets[i] = offset;
     p.extent = std::max(p.extent, offset + item.size);
     sequence[i] = n + k;  // after every item already at its offset

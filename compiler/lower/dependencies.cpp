@@ -107,6 +107,12 @@ std::vector<uint32_t> reduce(const std::vector<uint32_t>& deps, const Reachabili
 
 class Builder {
  public:
+  // `expected`: about how many instructions will be appended (reserved up front).
+  explicit Builder(size_t expected) {
+    out_.reserve(expected);
+    has_successor_.reserve(expected);
+  }
+
   // Appends `inst` waiting for `deps` (already reduced), through a barrier when too many.
   uint32_t append(isa::Instruction inst, std::vector<uint32_t> deps) {
     if (deps.size() > isa::kMaxDeps) {
@@ -167,7 +173,7 @@ Accesses accesses_of(const isa::Instruction& inst) {
 
 Program add_dependencies(std::vector<isa::Instruction> body) {
   Program program;
-  Builder builder;
+  Builder builder(body.size() + 1);  // the body and `end`; barriers, where needed, on top
   History history;
   program.index_of.reserve(body.size());
   for (isa::Instruction& inst : body) {

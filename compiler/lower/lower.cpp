@@ -76,8 +76,12 @@ isa::Executable lower_to_executable(const ir::Graph& graph, const std::vector<ir
                     "nothing would be in DRAM; an executable needs at least one");
   const DataAddresses addresses = data_addresses(graph, buffers, buffer_data, plan);
 
+  // Reserved: an Instruction is several hundred bytes, and growing by doubling would copy and
+  // fault in about twice the final size again.
   std::vector<isa::Instruction> body;
+  body.reserve(order.size());
   std::vector<std::vector<std::string>> source;  // per body instruction, its debug names
+  source.reserve(order.size());
   std::vector<int64_t> body_of_step(order.size(), -1);
   for (size_t s = 0; s < order.size(); ++s) {
     const ir::Op& op = graph.op(order[s]);

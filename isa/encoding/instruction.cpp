@@ -106,11 +106,16 @@ void Instruction::set_f32(Field field, float value) {
   set_raw(field, f32_bits(value));
 }
 
-const std::optional<TensorDesc>& Instruction::operand(Slot slot) const {
-  if (!has_slot(slot))  // the message is built only on failure: hot path
+size_t Instruction::operand_position(Slot slot) const {
+  const int i = operand_index(*info_, slot);
+  if (i < 0)  // the message is built only on failure: hot path
     throw InternalError(std::string(info_->mnemonic) + " has no operand '" +
                         std::string(slot_info(slot).name) + "'");
-  return operands_[static_cast<size_t>(slot)];
+  return static_cast<size_t>(i);
+}
+
+const std::optional<TensorDesc>& Instruction::operand(Slot slot) const {
+  return operands_[operand_position(slot)];
 }
 
 const TensorDesc& Instruction::get(Slot slot) const {
@@ -122,17 +127,11 @@ const TensorDesc& Instruction::get(Slot slot) const {
 }
 
 void Instruction::set_operand(Slot slot, const TensorDesc& desc) {
-  if (!has_slot(slot))  // the message is built only on failure: hot path
-    throw InternalError(std::string(info_->mnemonic) + " has no operand '" +
-                        std::string(slot_info(slot).name) + "'");
-  operands_[static_cast<size_t>(slot)] = desc;
+  operands_[operand_position(slot)] = desc;
 }
 
 void Instruction::clear_operand(Slot slot) {
-  if (!has_slot(slot))  // the message is built only on failure: hot path
-    throw InternalError(std::string(info_->mnemonic) + " has no operand '" +
-                        std::string(slot_info(slot).name) + "'");
-  operands_[static_cast<size_t>(slot)].reset();
+  operands_[operand_position(slot)].reset();
 }
 
 bool Instruction::names_host_memory() const {

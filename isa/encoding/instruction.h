@@ -86,10 +86,15 @@ class Instruction {
   bool operator!=(const Instruction& other) const { return !(*this == other); }
 
  private:
+  // The slot's position in info().operands; an internal error when the opcode has no such slot.
+  size_t operand_position(Slot slot) const;
+
   Opcode opcode_;
   const OpcodeInfo* info_;
   std::array<uint32_t, kNumFields> fields_{};
-  std::array<std::optional<TensorDesc>, kNumSlots> operands_{};
+  // By the slot's position in info().operands: an opcode has a few of the kNumSlots slots, and
+  // an array over all of them would make every instruction several kilobytes.
+  std::array<std::optional<TensorDesc>, kMaxOperands> operands_{};
 };
 
 // Byte and element counts saturate at UINT64_MAX instead of wrapping, so a hostile shape can

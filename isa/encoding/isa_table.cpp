@@ -77,8 +77,12 @@ std::vector<FieldPlacement> place_fields(const std::vector<Field>& fields, unsig
 
 std::vector<OpcodeInfo> build_opcode_table() {
   std::vector<OpcodeInfo> table = sig::opcodes_as_written();
-  for (OpcodeInfo& info : table)
+  for (OpcodeInfo& info : table) {
+    S2_CHECK(info.operands.size() <= kMaxOperands,
+             std::string(info.mnemonic) + " lists " + std::to_string(info.operands.size()) +
+                 " operands; the presence mask holds " + std::to_string(kMaxOperands));
     info.placement = place_fields(info.fields, &info.field_words);
+  }
 #define S2_FIELDS_SINCE(Id, version) \
   for (OpcodeInfo & info : table)    \
     if (info.id == Opcode::Id) info.fields_since = version;

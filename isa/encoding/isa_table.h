@@ -224,6 +224,9 @@ inline constexpr unsigned kHeaderWords = 2;
 inline constexpr unsigned kDescriptorWords = 11;
 inline constexpr unsigned kMaxRank = 4;
 inline constexpr unsigned kMaxDeps = 255;
+// The most operands an opcode may list: an encoded instruction marks the present ones in the
+// 16-bit presence mask of its word 1.
+inline constexpr unsigned kMaxOperands = 16;
 inline constexpr unsigned kMaxInstructionWords = 0xffff;
 
 // The whole table, in isa.def order.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <queue>
+#include <unordered_map>
+#include <utility>
 
 #include "compiler/ops/registry.h"
 #include "isa/common/errors.h"
@@ -314,18 +316,18 @@ bool Graph::has_side_effect(const Op& op) const {
   return false;
 }
 
-std::vector<std::vector<OpId>> Graph::predecessors() const {
+template <typename Edge>
+void Graph::for_each_order_edge(Edge&& edge) const {
   const size_t n = ops_.size();
-  std::vector<std::vector<OpId>> pred(n);
-  auto edge = [&](size_t from, size_t to) {
-    if (from == to) return;
-    if (std::find(pred[to].begin(), pred[to].end(), OpId(from)) == pred[to].end())
-      pred[to].push_back(OpId(from));
-  };
   // Data edges.
   for (size_t i = 0; i < n; ++i)
     for (TensorId in : ops_[i].inputs)
-      if (in.valid() && tensor(in).producer.valid()) edge(tensor(in).producer.index(), i);
+      if (in.valid() && tensor(in).producer.valid() && tensor(in).producer.index() != i)
+        edge(tensor(in).producer.index(), i);
+  // Anti-dependencies: an in-place write to a data node follows every other reader of a
+  // tensor on that node that the write itself does not produce.
+  if (std::none_of(ops_.begin(), ops_.end(), [&](const Op& op) { return writes_in_place(op); }))
+    return;
   // True when t is op w's output, directly or through views of it.
   auto derives_from = [&](TensorId t, size_t w) {
     while (t.valid() && tensor(t).producer.valid()) {
@@ -336,8 +338,6 @@ std::vector<std::vector<OpId>> Graph::predecessors() const {
     }
     return false;
   };
-  // Anti-dependencies: an in-place write to a data node follows every other reader of a
-  // tensor on that node that the write itself does not produce.
   std::unordered_map<uint32_t, std::vector<size_t>> readers;  // data id -> reading ops
   for (size_t i = 0; i < n; ++i)
     for (TensorId in : ops_[i].inputs)
@@ -353,23 +353,65 @@ std::vector<std::vector<OpId>> Graph::predecessors() const {
         for (TensorId in : ops_[r].inputs)
           if (in.valid() && tensor(in).data == tensor(out).data && derives_from(in, w))
             reads_written_version = true;
-        if (!reads_written_version) edge(r, w);
+        if (!reads_written_version && r != w) edge(r, w);
       }
     }
   }
+}
+
+std::vector<std::vector<OpId>> Graph::predecessors() const {
+  std::vector<std::vector<OpId>> pred(ops_.size());
+  for_each_order_edge([&](size_t from, size_t to) {
+    if (std::find(pred[to].begin(), pred[to].end(), OpId(from)) == pred[to].end())
+      pred[to].push_back(OpId(from));
+  });
   return pred;
 }
 
 std::vector<OpId> Graph::topo_order() const {
+  // The edges of predecessors() in flat arrays (it is run after every pass, and a vector per
+  // op made most of its time allocation on graphs of many ops): the edges, grouped by their
+  // later op with duplicates dropped, and then grouped by their earlier op.
   const size_t n = ops_.size();
-  const std::vector<std::vector<OpId>> pred = predecessors();
-  std::vector<std::vector<size_t>> succ(n);
-  std::vector<size_t> indegree(n, 0);
+  std::vector<std::pair<uint32_t, uint32_t>> edges;  // (from, to)
+  for_each_order_edge([&](size_t from, size_t to) {
+    edges.emplace_back(static_cast<uint32_t>(from), static_cast<uint32_t>(to));
+  });
+  // Counting sort by `to` (stable), then drop repeats within each op's predecessors.
+  std::vector<size_t> start(n + 1, 0);
+  for (const auto& [from, to] : edges)
+    ++start[to + 1];
   for (size_t i = 0; i < n; ++i)
-    for (OpId p : pred[i]) {
-      succ[p.index()].push_back(i);
+    start[i + 1] += start[i];
+  std::vector<uint32_t> pred(edges.size());
+  {
+    std::vector<size_t> at(start.begin(), start.end() - 1);
+    for (const auto& [from, to] : edges)
+      pred[at[to]++] = from;
+  }
+  std::vector<size_t> indegree(n, 0);
+  std::vector<size_t> succ_start(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const auto first = pred.begin() + static_cast<std::ptrdiff_t>(start[i]);
+    auto last = pred.begin() + static_cast<std::ptrdiff_t>(start[i + 1]);
+    for (auto it = first; it != last; ++it) {
+      if (std::find(first, it, *it) != it) continue;  // a repeat: not counted
       ++indegree[i];
+      ++succ_start[*it + 1];
     }
+  }
+  for (size_t i = 0; i < n; ++i)
+    succ_start[i + 1] += succ_start[i];
+  std::vector<uint32_t> succ(succ_start[n]);
+  {
+    std::vector<size_t> at(succ_start.begin(), succ_start.end() - 1);
+    for (size_t i = 0; i < n; ++i) {
+      const auto first = pred.begin() + static_cast<std::ptrdiff_t>(start[i]);
+      const auto last = pred.begin() + static_cast<std::ptrdiff_t>(start[i + 1]);
+      for (auto it = first; it != last; ++it)
+        if (std::find(first, it, *it) == it) succ[at[*it]++] = static_cast<uint32_t>(i);
+    }
+  }
   // Kahn's algorithm, smallest op index first, so the order is deterministic and follows
   // construction order where it can.
   std::priority_queue<size_t, std::vector<size_t>, std::greater<>> ready;
@@ -381,8 +423,8 @@ std::vector<OpId> Graph::topo_order() const {
     const size_t i = ready.top();
     ready.pop();
     order.push_back(OpId(i));
-    for (size_t s : succ[i])
-      if (--indegree[s] == 0) ready.push(s);
+    for (size_t k = succ_start[i]; k < succ_start[i + 1]; ++k)
+      if (--indegree[succ[k]] == 0) ready.push(succ[k]);
   }
   if (order.size() != n) {
     for (size_t i = 0; i < n; ++i)

@@ -163,6 +163,11 @@ class Graph {
   bool has_side_effect(const Op& op) const;
 
  private:
+  // Calls edge(from, to) (op indices, from != to) for each ordering edge of predecessors(),
+  // repeats included: the producers of each op's inputs, then the in-place writes' waits.
+  template <typename Edge>
+  void for_each_order_edge(Edge&& edge) const;
+
   std::string name_;
   std::vector<Data> datas_;
   std::vector<Tensor> tensors_;

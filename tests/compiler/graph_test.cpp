@@ -100,6 +100,45 @@ TEST(Graph, TrainingStepOrdersUpdatesAfterReaders) {
   }
 }
 
+// topo_order() from flat arrays against Kahn's algorithm restated on predecessors(): the same
+// order on a training step (in-place weight updates) and on ops that read one tensor twice.
+TEST(Graph, TopoOrderIsKahnOverPredecessors) {
+  auto reference = [](const Graph& g) {
+    const std::vector<std::vector<OpId>> pred = g.predecessors();
+    std::vector<size_t> waiting(g.num_ops());
+    for (size_t i = 0; i < pred.size(); ++i)
+      waiting[i] = pred[i].size();
+    std::vector<OpId> order;
+    std::vector<bool> done(g.num_ops(), false);
+    while (order.size() < g.num_ops()) {
+      size_t next = g.num_ops();
+      for (size_t i = 0; i < g.num_ops() && next == g.num_ops(); ++i)
+        if (!done[i] && waiting[i] == 0) next = i;
+      if (next == g.num_ops()) break;  // a cycle
+      done[next] = true;
+      order.push_back(OpId(next));
+      for (size_t i = 0; i < pred.size(); ++i)
+        for (OpId p : pred[i])
+          if (p.index() == next) --waiting[i];
+    }
+    return order;
+  };
+  Graph step = tiny_mlp();
+  build_training_step(step, OptimizerOptions{"sgd", 0.1, 0.9, 0.0});
+  Graph twice("twice");
+  const TensorId x = twice.add_parameter("x", TensorRole::Input, DType::F32, {2, 2},
+                                         values({1.0f, 2.0f, 3.0f, 4.0f}));
+  const TensorId y = twice.add(OpType::Mul, "square", OpCategory::Forward, {x, x});
+  const TensorId z = twice.add(OpType::Add, "double", OpCategory::Forward, {y, y});
+  twice.mark_output(twice.add(OpType::Mul, "mix", OpCategory::Forward, {z, y}));
+  for (const Graph* g : {&step, &twice}) {
+    SCOPED_TRACE(g->name());
+    const std::vector<OpId> order = g->topo_order();
+    EXPECT_EQ(order, reference(*g));
+    EXPECT_EQ(order.size(), g->num_ops());
+  }
+}
+
 TEST(Graph, VerifierNamesTheBrokenNode) {
   Graph g = tiny_mlp();
   g.mutable_tensor(g.find_tensor("fc1")).shape = {2, 5};

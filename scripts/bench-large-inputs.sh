@@ -2,7 +2,9 @@
 # Benchmark of issue 19 point 4: the tools take time proportional to an input's size. Each case
 # generates one kind of large input at N, 2N and 4N items and times the tool on it; the last
 # column is the time at 4N over the time at 2N (about 2 when linear, 4 when quadratic). A
-# case whose tool exits with anything but 0 or 1 (an internal error or a crash) is marked.
+# case whose tool exits with anything but 0 or 1 (an internal error or a crash) is marked. The
+# last row, a yardstick, is this machine's own ratio on linear work over tables of the same
+# sizes (caches hold N items but not 4N): a tool's ratio is to be read against it.
 # Configuration files stop at 1 MiB: N up to 20000 keeps every YAML case under it.
 # Wants an optimised build: S2_BUILD_TYPE=Release S2_BUILD_DIR=build-release scripts/build.sh,
 # then S2SIM=build-release/simulator/s2sim S2C=build-release/compiler/s2c.
@@ -113,3 +115,12 @@ run_case text-form-passes gen_ir_chain .s2ir "$s2c" opt @IN@ \
   --passes shape-inference,dce,cse,fold,simplify,fuse,schedule,plan,lower -o "$out/o.s2ir"
 run_case text-form-add-passes gen_ir_adds .s2ir "$s2c" opt @IN@ \
   --passes shape-inference,dce,cse,fold,simplify,fuse,schedule,plan,lower -o "$out/o.s2ir"
+# The machine's own growth on linear work shaped like the IR's tables (tests/bench/
+# memory_yardstick.cpp, built beside the tools by the `bench` target): read the ratios above
+# against it.
+yardstick=${S2_YARDSTICK:-$(dirname "$(dirname "$s2c")")/tests/memory_yardstick}
+if [ -x "$yardstick" ]; then
+  "$yardstick" "$n"
+else
+  echo "yardstick: $yardstick not built (cmake --build BUILD --target memory_yardstick)"
+fi

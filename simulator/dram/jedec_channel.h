@@ -146,6 +146,9 @@ class JedecChannel {
   // stream's key and so tests a stream without loading its request.
   RowOutcome outcome_at(uint32_t bank, uint32_t row) const;
   uint32_t bank_index(const BurstRequest& r) const { return r.flat_bank; }
+  // Whether the bank at bank_index() `bank` has a row open, and which (when it has).
+  bool bank_open(uint32_t bank) const { return banks_[bank].open; }
+  uint32_t open_row(uint32_t bank) const { return banks_[bank].row; }
   const BankIndexer& bank_indexer() const { return indexer_; }
   // The request for a burst at `a` of this channel.
   BurstRequest request(const DramAddress& a, bool write, Cycle ready) const {

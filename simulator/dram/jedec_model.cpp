@@ -263,71 +263,102 @@ bool JedecModel::BurstQueue::holds_scan(uint64_t burst) const {
 // oldest burst, in the age order of those bursts (the order of streams_), chooses exactly what
 // planning every entry would; a stream over a few bank groups has a handful of streams among 32
 // entries. The chosen burst is its stream's oldest, so bursts of a stream leave in order.
-std::size_t JedecModel::BurstQueue::pick(const JedecChannel& channel, bool oldest_hit,
-                                         CommandPlan& plan) const {
+std::size_t JedecModel::BurstQueue::pick(const JedecChannel& channel, const BurstQueue& other,
+                                         bool oldest_hit, CommandPlan& plan) const {
   if (picks_ - slots_[streams_[order_[0]].head].age_key >= kMaxBypass) {
     channel.plan_into(slots_[streams_[order_[0]].head].request, plan);
     return 0;
   }
   const Cycle floor = channel.column_floor();
-  // First pass: the scan below stops at the first row hit at the column floor, and only a hit
-  // can stop it, so look for that hit planning hits alone (a miss or conflict, the costlier
-  // plan, is passed over by its bank state). Finding it decides the pick exactly as the full
-  // scan would, which reaches it having stopped nowhere earlier. The hits' column slots are
-  // kept for the full scan (the channel state does not change in between). The oldest burst,
-  // at position 0, was evaluated by the caller.
+  // Rule 2's classes: a row hit, a miss (its bank is closed) and a conflict on a bank whose open
+  // row no queued burst (in either queue) wants keep every wanted row open; a conflict on a
+  // wanted row does not. Asked only of a miss or conflict that could win, lazily.
+  const auto keeps_wanted_rows = [&](const Stream& s) {
+    if (!channel.bank_open(s.bank())) return true;
+    const uint64_t row_key = (uint64_t{channel.open_row(s.bank())} << 31) | s.bank();
+    return !wants_row(row_key) && !other.wants_row(row_key);
+  };
+  // First pass: the scan below stops at the first burst at the column floor that keeps the
+  // wanted rows open (nothing can come earlier, and among those the oldest wins), so look for it
+  // in age order, planning a hit by its column alone and a miss or conflict only when the lower
+  // bound of its column reaches the floor. Finding it decides the pick exactly as the full scan
+  // would. The hits' column slots are kept for the full scan (the channel state does not change
+  // in between). The oldest burst, at position 0, was evaluated by the caller when a hit.
   Cycle hit_column[kDepth];
   bool is_hit[kDepth];
   is_hit[0] = oldest_hit;
   hit_column[0] = plan.column;
   std::size_t hits_end = oldest_hit ? 1 : 0;  // one past the youngest hit's position
-  for (std::size_t i = 1; i < stream_count_; ++i) {
+  // Bit r: a miss or conflict of rank r had a bound past the floor, and so would every younger
+  // one of that rank (the bound grows with the ready time, which grows with age; see below).
+  uint32_t past_floor = 0;
+  for (std::size_t i = 0; i < stream_count_; ++i) {
     const Stream& s = streams_[order_[i]];
-    is_hit[i] = channel.outcome_at(s.bank(), s.row()) == RowOutcome::Hit;
-    if (!is_hit[i]) continue;
+    if (i > 0) is_hit[i] = channel.outcome_at(s.bank(), s.row()) == RowOutcome::Hit;
+    if (!is_hit[i]) {
+      const uint32_t rank_bit = 1u << s.rank;
+      if (past_floor & rank_bit) continue;
+      // The bound is never below the floor: equal means it may reach it.
+      if (channel.activate_column_bound(s.rank, s.head_ready) > floor) {
+        past_floor |= rank_bit;
+        continue;
+      }
+      CommandPlan p;
+      channel.plan_into(slots_[s.head].request, p);
+      if (p.column > floor || !keeps_wanted_rows(s)) continue;  // the plan is the cheaper test
+      plan = p;
+      return i;
+    }
     hits_end = i + 1;
-    hit_column[i] = channel.hit_column_at(s.bank(), s.write(), s.head_ready);
+    if (i > 0) hit_column[i] = channel.hit_column_at(s.bank(), s.write(), s.head_ready);
     if (hit_column[i] <= floor) {
       channel.hit_plan_into(slots_[s.head].request, hit_column[i], plan);
       return i;
     }
   }
-  // Full scan, in age order: strictly earlier column slot wins; on a tie a row hit beats a
-  // miss or conflict, and otherwise the older request (lower index) keeps its place. So a miss
-  // or conflict whose column cannot come before the best so far cannot win, whatever its
-  // exact plan: it is passed over on a lower bound of its column. That bound depends on the
-  // stream only through its rank and its head's ready time, which never decreases along the
-  // age order (see above), and best_column only decreases: so once one miss or conflict of a
-  // rank is passed over, every younger one of that rank would be too. The rank is then
-  // settled, and once every rank is, only the hits are left to compare.
+  // Full scan, in age order: strictly earlier column slot wins; on a tie a burst that keeps the
+  // wanted rows open beats one that does not, and otherwise the older request (lower index)
+  // keeps its place. So a miss or conflict whose column cannot come before the best so far
+  // cannot win, whatever its exact plan, unless it ties and only it keeps the wanted rows open:
+  // it is passed over on a lower bound of its column. That bound depends on the stream only
+  // through its rank and its head's ready time, which never decreases along the age order (see
+  // above), and best_column only decreases: so once one miss or conflict of a rank is passed
+  // over because its bound is later than the best, or ties a best that keeps the rows open,
+  // every younger one of that rank would be too. The rank is then settled, and once every rank
+  // is, only the hits are left to compare.
   std::size_t best = 0;
   Cycle best_column = std::numeric_limits<Cycle>::max();
+  bool best_keeps = false;  // the best so far keeps the wanted rows open
   bool best_hit = false;
   CommandPlan best_miss;  // the plan of the best so far when it is a miss or conflict
   uint32_t settled = 0;   // bit r: rank r's misses and conflicts cannot win
   const uint32_t all_ranks = channel.all_ranks_mask();
   for (std::size_t i = 0; i < stream_count_; ++i) {
     Cycle column = 0;
+    bool keeps = true;
     if (is_hit[i]) {
       column = hit_column[i];
     } else {
       const Stream& s = streams_[order_[i]];
       const uint32_t rank_bit = 1u << s.rank;
       if (settled & rank_bit) continue;
-      if (channel.activate_column_bound(s.rank, s.head_ready) >= best_column) {
+      const Cycle bound = channel.activate_column_bound(s.rank, s.head_ready);
+      if (bound > best_column || (bound == best_column && best_keeps)) {
         settled |= rank_bit;
         if (settled == all_ranks && i >= hits_end) break;
         continue;
       }
+      keeps = keeps_wanted_rows(s);
+      if (bound == best_column && !keeps) continue;  // loses the tie, whatever its plan
       channel.plan_into(slots_[s.head].request, plan);
       column = plan.column;
     }
-    const bool hit = is_hit[i];
-    if (column < best_column || (column == best_column && hit && !best_hit)) {
+    if (column < best_column || (column == best_column && keeps && !best_keeps)) {
       best = i;
       best_column = column;
-      best_hit = hit;
-      if (!hit) best_miss = plan;
+      best_keeps = keeps;
+      best_hit = is_hit[i];
+      if (!best_hit) best_miss = plan;
     }
   }
   if (best_hit) {
@@ -466,6 +497,7 @@ void JedecModel::Controller::run(GroupId id) {
       continue;
     }
     BurstQueue& queue = serving();
+    const BurstQueue& other = &queue == &reads_ ? writes_ : reads_;
     // The common case, inline: the oldest burst is a row hit at the column floor. pick() would
     // take it whatever the bypass count (rule 3 takes it too), so skip the call. FCFS always
     // takes the oldest.
@@ -474,11 +506,11 @@ void JedecModel::Controller::run(GroupId id) {
     if (fcfs_) {
       channel.plan_into(oldest, planned);
     } else if (channel.outcome(oldest) != RowOutcome::Hit) {
-      chosen = queue.pick(channel, false, planned);
+      chosen = queue.pick(channel, other, false, planned);
     } else {
       const Cycle column = channel.hit_column(oldest);
       channel.hit_plan_into(oldest, column, planned);
-      if (column > channel.column_floor()) chosen = queue.pick(channel, true, planned);
+      if (column > channel.column_floor()) chosen = queue.pick(channel, other, true, planned);
     }
     // A burst that entered before this column command competes for it: admit and choose again.
     // (Bursts that entered by the last column command were admitted above if there was room,

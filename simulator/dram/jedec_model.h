@@ -27,7 +27,13 @@
 //     1. the burst whose column command (RD/WR) can issue first: "first ready". A row hit is
 //        ready for it now; a miss or conflict first needs its PRE/ACT, which issue as early as
 //        their own windows allow, typically while other banks' bursts still use the bus;
-//     2. on a tie, a row hit before a miss or conflict, then the oldest;
+//     2. on a tie, a burst that leaves every wanted row open before one that does not, then
+//        the oldest. A row hit, a miss (its bank is closed) and a conflict on a bank whose open
+//        row no queued burst of either queue wants leave them open; a conflict on a row that a
+//        queued burst still wants closes it. A controller issues the PRE and ACT of the first
+//        kind in idle command slots as soon as their windows allow (DRAMsim3's FR-FCFS does,
+//        holding back only the precharge of a row with pending hits), so such a burst then
+//        competes by age as a hit would, instead of waiting behind younger hits;
 //     3. except that the oldest burst is taken as soon as kMaxBypass younger ones have been
 //        served before it, so a stream of row hits cannot starve a conflict forever.
 //    Ranking by the column slot rather than "any hit first" matters: with bank groups, the
@@ -155,8 +161,10 @@ class JedecModel final : public DramModel {
     // Returns the position in order_ of the stream whose oldest burst FR-FCFS takes next, and
     // stores that burst's plan on `channel`'s current state in `plan`. The caller has found
     // that the oldest queued burst is not a row hit at the column floor; if it is a hit
-    // (`oldest_hit`), `plan` holds its plan on entry.
-    std::size_t pick(const JedecChannel& channel, bool oldest_hit, CommandPlan& plan) const;
+    // (`oldest_hit`), `plan` holds its plan on entry. `other` is the channel's other queue
+    // (whose bursts may want a row too).
+    std::size_t pick(const JedecChannel& channel, const BurstQueue& other, bool oldest_hit,
+                     CommandPlan& plan) const;
     // Whether a queued burst wants (bank, row) (stream_key() >> 1).
     bool wants_row(uint64_t row_key) const;
     // Whether a queued burst has this burst address. Most reads find no queued write of

@@ -107,6 +107,38 @@ TEST_P(DramController, FcfsServesInOrderAndFrFcfsTakesRowHitsFirst) {
   EXPECT_LT(last[1] * 2, last[0]) << "FR-FCFS should more than halve FCFS's time here";
 }
 
+// A conflict whose bank's open row no queued burst wants competes by age once its PRE and ACT
+// fit: it goes as soon as its column slot comes, ahead of the younger row hits that would have
+// taken that slot too (rule 2 of jedec_model.h). While a queued burst still wants the open
+// row, the conflict waits for it instead of closing the row under it.
+TEST_P(DramController, AConflictNobodysRowWantsGoesByAge) {
+  for (const bool row_wanted : {false, true}) {
+    SCOPED_TRACE(row_wanted ? "the open row is wanted" : "the open row is not wanted");
+    Probe p(GetParam());
+    // The hits alternate between two bank groups where there are three, so that one of them
+    // can take every column slot (the same group's next must wait tCCD_L).
+    const uint32_t ga = p.desc.bank_groups > 1 ? 1 : 0;
+    const uint32_t gb = p.desc.bank_groups > 2 ? 2 : ga;
+    p.serve({p.at(0, 0, 5, 0), p.at(ga, 1, 7, 0), p.at(gb, 2, 7, 0)}, 100);  // rows opened
+    std::vector<Access> group = {p.at(0, 0, 6, 0)};                          // the conflict, oldest
+    for (uint32_t i = 0; i < 32; ++i)
+      group.push_back(i % 2 == 0 ? p.at(ga, 1, 7, 1 + i / 2) : p.at(gb, 2, 7, 1 + i / 2));
+    if (row_wanted) group.push_back(p.at(0, 0, 5, 1));  // a hit on the conflict's open row
+    // Arriving once the openings are over, well before the first refresh closes the rows.
+    const std::vector<int64_t> latency = p.serve(group, 1000);
+    const int64_t last_hit = *std::max_element(latency.begin() + 1, latency.begin() + 33);
+    EXPECT_EQ(p.stats().row_conflicts, 1u);
+    if (row_wanted) {
+      EXPECT_GT(latency[0], latency.back()) << "the wanted row was closed under its hit";
+    } else {
+      EXPECT_LT(latency[0], last_hit);
+      // Its column slot comes within one column spacing of its PRE, ACT and tRCD.
+      EXPECT_LE(latency[0], n(p.t.tRP) + n(p.t.tRCD) + n(p.t.tCL) + p.burst +
+                                std::max(n(p.t.tCCD_S), n(p.t.tCCD_L)));
+    }
+  }
+}
+
 // ---- address mapping -----------------------------------------------------------------------
 
 // Every order is a bijection between bursts and coordinates, and the lowest field steps first.

@@ -131,19 +131,29 @@ class PlainScheduler {
       std::size_t pick = 0;
       if (!fcfs_ && queue.front().bypassed < JedecModel::kMaxBypass) {
         const Cycle floor = channel.column_floor();
+        // A bank's open row is wanted when a queued burst of either queue hits it.
+        const auto wanted = [&](uint32_t bank) {
+          for (const Queue* q : {&reads, &writes})
+            for (const Entry& e : q->entries)
+              if (e.request.flat_bank == bank && channel.plan(e.request).outcome == RowOutcome::Hit)
+                return true;
+          return false;
+        };
         Cycle best_column = std::numeric_limits<Cycle>::max();
-        bool best_hit = false;
+        bool best_keeps = false;
         for (std::size_t i = 0; i < queue.size(); ++i) {
           const CommandPlan p = channel.plan(queue[i].request);
-          const bool hit = p.outcome == RowOutcome::Hit;
-          if (hit && p.column <= floor) {
+          // Leaves every wanted row open: a hit, a miss, or a conflict on an unwanted row.
+          const bool keeps =
+              p.outcome != RowOutcome::Conflict || !wanted(queue[i].request.flat_bank);
+          if (keeps && p.column <= floor) {
             pick = i;
             break;
           }
-          if (p.column < best_column || (p.column == best_column && hit && !best_hit)) {
+          if (p.column < best_column || (p.column == best_column && keeps && !best_keeps)) {
             pick = i;
             best_column = p.column;
-            best_hit = hit;
+            best_keeps = keeps;
           }
         }
       }

@@ -274,9 +274,8 @@ std::size_t JedecModel::BurstQueue::pick(const JedecChannel& channel, const Burs
   // row no queued burst (in either queue) wants keep every wanted row open; a conflict on a
   // wanted row does not. Asked only of a miss or conflict that could win, lazily.
   const auto keeps_wanted_rows = [&](const Stream& s) {
-    if (!channel.bank_open(s.bank())) return true;
-    const uint64_t row_key = (uint64_t{channel.open_row(s.bank())} << 31) | s.bank();
-    return !wants_row(row_key) && !other.wants_row(row_key);
+    return !channel.bank_open(s.bank()) ||
+           !wanted(*this, other, row_key(s.bank(), channel.open_row(s.bank())));
   };
   // First pass: the scan below stops at the first burst at the column floor that keeps the
   // wanted rows open (nothing can come earlier, and among those the oldest wins), so look for it

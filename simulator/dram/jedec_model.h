@@ -101,6 +101,11 @@ class JedecModel final : public DramModel {
   static constexpr uint8_t kNone = 0xFF;
   static_assert(kDepth < kNone, "queue slots and streams are numbered in a byte");
 
+  // (row, bank index) in one word: a row of the channel, as a stream's key without its
+  // direction (the bank index fits 31 bits: the loader allows at most 16 ranks of 16 bank
+  // groups).
+  static uint64_t row_key(uint32_t bank, uint32_t row) { return (uint64_t{row} << 31) | bank; }
+
   // A queued burst, in one of a queue's slots.
   struct Queued {
     BurstRequest request;
@@ -165,7 +170,7 @@ class JedecModel final : public DramModel {
     // (whose bursts may want a row too).
     std::size_t pick(const JedecChannel& channel, const BurstQueue& other, bool oldest_hit,
                      CommandPlan& plan) const;
-    // Whether a queued burst wants (bank, row) (stream_key() >> 1).
+    // Whether a queued burst wants the row of row_key().
     bool wants_row(uint64_t row_key) const;
     // Whether a queued burst has this burst address. Most reads find no queued write of
     // theirs: a count of the queued bursts per low bits of the address answers those without
@@ -197,6 +202,12 @@ class JedecModel final : public DramModel {
     std::size_t stream_count_ = 0;  // entries of order_ in use
     std::size_t free_stream_count_ = 0;
   };
+
+  // Whether a burst queued in `a` or `b` (a channel's two queues) wants the row of row_key():
+  // a row hit still to come, which closing the row would turn into a conflict.
+  static bool wanted(const BurstQueue& a, const BurstQueue& b, uint64_t row_key) {
+    return a.wants_row(row_key) || b.wants_row(row_key);
+  }
 
   // One channel's controller: its bank state, its two queues, the groups with bursts on this
   // channel still to decide, and what its commands counted. Controllers share nothing but the
@@ -232,13 +243,11 @@ class JedecModel final : public DramModel {
     // Closed page: whether a queued burst wants r's row (in either direction), so the bank
     // stays open for it.
     bool row_wanted(const BurstRequest& r) const {
-      const uint64_t row_key = stream_key(r) >> 1;
-      return reads_.wants_row(row_key) || writes_.wants_row(row_key);
+      return wanted(reads_, writes_, row_key(channel_.bank_index(r), r.row));
     }
     // (row, bank index, direction) in one word, so joining a stream is one comparison.
     uint64_t stream_key(const BurstRequest& r) const {
-      return (uint64_t{r.row} << 32) | (uint64_t{channel_.bank_index(r)} << 1) |
-             (r.write ? 1u : 0u);
+      return row_key(channel_.bank_index(r), r.row) << 1 | (r.write ? 1u : 0u);
     }
 
     const AddressMapping& mapping_;  // the model's

@@ -13,11 +13,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
 #include "simulator/dram/dram_model.h"
 #include "simulator/dram/load_target.h"
 #include "simulator/dram_test_util.h"
@@ -135,7 +137,12 @@ void group_table(const char* preset, uint64_t bytes) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const uint64_t mib = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 64;
+  // The tile copy writes half the stream at half the capacity on: every preset holds it.
+  uint64_t max_mib = std::numeric_limits<uint64_t>::max();
+  for (const char* preset : {"DDR4-3200", "LPDDR4-4266", "HBM2"})
+    max_mib = std::min(max_mib, s2::sim::dram::load_preset(preset).capacity_bytes >> 20);
+  const uint64_t mib =
+      s2::bench::count_argument(argc, argv, "dram_bench", "dram_bench [MiB]", 64, 1, max_mib);
   const uint64_t total = mib << 20;
   const uint64_t tile = 64 * 1024;
   double all_bursts = 0;

@@ -15,6 +15,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "bench_args.h"
+
 namespace {
 
 struct Node {
@@ -51,12 +53,9 @@ double run(uint64_t n) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const long n = argc > 1 ? std::strtol(argv[1], nullptr, 10) : 10000;
-  if (n <= 0) {
-    std::fprintf(stderr, "memory_yardstick: N must be a positive integer, got '%s'\n", argv[1]);
-    return 1;
-  }
-  const auto size = static_cast<uint64_t>(n);
+  // 4N nodes of about 200 bytes each must fit in memory.
+  const uint64_t size = s2::bench::count_argument(argc, argv, "memory_yardstick",
+                                                  "memory_yardstick [N]", 10000, 1, 100000000);
   const double t1 = run(size), t2 = run(2 * size), t4 = run(4 * size);
   std::printf("%-26s %9.3f %9.3f %9.3f %7.2f\n", "yardstick (linear, tables)", t1, t2, t4, t4 / t2);
   return 0;

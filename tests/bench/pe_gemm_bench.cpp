@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "bench_args.h"
 #include "isa/numerics/fp32.h"
 #include "isa/numerics/pe_gemm.h"
 
@@ -82,7 +83,8 @@ double median_ms(int reps, const std::function<void()>& run) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int reps = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
+  const auto reps = static_cast<int>(
+      s2::bench::count_argument(argc, argv, "pe_gemm_bench", "pe_gemm_bench [REPS]", 5, 1, 1000));
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   bool all_same = true;

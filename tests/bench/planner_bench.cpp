@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
 #include "compiler/memory/planner.h"
 #include "compiler/memory/planner_registry.h"
 #include "compiler/memory/synthetic.h"
@@ -53,7 +54,8 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
+  const auto runs = static_cast<int>(
+      s2::bench::count_argument(argc, argv, "planner_bench", "planner_bench [RUNS]", 5, 1, 1000));
   const double mib = 1024.0 * 1024.0;
   for (const Instance& instance : instances()) {
     size_t arena_buffers = 0;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
 #include "isa/encoding/isa_table.h"
 #include "rtl_models/pe/pe_mac_check.h"
 #include "rtl_models/pe/pe_mac_rtl.h"
@@ -24,14 +25,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-bool parse_u64(const char* text, uint64_t& out) {
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(text, &end, 10);
-  if (end == text || *end != '\0') return false;
-  out = v;
-  return true;
 }
 
 void print_reports(const s2::rtl::MacRunResult& r) {
@@ -88,9 +81,11 @@ int main(int argc, char** argv) {
                                        s2::isa::DType::F16};
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
-    if (std::strcmp(argv[i], "--seed") == 0 && has_value && parse_u64(argv[i + 1], seed)) {
+    if (std::strcmp(argv[i], "--seed") == 0 && has_value &&
+        s2::bench::parse_count(argv[i + 1], 0, UINT64_MAX, seed)) {
       ++i;
-    } else if (std::strcmp(argv[i], "--count") == 0 && has_value && parse_u64(argv[i + 1], count)) {
+    } else if (std::strcmp(argv[i], "--count") == 0 && has_value &&
+               s2::bench::parse_count(argv[i + 1], 1, UINT64_MAX, count)) {
       ++i;
     } else if (std::strcmp(argv[i], "--type") == 0 && has_value &&
                (std::strcmp(argv[i + 1], "f32") == 0 || std::strcmp(argv[i + 1], "bf16") == 0 ||

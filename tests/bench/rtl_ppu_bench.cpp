@@ -14,6 +14,7 @@
 #include <systemc>
 #include <vector>
 
+#include "bench_args.h"
 #include "rtl_models/ppu/ppu_rtl.h"
 #include "rtl_models/ppu/ppu_sc.h"
 #include "tests/rtl_models/ppu_test_util.h"
@@ -81,16 +82,21 @@ bool bench(const char* build, RtlPpu& ppu, uint64_t elements) {
 }  // namespace
 
 int sc_main(int argc, char** argv) {
+  static const char* const kUsage = "rtl_ppu_bench [--elements N]";
   uint64_t elements = 1u << 20;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--elements") == 0 && i + 1 < argc) {
-      elements = std::strtoull(argv[++i], nullptr, 10);
+      // The SystemC build runs N / 4 of them. The inputs take 16 bytes per element: 2^28
+      // elements are 4 GiB.
+      constexpr uint64_t kMax = uint64_t{1} << 28;
+      if (!s2::bench::parse_count(argv[i + 1], 4, kMax, elements))
+        s2::bench::refuse_count("rtl_ppu_bench", argv[i + 1], 4, kMax, kUsage);
+      ++i;
     } else {
-      std::fprintf(stderr, "usage: rtl_ppu_bench [--elements N]\n");
-      return 2;
+      std::fprintf(stderr, "rtl_ppu_bench: bad argument '%s'\nusage: %s\n", argv[i], kUsage);
+      return 1;
     }
   }
-  if (elements < 4) elements = 4;
   s2::rtl::RtlPpuSc sc("ppu_sc", 1000);  // before the first sc_start()
   bool ok = true;
   for (uint32_t lanes : {32u, 16u}) {

@@ -18,8 +18,18 @@ uint32_t log2_of(uint32_t v) {
 }
 }  // namespace
 
+Divisor::Divisor(uint64_t d) : d_(d), shift_(-1) {
+  S2_CHECK(d != 0, "Divisor: division by zero");
+  if ((d & (d - 1)) == 0) {
+    shift_ = 0;
+    while ((uint64_t{1} << shift_) < d)
+      ++shift_;
+  }
+}
+
 AddressMapping::AddressMapping(const target::DramDesc& desc)
     : burst_bytes_(desc.burst_bytes()),
+      by_burst_(burst_bytes_ == 0 ? 1 : burst_bytes_),
       channels_(desc.channels),
       bank_groups_(desc.bank_groups),
       columns_(burst_bytes_ == 0 ? 0 : static_cast<uint32_t>(desc.row_size_bytes / burst_bytes_)),
@@ -67,6 +77,7 @@ AddressMapping::AddressMapping(const target::DramDesc& desc)
       f.bits = log2_of(f.radix);
     }
   }
+  by_block_ = Divisor(run_length_ * channels_);
   row_moves_pair_ = true;
   for (std::size_t i = 0; i < pair_above_; ++i)
     if (fields_[i].member == &DramAddress::row || fields_[i].member == &DramAddress::rank)
@@ -172,7 +183,7 @@ uint64_t AddressMapping::first_in_channel(uint32_t channel, uint64_t b) const {
   // a block of channels() runs, and the channel by that amount modulo channels() (the low bits
   // under XOR, or the sum modulo channels under addition).
   const uint64_t block_bursts = run_length_ * channels_;
-  for (uint64_t block = b / block_bursts;; ++block) {
+  for (uint64_t block = by_block_(b);; ++block) {
     uint32_t raw = channel;
     if (hashed_) {
       const uint64_t amount = amounts(decode_fields(block * block_bursts), true).pair;

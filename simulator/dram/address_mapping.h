@@ -60,6 +60,19 @@ struct DramAddress {
   uint32_t column = 0;  // in bursts within the row
 };
 
+// x / d for a divisor fixed at construction: a shift when d is a power of two (every shipped
+// preset's burst size and channel count), since a 64-bit division costs tens of cycles and
+// the burst cursor divides for every access.
+class Divisor {
+ public:
+  explicit Divisor(uint64_t d = 1);
+  uint64_t operator()(uint64_t x) const { return shift_ >= 0 ? x >> shift_ : x / d_; }
+
+ private:
+  uint64_t d_;
+  int shift_;  // log2(d) when d is a power of two, else -1
+};
+
 class AddressMapping {
  public:
   explicit AddressMapping(const target::DramDesc& desc);
@@ -68,7 +81,9 @@ class AddressMapping {
   DramAddress decode_burst(uint64_t burst) const {
     return hashed_ ? decode_hashed(burst) : decode_fields(burst);
   }
-  DramAddress decode(uint64_t address) const { return decode_burst(address / burst_bytes_); }
+  DramAddress decode(uint64_t address) const { return decode_burst(burst_index(address)); }
+  // The burst holding byte `address`: address / burst_bytes().
+  uint64_t burst_index(uint64_t address) const { return by_burst_(address); }
   // Moves `a` == decode_burst(b) to decode_burst(b + channels()), the same channel's next burst,
   // by carrying through the fields above the channel instead of dividing again (the burst
   // cursor's hot path). Preconditions: !hashed(), run_length() == 1, b + channels() < bursts().
@@ -141,6 +156,8 @@ class AddressMapping {
   }
 
   uint32_t burst_bytes_;
+  Divisor by_burst_;  // by burst_bytes_
+  Divisor by_block_;  // by a block of every channel's run: run_length_ * channels_
   uint32_t channels_;
   uint32_t bank_groups_;
   uint32_t columns_;  // bursts per row

@@ -75,12 +75,11 @@ class JedecModel::BurstCursor {
 
   // Moves to the first burst of this channel in access `index` or a later one.
   void seek(std::size_t index) {
-    const uint64_t bb = mapping_->burst_bytes();
     for (access_ = index; access_ < size_; ++access_) {
       const Access& a = (*group_)[access_];
       if (a.bytes == 0) continue;
-      last_ = (a.address + a.bytes - 1) / bb;
-      burst_ = mapping_->first_in_channel(channel_, a.address / bb);
+      last_ = mapping_->burst_index(a.address + a.bytes - 1);
+      burst_ = mapping_->first_in_channel(channel_, mapping_->burst_index(a.address));
       if (burst_ <= last_) {
         address_ = mapping_->decode_burst(burst_);
         write_ = a.kind == AccessKind::Write;

@@ -78,6 +78,18 @@ TEST(AddressMapping, EncodeIsTheInverseOfDecode) {
   }
 }
 
+// The burst cursor divides by the burst size and by a block of every channel's run through
+// Divisor: by a shift when the divisor is a power of two, else by division.
+TEST(AddressMapping, DivisorAgreesWithDivision) {
+  for (const uint64_t d :
+       std::vector<uint64_t>{1, 2, 3, 32, 48, 64, 96, 1ull << 20, (1ull << 40) + 1, 1ull << 63}) {
+    const Divisor by(d);
+    for (const uint64_t x :
+         std::vector<uint64_t>{0, 1, d - 1, d, d + 1, 3 * d + 2, 12345678901234ull, ~uint64_t{0}})
+      EXPECT_EQ(by(x), x / d) << x << " / " << d;
+  }
+}
+
 TEST(DramClock, EdgesRoundTripAtNonIntegerPeriods) {
   const DramClock lpddr4(2133);  // tCK = 468.82... ps
   for (int64_t c : std::vector<int64_t>{0, 1, 2, 3, 7, 1000, 2133000, 123456789, 40000000000}) {

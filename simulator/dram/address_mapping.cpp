@@ -7,12 +7,12 @@
 namespace s2::sim::dram {
 
 namespace {
-bool is_pow2(uint32_t v) {
+bool is_pow2(uint64_t v) {
   return v != 0 && (v & (v - 1)) == 0;
 }
-uint32_t log2_of(uint32_t v) {
+uint32_t log2_of(uint64_t v) {  // ceil(log2(v)), 0 for v <= 1
   uint32_t bits = 0;
-  while ((uint32_t{1} << bits) < v)
+  while ((uint64_t{1} << bits) < v)
     ++bits;
   return bits;
 }
@@ -20,11 +20,7 @@ uint32_t log2_of(uint32_t v) {
 
 Divisor::Divisor(uint64_t d) : d_(d), shift_(-1) {
   S2_CHECK(d != 0, "Divisor: division by zero");
-  if ((d & (d - 1)) == 0) {
-    shift_ = 0;
-    while ((uint64_t{1} << shift_) < d)
-      ++shift_;
-  }
+  if (is_pow2(d)) shift_ = static_cast<int>(log2_of(d));
 }
 
 AddressMapping::AddressMapping(const target::DramDesc& desc)

@@ -136,6 +136,10 @@ uint64_t needed_dram(const ir::Graph& graph, const std::vector<ir::OpId>& order,
 
 namespace {
 
+// Defined with the fitting helpers below.
+uint64_t reached_dram(const ir::Graph& g, const std::vector<ir::OpId>& ord,
+                      const BudgetOptions& options);
+
 // Fills in `r` once its choices are applied to `graph` and `order` (r.swapped and r.recomputed
 // named, `copies` and `clones` their ops, r.needed_before, r.unconstrained_cycles and
 // r.kept_bytes, the candidates' bytes, set): the final steps, the need, the predicted cycles and
@@ -148,8 +152,12 @@ void describe(BudgetResult& r, const ir::Graph& graph, const std::vector<ir::OpI
   if (copies.empty() && clones.empty()) {
     r.needed_after = r.needed_before;
     r.predicted_cycles = r.unconstrained_cycles;
-    r.summary = fmt::format("fits: {:.1f} MiB needed of {:.1f} MiB, nothing swapped or recomputed",
-                            mib(r.needed_before), mib(options.budget));
+    const uint64_t planned = reached_dram(graph, order, options);
+    r.summary = fmt::format(
+        "fits: {:.1f} MiB needed{} of {:.1f} MiB, nothing swapped or recomputed",
+        mib(r.needed_before),
+        planned > r.needed_before ? fmt::format(" ({:.1f} MiB as planned)", mib(planned)) : "",
+        mib(options.budget));
     return;
   }
   // Steps move as later choices insert ops: give the final ones.
@@ -713,11 +721,18 @@ BudgetResult fit_memory_budget(ir::Graph& graph, std::vector<ir::OpId>& order,
     }
     least = hi;  // what a solution reached; a budget an alignment below did not fit
   }
+  // The tensors' lifetimes need `need`; the plan's layout can take more (fragmentation), and
+  // the budget holds the plan: say both, or a budget equal to the need reads as enough.
   const uint64_t need = needed_dram(graph, order, options.alignment);
+  const uint64_t planned = reached_dram(graph, order, options);
+  const std::string as_planned =
+      planned > need ? fmt::format(" by its tensors' lifetimes, {} bytes ({:.1f} MiB) as planned",
+                                   planned, mib(planned))
+                     : "";
   throw UserError(fmt::format(
-      "--memory-budget {} bytes ({:.1f} MiB): the step needs {} bytes of DRAM ({:.1f} MiB) and {} "
-      "reaches {} bytes ({:.1f} MiB) at the least; give at least that",
-      options.budget, mib(options.budget), need, mib(need), ways, least, mib(least)));
+      "--memory-budget {} bytes ({:.1f} MiB): the step needs {} bytes of DRAM ({:.1f} MiB){}; "
+      "{} reaches {} bytes ({:.1f} MiB) at the least; give at least that",
+      options.budget, mib(options.budget), need, mib(need), as_planned, ways, least, mib(least)));
 }
 
 }  // namespace s2::schedule

@@ -5,6 +5,8 @@
 // reduce_sumsq: the same reduction of the squares (each square rounded, then added): gradient
 // clipping's per-gradient sum of squares (autodiff, --clip-grad-norm). No backward rule.
 
+#include "isa/numerics/reduce.h"
+
 #include <string>
 #include <vector>
 
@@ -48,58 +50,17 @@ std::vector<OutputSpec> infer_reduce_sum(const InferContext& ctx) {
   return {y};
 }
 
-// Accumulation order: each output element starts at 0.0f and adds its input elements (or their
-// squares) in increasing row-major order of the input (f32, rounded after every operation), as
-// the functional model's `reduce` does.
-template <bool kSquares>
+// The PPU's reduce (isa/numerics/reduce.h: row-major order, in beats of pairwise trees), as
+// the functional model's `reduce` computes it.
+template <numerics::ReduceKind kKind>
 void reduce_kernel(KernelContext& k) {
-  const Shape& shape = k.in[0].shape;
-  const std::vector<int64_t>& axes = k.op.attrs.ints("axes");
-  const size_t rank = shape.size();
-  // Stride in the output of each input axis (0 for reduced axes).
-  std::vector<size_t> out_stride(rank, 0);
-  size_t s = 1;
-  for (size_t d = rank; d-- > 0;) {
-    bool reduced = false;
-    for (int64_t a : axes)
-      reduced = reduced || static_cast<size_t>(a) == d;
-    if (reduced) continue;
-    out_stride[d] = s;
-    s *= static_cast<size_t>(shape[d]);
-  }
-  const float* x = k.in[0].f32;
-  float* y = k.out[0].f32;  // zero-filled by the interpreter
-  const size_t n = static_cast<size_t>(k.in[0].numel());
-  auto term = [](float v) { return kSquares ? v * v : v; };
-  if (rank == 0) {
-    for (size_t i = 0; i < n; ++i)
-      y[0] += term(x[i]);
-    return;
-  }
-  // Walk the input in row-major order, keeping the output position in step. The innermost
-  // axis is handled as a run so the common cases stay a tight loop.
-  const size_t inner = static_cast<size_t>(shape[rank - 1]);
-  const size_t inner_stride = out_stride[rank - 1];
-  std::vector<size_t> index(rank, 0);
-  size_t at = 0;
-  for (size_t i = 0; i < n; i += inner) {
-    const float* run = x + i;
-    if (inner_stride == 0) {
-      float acc = y[at];
-      for (size_t j = 0; j < inner; ++j)
-        acc += term(run[j]);
-      y[at] = acc;
-    } else {
-      for (size_t j = 0; j < inner; ++j)
-        y[at + j] += term(run[j]);
-    }
-    for (size_t d = rank - 1; d-- > 0;) {
-      at += out_stride[d];
-      if (++index[d] < static_cast<size_t>(shape[d])) break;
-      at -= out_stride[d] * static_cast<size_t>(shape[d]);
-      index[d] = 0;
-    }
-  }
+  std::vector<uint64_t> shape;
+  for (int64_t d : k.in[0].shape)
+    shape.push_back(static_cast<uint64_t>(d));
+  uint32_t axes = 0;
+  for (int64_t a : k.op.attrs.ints("axes"))
+    axes |= 1u << a;
+  numerics::reduce(kKind, k.in[0].f32, shape, axes, k.out[0].f32);
 }
 
 // dx = dy broadcast back over the summed axes: dy viewed with keepdims' shape, then an expand
@@ -158,11 +119,12 @@ void register_reduce_ops(OpRegistry& r) {
                    {"keepdims", AttrKind::Int, AttrValue(int64_t{0})}},
                   infer_reduce_sum,
                   reduce_sum_backward,
-                  reduce_kernel<false>,
+                  reduce_kernel<numerics::ReduceKind::Sum>,
                   "Sum of x over `axes` (sorted, without repeats, each in [0, rank)). With "
                   "keepdims=1 the summed axes stay as size 1; summing every axis away gives "
-                  "shape [1]. Each output adds its inputs in row-major order. dx is dy broadcast "
-                  "back over the summed axes (an expand view)."},
+                  "shape [1]. Each output adds its inputs in row-major order, in beats of 32 "
+                  "summed by pairwise trees (isa/numerics/reduce.h). dx is dy broadcast back "
+                  "over the summed axes (an expand view)."},
          {OpType::ReduceSum,
           Opcode::Reduce,
           {x},
@@ -180,9 +142,9 @@ void register_reduce_ops(OpRegistry& r) {
                    {"keepdims", AttrKind::Int, AttrValue(int64_t{0})}},
                   infer_reduce_sum,
                   nullptr,
-                  reduce_kernel<true>,
+                  reduce_kernel<numerics::ReduceKind::SumSq>,
                   "Sum of the squares of x over `axes`, shaped as reduce_sum's output; each "
-                  "square is rounded, then added in row-major order. Gradient clipping's "
+                  "square is rounded, then added as reduce_sum adds. Gradient clipping's "
                   "per-gradient sum of squares. No backward rule."},
          {OpType::ReduceSumSq,
           Opcode::Reduce,

@@ -1,9 +1,12 @@
-// reduce_sum: output shapes, values (bit-exact against the documented order: each output adds
-// its inputs in row-major input order from 0), strided inputs, and shape-inference errors.
+// reduce_sum: output shapes, values (bit-exact against the documented order: each output's
+// inputs in row-major input order, in beats of 32 summed by pairwise trees, the beats in order
+// from 0; isa/numerics/reduce.h), strided inputs, and shape-inference errors.
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,13 +29,13 @@ std::vector<float> values(size_t n) {
   return v;
 }
 
-// The reference: for every input element in row-major order, add it into the output element
-// whose index drops (or zeroes) the reduced axes.
+// The reference: gather each output element's inputs in row-major order (the output index drops
+// or zeroes the reduced axes), then add them in beats of 32, each beat by a pairwise tree.
 std::vector<float> reference(const Shape& shape, const std::vector<float>& x, const Ints& axes) {
   Shape out_shape = shape;
   for (int64_t a : axes)
     out_shape[static_cast<size_t>(a)] = 1;
-  std::vector<float> y(static_cast<size_t>(shape_numel(out_shape)), 0.0f);
+  std::vector<std::vector<float>> groups(static_cast<size_t>(shape_numel(out_shape)));
   const Shape in_strides = contiguous_strides(shape);
   const Shape out_strides = contiguous_strides(out_shape);
   for (size_t flat = 0; flat < x.size(); ++flat) {
@@ -41,7 +44,24 @@ std::vector<float> reference(const Shape& shape, const std::vector<float>& x, co
       const int64_t index = (static_cast<int64_t>(flat) / in_strides[d]) % shape[d];
       if (out_shape[d] != 1) at += index * out_strides[d];
     }
-    y[static_cast<size_t>(at)] += x[flat];
+    groups[static_cast<size_t>(at)].push_back(x[flat]);
+  }
+  std::vector<float> y;
+  for (const std::vector<float>& group : groups) {
+    float acc = 0.0f;
+    for (size_t first = 0; first < group.size(); first += 32) {
+      std::vector<float> level(
+          group.begin() + static_cast<std::ptrdiff_t>(first),
+          group.begin() + static_cast<std::ptrdiff_t>(std::min(group.size(), first + 32)));
+      while (level.size() > 1) {
+        std::vector<float> up;
+        for (size_t i = 0; i < level.size(); i += 2)
+          up.push_back(i + 1 < level.size() ? level[i] + level[i + 1] : level[i]);
+        level = up;
+      }
+      acc += level[0];
+    }
+    y.push_back(acc);
   }
   return y;
 }

@@ -1,0 +1,125 @@
+#include "isa/numerics/reduce.h"
+
+#include <cmath>
+#include <limits>
+
+#include "isa/numerics/fp32.h"
+
+namespace s2::numerics {
+namespace {
+
+// Adds terms in beats of kReduceBeat (reduce.h).
+class BeatSum {
+ public:
+  void push(float term) {
+    beat_[n_++] = term;
+    if (n_ == kReduceBeat) flush();
+  }
+  float total() {
+    if (n_ != 0) flush();
+    return acc_;
+  }
+
+ private:
+  void flush() {
+    for (std::size_t w = 1; w < n_; w *= 2)
+      for (std::size_t i = 0; i + w < n_; i += 2 * w)
+        beat_[i] = add(beat_[i], beat_[i + w]);
+    acc_ = add(acc_, beat_[0]);
+    n_ = 0;
+  }
+
+  float beat_[kReduceBeat];
+  std::size_t n_ = 0;
+  float acc_ = 0.0f;
+};
+
+// Walks an index over `dims` (each with its extent and x stride) in row-major order, keeping
+// the x offset in step.
+struct Odometer {
+  std::vector<uint64_t> extent, stride, index;
+  uint64_t offset = 0;
+  // Advances; returns false after the last position (the offset is back at 0).
+  bool next() {
+    for (std::size_t d = index.size(); d-- > 0;) {
+      offset += stride[d];
+      if (++index[d] < extent[d]) return true;
+      offset -= stride[d] * extent[d];
+      index[d] = 0;
+    }
+    return false;
+  }
+};
+
+}  // namespace
+
+std::size_t reduce_output_size(const std::vector<uint64_t>& shape, uint32_t axes) {
+  std::size_t n = 1;
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    if (!((axes >> d) & 1u)) n *= shape[d];
+  return n;
+}
+
+void reduce(ReduceKind op, const float* x, const std::vector<uint64_t>& shape, uint32_t axes,
+            float* y) {
+  const std::size_t rank = shape.size();
+  std::vector<uint64_t> x_stride(rank, 1);
+  for (std::size_t d = rank; d-- > 1;)
+    x_stride[d - 1] = x_stride[d] * shape[d];
+  // The kept dimensions walk the outputs; the reduced ones but the innermost walk a group, whose
+  // innermost reduced dimension is a loop of its own (often contiguous).
+  Odometer outputs, group;
+  uint64_t inner_extent = 1, inner_stride = 0, group_size = 1;
+  bool have_inner = false;
+  for (std::size_t d = 0; d < rank; ++d) {
+    if (!((axes >> d) & 1u)) {
+      outputs.extent.push_back(shape[d]);
+      outputs.stride.push_back(x_stride[d]);
+      continue;
+    }
+    group_size *= shape[d];
+    if (have_inner) {  // the previous innermost becomes outer
+      group.extent.push_back(inner_extent);
+      group.stride.push_back(inner_stride);
+    }
+    have_inner = true;
+    inner_extent = shape[d];
+    inner_stride = x_stride[d];
+  }
+  outputs.index.assign(outputs.extent.size(), 0);
+  group.index.assign(group.extent.size(), 0);
+  const std::size_t out_size = reduce_output_size(shape, axes);
+  const bool empty = group_size == 0;
+  for (std::size_t j = 0; j < out_size; ++j, outputs.next()) {
+    const float* base = x + outputs.offset;
+    if (op == ReduceKind::Max) {
+      float m = -std::numeric_limits<float>::infinity();
+      if (!empty) {
+        do {
+          const float* run = base + group.offset;
+          for (uint64_t i = 0; i < inner_extent; ++i) {
+            const float v = load(run[i * inner_stride]);
+            if (v > m || std::isnan(v)) m = v;
+          }
+        } while (group.next());
+      }
+      y[j] = store(m);
+      continue;
+    }
+    BeatSum sum;
+    if (!empty) {
+      do {
+        const float* run = base + group.offset;
+        for (uint64_t i = 0; i < inner_extent; ++i) {
+          const float v = load(run[i * inner_stride]);
+          sum.push(op == ReduceKind::SumSq ? mul(v, v) : v);
+        }
+      } while (group.next());
+    }
+    float r = sum.total();
+    if (op == ReduceKind::Mean) r = div(r, static_cast<float>(group_size));
+    y[j] = store(r);
+  }
+}
+
+}  // namespace s2::numerics

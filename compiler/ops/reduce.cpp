@@ -50,7 +50,7 @@ std::vector<OutputSpec> infer_reduce_sum(const InferContext& ctx) {
   return {y};
 }
 
-// The PPU's reduce (isa/numerics/reduce.h: row-major order, in beats of pairwise trees), as
+// The PPU's reduce (isa/numerics/reduce.h: row-major order, a pairwise tree), as
 // the functional model's `reduce` computes it.
 template <numerics::ReduceKind kKind>
 void reduce_kernel(KernelContext& k) {
@@ -122,9 +122,9 @@ void register_reduce_ops(OpRegistry& r) {
                   reduce_kernel<numerics::ReduceKind::Sum>,
                   "Sum of x over `axes` (sorted, without repeats, each in [0, rank)). With "
                   "keepdims=1 the summed axes stay as size 1; summing every axis away gives "
-                  "shape [1]. Each output adds its inputs in row-major order, in beats of 32 "
-                  "summed by pairwise trees (isa/numerics/reduce.h). dx is dy broadcast back "
-                  "over the summed axes (an expand view)."},
+                  "shape [1]. Each output adds its inputs, in row-major order, by a pairwise tree "
+                  "(isa/numerics/reduce.h). dx is dy broadcast back over the summed axes (an "
+                  "expand view)."},
          {OpType::ReduceSum,
           Opcode::Reduce,
           {x},

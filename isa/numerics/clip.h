@@ -2,8 +2,8 @@
 // Gradient clipping by global L2 norm: PyTorch 1.13's torch.nn.utils.clip_grad_norm_ (norm
 // type 2), shared by the compiler's reference interpreter and the simulator's functional model.
 //
-// Each clipped gradient's sum of squares arrives from a `reduce sumsq` instruction (in beats of
-// pairwise trees: reduce.h). The PPU's scalar unit then forms, in f32 with every operation
+// Each clipped gradient's sum of squares arrives from a `reduce sumsq` instruction (a pairwise
+// tree: reduce.h). The PPU's scalar unit then forms, in f32 with every operation
 // rounded, as PyTorch does tensor by tensor:
 //   norm_i     = sqrt(sumsq_i)                      torch.norm(g_i)
 //   total_norm = sqrt(sum over i in order of norm_i * norm_i)   torch.norm(torch.stack(norms))

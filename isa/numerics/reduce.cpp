@@ -8,30 +8,36 @@
 namespace s2::numerics {
 namespace {
 
-// Adds terms in beats of kReduceBeat (reduce.h).
-class BeatSum {
+// Adds terms by the pairwise tree of reduce.h, streaming: partial_[l] holds the sum of the last
+// complete run of 2^l terms not yet paired (bit l of occupied_), so a new term pairs with the
+// partials below it as a binary counter carries.
+class PairwiseSum {
  public:
   void push(float term) {
-    beat_[n_++] = term;
-    if (n_ == kReduceBeat) flush();
+    unsigned level = 0;
+    while ((occupied_ >> level) & 1u) {
+      term = add(partial_[level], term);  // the earlier run on the left
+      occupied_ &= ~(uint64_t{1} << level);
+      ++level;
+    }
+    partial_[level] = term;
+    occupied_ |= uint64_t{1} << level;
   }
-  float total() {
-    if (n_ != 0) flush();
-    return acc_;
+  // The unpaired runs, the latest (smallest) first: each earlier run plus all that came after.
+  float total() const {
+    bool any = false;
+    float right = 0.0f;
+    for (unsigned level = 0; level < 64; ++level) {
+      if (!((occupied_ >> level) & 1u)) continue;
+      right = any ? add(partial_[level], right) : partial_[level];
+      any = true;
+    }
+    return any ? right : 0.0f;
   }
 
  private:
-  void flush() {
-    for (std::size_t w = 1; w < n_; w *= 2)
-      for (std::size_t i = 0; i + w < n_; i += 2 * w)
-        beat_[i] = add(beat_[i], beat_[i + w]);
-    acc_ = add(acc_, beat_[0]);
-    n_ = 0;
-  }
-
-  float beat_[kReduceBeat];
-  std::size_t n_ = 0;
-  float acc_ = 0.0f;
+  float partial_[64];
+  uint64_t occupied_ = 0;
 };
 
 // Walks an index over `dims` (each with its extent and x stride) in row-major order, keeping
@@ -106,7 +112,7 @@ void reduce(ReduceKind op, const float* x, const std::vector<uint64_t>& shape, u
       y[j] = store(m);
       continue;
     }
-    BeatSum sum;
+    PairwiseSum sum;
     if (!empty) {
       do {
         const float* run = base + group.offset;

@@ -3,27 +3,25 @@
 // reference interpreter (reduce_sum, reduce_sumsq) and the simulator's functional model.
 //
 // Each y element reduces its x elements (its group) in row-major order of x:
-//  * sum, sumsq and mean add the group's terms (x, or x * x rounded) in beats of kReduceBeat
-//    terms: a beat's terms by a pairwise tree (term 2i plus term 2i + 1, then those sums in
-//    pairs, and so on; an odd one out goes up a level unchanged), and the beats' sums one after
-//    another into an accumulator that starts at +0.0f. The last beat may be short. mean then
-//    divides once by the group's size (as f32). Every operation is the datapath's (fp32.h:
-//    rounded to nearest-even, subnormals flushed).
+//  * sum, sumsq and mean add the group's terms (x, or x * x rounded) by a pairwise tree: term 2i
+//    plus term 2i + 1, then those sums in pairs, and so on; at each level an odd one out goes up
+//    unchanged. An empty group sums to +0. mean then divides once by the group's size (as f32).
+//    Every operation is the datapath's (fp32.h: rounded to nearest-even, subnormals flushed).
+//    The PPU adds its lanes' terms by an adder tree and keeps one partial sum per level above
+//    it, so any length takes a few dozen registers.
 //  * max: y starts at -inf and takes x when x > y or x is NaN (a NaN sticks).
 // The result is stored as the datapath stores (a NaN canonical).
 //
-// Why beats and not one accumulator: a long sum of squares grows until each new term is a few
+// Why a tree and not one accumulator: a long sum of squares grows until each new term is a few
 // units in its last place, and rounding then loses a systematic share of every term. On
 // resnet18's 2.36M-element weight gradients one accumulator came out 2.9e-3 low, and gradient
-// clipping's global norm 2.3e-4 off PyTorch's; with beats of 32 each is within 3e-6, as close
-// as PyTorch's own float32 norm comes to the exact one (tests/isa/numerics_reduce_test.cpp).
+// clipping's global norm 2.3e-4 off PyTorch's; the tree's error grows with the logarithm of
+// the length (tests/isa/numerics_reduce_test.cpp).
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 namespace s2::numerics {
-
-inline constexpr std::size_t kReduceBeat = 32;
 
 enum class ReduceKind { Sum, Mean, Max, SumSq };
 

@@ -1,8 +1,8 @@
 #pragma once
 // reduce on the PPU: x reduced over the dimensions in `axes` (bit i = dimension i, outermost
 // first); y holds the remaining dimensions in order (one element when all are reduced). The
-// arithmetic and its order are isa/numerics/reduce.h's (sum, sumsq and mean in beats of
-// pairwise trees; max in row-major order, a NaN sticks).
+// arithmetic and its order are isa/numerics/reduce.h's (sum, sumsq and mean by a pairwise
+// tree; max in row-major order, a NaN sticks).
 
 #include <vector>
 

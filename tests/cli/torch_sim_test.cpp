@@ -333,7 +333,7 @@ TEST_F(TorchSim, GptWithGradientClippingMatchesPyTorch) {
 // resnet18 with gradient clipping: each weight gradient's sum of squares is a reduce over up to
 // 2.36M elements (layer4). With one f32 accumulator those sums came out up to 2.9e-3 low and the
 // global norm 2.3e-4 off PyTorch's, so every updated bias failed the 1e-4 criterion (batch 4,
-// 40x40: 21 of 184 tensors); summed in beats of pairwise trees (isa/numerics/reduce.h) every
+// 40x40: 21 of 184 tensors); summed by a pairwise tree (isa/numerics/reduce.h) every
 // tensor, the norm included, is within 1e-4 of PyTorch's float32 step.
 TEST_F(TorchSim, Resnet18WithGradientClippingMatchesPyTorch) {
   if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";

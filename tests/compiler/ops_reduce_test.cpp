@@ -1,6 +1,6 @@
 // reduce_sum: output shapes, values (bit-exact against the documented order: each output's
-// inputs in row-major input order, in beats of 32 summed by pairwise trees, the beats in order
-// from 0; isa/numerics/reduce.h), strided inputs, and shape-inference errors.
+// inputs in row-major input order, summed by a pairwise tree; isa/numerics/reduce.h), strided
+// inputs, and shape-inference errors.
 
 #include <gtest/gtest.h>
 
@@ -30,7 +30,7 @@ std::vector<float> values(size_t n) {
 }
 
 // The reference: gather each output element's inputs in row-major order (the output index drops
-// or zeroes the reduced axes), then add them in beats of 32, each beat by a pairwise tree.
+// or zeroes the reduced axes), then add them by a pairwise tree, level by level.
 std::vector<float> reference(const Shape& shape, const std::vector<float>& x, const Ints& axes) {
   Shape out_shape = shape;
   for (int64_t a : axes)
@@ -47,21 +47,14 @@ std::vector<float> reference(const Shape& shape, const std::vector<float>& x, co
     groups[static_cast<size_t>(at)].push_back(x[flat]);
   }
   std::vector<float> y;
-  for (const std::vector<float>& group : groups) {
-    float acc = 0.0f;
-    for (size_t first = 0; first < group.size(); first += 32) {
-      std::vector<float> level(
-          group.begin() + static_cast<std::ptrdiff_t>(first),
-          group.begin() + static_cast<std::ptrdiff_t>(std::min(group.size(), first + 32)));
-      while (level.size() > 1) {
-        std::vector<float> up;
-        for (size_t i = 0; i < level.size(); i += 2)
-          up.push_back(i + 1 < level.size() ? level[i] + level[i + 1] : level[i]);
-        level = up;
-      }
-      acc += level[0];
+  for (std::vector<float> level : groups) {
+    while (level.size() > 1) {
+      std::vector<float> up;
+      for (size_t i = 0; i < level.size(); i += 2)
+        up.push_back(i + 1 < level.size() ? level[i] + level[i + 1] : level[i]);
+      level = up;
     }
-    y.push_back(acc);
+    y.push_back(level.empty() ? 0.0f : level[0]);
   }
   return y;
 }

@@ -2,9 +2,12 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <sstream>
+#include <string>
 #include <utility>
 
 #include "compiler/driver/backend.h"
@@ -28,6 +31,30 @@
 
 namespace {
 
+// A number flag that becomes an f32 instruction field or graph constant: finite and in
+// [lo, hi] ([lo, hi) when `open_hi`). CLI11's NonNegativeNumber lets NaN through (it surfaced
+// as a shape-inference error about an op), takes 1e39 (inf once in an f32 field), and words its
+// refusal of inf with DBL_MAX in 300 digits.
+CLI::Validator finite_in(double lo, double hi, bool open_hi, const std::string& what,
+                         const std::string& name) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        const bool number = end != text.c_str() && *end == '\0';
+        if (number && std::isfinite(v) && v >= lo && (open_hi ? v < hi : v <= hi)) return "";
+        return text + " is not " + what;
+      },
+      name);
+}
+constexpr double kF32Max = 3.4028234663852886e38;  // the largest finite f32
+const CLI::Validator kF32NonNegative = finite_in(
+    0.0, kF32Max, false, "a finite number >= 0 that an f32 holds (at most 3.4e38)", "FINITE>=0");
+const CLI::Validator kF32Fraction =
+    finite_in(0.0, 1.0, true, "a number in [0, 1)", "FLOAT in [0, 1)");
+const CLI::Validator kFiniteNonNegative =
+    finite_in(0.0, std::numeric_limits<double>::max(), false, "a finite number >= 0", "FINITE>=0");
+
 // The optimizer's flags, shared by `compile`, `reference` and `opt`: --optimizer picks
 // PyTorch's SGD or AdamW, each with PyTorch's defaults but SGD's momentum 0.9 and weight
 // decay 5e-4; a flag of the other optimizer is an error.
@@ -41,19 +68,19 @@ struct OptimizerFlags {
     cmd->add_option("--optimizer", o->optimizer, "weight update: sgd (default) or adamw")
         ->check(CLI::IsMember({"sgd", "adamw"}));
     lr = cmd->add_option("--lr", o->lr, "learning rate (default 0.01 for sgd, 1e-3 for adamw)")
-             ->check(CLI::NonNegativeNumber);
+             ->check(kF32NonNegative);
     momentum = cmd->add_option("--momentum", o->momentum, "SGD momentum (default 0.9)")
-                   ->check(CLI::NonNegativeNumber);
+                   ->check(kF32NonNegative);
     weight_decay = cmd->add_option("--weight-decay", o->weight_decay,
                                    "weight decay (default 5e-4 for sgd; 0.01 for adamw, "
                                    "decoupled)")
-                       ->check(CLI::NonNegativeNumber);
-    adamw_only = {cmd->add_option("--beta1", o->beta1, "AdamW first-moment decay (default 0.9)")
-                      ->check(CLI::Range(0.0, 1.0)),
-                  cmd->add_option("--beta2", o->beta2, "AdamW second-moment decay (default 0.999)")
-                      ->check(CLI::Range(0.0, 1.0)),
-                  cmd->add_option("--eps", o->eps, "AdamW epsilon (default 1e-8)")
-                      ->check(CLI::NonNegativeNumber)};
+                       ->check(kF32NonNegative);
+    adamw_only = {
+        cmd->add_option("--beta1", o->beta1, "AdamW first-moment decay (default 0.9)")
+            ->check(kF32Fraction),
+        cmd->add_option("--beta2", o->beta2, "AdamW second-moment decay (default 0.999)")
+            ->check(kF32Fraction),
+        cmd->add_option("--eps", o->eps, "AdamW epsilon (default 1e-8)")->check(kF32NonNegative)};
     clip = cmd->add_option("--clip-grad-norm", o->clip_grad_norm,
                            "clip the gradients to this global L2 norm before any update, as "
                            "torch.nn.utils.clip_grad_norm_ (default: no clipping)");
@@ -93,7 +120,7 @@ void add_backend_flags(CLI::App* cmd, s2::compiler::BackendOptions* back) {
   cmd->add_option("--plan-seed", back->plan.seed, "seed of the search planner (default 1)");
   cmd->add_option("--plan-budget", back->plan.budget_ms,
                   "effort of the search planner in ms (default 200)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kFiniteNonNegative);
   cmd->add_option("--memory-report", back->memory_report,
                   "write the memory plan as JSON (scripts/plot_memory.py draws it)");
   cmd->add_option("--memory-budget", back->memory_budget,
@@ -176,7 +203,7 @@ struct ModelFlags {
                           "exported with --aux-logits): the loss is the main output's plus this "
                           "weight times each auxiliary output's (default 0.3 for two, 0.4 for "
                           "one)")
-              ->check(CLI::NonNegativeNumber);
+              ->check(kF32NonNegative);
     optimizer.add_to(cmd, &sgd);
     cmd->add_option("--precision", precision,
                     "fp32 (default), or mixed precision bf16 or fp16: 16-bit activations, "

@@ -1,6 +1,8 @@
 #include "compiler/lower/fields.h"
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "compiler/ops/registry.h"
 #include "isa/common/errors.h"
@@ -61,7 +63,14 @@ void FieldWriter::flag(isa::Field field, const std::string& attr) {
 }
 
 void FieldWriter::f32(isa::Field field, const std::string& attr) {
-  inst_.set_f32(field, static_cast<float>(op_.attrs.f(attr)));
+  const double v = op_.attrs.f(attr);
+  // A finite value past the largest f32 has no f32 (the conversion is undefined); NaN and the
+  // infinities carry over as they are.
+  if (std::isfinite(v) && std::fabs(v) > static_cast<double>(std::numeric_limits<float>::max()))
+    fail("attribute '" + attr + "' value " + ir::attr_value_text(ir::AttrValue(v)) +
+         " does not fit the " + field_label(inst_, field) +
+         " (an f32: at most 3.4e38 in magnitude)");
+  inst_.set_f32(field, static_cast<float>(v));
 }
 
 void FieldWriter::enumerated(isa::Field field, const std::string& attr) {

@@ -2,9 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <iostream>
-#include <limits>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -20,6 +18,7 @@
 #include "compiler/passes/autocast.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/zoo/zoo.h"
+#include "isa/common/cli_checks.h"
 #include "isa/common/config_dir.h"
 #include "isa/common/errors.h"
 #include "isa/common/tool_main.h"
@@ -31,29 +30,10 @@
 
 namespace {
 
-// A number flag that becomes an f32 instruction field or graph constant: finite and in
-// [lo, hi] ([lo, hi) when `open_hi`). CLI11's NonNegativeNumber lets NaN through (it surfaced
-// as a shape-inference error about an op), takes 1e39 (inf once in an f32 field), and words its
-// refusal of inf with DBL_MAX in 300 digits.
-CLI::Validator finite_in(double lo, double hi, bool open_hi, const std::string& what,
-                         const std::string& name) {
-  return CLI::Validator(
-      [=](std::string& text) -> std::string {
-        char* end = nullptr;
-        const double v = std::strtod(text.c_str(), &end);
-        const bool number = end != text.c_str() && *end == '\0';
-        if (number && std::isfinite(v) && v >= lo && (open_hi ? v < hi : v <= hi)) return "";
-        return text + " is not " + what;
-      },
-      name);
-}
-constexpr double kF32Max = 3.4028234663852886e38;  // the largest finite f32
-const CLI::Validator kF32NonNegative = finite_in(
-    0.0, kF32Max, false, "a finite number >= 0 that an f32 holds (at most 3.4e38)", "FINITE>=0");
-const CLI::Validator kF32Fraction =
-    finite_in(0.0, 1.0, true, "a number in [0, 1)", "FLOAT in [0, 1)");
-const CLI::Validator kFiniteNonNegative =
-    finite_in(0.0, std::numeric_limits<double>::max(), false, "a finite number >= 0", "FINITE>=0");
+const CLI::Validator kF32NonNegative = s2::cli::f32_non_negative();
+const CLI::Validator kF32Fraction = s2::cli::fraction_below_one();
+const CLI::Validator kFiniteNonNegative = s2::cli::finite_non_negative();
+const CLI::Validator kPositiveWhole = s2::cli::positive_whole();
 
 // The optimizer's flags, shared by `compile`, `reference` and `opt`: --optimizer picks
 // PyTorch's SGD or AdamW, each with PyTorch's defaults but SGD's momentum 0.9 and weight
@@ -159,37 +139,37 @@ struct ModelFlags {
   CLI::Option* aux = nullptr;
 
   void add_to(CLI::App* cmd) {
-    batch = cmd->add_option("--batch", model.batch, "batch size (default 4)")
-                ->check(CLI::PositiveNumber);
+    batch =
+        cmd->add_option("--batch", model.batch, "batch size (default 4)")->check(kPositiveWhole);
     cmd->add_option("--image", image, "input size H or HxW (default 32)");
     channels = cmd->add_option("--channels", model.channels, "input channels (default 3)")
-                   ->check(CLI::PositiveNumber);
+                   ->check(kPositiveWhole);
     classes = cmd->add_option("--classes", model.classes, "number of classes (default 10)")
-                  ->check(CLI::PositiveNumber);
+                  ->check(kPositiveWhole);
     cmd->add_option("--seed", model.seed, "seed of the initial weights and the batch (default 1)");
     auto& lm = model.lm;
     lm_options = {cmd->add_option("--layers", lm.layers,
                                   "language models and vision transformers: transformer blocks")
-                      ->check(CLI::PositiveNumber),
+                      ->check(kPositiveWhole),
                   cmd->add_option("--heads", lm.heads,
                                   "language models and vision transformers: attention heads")
-                      ->check(CLI::PositiveNumber),
+                      ->check(kPositiveWhole),
                   cmd->add_option("--width", lm.width,
                                   "language models and vision transformers: embedding width (a "
                                   "multiple of --heads)")
-                      ->check(CLI::PositiveNumber),
+                      ->check(kPositiveWhole),
                   cmd->add_option("--seq-len", lm.seq_len, "language models: tokens per sequence")
-                      ->check(CLI::PositiveNumber),
+                      ->check(kPositiveWhole),
                   cmd->add_option("--vocab", lm.vocab, "language models: vocabulary size")
-                      ->check(CLI::PositiveNumber),
+                      ->check(kPositiveWhole),
                   cmd->add_option("--positions", lm.positions,
                                   "language models: rows of the position embedding (default the "
                                   "preset's, at least --seq-len)")
-                      ->check(CLI::PositiveNumber)};
+                      ->check(kPositiveWhole)};
     patch = cmd->add_option("--patch", model.vit.patch,
                             "vision transformers: side of the square patches (the image's side "
                             "must be a multiple)")
-                ->check(CLI::PositiveNumber);
+                ->check(kPositiveWhole);
     dropouts = {cmd->add_option("--dropout", model.dropout,
                                 "transformers (gpt, bert, vit and their presets): dropout "
                                 "probability of the hidden states, after the embeddings and on "

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <systemc>
 
+#include "isa/common/cli_checks.h"
 #include "isa/common/tool_main.h"
 #include "s2/version.h"
 #include "simulator/cli/commands.h"
@@ -74,7 +75,7 @@ int sc_main(int argc, char** argv) {
   run->add_option("--steps", run_options.steps,
                   "training steps on the same executable, weights carried over (implies "
                   "--functional)")
-      ->check(CLI::PositiveNumber);
+      ->check(s2::cli::positive_whole());
   run->add_option("--dump", run_options.dump,
                   "tensors to write as NAME.npy, comma-separated (implies --functional)");
   run->add_option("--dump-dir", run_options.dump_dir, "directory for --dump (default .)");
@@ -85,11 +86,11 @@ int sc_main(int argc, char** argv) {
                 "on any finding");
   run->add_option("--window", run_options.window,
                   "controller decode window in instructions; 1 runs sequentially (default 64)")
-      ->check(CLI::PositiveNumber);
+      ->check(s2::cli::positive_whole());
   run->add_option("--threads", run_options.threads,
                   "threads that serve the DRAM channels of each transfer (default: one per core; "
                   "the results are the same for every count)")
-      ->check(CLI::PositiveNumber);
+      ->check(s2::cli::positive_whole());
   run->add_option(
       "--rtl", run_options.rtl,
       "RTL units that replace the models, comma-separated, of: " +
@@ -120,7 +121,7 @@ int sc_main(int argc, char** argv) {
       ->add_option("-j,--jobs", sweep_options.jobs,
                    "simulations (and compiles) at once (default: one per core; with --slurm, "
                    "the CPUs of each task, default 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(s2::cli::positive_whole());
   sweep
       ->add_option("--s2c", sweep_options.s2c,
                    "the compiler for the spec's models (default: s2c beside s2sim)")
@@ -132,7 +133,7 @@ int sc_main(int argc, char** argv) {
                   "compile every workload here, write DIR/sweep.sbatch (a job array of --tasks "
                   "tasks, task i running --shard i/N) and submit it with sbatch");
   sweep->add_option("--tasks", sweep_options.shards, "with --slurm: array tasks (default 4)")
-      ->check(CLI::PositiveNumber);
+      ->check(s2::cli::positive_whole());
   sweep->add_option("--partition", sweep_options.partition,
                     "with --slurm: the partition (default: the cluster's)");
   sweep->add_flag("--wait", sweep_options.wait,

@@ -1,0 +1,64 @@
+#pragma once
+// Checks of the tools' number flags (CLI11 validators), shared by s2c and s2sim. A refusal
+// reads "--batch: 0 is not a whole number >= 1". CLI11's own PositiveNumber and
+// NonNegativeNumber worded it "Value 0 not in range 0.000000 to 1797693...", with the largest
+// double written out in 300 digits, and NonNegativeNumber let NaN through.
+// Header only: CLI11 is, and only the tools' mains include this.
+
+#include <CLI/CLI.hpp>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <string>
+
+namespace s2::cli {
+
+// A whole number of 1 or more, in decimal digits (the option's type bounds it from above:
+// CLI11 then says it "could not convert" a larger one).
+inline CLI::Validator positive_whole() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        bool digits = !text.empty();
+        bool nonzero = false;
+        for (char c : text) {
+          digits = digits && std::isdigit(static_cast<unsigned char>(c)) != 0;
+          nonzero = nonzero || (c >= '1' && c <= '9');
+        }
+        return digits && nonzero ? "" : text + " is not a whole number >= 1";
+      },
+      "INT>=1");
+}
+
+// A finite number in [lo, hi] ([lo, hi) when `open_hi`); `what` completes "VALUE is not ...".
+inline CLI::Validator finite_in(double lo, double hi, bool open_hi, const std::string& what,
+                                const std::string& name) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        const bool number = !text.empty() && end != text.c_str() && *end == '\0';
+        if (number && std::isfinite(v) && v >= lo && (open_hi ? v < hi : v <= hi)) return "";
+        return text + " is not " + what;
+      },
+      name);
+}
+
+// A number that becomes an f32 field or constant: finite, >= 0, at most the largest f32.
+inline CLI::Validator f32_non_negative() {
+  return finite_in(0.0, static_cast<double>(std::numeric_limits<float>::max()), false,
+                   "a finite number >= 0 that an f32 holds (at most 3.4e38)", "FINITE>=0");
+}
+
+// A decay rate and the like: finite, in [0, 1).
+inline CLI::Validator fraction_below_one() {
+  return finite_in(0.0, 1.0, true, "a number in [0, 1)", "FLOAT in [0, 1)");
+}
+
+// A finite number >= 0 (a double).
+inline CLI::Validator finite_non_negative() {
+  return finite_in(0.0, std::numeric_limits<double>::max(), false, "a finite number >= 0",
+                   "FINITE>=0");
+}
+
+}  // namespace s2::cli

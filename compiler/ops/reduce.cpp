@@ -52,7 +52,7 @@ std::vector<OutputSpec> infer_reduce_sum(const InferContext& ctx) {
 
 // The PPU's reduce (isa/numerics/reduce.h: row-major order, a pairwise tree), as
 // the functional model's `reduce` computes it.
-template <numerics::ReduceKind kKind>
+template <isa::ReduceOp kOp>
 void reduce_kernel(KernelContext& k) {
   std::vector<uint64_t> shape;
   for (int64_t d : k.in[0].shape)
@@ -60,7 +60,7 @@ void reduce_kernel(KernelContext& k) {
   uint32_t axes = 0;
   for (int64_t a : k.op.attrs.ints("axes"))
     axes |= 1u << a;
-  numerics::reduce(kKind, k.in[0].f32, shape, axes, k.out[0].f32);
+  numerics::reduce(kOp, k.in[0].f32, shape, axes, k.out[0].f32);
 }
 
 // dx = dy broadcast back over the summed axes: dy viewed with keepdims' shape, then an expand
@@ -119,7 +119,7 @@ void register_reduce_ops(OpRegistry& r) {
                    {"keepdims", AttrKind::Int, AttrValue(int64_t{0})}},
                   infer_reduce_sum,
                   reduce_sum_backward,
-                  reduce_kernel<numerics::ReduceKind::Sum>,
+                  reduce_kernel<isa::ReduceOp::Sum>,
                   "Sum of x over `axes` (sorted, without repeats, each in [0, rank)). With "
                   "keepdims=1 the summed axes stay as size 1; summing every axis away gives "
                   "shape [1]. Each output adds its inputs, in row-major order, by a pairwise tree "
@@ -142,7 +142,7 @@ void register_reduce_ops(OpRegistry& r) {
                    {"keepdims", AttrKind::Int, AttrValue(int64_t{0})}},
                   infer_reduce_sum,
                   nullptr,
-                  reduce_kernel<numerics::ReduceKind::SumSq>,
+                  reduce_kernel<isa::ReduceOp::SumSq>,
                   "Sum of the squares of x over `axes`, shaped as reduce_sum's output; each "
                   "square is rounded, then added as reduce_sum adds. Gradient clipping's "
                   "per-gradient sum of squares. No backward rule."},

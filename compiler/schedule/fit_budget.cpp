@@ -697,7 +697,8 @@ BudgetResult fit_memory_budget(ir::Graph& graph, std::vector<ir::OpId>& order,
                                           : "recomputing activations";
   // Treating every candidate can cost more than it saves (a recomputation's other outputs): the
   // step as scheduled is then the least.
-  uint64_t least = reached_dram(graph, order, options);
+  const uint64_t planned = reached_dram(graph, order, options);
+  uint64_t least = planned;
   for (const bool prefer_recompute : {true, false}) {
     if (prefer_recompute && !options.recompute) continue;
     const Fitted f = treat_all(graph, order, options, prefer_recompute);
@@ -724,7 +725,6 @@ BudgetResult fit_memory_budget(ir::Graph& graph, std::vector<ir::OpId>& order,
   // The tensors' lifetimes need `need`; the plan's layout can take more (fragmentation), and
   // the budget holds the plan: say both, or a budget equal to the need reads as enough.
   const uint64_t need = needed_dram(graph, order, options.alignment);
-  const uint64_t planned = reached_dram(graph, order, options);
   const std::string as_planned =
       planned > need ? fmt::format(" by its tensors' lifetimes, {} bytes ({:.1f} MiB) as planned",
                                    planned, mib(planned))

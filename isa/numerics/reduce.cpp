@@ -66,7 +66,7 @@ std::size_t reduce_output_size(const std::vector<uint64_t>& shape, uint32_t axes
   return n;
 }
 
-void reduce(ReduceKind op, const float* x, const std::vector<uint64_t>& shape, uint32_t axes,
+void reduce(isa::ReduceOp op, const float* x, const std::vector<uint64_t>& shape, uint32_t axes,
             float* y) {
   const std::size_t rank = shape.size();
   std::vector<uint64_t> x_stride(rank, 1);
@@ -95,35 +95,30 @@ void reduce(ReduceKind op, const float* x, const std::vector<uint64_t>& shape, u
   outputs.index.assign(outputs.extent.size(), 0);
   group.index.assign(group.extent.size(), 0);
   const std::size_t out_size = reduce_output_size(shape, axes);
-  const bool empty = group_size == 0;
+  // Calls take(value) for each element of the group at `base`, in row-major order of x.
+  const auto for_each_in_group = [&](const float* base, auto&& take) {
+    if (group_size == 0) return;
+    do {
+      const float* run = base + group.offset;
+      for (uint64_t i = 0; i < inner_extent; ++i)
+        take(load(run[i * inner_stride]));
+    } while (group.next());
+  };
   for (std::size_t j = 0; j < out_size; ++j, outputs.next()) {
     const float* base = x + outputs.offset;
-    if (op == ReduceKind::Max) {
+    if (op == isa::ReduceOp::Max) {
       float m = -std::numeric_limits<float>::infinity();
-      if (!empty) {
-        do {
-          const float* run = base + group.offset;
-          for (uint64_t i = 0; i < inner_extent; ++i) {
-            const float v = load(run[i * inner_stride]);
-            if (v > m || std::isnan(v)) m = v;
-          }
-        } while (group.next());
-      }
+      for_each_in_group(base, [&](float v) {
+        if (v > m || std::isnan(v)) m = v;
+      });
       y[j] = store(m);
       continue;
     }
     PairwiseSum sum;
-    if (!empty) {
-      do {
-        const float* run = base + group.offset;
-        for (uint64_t i = 0; i < inner_extent; ++i) {
-          const float v = load(run[i * inner_stride]);
-          sum.push(op == ReduceKind::SumSq ? mul(v, v) : v);
-        }
-      } while (group.next());
-    }
+    const bool squares = op == isa::ReduceOp::SumSq;
+    for_each_in_group(base, [&](float v) { sum.push(squares ? mul(v, v) : v); });
     float r = sum.total();
-    if (op == ReduceKind::Mean) r = div(r, static_cast<float>(group_size));
+    if (op == isa::ReduceOp::Mean) r = div(r, static_cast<float>(group_size));
     y[j] = store(r);
   }
 }

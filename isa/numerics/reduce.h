@@ -21,14 +21,14 @@
 #include <cstdint>
 #include <vector>
 
-namespace s2::numerics {
+#include "isa/encoding/isa_table.h"
 
-enum class ReduceKind { Sum, Mean, Max, SumSq };
+namespace s2::numerics {
 
 // x is dense row-major of `shape` (outermost first); bit d of `axes` reduces dimension d
 // (axes >> shape.size() must be 0). y is dense and holds the kept dimensions in order, one
 // element when every dimension is reduced (or the shape is empty); it is overwritten.
-void reduce(ReduceKind op, const float* x, const std::vector<uint64_t>& shape, uint32_t axes,
+void reduce(isa::ReduceOp op, const float* x, const std::vector<uint64_t>& shape, uint32_t axes,
             float* y);
 
 // The number of y elements reduce() writes for `shape` and `axes`.

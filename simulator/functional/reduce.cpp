@@ -2,29 +2,10 @@
 
 #include <string>
 
-#include "isa/common/errors.h"
 #include "isa/numerics/reduce.h"
 #include "simulator/functional/operands.h"
 
 namespace s2::sim::functional {
-
-namespace {
-
-numerics::ReduceKind kind_of(isa::ReduceOp op) {
-  switch (op) {
-    case isa::ReduceOp::Sum:
-      return numerics::ReduceKind::Sum;
-    case isa::ReduceOp::Mean:
-      return numerics::ReduceKind::Mean;
-    case isa::ReduceOp::Max:
-      return numerics::ReduceKind::Max;
-    case isa::ReduceOp::SumSq:
-      return numerics::ReduceKind::SumSq;
-  }
-  throw InternalError("reduce: an operation outside the ISA's");
-}
-
-}  // namespace
 
 void run_reduce(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/) {
   Operands ops(inst, image);
@@ -38,8 +19,7 @@ void run_reduce(const isa::Instruction& inst, DramImage& image, Datapath& /*dp*/
     shape.push_back(d);
   const std::vector<float> x = ops.f32(isa::Slot::X);
   std::vector<float> y(numerics::reduce_output_size(shape, axes));
-  numerics::reduce(kind_of(inst.as<isa::ReduceOp>(isa::Field::Reduce)), x.data(), shape, axes,
-                   y.data());
+  numerics::reduce(inst.as<isa::ReduceOp>(isa::Field::Reduce), x.data(), shape, axes, y.data());
   if (y.size() != ops.desc(isa::Slot::Y).elements())
     ops.fail("y has " + std::to_string(ops.desc(isa::Slot::Y).elements()) +
              " elements, the reduction leaves " + std::to_string(y.size()));

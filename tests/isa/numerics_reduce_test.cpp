@@ -37,7 +37,7 @@ TEST(ReduceNumerics, SumsByAPairwiseTree) {
   std::vector<float> x(33, 1.0f);
   x[0] = 16777216.0f;
   float y = 0.0f;
-  reduce(ReduceKind::Sum, x.data(), {33}, 1u, &y);
+  reduce(isa::ReduceOp::Sum, x.data(), {33}, 1u, &y);
   EXPECT_EQ(y, 16777248.0f);
   float sequential = 0.0f;
   for (float v : x)
@@ -49,7 +49,7 @@ TEST(ReduceNumerics, SumsByAPairwiseTree) {
     std::vector<float> v(n);
     for (float& e : v)
       e = uniform(rng) - 0.5f;
-    reduce(ReduceKind::Sum, v.data(), {n}, 1u, &y);
+    reduce(isa::ReduceOp::Sum, v.data(), {n}, 1u, &y);
     EXPECT_EQ(y, tree_sum(v)) << n << " terms";
   }
 }
@@ -78,10 +78,10 @@ TEST(ReduceNumerics, EveryAxisSetAgreesWithTheRestatedRule) {
           }
     std::vector<float> sum(groups.size()), sumsq(groups.size()), mean(groups.size()),
         max(groups.size());
-    reduce(ReduceKind::Sum, x.data(), shape, axes, sum.data());
-    reduce(ReduceKind::SumSq, x.data(), shape, axes, sumsq.data());
-    reduce(ReduceKind::Mean, x.data(), shape, axes, mean.data());
-    reduce(ReduceKind::Max, x.data(), shape, axes, max.data());
+    reduce(isa::ReduceOp::Sum, x.data(), shape, axes, sum.data());
+    reduce(isa::ReduceOp::SumSq, x.data(), shape, axes, sumsq.data());
+    reduce(isa::ReduceOp::Mean, x.data(), shape, axes, mean.data());
+    reduce(isa::ReduceOp::Max, x.data(), shape, axes, max.data());
     for (std::size_t o = 0; o < groups.size(); ++o) {
       EXPECT_EQ(sum[o], tree_sum(groups[o])) << "axes " << axes << " output " << o;
       EXPECT_EQ(sumsq[o], tree_sum(squares[o])) << "axes " << axes << " output " << o;
@@ -108,7 +108,7 @@ TEST(ReduceNumerics, ALongSumOfSquaresStaysAccurate) {
     exact += static_cast<double>(v) * static_cast<double>(v);
   }
   float y = 0.0f;
-  reduce(ReduceKind::SumSq, x.data(), {n}, 1u, &y);
+  reduce(isa::ReduceOp::SumSq, x.data(), {n}, 1u, &y);
   EXPECT_LT(std::abs(static_cast<double>(y) - exact) / exact, 1e-6);
   float sequential = 0.0f;  // the order reduce used before: far off, so the bound above bites
   for (float v : x)
@@ -118,15 +118,15 @@ TEST(ReduceNumerics, ALongSumOfSquaresStaysAccurate) {
 
 TEST(ReduceNumerics, EmptyGroupsAndNaN) {
   float y[2] = {};
-  reduce(ReduceKind::Sum, nullptr, {0, 2}, 1u, y);  // two outputs over no elements
+  reduce(isa::ReduceOp::Sum, nullptr, {0, 2}, 1u, y);  // two outputs over no elements
   EXPECT_EQ(y[0], 0.0f);
   EXPECT_EQ(y[1], 0.0f);
-  reduce(ReduceKind::Max, nullptr, {0, 2}, 1u, y);
+  reduce(isa::ReduceOp::Max, nullptr, {0, 2}, 1u, y);
   EXPECT_EQ(y[0], -std::numeric_limits<float>::infinity());
   const float x[3] = {1.0f, std::numeric_limits<float>::quiet_NaN(), 5.0f};
-  reduce(ReduceKind::Max, x, {3}, 1u, y);
+  reduce(isa::ReduceOp::Max, x, {3}, 1u, y);
   EXPECT_TRUE(std::isnan(y[0]));  // a NaN sticks
-  reduce(ReduceKind::Sum, x, {3}, 1u, y);
+  reduce(isa::ReduceOp::Sum, x, {3}, 1u, y);
   EXPECT_TRUE(std::isnan(y[0]));
 }
 

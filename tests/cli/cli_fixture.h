@@ -53,6 +53,16 @@ class Cli : public testing::Test {
         fs::create_directory_symlink(kSource + "/configs/" + sub, dir_ / sub);
   }
 
+  // The example program (docs/examples/mlp_step.s2asm) assembled to `name` in the test's
+  // directory; returns its path, or "" (and a failure) when `s2c asm` refuses it.
+  std::string assembled_example(const std::string& name = "mlp.bin") const {
+    const std::string bin = path(name);
+    const Result r = run(kS2c + " asm " + quoted(kSource + "/docs/examples/mlp_step.s2asm") +
+                         " -o " + quoted(bin));
+    EXPECT_EQ(r.status, 0) << r.out;
+    return r.status == 0 ? bin : "";
+  }
+
   fs::path dir_;
 };
 

@@ -59,11 +59,8 @@ TEST_F(Cli, BadFlagsAreUserErrors) {
 // value. CLI11's own check said "Value 0 not in range 0.000000 to 1797...", the largest double
 // written out in 300 digits.
 TEST_F(Cli, CountFlagsSayWhatTheyTake) {
-  const std::string bin = path("mlp.bin");
-  ASSERT_EQ(
-      run(kS2c + " asm " + quoted(kSource + "/docs/examples/mlp_step.s2asm") + " -o " + quoted(bin))
-          .status,
-      0);
+  const std::string bin = assembled_example();
+  ASSERT_FALSE(bin.empty());
   for (const char* bad : {"0", "-3", "2.5", "1e3", "x"}) {
     for (const std::string& cmd : {kS2c + " compile mlp --batch ", kS2c + " compile gpt --heads ",
                                    kS2sim + " run " + quoted(bin) + " --steps ",
@@ -94,11 +91,8 @@ TEST_F(Cli, AssembleDisassembleRoundTrip) {
 }
 
 TEST_F(Cli, InfoDescribesTheExecutable) {
-  const std::string bin = path("mlp.bin");
-  ASSERT_EQ(
-      run(kS2c + " asm " + quoted(kSource + "/docs/examples/mlp_step.s2asm") + " -o " + quoted(bin))
-          .status,
-      0);
+  const std::string bin = assembled_example();
+  ASSERT_FALSE(bin.empty());
   const Result r = run(kS2sim + " info " + quoted(bin));
   ASSERT_EQ(r.status, 0) << r.out;
   for (const char* want :
@@ -119,11 +113,8 @@ TEST_F(Cli, InfoDescribesTheExecutable) {
 }
 
 TEST_F(Cli, CorruptExecutableIsRejectedWithPlace) {
-  const std::string bin = path("mlp.bin");
-  ASSERT_EQ(
-      run(kS2c + " asm " + quoted(kSource + "/docs/examples/mlp_step.s2asm") + " -o " + quoted(bin))
-          .status,
-      0);
+  const std::string bin = assembled_example();
+  ASSERT_FALSE(bin.empty());
   std::string bytes = read_text(bin);
   bytes[bytes.size() - 3] = static_cast<char>(bytes[bytes.size() - 3] ^ 0x5a);
   write_text(path("corrupt.bin"), bytes);

@@ -1,5 +1,5 @@
 #pragma once
-// Checks of the tools' number flags (CLI11 validators), shared by s2c and s2sim. A refusal
+// Checks of the tools' number and list flags (CLI11 validators), shared by s2c and s2sim. A refusal
 // reads "--batch: 0 is not a whole number >= 1". CLI11's own PositiveNumber and
 // NonNegativeNumber worded it "Value 0 not in range 0.000000 to 1797693...", with the largest
 // double written out in 300 digits, and NonNegativeNumber let NaN through.
@@ -59,6 +59,20 @@ inline CLI::Validator fraction_below_one() {
 inline CLI::Validator finite_non_negative() {
   return finite_in(0.0, std::numeric_limits<double>::max(), false, "a finite number >= 0",
                    "FINITE>=0");
+}
+
+// A comma-separated list of names (s2sim run --dump a,b): none of them empty, so a stray comma
+// or an empty argument is refused rather than dumping nothing.
+inline CLI::Validator name_list() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        bool empty_name = text.empty() || text.front() == ',' || text.back() == ',' ||
+                          text.find(",,") != std::string::npos;
+        return empty_name
+                   ? "'" + text + "' has an empty name (names are separated by single commas)"
+                   : "";
+      },
+      "NAME[,NAME...]");
 }
 
 }  // namespace s2::cli

@@ -77,7 +77,8 @@ int sc_main(int argc, char** argv) {
                   "--functional)")
       ->check(s2::cli::positive_whole());
   run->add_option("--dump", run_options.dump,
-                  "tensors to write as NAME.npy, comma-separated (implies --functional)");
+                  "tensors to write as NAME.npy, comma-separated (implies --functional)")
+      ->check(s2::cli::name_list());
   run->add_option("--dump-dir", run_options.dump_dir, "directory for --dump (default .)");
   run->add_option("--dump-all", run_options.dump_all,
                   "write every tensor as .npy into this directory (implies --functional)");

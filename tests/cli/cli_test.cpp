@@ -717,6 +717,13 @@ TEST_F(Cli, FunctionalStepsLowerTheLoss) {
   const Result bad = run(kS2sim + " run " + quoted(bin) + " --dump nosuchtensor");
   EXPECT_EQ(bad.status, 1);
   EXPECT_NE(bad.out.find("no tensor 'nosuchtensor'"), std::string::npos) << bad.out;
+  // A stray comma or an empty list is refused, not read as "dump nothing".
+  for (const std::string list : {",", "fc1.weight,", "fc1.weight,,fc1.bias", ""}) {
+    const Result empty = run(kS2sim + " run " + quoted(bin) + " --dump " + quoted(list));
+    EXPECT_EQ(empty.status, 1) << list;
+    EXPECT_NE(empty.out.find("--dump: '" + list + "' has an empty name"), std::string::npos)
+        << empty.out;
+  }
 }
 
 TEST_F(Cli, ReferenceWritesTheStep) {

@@ -63,8 +63,10 @@ struct BudgetResult {
   uint64_t needed_after = 0;   // after the swaps
   std::vector<SwappedTensor> swapped;
   std::vector<SwappedTensor> recomputed;
-  uint64_t kept_bytes = 0;        // candidates left in DRAM
-  uint64_t predicted_cycles = 0;  // the step's predicted cycles with the swaps
+  uint64_t kept_bytes = 0;  // candidates left in DRAM
+  // The step's predicted cycles with the swaps, and without; both 0 when the step fits as
+  // scheduled (nothing to choose between, so nothing is priced).
+  uint64_t predicted_cycles = 0;
   uint64_t unconstrained_cycles = 0;
   // On a graph of few candidates: the fewest predicted cycles any assignment of keep, swap or
   // recompute (each just in time) reaches under the budget; 0 when not searched.

@@ -35,8 +35,8 @@ schedule::OpCost op_cost_table(const target::TargetDesc& target) {
     const auto same = std::find_if(table->known.begin(), table->known.end(),
                                    [&](const auto& k) { return k.first == inst; });
     if (same != table->known.end()) return same->second;
-    const uint64_t cycles =
-        predicted(sim::timing::plan_instruction(inst, table->target, table->models));
+    const uint64_t cycles = predicted(sim::timing::plan_instruction(
+        inst, table->target, table->models, sim::timing::TileDetail::Cycles));
     table->known.emplace_back(inst, cycles);
     return cycles;
   };

@@ -3,8 +3,9 @@
 // cycles are what sim::timing::plan_instruction plans for its lowered instruction (the larger of
 // its tiles' PE and PPU cycles and its roofline bound), with every data node at address 0 (the
 // tiles do not depend on where operands are, only on their shapes; the DRAM model's row hits
-// do, which is why this is a prediction and `s2sim run` the measurement). Used by the
-// memory-budget pass (compiler/schedule/fit_budget.h).
+// do, which is why this is a prediction and `s2sim run` the measurement). The plans leave out
+// the tiles' DRAM access lists (sim::timing::TileDetail::Cycles), which the cycles do not
+// need. Used by the memory-budget pass (compiler/schedule/fit_budget.h).
 
 #include "compiler/schedule/fit_budget.h"
 #include "isa/target/target_desc.h"

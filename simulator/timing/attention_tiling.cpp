@@ -156,7 +156,7 @@ uint64_t attention_macs(const isa::Instruction& inst) {
 }
 
 std::vector<Tile> tile_attention(const isa::Instruction& inst, const target::TargetDesc& target,
-                                 const PeArrayModel& model) {
+                                 const PeArrayModel& model, TileDetail detail) {
   const AttentionShape s = attention_shape(inst);
   const AttentionBlocks blk{inst.u(isa::Field::BlockQ), inst.u(isa::Field::BlockK)};
   const bool backward = inst.opcode() == Opcode::AttnBwd;
@@ -173,7 +173,7 @@ std::vector<Tile> tile_attention(const isa::Instruction& inst, const target::Tar
   const unsigned batch_rank = inst.get(Slot::Q).rank - 2;
   auto add = [&](std::vector<DramAccess>& out, Slot slot, uint64_t b, uint64_t r0, uint64_t r1,
                  uint64_t c0, uint64_t c1, bool write) {
-    if (!inst.operand(slot).has_value()) return;
+    if (detail == TileDetail::Cycles || !inst.operand(slot).has_value()) return;
     box_accesses(inst.get(slot), batch_box(inst.get(slot), batch_rank, b, r0, r1, c0, c1), write,
                  out);
   };
@@ -188,7 +188,7 @@ std::vector<Tile> tile_attention(const isa::Instruction& inst, const target::Tar
           Tile t;
           t.shape = {bq, bk, s.d};
           t.footprint = footprint;
-          t.products = {{bq, bk, s.d}, {bq, s.dv, bk}};
+          t.products = std::vector<PassShape>{{bq, bk, s.d}, {bq, s.dv, bk}};
           t.pe_cycles = sum_cycles(model, t.products);
           t.ppu_cycles = ppu_pass_cycles(target, softmax, bq * bk);
           if (j0 > 0) t.ppu_cycles += ppu_pass_cycles(target, target::PpuOp::Eltwise, bq * s.dv);
@@ -225,7 +225,8 @@ std::vector<Tile> tile_attention(const isa::Instruction& inst, const target::Tar
         Tile t;
         t.shape = {bq, bk, s.d};
         t.footprint = footprint;
-        t.products = {{bq, bk, s.d}, {bk, s.dv, bq}, {bq, bk, s.dv}, {bq, s.d, bk}, {bk, s.d, bq}};
+        t.products = std::vector<PassShape>{
+            {bq, bk, s.d}, {bk, s.dv, bq}, {bq, bk, s.dv}, {bq, s.d, bk}, {bk, s.d, bq}};
         t.pe_cycles = sum_cycles(model, t.products);
         t.ppu_cycles = ppu_pass_cycles(target, softmax, bq * bk) +
                        ppu_pass_cycles(target, target::PpuOp::SoftmaxBwd, bq * bk);

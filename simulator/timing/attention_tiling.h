@@ -76,6 +76,7 @@ uint64_t attention_macs(const isa::Instruction& inst);
 // target's buffers is a UserError naming the buffer (the executable was compiled for another
 // target).
 std::vector<Tile> tile_attention(const isa::Instruction& inst, const target::TargetDesc& target,
-                                 const PeArrayModel& model);
+                                 const PeArrayModel& model,
+                                 TileDetail detail = TileDetail::Accesses);
 
 }  // namespace s2::sim::timing

@@ -349,7 +349,8 @@ std::set<uint64_t> block_size_candidates(uint64_t size, uint64_t edge) {
 }
 
 std::vector<Tile> tile_pe_instruction(const isa::Instruction& inst,
-                                      const target::TargetDesc& target, const PeArrayModel& model) {
+                                      const target::TargetDesc& target, const PeArrayModel& model,
+                                      TileDetail detail) {
   const GemmView v = gemm_view(inst);
   const Blocking blk = choose(v, inst, target, model);
   const Needs needs = needs_of(v, inst, model);
@@ -375,6 +376,7 @@ std::vector<Tile> tile_pe_instruction(const isa::Instruction& inst,
   const GemmRole held = blk.transposed ? GemmRole::Streamed : GemmRole::Stationary;
   auto add_accesses = [&](Tile& t, uint64_t g, const Range3& mr, const Range3& nr, const Range3& kr,
                           bool first_pass, bool last_m, bool last_k) {
+    if (detail == TileDetail::Cycles) return;
     for (std::size_t o = 0; o < v.operands.size(); ++o) {
       const GemmOperand& op = v.operands[o];
       bool load = false, store = false;

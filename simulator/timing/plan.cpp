@@ -59,7 +59,7 @@ uint64_t InstructionPlan::host_store_bytes() const {
 }
 
 InstructionPlan plan_instruction(const isa::Instruction& inst, const target::TargetDesc& target,
-                                 const PeArrayModels& models) {
+                                 const PeArrayModels& models, TileDetail detail) {
   if (!target.host_link && inst.names_host_memory())
     throw UserError(std::string(inst.info().mnemonic) + " names host memory, but the target '" +
                     target.name + "' has no host_link (docs/target.md, \"Host link\")");
@@ -69,12 +69,12 @@ InstructionPlan plan_instruction(const isa::Instruction& inst, const target::Tar
   switch (plan.unit) {
     case isa::Unit::Pe:
       plan.tiles = inst.opcode() == isa::Opcode::AttnFwd || inst.opcode() == isa::Opcode::AttnBwd
-                       ? tile_attention(inst, target, model)
-                       : tile_pe_instruction(inst, target, model);
+                       ? tile_attention(inst, target, model, detail)
+                       : tile_pe_instruction(inst, target, model, detail);
       break;
     case isa::Unit::Ppu:
     case isa::Unit::Dma:
-      plan.tiles = tile_stream_instruction(inst, target);
+      plan.tiles = tile_stream_instruction(inst, target, detail);
       break;
     case isa::Unit::Control:
       break;

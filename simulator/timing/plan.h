@@ -41,9 +41,12 @@ struct InstructionPlan {
 // instruction in an element type the array does not multiply, and a copy naming host memory on
 // a target without a host link, are UserErrors.
 InstructionPlan plan_instruction(const isa::Instruction& inst, const target::TargetDesc& target);
-// The same with the models already built (plan_program builds them once).
+// The same with the models already built (plan_program builds them once); with
+// TileDetail::Cycles the tiles leave out their DRAM accesses (tiling.h), so load_bytes() and
+// store_bytes() are 0 and everything else is the same.
 InstructionPlan plan_instruction(const isa::Instruction& inst, const target::TargetDesc& target,
-                                 const PeArrayModels& models);
+                                 const PeArrayModels& models,
+                                 TileDetail detail = TileDetail::Accesses);
 
 std::vector<InstructionPlan> plan_program(const isa::Executable& exe,
                                           const target::TargetDesc& target);

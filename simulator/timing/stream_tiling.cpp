@@ -129,7 +129,8 @@ const target::SramBufferDesc& buffer_desc(const target::TargetDesc& target, Buff
 }
 
 std::vector<Tile> tile_stream_instruction(const isa::Instruction& inst,
-                                          const target::TargetDesc& target) {
+                                          const target::TargetDesc& target, TileDetail detail) {
+  const bool accesses = detail == TileDetail::Accesses;
   if (inst.opcode() == isa::Opcode::Copy &&
       (inst.get(isa::Slot::Src).space == isa::MemSpace::Host ||
        inst.get(isa::Slot::Dst).space == isa::MemSpace::Host)) {
@@ -138,8 +139,10 @@ std::vector<Tile> tile_stream_instruction(const isa::Instruction& inst,
     t.elements = inst.get(isa::Slot::Dst).elements();
     const isa::TensorDesc& src = inst.get(isa::Slot::Src);
     const isa::TensorDesc& dst = inst.get(isa::Slot::Dst);
-    box_accesses(src, Box::whole(src), false, t.loads);
-    box_accesses(dst, Box::whole(dst), true, t.loads);
+    if (accesses) {
+      box_accesses(src, Box::whole(src), false, t.loads);
+      box_accesses(dst, Box::whole(dst), true, t.loads);
+    }
     return {t};
   }
   const uint64_t half = target.sram.output.size_bytes / 2;
@@ -196,6 +199,7 @@ std::vector<Tile> tile_stream_instruction(const isa::Instruction& inst,
         const uint64_t b = part_begin(s.elements, i, parts),
                        e = part_begin(s.elements, i + 1, parts);
         bytes += (e - b) * s.elem_bytes;
+        if (!accesses) continue;
         const isa::TensorDesc& d = inst.get(s.slot);
         for (const Box& box :
              pass.table == s.slot ? table_row_boxes(d, b, e) : flat_range_boxes(d, b, e)) {
@@ -218,11 +222,11 @@ std::vector<Tile> tile_stream_instruction(const isa::Instruction& inst,
             const bool count = std::find(counted.begin(), counted.end(), s) == counted.end();
             if (count) counted.push_back(s);
             for (const Box& box : channel_boxes(d, small, b, e)) {
-              box_accesses(d, box, store, store ? t.stores : t.loads);
+              if (accesses) box_accesses(d, box, store, store ? t.stores : t.loads);
               if (count) small_tile += box.elements(d.rank) * isa::dtype_bytes(d.dtype);
             }
           }
-      } else {
+      } else if (accesses) {
         if (i == 0)
           for (isa::Slot s : pass.small_loads)
             box_accesses(inst.get(s), Box::whole(inst.get(s)), false, t.loads);

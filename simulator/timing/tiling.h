@@ -121,14 +121,23 @@ struct Tile {
 // the edge.
 std::set<uint64_t> block_size_candidates(uint64_t size, uint64_t edge);
 
+// What a tiling fills in. Cycles: every field of every tile but its loads and stores, which
+// stay empty; the tiles, their cycles and footprints are the same as with them (the sequencer
+// still serves a first tile's blocks by the DRAM model to choose its blocking). The compiler's
+// cost table needs only the cycles, and a large instruction's access lists are most of its
+// planning time (gpt2-small's LM head at batch 8: millions of runs of a logits row).
+enum class TileDetail : uint8_t { Accesses, Cycles };
+
 // Tiles of a PE instruction (conv2d, conv2d_bwd_data, conv2d_bwd_weight, gemm).
 std::vector<Tile> tile_pe_instruction(const isa::Instruction& inst,
-                                      const target::TargetDesc& target, const PeArrayModel& model);
+                                      const target::TargetDesc& target, const PeArrayModel& model,
+                                      TileDetail detail = TileDetail::Accesses);
 
 // Tiles of a PPU or DMA instruction. A copy to or from host memory is one streamed tile
 // (Tile::streamed): the link's latency is paid once, as a DMA engine with many reads in
 // flight pays it, not once per staged tile.
 std::vector<Tile> tile_stream_instruction(const isa::Instruction& inst,
-                                          const target::TargetDesc& target);
+                                          const target::TargetDesc& target,
+                                          TileDetail detail = TileDetail::Accesses);
 
 }  // namespace s2::sim::timing

@@ -122,6 +122,54 @@ TEST_P(TimingProgram, TilesFitPhysicsHoldsAndBytesAreCovered) {
   }
 }
 
+// TileDetail::Cycles (the compiler's cost table) plans the same tiles without their DRAM
+// accesses: same count, cycles, shapes and footprints, and the same roofline.
+void expect_cycles_only_plans_alike(const isa::Executable& exe, const target::TargetDesc& t) {
+  const PeArrayModels models(t);
+  for (size_t i = 0; i < exe.instructions.size(); ++i) {
+    const isa::Instruction& inst = exe.instructions[i];
+    const std::string where =
+        "instruction " + std::to_string(i) + " " + std::string(inst.info().mnemonic);
+    const InstructionPlan full = plan_instruction(inst, t, models);
+    const InstructionPlan cycles = plan_instruction(inst, t, models, TileDetail::Cycles);
+    ASSERT_EQ(cycles.tiles.size(), full.tiles.size()) << where;
+    for (size_t k = 0; k < full.tiles.size(); ++k) {
+      const Tile& a = full.tiles[k];
+      const Tile& b = cycles.tiles[k];
+      EXPECT_TRUE(b.loads.empty() && b.stores.empty()) << where << " tile " << k;
+      EXPECT_EQ(b.pe_cycles, a.pe_cycles) << where << " tile " << k;
+      EXPECT_EQ(b.ppu_cycles, a.ppu_cycles) << where << " tile " << k;
+      EXPECT_EQ(b.epilogue_tail, a.epilogue_tail) << where << " tile " << k;
+      EXPECT_EQ(b.compute_cycles(), a.compute_cycles()) << where << " tile " << k;
+      EXPECT_EQ(b.footprint, a.footprint) << where << " tile " << k;
+      EXPECT_EQ(b.elements, a.elements) << where << " tile " << k;
+      EXPECT_EQ(b.shape.m, a.shape.m) << where << " tile " << k;
+      EXPECT_EQ(b.shape.n, a.shape.n) << where << " tile " << k;
+      EXPECT_EQ(b.shape.k, a.shape.k) << where << " tile " << k;
+      EXPECT_EQ(b.transposed, a.transposed) << where << " tile " << k;
+      EXPECT_EQ(b.products.size(), a.products.size()) << where << " tile " << k;
+    }
+    EXPECT_EQ(cycles.roofline_cycles, full.roofline_cycles) << where;
+    EXPECT_EQ(cycles.bytes, full.bytes) << where;
+    EXPECT_EQ(cycles.macs, full.macs) << where;
+    if (i + 1 < exe.instructions.size() && ::testing::Test::HasFailure()) return;
+  }
+}
+
+TEST_P(TimingProgram, CyclesOnlyPlansTheSameTiles) {
+  const Case c = GetParam();
+  expect_cycles_only_plans_alike(compiled(c.model, c.cfg), test::config(c.cfg));
+}
+
+// The tiling's other paths: fused attention (attn_fwd, attn_bwd), layer norm, softmax and the
+// embeddings of a transformer, and batch norm's per-channel operands split across tiles
+// (mobilenet_v2's wide layers on the small configuration).
+TEST(TimingProgramOthers, CyclesOnlyPlansTheSameTiles) {
+  expect_cycles_only_plans_alike(compiled("gpt --fuse-attention", "base"), test::config("base"));
+  expect_cycles_only_plans_alike(compiled("bert", "base"), test::config("base"));
+  expect_cycles_only_plans_alike(compiled("mobilenet_v2", "small"), test::config("small"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Zoo, TimingProgram,
                          ::testing::Values(Case{"resnet18", "base"}, Case{"resnet18", "small"},
                                            Case{"resnet18", "large"}, Case{"lenet5", "base"},

@@ -117,16 +117,70 @@ std::vector<int32_t> read_attention_mask(const FrontendOptions& o) {
   return values;
 }
 
+// The one parameter with `role` (its data node), or an invalid id.
+ir::TensorId parameter_with(const ir::Graph& g, ir::TensorRole role) {
+  for (size_t i = 0; i < g.num_tensors(); ++i) {
+    const ir::Tensor& t = g.tensor(ir::TensorId(i));
+    if (!t.producer.valid() && g.data(t.data).role == role) return ir::TensorId(i);
+  }
+  return {};
+}
+
+// A mean loss over no labelled position is 0/0: NaN, and every gradient with it. PyTorch's
+// cross_entropy returns that silently; here the labels are known before the step runs.
+void check_some_label(const ir::Graph& g, const FrontendOptions& o) {
+  if (!g.loss().valid()) return;
+  const ir::Op& loss = loss_op(g);
+  const ir::TensorId labels = parameter_with(g, ir::TensorRole::Label);
+  if (loss.attrs.s("reduction") != "mean" || !labels.valid()) return;
+  const int64_t ignore = loss.attrs.i("ignore_index");
+  for (const int32_t label : g.data(g.tensor(labels).data).init->i32())
+    if (label != ignore) return;
+  const std::string why =
+      ": every label is the ignore_index " + std::to_string(ignore) +
+      ", so the loss, a mean over the labelled positions, would be 0/0 (NaN) and so would every "
+      "gradient";
+  if (!o.labels_npy.empty()) throw UserError(o.labels_npy + why);
+  if (!o.attention_mask_npy.empty())
+    throw UserError("model '" + o.model + "' with --attention-mask " + o.attention_mask_npy + why +
+                    ": no sequence has a token after its first that is not padding, so "
+                    "none has a next token to predict");
+  throw UserError("model '" + o.model + "'" + why +
+                  ": a sequence of one token has no next token to predict; give sequences of "
+                  "two tokens or more (--seq-len)");
+}
+
 }  // namespace
 
 ir::Graph import_model(const FrontendOptions& options) {
   FrontendOptions o = options;
   if (!o.attention_mask_npy.empty()) o.model_options.attention_mask = read_attention_mask(o);
+  // A language model's labels come from its token ids (gpt's next tokens, bert's masked ones),
+  // so --input's ids go into the model before it draws them; an image batch is loaded after.
+  const zoo::Model* zoo_model = zoo::model_registry().find(o.model);
+  if (!o.input_npy.empty()) {
+    if (zoo_model != nullptr && zoo_model->lm) {
+      const ir::Shape shape{o.model_options.batch,
+                            zoo::lm_shape(o.model, *zoo_model->lm, o.model_options.lm).seq_len};
+      o.model_options.input_ids = io::read_npy_expect(o.input_npy, isa::DType::I32, shape).i32();
+    } else if (ends_with(o.model, ".onnx")) {
+      o.onnx.token_ids_npy = o.input_npy;
+    }
+  }
   ir::Graph graph = read_model(o);
-  if (!options.input_npy.empty())
+  const ir::TensorId input = parameter_with(graph, ir::TensorRole::Input);
+  if (!options.input_npy.empty() && input.valid() && graph.tensor(input).dtype == ir::DType::I32) {
+    // The ids are in; bert's input now holds its [MASK] tokens, so check the ids as given.
+    const std::vector<int32_t>& ids = !o.model_options.input_ids.empty()
+                                          ? o.model_options.input_ids
+                                          : graph.data(graph.tensor(input).data).init->i32();
+    check_ids(graph, graph.tensor(input).data, ids, options.input_npy);
+  } else if (!options.input_npy.empty()) {
     load_npy_into(graph, ir::TensorRole::Input, options.input_npy, "--input");
+  }
   if (!options.labels_npy.empty())
     load_npy_into(graph, ir::TensorRole::Label, options.labels_npy, "--labels");
+  check_some_label(graph, o);
   return graph;
 }
 

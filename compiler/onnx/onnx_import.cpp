@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/io/npy.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/onnx/import_context.h"
 #include "compiler/onnx/initializers.h"
@@ -333,8 +334,9 @@ void add_loss(ir::Graph& graph, const std::vector<ir::TensorId>& logits,
 }
 
 // Token ids in [0, vocabulary), reproducible from the seed, where the vocabulary is the
-// smallest table an embedding reads them from; ids no embedding reads are an error.
-void draw_token_ids(ImportContext& ctx, ir::TensorId ids, uint64_t seed) {
+// smallest table an embedding reads them from; or options.token_ids_npy's. Ids no embedding
+// reads are an error.
+void draw_token_ids(ImportContext& ctx, ir::TensorId ids, const OnnxImportOptions& options) {
   ir::Graph& g = ctx.graph();
   int64_t vocab = 0;
   for (size_t i = 0; i < g.num_ops(); ++i) {
@@ -347,7 +349,12 @@ void draw_token_ids(ImportContext& ctx, ir::TensorId ids, uint64_t seed) {
   if (vocab == 0)
     ctx.fail("input '" + g.tensor(ids).name +
              "' holds token ids but no embedding (Gather from a weight table) reads them");
-  std::mt19937_64 rng(~seed);
+  if (!options.token_ids_npy.empty()) {  // the batch given (s2c --input)
+    g.mutable_data(g.tensor(ids).data).init = std::make_shared<const ir::HostArray>(
+        io::read_npy_expect(options.token_ids_npy, DType::I32, g.tensor(ids).shape));
+    return;
+  }
+  std::mt19937_64 rng(~options.seed);
   std::vector<int32_t> values(static_cast<size_t>(g.tensor(ids).numel()));
   for (int32_t& v : values)
     v = static_cast<int32_t>(rng() % static_cast<uint64_t>(vocab));
@@ -442,7 +449,7 @@ ir::Graph import_onnx(const std::string& path, const OnnxImportOptions& options)
       ctx.fail(
           "the input holds token ids (a language model); --classes and --aux-loss-weight "
           "do not apply");
-    draw_token_ids(ctx, input, options.seed);
+    draw_token_ids(ctx, input, options);
     add_lm_loss(ctx, input);
   } else {
     std::vector<std::string> output_names;

@@ -46,6 +46,11 @@ struct OnnxImportOptions {
   // this weight times each further output's cross-entropy. Negative: the default for the
   // number of auxiliary outputs (kDefaultAuxWeight...). A model with one output must not set it.
   double aux_loss_weight = -1.0;
+  // A .npy of token ids (int32 or int64) for a model whose input holds them, in the input's
+  // shape: the batch, and so the next-token labels of a language model. Empty, or a model
+  // whose input is an image batch: the ids are drawn from the seed (an image batch from
+  // --input is the driver's to load). The ids are checked against the vocabulary by the driver.
+  std::string token_ids_npy;
 };
 
 // GoogLeNet's auxiliary classifiers are weighted 0.3 (Szegedy et al., "Going deeper with

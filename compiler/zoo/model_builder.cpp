@@ -143,10 +143,16 @@ TensorId ModelBuilder::token_ids() {
   const Shape shape{options_.batch, options_.lm.seq_len};
   const auto n = static_cast<size_t>(ir::shape_numel(shape));
   reserve("input_ids", shape, n * sizeof(int32_t), false);
+  const std::vector<int32_t>& given = options_.input_ids;
+  S2_CHECK(given.empty() || given.size() == n,
+           "ModelBuilder: " + std::to_string(given.size()) + " token ids given for a batch of " +
+               std::to_string(n) + " (the driver reads --input with the batch's shape)");
   return graph_.add_parameter(
       "input_ids", TensorRole::Input, ir::DType::I32, shape,
       std::make_shared<ir::HostArray>(
-          class_labels(options_.seed, "input_ids", n, static_cast<int32_t>(options_.lm.vocab))));
+          given.empty()
+              ? class_labels(options_.seed, "input_ids", n, static_cast<int32_t>(options_.lm.vocab))
+              : given));
 }
 
 TensorId ModelBuilder::next_token_labels(TensorId ids) {

@@ -88,6 +88,11 @@ struct ModelOptions {
   // given, every attention adds it to its scores as the constant kPaddingMaskName
   // (ModelBuilder::padding_mask), and the synthetic labels leave padding out. Empty: none.
   std::vector<int32_t> attention_mask;
+  // Language models only: the batch's token ids, [batch x seq_len] row-major (s2c --input).
+  // Empty: drawn from the seed. The labels come from them as a training loop's would: gpt's
+  // are each sequence's next tokens, and bert masks 15% of them and predicts those. The ids
+  // are not checked against the vocabulary here (the driver names the file when one is out).
+  std::vector<int32_t> input_ids;
 };
 
 // The padding mask's tensor: Hugging Face's extended_attention_mask, [N, 1, 1, T] f32.

@@ -302,6 +302,34 @@ TEST_F(TorchSim, GptOnnxMatchesPyTorch) {
   expect_tiny_gpt_matches_torch(export_onnx("gpt", 4));
 }
 
+// The ONNX GPT-2 with --input's token ids and no --labels: its next-token labels are the
+// given ids shifted by one (they were the shift of the ids the importer drew before --input
+// replaced them); Cli.LanguageModelLabelsComeFromTheGivenIds checks the zoo's gpt and bert.
+TEST_F(TorchSim, GptOnnxLabelsComeFromTheGivenIds) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  const std::string onnx = export_onnx("gpt", 4);
+  std::vector<int32_t> ids(4 * 32);
+  for (size_t k = 0; k < ids.size(); ++k)
+    ids[k] = static_cast<int32_t>((k * 37 + 11) % 128);
+  std::vector<uint8_t> bytes(ids.size() * sizeof(int32_t));
+  std::memcpy(bytes.data(), ids.data(), bytes.size());
+  const std::string npy = (dir_ / "ids.npy").string();
+  s2::npy::write(npy, s2::isa::DType::I32, {4, 32}, bytes);
+  const std::string bin = (dir_ / "gpt_onnx.bin").string();
+  Result r = run(kS2c + " compile " + shell_quoted(onnx) + " --input " + shell_quoted(npy) +
+                 " -o " + shell_quoted(bin));
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = run(kS2sim + " run " + shell_quoted(bin) + " --dump labels --dump-dir " +
+          shell_quoted(dump_dir()));
+  ASSERT_EQ(r.status, 0) << r.out;
+  const s2::npy::Array dumped = s2::npy::read(dump_dir() + "/labels.npy");
+  ASSERT_EQ(dumped.data.size(), ids.size() * sizeof(int32_t));
+  std::vector<int32_t> labels(ids.size());
+  std::memcpy(labels.data(), dumped.data.data(), dumped.data.size());
+  for (size_t k = 0; k < ids.size(); ++k)
+    EXPECT_EQ(labels[k], k % 32 == 31 ? -100 : ids[k + 1]) << k;
+}
+
 // "op f32[shape] ..." for each op of a --dump-after text (docs/compiler.md): its type and its
 // outputs' types, sorted, so two programs compare as multisets of ops with their shapes.
 std::vector<std::string> ops_with_shapes(const std::string& text) {

@@ -138,6 +138,74 @@ TEST_F(Cli, LanguageModelTakesAPaddingMask) {
   }
 }
 
+// The i32 elements of a dumped tensor.
+std::vector<int32_t> dumped_i32(const std::string& file) {
+  const s2::npy::Array a = s2::npy::read(file);
+  std::vector<int32_t> v(a.data.size() / sizeof(int32_t));
+  std::memcpy(v.data(), a.data.data(), a.data.size());
+  return v;
+}
+
+// --input's token ids without --labels: the labels come from those ids, as a training loop's
+// would. gpt predicts each sequence's next token; bert masks some positions (their input
+// becomes the [MASK] id, vocab - 1) and predicts the ids given there. (They came from the
+// synthetic ids the model drew before --input replaced them: gpt trained the given tokens on
+// another batch's next tokens.) Labels that leave nothing to predict are refused: the mean loss
+// would be 0/0.
+TEST_F(Cli, LanguageModelLabelsComeFromTheGivenIds) {
+  std::vector<int64_t> tokens(16);
+  for (size_t k = 0; k < tokens.size(); ++k)
+    tokens[k] = static_cast<int64_t>((k * 37 + 11) % 127);
+  write_npy_i64(path("ids.npy"), {2, 8}, tokens);
+  for (const std::string model : {"gpt", "bert"}) {
+    const std::string bin = path(model + ".bin"), dump = path(model + "_dump");
+    Result r = run(kS2c + " compile " + model + " --batch 2 --seq-len 8 --input " +
+                   quoted(path("ids.npy")) + " -o " + quoted(bin));
+    ASSERT_EQ(r.status, 0) << r.out;
+    r = run(kS2sim + " run " + quoted(bin) + " --dump input_ids,labels --dump-dir " + quoted(dump));
+    ASSERT_EQ(r.status, 0) << r.out;
+    const std::vector<int32_t> ids = dumped_i32(dump + "/input_ids.npy");
+    const std::vector<int32_t> labels = dumped_i32(dump + "/labels.npy");
+    ASSERT_EQ(ids.size(), 16u);
+    ASSERT_EQ(labels.size(), 16u);
+    size_t labelled = 0;
+    for (size_t k = 0; k < 16; ++k) {
+      if (model == "gpt") {
+        EXPECT_EQ(ids[k], tokens[k]) << k;
+        EXPECT_EQ(labels[k], k % 8 == 7 ? -100 : tokens[k + 1]) << k;
+      } else if (labels[k] != -100) {
+        ++labelled;
+        EXPECT_EQ(labels[k], tokens[k]) << k;
+        EXPECT_EQ(ids[k], 127) << k;  // the [MASK] id
+      } else {
+        EXPECT_EQ(ids[k], tokens[k]) << k;
+      }
+    }
+    if (model == "bert") {
+      EXPECT_GT(labelled, 0u);
+    }
+  }
+  write_npy_i64(path("ignored.npy"), {2, 8}, std::vector<int64_t>(16, -100));
+  std::vector<int64_t> first_only(16, 0);
+  first_only[0] = first_only[8] = 1;
+  write_npy_i64(path("first_only.npy"), {2, 8}, first_only);
+  using Case = std::pair<std::string, std::string>;  // flags, message
+  for (const auto& [flags, message] :
+       {Case{"--labels " + quoted(path("ignored.npy")),
+             "ignored.npy: every label is the ignore_index -100, so the loss, a mean over the "
+             "labelled positions, would be 0/0 (NaN)"},
+        Case{"--attention-mask " + quoted(path("first_only.npy")),
+             "no sequence has a token after its first that is not padding"}}) {
+    const Result r = run(kS2c + " compile gpt --batch 2 --seq-len 8 " + flags);
+    EXPECT_EQ(r.status, 1) << flags << ": " << r.out;
+    EXPECT_NE(r.out.find(message), std::string::npos) << flags << ": " << r.out;
+  }
+  const Result one = run(kS2c + " compile gpt --batch 2 --seq-len 1 --positions 1");
+  EXPECT_EQ(one.status, 1) << one.out;
+  EXPECT_NE(one.out.find("a sequence of one token has no next token to predict"), std::string::npos)
+      << one.out;
+}
+
 // --optimizer adamw takes PyTorch's AdamW defaults (lr 1e-3, weight decay 0.01) and its own
 // flags; each optimizer refuses the other's.
 TEST_F(Cli, OptimizerFlags) {

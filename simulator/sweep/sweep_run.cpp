@@ -151,6 +151,16 @@ std::string last_line(const std::string& text) {
   return last;
 }
 
+// What a failed s2c's log says went wrong: its last line, except CLI11's closing advice after
+// a flag's error ("Run with --help ..."), which names nothing.
+std::string failure_line(const std::string& log) {
+  std::istringstream lines(log);
+  std::string last;
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty() && line.rfind("Run with --help", 0) != 0) last = line;
+  return last;
+}
+
 void run_compiles(std::vector<CompileJob>& jobs, const SweepSpec& spec,
                   const std::vector<PointState>& points, const std::string& s2c, uint32_t width,
                   std::ostream& out) {
@@ -165,7 +175,7 @@ void run_compiles(std::vector<CompileJob>& jobs, const SweepSpec& spec,
     running.erase(it);
     std::error_code ec;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !fs::exists(job.bin, ec)) {
-      const std::string why = last_line(read_all(job.log));
+      const std::string why = failure_line(read_all(job.log));
       job.error = "s2c compile failed (logs/" + job.log.filename().string() +
                   "): " + (why.empty() ? "no message" : why);
     }

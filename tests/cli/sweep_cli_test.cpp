@@ -152,6 +152,16 @@ TEST_F(Sweep, SpecMistakesAreUserErrorsWithTheirPlace) {
             std::string::npos)
       << u.out;
   EXPECT_NE(u.out.find("1 rows: 0 ok, 1 failed"), std::string::npos) << u.out;
+  // An option s2c's flag parser refuses: the row says which, not the advice CLI11 ends with.
+  const fs::path flag = dir_ / "flag.yaml";
+  std::ofstream(flag) << "base: " << kBase << "\nworkloads:\n  - model: mlp\n"
+                      << "    options: --batch 2 --input /nonexistent.npy\n";
+  const auto f = run_command(sweep(flag.string(), (dir_ / "flag").string()));
+  EXPECT_EQ(f.status, 0) << f.out;
+  EXPECT_NE(f.out.find("mlp: s2c compile failed (logs/mlp.p0.log): --input: File does not exist: "
+                       "/nonexistent.npy"),
+            std::string::npos)
+      << f.out;
 }
 
 // A constraint nested a few hundred thousand levels deep overflowed the parser's stack

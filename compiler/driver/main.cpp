@@ -397,6 +397,9 @@ int main(int argc, char** argv) {
                    "the passes to run, in order, comma-separated (none: print the program "
                    "as parsed)")
       ->delimiter(',')
+      // One argument: a vector option otherwise swallows FILE after it when another option
+      // follows ('--passes=cse prog.s2ir -o out' read prog.s2ir as a pass name).
+      ->allow_extra_args(false)
       ->check(CLI::IsMember(s2::compiler::pass_registry().names()));
   opt_cmd->add_option("-o,--output", opt.output, "file to write the result to (default: stdout)");
   std::string pass_list = "Passes, in pipeline order:";

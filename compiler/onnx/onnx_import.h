@@ -50,7 +50,7 @@ struct OnnxImportOptions {
   // shape: the batch, and so the next-token labels of a language model. Empty, or a model
   // whose input is an image batch: the ids are drawn from the seed (an image batch from
   // --input is the driver's to load). The ids are checked against the vocabulary by the driver.
-  std::string token_ids_npy;
+  std::string token_ids_npy{};
 };
 
 // GoogLeNet's auxiliary classifiers are weighted 0.3 (Szegedy et al., "Going deeper with

@@ -299,7 +299,8 @@ TEST(FunctionalLowPrecision, CastsInAGraphCompileAndMatchTheInterpreter) {
   const ir::Graph g = cast_step(true);
   EXPECT_EQ(g.tensor(g.find_tensor("to_bf16")).dtype, ir::DType::BF16);
   EXPECT_EQ(g.tensor(g.find_tensor("to_f16")).dtype, ir::DType::F16);
-  const compiler::BackendResult compiled = compiler::run_backend(g, compiler::BackendOptions{});
+  const compiler::BackendOptions defaults;  // a named object: GCC 12 -O3 warned of a temporary
+  const compiler::BackendResult compiled = compiler::run_backend(g, defaults);
   const isa::Executable exe =
       isa::read_executable(isa::serialize(compiled.executable), "casts.bin");
   std::set<std::pair<isa::DType, isa::DType>> casts;

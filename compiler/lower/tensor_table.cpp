@@ -46,13 +46,17 @@ inline void put_u32(uint8_t* out, uint32_t v) {
   out[3] = static_cast<uint8_t>(v >> 24);
 }
 
-// Appends the initial contents of `data` to the data section, little-endian; returns the
-// offset, or isa::kZeroData for zeros that were never written (they take no bytes).
+// Appends the initial contents of `data` to the data section, little-endian, at the section's
+// next 64-byte boundary (where `s2c asm` puts each tensor's contents too, so a compiled
+// executable disassembles and reassembles to the same bytes); returns the offset, or
+// isa::kZeroData for zeros that were never written (they take no bytes).
 uint64_t append_init(const ir::Data& data, std::vector<uint8_t>& section) {
   const ir::HostArray& init = *data.init;
   S2_CHECK(init.dtype() == data.dtype && static_cast<int64_t>(init.size()) == data.numel,
            "lowering: initial data of '" + data.name + "' does not match its node");
   if (init.lazy_zeros()) return isa::kZeroData;
+  section.resize((section.size() + isa::kSectionAlignment - 1) / isa::kSectionAlignment *
+                 isa::kSectionAlignment);
   const auto offset = static_cast<uint64_t>(section.size());
   section.resize(section.size() + init.size() * isa::dtype_bytes(data.dtype));
   uint8_t* out = section.data() + offset;

@@ -34,6 +34,7 @@ const CLI::Validator kF32NonNegative = s2::cli::f32_non_negative();
 const CLI::Validator kF32Fraction = s2::cli::fraction_below_one();
 const CLI::Validator kFiniteNonNegative = s2::cli::finite_non_negative();
 const CLI::Validator kPositiveWhole = s2::cli::positive_whole();
+const CLI::Validator kWhole = s2::cli::whole();
 
 // The optimizer's flags, shared by `compile`, `reference` and `opt`: --optimizer picks
 // PyTorch's SGD or AdamW, each with PyTorch's defaults but SGD's momentum 0.9 and weight
@@ -146,7 +147,8 @@ struct ModelFlags {
                    ->check(kPositiveWhole);
     classes = cmd->add_option("--classes", model.classes, "number of classes (default 10)")
                   ->check(kPositiveWhole);
-    cmd->add_option("--seed", model.seed, "seed of the initial weights and the batch (default 1)");
+    cmd->add_option("--seed", model.seed, "seed of the initial weights and the batch (default 1)")
+        ->check(kWhole);
     auto& lm = model.lm;
     lm_options = {cmd->add_option("--layers", lm.layers,
                                   "language models and vision transformers: transformer blocks")

@@ -30,6 +30,19 @@ inline CLI::Validator positive_whole() {
       "INT>=1");
 }
 
+// A whole number of 0 or more, in decimal digits: a seed, an index, a limit. CLI11 read "-1"
+// into an unsigned option as 2^64 - 1 ("s2sim regress --count -1" then ran for ever).
+inline CLI::Validator whole() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        bool digits = !text.empty();
+        for (char c : text)
+          digits = digits && std::isdigit(static_cast<unsigned char>(c)) != 0;
+        return digits ? "" : text + " is not a whole number >= 0";
+      },
+      "INT>=0");
+}
+
 // A finite number in [lo, hi] ([lo, hi) when `open_hi`); `what` completes "VALUE is not ...".
 inline CLI::Validator finite_in(double lo, double hi, bool open_hi, const std::string& what,
                                 const std::string& name) {

@@ -33,9 +33,11 @@ int sc_main(int argc, char** argv) {
       ->required()
       ->check(CLI::ExistingFile);
   disasm->add_flag("--data", all_data, "print the initial data of every tensor");
-  disasm->add_option("--data-limit", data_limit,
-                     "print initial data of tensors up to this many elements; larger ones as a "
-                     "size and CRC (default 64)");
+  disasm
+      ->add_option("--data-limit", data_limit,
+                   "print initial data of tensors up to this many elements; larger ones as a "
+                   "size and CRC (default 64)")
+      ->check(s2::cli::whole());
 
   std::string info_path;
   CLI::App* info = app.add_subcommand(
@@ -153,14 +155,17 @@ int sc_main(int argc, char** argv) {
       "builds of the PE array at 32x32, 16x16, 8x4 multiplying f32, bf16 and f16, and the PPU "
       "at 32 and 16 lanes) and the "
       "simulator's models; cycles and bits must agree exactly");
-  regress->add_option("--seed", regress_options.seed, "seed of the tiles (default 1)");
-  regress->add_option("--count", regress_options.count, "tiles per unit (default 1000)");
+  regress->add_option("--seed", regress_options.seed, "seed of the tiles (default 1)")
+      ->check(s2::cli::whole());
+  regress->add_option("--count", regress_options.count, "tiles per unit (default 1000)")
+      ->check(s2::cli::positive_whole());
   std::vector<std::string> regress_units = s2::sim::top::rtl_unit_registry().names();
   regress_units.push_back("all");
   regress->add_option("--unit", regress_unit, "the RTL unit to regress, or all (default all)")
       ->check(CLI::IsMember(regress_units));
   CLI::Option* tile_option =
-      regress->add_option("--tile", regress_tile, "run only this tile (to reproduce a mismatch)");
+      regress->add_option("--tile", regress_tile, "run only this tile (to reproduce a mismatch)")
+          ->check(s2::cli::whole());
   regress
       ->add_option("--model-rounding", regress_rounding,
                    "rounding of the model: nearest (correct), or toward-zero to prove the "

@@ -73,6 +73,24 @@ TEST_F(Cli, CountFlagsSayWhatTheyTake) {
       EXPECT_EQ(r.out.find("not in range"), std::string::npos) << cmd << bad << ": " << r.out;
     }
   }
+  // Seeds, indices and limits take 0 too, and nothing negative: CLI11 read "-1" into them as
+  // 2^64 - 1, so 'regress --count -1' ran for ever and '--data-limit -1' meant no limit.
+  for (const char* bad : {"-1", "2.5", "x"}) {
+    for (const std::string& cmd :
+         {kS2c + " compile mlp --seed ", kS2sim + " regress --unit ppu --seed ",
+          kS2sim + " regress --unit ppu --tile ",
+          kS2sim + " disasm " + quoted(bin) + " --data-limit "}) {
+      const Result r = run(cmd + bad);
+      EXPECT_EQ(r.status, 1) << cmd << bad << ": " << r.out;
+      EXPECT_NE(r.out.find(std::string(": ") + bad + " is not a whole number >= 0"),
+                std::string::npos)
+          << cmd << bad << ": " << r.out;
+    }
+  }
+  const Result count = run(kS2sim + " regress --unit ppu --count -1");
+  EXPECT_EQ(count.status, 1) << count.out;
+  EXPECT_NE(count.out.find("--count: -1 is not a whole number >= 1"), std::string::npos)
+      << count.out;
 }
 
 TEST_F(Cli, AssembleDisassembleRoundTrip) {

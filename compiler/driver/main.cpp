@@ -200,7 +200,7 @@ struct ModelFlags {
     growth_interval =
         cmd->add_option("--loss-scale-growth-interval", scaling.growth_interval,
                         "clean steps after which the loss scale doubles (default 2000)")
-            ->check(CLI::Range(int64_t{1}, int64_t{INT32_MAX}));
+            ->check(s2::cli::positive_whole_at_most(INT32_MAX));
   }
 
   // The --precision value as the tensors' 16-bit type, or F32.

@@ -7,7 +7,9 @@
 
 #include <CLI/CLI.hpp>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <limits>
 #include <string>
@@ -28,6 +30,21 @@ inline CLI::Validator positive_whole() {
         return digits && nonzero ? "" : text + " is not a whole number >= 1";
       },
       "INT>=1");
+}
+
+// A whole number in [1, max], in decimal digits.
+inline CLI::Validator positive_whole_at_most(uint64_t max) {
+  return CLI::Validator(
+      [max](std::string& text) -> std::string {
+        bool digits = !text.empty() && text.size() <= 20;
+        for (char c : text)
+          digits = digits && std::isdigit(static_cast<unsigned char>(c)) != 0;
+        errno = 0;
+        const unsigned long long v = digits ? std::strtoull(text.c_str(), nullptr, 10) : 0;
+        if (digits && errno == 0 && v >= 1 && v <= max) return "";
+        return text + " is not a whole number in [1, " + std::to_string(max) + "]";
+      },
+      "INT in [1, " + std::to_string(max) + "]");
 }
 
 // A whole number of 0 or more, in decimal digits: a seed, an index, a limit. CLI11 read "-1"

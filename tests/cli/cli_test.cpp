@@ -87,6 +87,15 @@ TEST_F(Cli, CountFlagsSayWhatTheyTake) {
           << cmd << bad << ": " << r.out;
     }
   }
+  for (const char* bad : {"-1", "0", "2.5", "3000000000"}) {
+    const Result r =
+        run(kS2c + " compile mlp --precision fp16 --loss-scale-growth-interval " + bad);
+    EXPECT_EQ(r.status, 1) << bad << ": " << r.out;
+    EXPECT_NE(r.out.find(std::string("--loss-scale-growth-interval: ") + bad +
+                         " is not a whole number in [1, 2147483647]"),
+              std::string::npos)
+        << r.out;
+  }
   const Result count = run(kS2sim + " regress --unit ppu --count -1");
   EXPECT_EQ(count.status, 1) << count.out;
   EXPECT_NE(count.out.find("--count: -1 is not a whole number >= 1"), std::string::npos)

@@ -74,10 +74,19 @@ std::optional<FileKind> existing_kind(const std::string& path) {
 }
 
 void guard_output(const std::string& output, FileKind kind, const std::vector<std::string>& inputs,
-                  bool force) {
+                  bool force, OutputDir dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (!fs::exists(output, ec)) return;
+  if (!fs::exists(output, ec)) {
+    // A file in a missing directory would fail only when written, after the work.
+    fs::path parent = fs::path(output).parent_path();
+    if (dir == OutputDir::Made)
+      while (!parent.empty() && !fs::exists(parent, ec) && parent != parent.parent_path())
+        parent = parent.parent_path();
+    if (parent.empty() || fs::is_directory(parent, ec)) return;
+    throw UserError(output + ": cannot write: '" + parent.string() + "' " +
+                    (fs::exists(parent, ec) ? "is not a directory" : "does not exist"));
+  }
   for (const std::string& in : inputs)
     if (!in.empty() && fs::equivalent(output, in, ec))
       throw UserError(output + ": is an input of this run (" + in +

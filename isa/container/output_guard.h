@@ -27,13 +27,18 @@ const char* file_kind_name(FileKind kind);
 // that cannot be read).
 std::optional<FileKind> existing_kind(const std::string& path);
 
+// Whether the directory an output goes into must exist already, or the tool makes it (a dump
+// directory) and only its nearest existing ancestor must be a directory.
+enum class OutputDir { MustExist, Made };
+
 // Throws UserError naming `output` when writing a file of `kind` there would destroy something
-// the user did not ask to replace:
+// the user did not ask to replace, or would fail only once the work is done:
 //   * it is one of `inputs` (the same file by identity, however spelt), even with `force`;
 //   * it is a directory;
-//   * it exists, is not empty and is not a file of `kind`, unless `force`.
+//   * it exists, is not empty and is not a file of `kind`, unless `force`;
+//   * its directory does not exist (`dir`: MustExist), or is not a directory.
 // Replacing an earlier output of the same kind is the normal re-run.
 void guard_output(const std::string& output, FileKind kind, const std::vector<std::string>& inputs,
-                  bool force);
+                  bool force, OutputDir dir = OutputDir::MustExist);
 
 }  // namespace s2::isa

@@ -94,13 +94,14 @@ int sc_main(int argc, char** argv) {
                   "threads that serve the DRAM channels of each transfer (default: one per core; "
                   "the results are the same for every count)")
       ->check(s2::cli::positive_whole());
-  run->add_option(
-      "--rtl", run_options.rtl,
-      "RTL units that replace the models, comma-separated, of: " +
-          s2::sim::top::rtl_unit_registry().known() +
-          " (SystemC Verilator builds; implies --functional). They clock the units' tiles in the "
-          "timing simulation and compute the functional replay; every tile and pass is "
-          "also run on the model and compared, cycles and bits; exit 1 on a divergence");
+  run->add_option("--rtl", run_options.rtl,
+                  "RTL units that replace the models, comma-separated, of: " +
+                      s2::sim::top::rtl_unit_registry().known() +
+                      " (SystemC Verilator builds; implies --functional). They clock the units' "
+                      "tiles in the "
+                      "timing simulation and compute the functional replay; every tile and pass is "
+                      "also run on the model and compared, cycles and bits; exit 1 on a divergence")
+      ->check(s2::cli::name_list());
   run->add_option("--vcd", run_options.vcd,
                   "with --rtl: dump the RTL units' waveforms during the functional replay to "
                   "PREFIX.pe_array.vcd and PREFIX.ppu.vcd");

@@ -57,11 +57,12 @@ void guard_outputs(const isa::Executable& exe, const RunCommandOptions& options,
       isa::guard_output(path, FileKind::Vcd, inputs, options.force);
   if (dumped.empty()) return;
   const std::filesystem::path dir(dump_dir);
-  isa::guard_output((dir / "manifest.json").string(), FileKind::Json, inputs, options.force);
+  const auto made = isa::OutputDir::Made;  // the dump directory is made when missing
+  isa::guard_output((dir / "manifest.json").string(), FileKind::Json, inputs, options.force, made);
   for (size_t t : dumped) {
     const std::string file = npy::file_name(exe.tensors[t].name);
     for (const std::filesystem::path& path : {dir / file, dir / "initial" / file})
-      isa::guard_output(path.string(), FileKind::Npy, inputs, options.force);
+      isa::guard_output(path.string(), FileKind::Npy, inputs, options.force, made);
   }
 }
 

@@ -200,6 +200,41 @@ TEST_F(Cli, NeverOverwritesWhatTheUserGave) {
 // Every output of both tools goes through one guard (isa/container/output_guard.h): never an
 // input of the same run (by identity, however spelt), never a file of another kind without
 // --force, written through a fresh temporary file renamed into place.
+// An output into a directory that does not exist, or under a file, is refused before the
+// work: the report of a 100-second simulation was refused only when written, at its end.
+// A dump directory is made, however deep.
+TEST_F(Cli, OutputsIntoAMissingDirectoryAreRefusedFirst) {
+  const std::string bin = path("m.bin"), missing = path("missing");
+  ASSERT_EQ(run(kS2c + " compile mlp --batch 2 -o " + quoted(bin)).status, 0);
+  for (const std::string& command :
+       {kS2sim + " run " + quoted(bin) + " --report " + quoted(missing + "/r.json"),
+        kS2sim + " run " + quoted(bin) + " --trace " + quoted(missing + "/t.json"),
+        kS2sim + " run " + quoted(bin) + " --memory-trace " + quoted(missing + "/m.csv"),
+        kS2c + " compile mlp --batch 2 -o " + quoted(missing + "/m.bin"),
+        kS2c + " compile mlp --batch 2 --memory-report " + quoted(missing + "/p.json"),
+        kS2c + " compile mlp --batch 2 --dump-after import --dump-file " +
+            quoted(missing + "/ir.txt"),
+        kS2c + " isa-doc -o " + quoted(missing + "/isa.md")}) {
+    const Result r = run(command);
+    EXPECT_EQ(r.status, 1) << command << "\n" << r.out;
+    EXPECT_NE(r.out.find(": cannot write: '" + missing + "' does not exist"), std::string::npos)
+        << command << "\n"
+        << r.out;
+    EXPECT_EQ(r.out.find("total cycles"), std::string::npos) << "simulated first: " << r.out;
+  }
+  Result r = run(kS2sim + " run " + quoted(bin) + " --report " + quoted(bin + "/r.json"));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("cannot write: '" + bin + "' is not a directory"), std::string::npos)
+      << r.out;
+  r = run(kS2sim + " run " + quoted(bin) + " --dump-all " + quoted(bin + "/dump"));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("cannot write: '" + bin + "' is not a directory"), std::string::npos)
+      << r.out;
+  r = run(kS2sim + " run " + quoted(bin) + " --dump-all " + quoted(path("a/b/dump")));
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(fs::exists(path("a/b/dump/manifest.json")));
+}
+
 TEST_F(Cli, SideOutputsNeverDestroyAnInputOrAFileOfAnotherKind) {
   const std::string bin = path("m.bin"), cfg = path("cfg.yaml"), notes = path("notes.txt");
   write_text(cfg, read_text(kSource + "/configs/s2train_base.yaml"));

@@ -34,7 +34,7 @@ double mac_utilization(const RunResult& r, uint64_t macs, uint64_t pe_cycles) {
 
 std::string summary_text(const RunResult& r) {
   std::ostringstream os;
-  os << "Simulated " << r.program << " on " << r.config << " (" << fixed(r.clock_mhz, 0)
+  os << "Simulated " << r.program << " on " << r.config << " (" << r.clock_mhz
      << " MHz, decode window " << r.window << ")\n";
   os << "  total cycles       " << r.total_cycles << "\n";
   os << "  time               " << fixed(r.milliseconds(), 4, " ms") << "\n";

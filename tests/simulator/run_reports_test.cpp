@@ -35,6 +35,20 @@ RunResult two_instructions() {
   return r;
 }
 
+// The summary's first line gives the clock as configured: 0.001 MHz printed as "0 MHz".
+TEST(RunReports, SummaryGivesTheClockAsConfigured) {
+  RunResult r = two_instructions();
+  r.program = "p.bin";
+  r.config = "c";
+  for (const auto& [mhz, text] : {std::pair<double, std::string>{1000, "(1000 MHz,"},
+                                  {933.5, "(933.5 MHz,"},
+                                  {0.001, "(0.001 MHz,"}}) {
+    r.clock_mhz = mhz;
+    const std::string summary = summary_text(r);
+    EXPECT_EQ(summary.rfind("Simulated p.bin on c " + text, 0), 0u) << summary;
+  }
+}
+
 TEST(RunReports, PhysicsCheckPassesAtTheBoundAndNamesAViolation) {
   RunResult r = two_instructions();
   EXPECT_NO_THROW(check_roofline(r));

@@ -7,8 +7,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <set>
 #include <sstream>
 
 #include "isa/common/errors.h"
@@ -250,6 +252,34 @@ void collect_sweep(const std::string& dir, std::ostream& out) {
   }
   out << fmt::format("collected {} from {} shard(s)\n", dir, shards);
   out << write_final(l, columns, strings("objectives"), done);
+  // Every row of every point the constraints kept must be there: a shard that has not run or
+  // not finished would leave the files, and their Pareto front, quietly short of it.
+  std::set<uint64_t> excluded;
+  {
+    std::istringstream lines(fs::exists(l.excluded, ec) ? read_all(l.excluded) : std::string());
+    std::string line;
+    std::getline(lines, line);  // header
+    while (std::getline(lines, line))
+      if (!line.empty() && std::isdigit(static_cast<unsigned char>(line[0])) != 0)
+        excluded.insert(std::stoull(line.substr(0, line.find(','))));
+  }
+  const auto points = state.value("points", uint64_t{0});
+  const uint64_t workloads = strings("workloads").size();
+  std::vector<uint64_t> missing;
+  uint64_t expected = 0;
+  for (uint64_t p = 0; p < points; ++p)
+    for (uint64_t w = 0; w < workloads && excluded.count(p) == 0; ++w, ++expected)
+      if (done.count(p * workloads + w) == 0) missing.push_back(p * workloads + w);
+  if (missing.empty()) return;
+  std::string rows;
+  for (size_t k = 0; k < missing.size() && k < 8; ++k)
+    rows += (k ? ", " : "") + std::to_string(missing[k]);
+  if (missing.size() > 8) rows += fmt::format(" and {} more", missing.size() - 8);
+  throw UserError(fmt::format(
+      "{}: {} of the sweep's {} rows have no result (rows {}): a shard has not run or not "
+      "finished; the files above hold the {} collected. Run the missing shards (s2sim sweep "
+      "SPEC -o {} --shard I/N: row R is shard R % N) and collect again",
+      dir, missing.size(), expected, rows, done.size(), dir));
 }
 
 }  // namespace s2::sim::sweep

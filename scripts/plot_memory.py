@@ -63,6 +63,9 @@ def load_report(path):
         raise ReportError(f"cannot read {path}: {e.strerror}") from e
     except json.JSONDecodeError as e:
         raise ReportError(f"{path}:{e.lineno}:{e.colno}: not valid JSON: {e.msg}") from e
+    except UnicodeDecodeError as e:
+        raise ReportError(f"{path}: not a memory report (byte {e.start} is not UTF-8 text; "
+                          "give the JSON of s2c --memory-report)") from e
     if not isinstance(report, dict):
         raise ReportError(f"{path}: not a memory report (the top level is not an object)")
     missing = [k for k in REQUIRED_KEYS if k not in report]

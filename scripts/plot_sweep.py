@@ -32,10 +32,12 @@ def fail(message):
 
 def read_rows(path):
     try:
-        with open(path, newline="") as f:
+        with open(path, newline="", encoding="utf-8") as f:
             return list(csv.DictReader(f))
     except OSError as e:
         fail("%s: cannot read: %s" % (path, e.strerror))
+    except (UnicodeDecodeError, csv.Error) as e:
+        fail("%s: not a sweep's results CSV: %s" % (path, e))
 
 
 def number(text):
@@ -57,7 +59,7 @@ def main():
 
     state_path = os.path.join(args.dir, "sweep.json")
     try:
-        with open(state_path) as f:
+        with open(state_path, encoding="utf-8") as f:
             state = json.load(f)
     except OSError as e:
         fail("%s: cannot read: %s (is %s a sweep's directory?)" % (state_path, e.strerror, args.dir))

@@ -279,6 +279,14 @@ TEST_F(Sweep, PlotScriptDrawsTheFrontAndTheAxes) {
       run_command("/usr/bin/python3 " + script + " " + shell_quoted((dir_ / "nothing").string()));
   EXPECT_EQ(missing.status, 1);
   EXPECT_NE(missing.out.find("sweep.json: cannot read"), std::string::npos) << missing.out;
+  // Binary results (not UTF-8): a message naming the file, not a Python traceback.
+  std::ofstream(fs::path(out) / "results.csv", std::ios::binary)
+      << std::string("row\n\xe0\x01\n", 6);
+  const auto binary = run_command("/usr/bin/python3 " + script + " " + shell_quoted(out));
+  EXPECT_EQ(binary.status, 1) << binary.out;
+  EXPECT_NE(binary.out.find("results.csv: not a sweep's results CSV"), std::string::npos)
+      << binary.out;
+  EXPECT_EQ(binary.out.find("Traceback"), std::string::npos) << binary.out;
 }
 
 }  // namespace

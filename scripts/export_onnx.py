@@ -36,6 +36,7 @@ accelerator like any dropout mask.
 """
 
 import argparse
+import os
 import sys
 import warnings
 
@@ -128,10 +129,20 @@ def exportable(model, batch):
     return model
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, but a bad flag exits 1 as s2c and s2sim do (argparse's own code is 2)."""
+
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        sys.exit(f"{self.prog}: error: {message}")
+
+
 def parse_args(argv):
-    p = argparse.ArgumentParser(description="Export a torchvision classification model to ONNX.")
+    p = Parser(description="Export a torchvision classification model to ONNX.")
     p.add_argument("model", nargs="?", help="torchvision model name, e.g. resnet18 (see --list)")
     p.add_argument("-o", "--output", help="the .onnx file to write")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing -o file that is not an ONNX model")
     p.add_argument("--batch", type=int, default=4, help="batch size N (default 4)")
     p.add_argument("--image", type=int, default=32, help="image height and width (default 32)")
     p.add_argument("--channels", type=int, default=3, help="input channels (default 3)")
@@ -186,6 +197,31 @@ def parse_args(argv):
     return args
 
 
+def is_onnx_model(path):
+    """Whether `path` holds an ONNX model (a ModelProto with a graph)."""
+    try:
+        import onnx
+        return len(onnx.load(path, load_external_data=False).graph.node) > 0
+    except Exception:  # any file onnx cannot read is not one
+        return False
+
+
+def check_output(args):
+    """Refuses, before any work, an output that would destroy a file of another kind or that
+    cannot be written (s2c's and s2sim's rule for their outputs)."""
+    out = args.output
+    parent = os.path.dirname(out) or "."
+    if not os.path.isdir(parent):
+        sys.exit(f"export_onnx.py: {out}: cannot write: '{parent}' "
+                 + ("is not a directory" if os.path.exists(parent) else "does not exist"))
+    if os.path.isdir(out):
+        sys.exit(f"export_onnx.py: {out}: is a directory; the output is an ONNX model")
+    if (os.path.exists(out) and os.path.getsize(out) > 0 and not args.force
+            and not is_onnx_model(out)):
+        sys.exit(f"export_onnx.py: {out}: exists and is not an ONNX model; refusing to overwrite "
+                 "it (pass --force to replace it)")
+
+
 def transformer(name):
     return name in gpt_model.PRESETS or name == "vit"
 
@@ -206,6 +242,7 @@ def main(argv):
     if (args.model not in classification_models() and args.model not in PROBES and
             not transformer(args.model)):
         sys.exit(f"export_onnx.py: unknown model '{args.model}'; see --list")
+    check_output(args)
 
     # The exporter warns, once per batch norm, that it drops the num_batches_tracked
     # increment; the importer does not model that counter, so the warning is only noise.
@@ -217,9 +254,12 @@ def main(argv):
     model.train(training)
     x = example_input(args.model, args)
     language = args.model in gpt_model.PRESETS
+    # Written beside the output and renamed into place once complete, so an interrupted export
+    # leaves the previous file as it was.
+    partial = f"{args.output}.tmp.{os.getpid()}"
     try:
         torch.onnx.export(
-            model, x, args.output,
+            model, x, partial,
             opset_version=args.opset,
             input_names=["input_ids" if language else "input"],
             output_names=AUX_LOGITS[args.model] if args.aux_logits else ["logits"],
@@ -227,10 +267,13 @@ def main(argv):
             do_constant_folding=not training,
             # No dynamic_axes: every dimension stays static.
         )
+        os.replace(partial, args.output)
     except (RuntimeError, ValueError) as e:
         # The model cannot run on this input size, or PyTorch cannot export it (an operator,
         # an opset): one line, not a traceback.
         first_line = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        if os.path.exists(partial):
+            os.remove(partial)
         sys.exit(f"export_onnx.py: cannot export {args.model} for {args.channels}x{args.image}x"
                  f"{args.image} images in {args.mode} mode: {first_line}")
     if language:

@@ -1037,8 +1037,14 @@ def open_step(directory, model=None, own_decisions=False):
     manifest_path = os.path.join(directory, "manifest.json")
     if not os.path.isfile(manifest_path):
         raise InputError("%s: missing" % manifest_path)
-    with open(manifest_path) as f:
-        manifest = json.load(f)
+    try:
+        with open(manifest_path, encoding="utf-8") as f:
+            manifest = json.load(f)
+    except ValueError as e:  # JSONDecodeError and UnicodeDecodeError both are
+        raise InputError("%s: not a manifest (s2sim run --dump-all or s2c reference writes "
+                         "one): %s" % (manifest_path, e)) from e
+    if not isinstance(manifest, dict):
+        raise InputError("%s: not a manifest (the top level is not an object)" % manifest_path)
     kind = manifest.get("format")
     if kind == SIM_DUMP_FORMAT:
         return SimDump(directory, manifest, model, own_decisions)

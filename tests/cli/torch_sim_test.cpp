@@ -279,6 +279,39 @@ TEST_F(TorchSim, ExportedClassifiersCompileAndSimulate) {
   }
 }
 
+// scripts/export_onnx.py keeps s2c's and s2sim's rule for outputs: an existing file that is
+// not an ONNX model needs --force (it overwrote an executable given as -o), a missing
+// directory is named before the export, and a bad flag exits 1 (argparse's code was 2).
+TEST_F(TorchSim, ExportScriptNeverDestroysAnotherFile) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  const std::string script =
+      kPython + " " + shell_quoted(std::string(S2_SOURCE_DIR) + "/scripts/export_onnx.py");
+  const std::string bin = (dir_ / "step.bin").string();
+  std::ofstream(bin, std::ios::binary) << std::string("S2TRAIN\0 an executable", 22);
+  Result r = run(script + " gpt --batch 2 -o " + shell_quoted(bin));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("step.bin: exists and is not an ONNX model; refusing to overwrite it"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(read_text(bin), std::string("S2TRAIN\0 an executable", 22));
+  r = run(script + " gpt --batch 2 -o " + shell_quoted((dir_ / "no" / "x.onnx").string()));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("does not exist"), std::string::npos) << r.out;
+  r = run(script + " gpt --batch 0 -o " + shell_quoted((dir_ / "x.onnx").string()));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("--batch must be at least 1"), std::string::npos) << r.out;
+  const std::string onnx = (dir_ / "gpt.onnx").string();
+  for (int i = 0; i < 2; ++i) {  // an earlier export is replaced without --force
+    r = run(script + " gpt --batch 2 -o " + shell_quoted(onnx));
+    EXPECT_EQ(r.status, 0) << r.out;
+  }
+  r = run(script + " gpt --batch 2 --force -o " + shell_quoted(bin));
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(read_text(bin), read_text(onnx));
+  for (const auto& entry : fs::directory_iterator(dir_))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << entry.path();
+}
+
 TEST_F(TorchSim, ManifestDescribesTheRun) {
   ASSERT_NO_FATAL_FAILURE(compile_and_dump("mlp", 2));
   const fs::path dump = dump_dir();

@@ -19,6 +19,9 @@ output. `vit` is torchvision's VisionTransformer at the zoo's tiny shape (2 laye
 width 64, patch 8; --layers, --heads, --width, --patch override it), the class vit_b_16 is an
 instance of.
 
+-o is written through a temporary file renamed into place; an existing -o that is not an ONNX
+model is refused unless --force (s2c's and s2sim's rule for their outputs).
+
 The model is built with weights=None (random initialization, nothing is downloaded) and
 exported with static shapes: the importer rejects symbolic dimensions, because the
 accelerator's memory plan is fixed at compile time.

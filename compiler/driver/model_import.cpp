@@ -56,29 +56,35 @@ ir::Graph read_model(const FrontendOptions& o) {
   return zoo::build_model(o.model, o.model_options);
 }
 
-// Replaces the initial contents of the one parameter with `role` by a .npy file's, which must
-// have the parameter's element type and shape.
-void load_npy_into(ir::Graph& g, ir::TensorRole role, const std::string& path, const char* flag) {
+// The one parameter with `role` (its data node), or an invalid id.
+ir::TensorId parameter_with(const ir::Graph& g, ir::TensorRole role) {
   for (size_t i = 0; i < g.num_tensors(); ++i) {
     const ir::Tensor& t = g.tensor(ir::TensorId(i));
-    if (t.producer.valid() || g.data(t.data).role != role) continue;
-    ir::HostArray values = io::read_npy_expect(path, t.dtype, t.shape);
-    if (role == ir::TensorRole::Label && g.loss().valid()) {
-      const ir::Op& loss = loss_op(g);
-      const int64_t classes = g.tensor(loss.inputs.at(0)).shape.at(1);
-      const int64_t ignore = loss.attrs.i("ignore_index");
-      for (size_t k = 0; k < values.size(); ++k)
-        if (values.i32()[k] != ignore && (values.i32()[k] < 0 || values.i32()[k] >= classes))
-          throw UserError(path + ": label " + std::to_string(values.i32()[k]) + " at index " +
-                          std::to_string(k) + " is outside [0, " + std::to_string(classes) +
-                          ") and is not the ignore_index " + std::to_string(ignore));
-    }
-    if (role == ir::TensorRole::Input && t.dtype == ir::DType::I32)
-      check_ids(g, t.data, values.i32(), path);
-    g.mutable_data(t.data).init = std::make_shared<const ir::HostArray>(std::move(values));
-    return;
+    if (!t.producer.valid() && g.data(t.data).role == role) return ir::TensorId(i);
   }
-  throw UserError(std::string(flag) + ": the model has no " + isa::role_name(role) + " tensor");
+  return {};
+}
+
+// Replaces the initial contents of the one parameter with `role` by a .npy file's, which must
+// have the parameter's element type and shape. (Token ids go into the model as it is built:
+// import_model.)
+void load_npy_into(ir::Graph& g, ir::TensorRole role, const std::string& path, const char* flag) {
+  const ir::TensorId id = parameter_with(g, role);
+  if (!id.valid())
+    throw UserError(std::string(flag) + ": the model has no " + isa::role_name(role) + " tensor");
+  const ir::Tensor& t = g.tensor(id);
+  ir::HostArray values = io::read_npy_expect(path, t.dtype, t.shape);
+  if (role == ir::TensorRole::Label && g.loss().valid()) {
+    const ir::Op& loss = loss_op(g);
+    const int64_t classes = g.tensor(loss.inputs.at(0)).shape.at(1);
+    const int64_t ignore = loss.attrs.i("ignore_index");
+    for (size_t k = 0; k < values.size(); ++k)
+      if (values.i32()[k] != ignore && (values.i32()[k] < 0 || values.i32()[k] >= classes))
+        throw UserError(path + ": label " + std::to_string(values.i32()[k]) + " at index " +
+                        std::to_string(k) + " is outside [0, " + std::to_string(classes) +
+                        ") and is not the ignore_index " + std::to_string(ignore));
+  }
+  g.mutable_data(t.data).init = std::make_shared<const ir::HostArray>(std::move(values));
 }
 
 // The zoo language model's attention_mask from --attention-mask: a .npy [batch, seq-len] of
@@ -115,15 +121,6 @@ std::vector<int32_t> read_attention_mask(const FrontendOptions& o) {
                       std::to_string(k) + " is neither 1 (attend) nor 0 (padding)");
   }
   return values;
-}
-
-// The one parameter with `role` (its data node), or an invalid id.
-ir::TensorId parameter_with(const ir::Graph& g, ir::TensorRole role) {
-  for (size_t i = 0; i < g.num_tensors(); ++i) {
-    const ir::Tensor& t = g.tensor(ir::TensorId(i));
-    if (!t.producer.valid() && g.data(t.data).role == role) return ir::TensorId(i);
-  }
-  return {};
 }
 
 // A mean loss over no labelled position is 0/0: NaN, and every gradient with it. PyTorch's

@@ -16,18 +16,21 @@
 
 namespace s2::cli {
 
+// Whether `text` is one or more decimal digits and nothing else (no sign, point or exponent).
+inline bool all_digits(const std::string& text) {
+  bool digits = !text.empty();
+  for (char c : text)
+    digits = digits && std::isdigit(static_cast<unsigned char>(c)) != 0;
+  return digits;
+}
+
 // A whole number of 1 or more, in decimal digits (the option's type bounds it from above:
 // CLI11 then says it "could not convert" a larger one).
 inline CLI::Validator positive_whole() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        bool digits = !text.empty();
-        bool nonzero = false;
-        for (char c : text) {
-          digits = digits && std::isdigit(static_cast<unsigned char>(c)) != 0;
-          nonzero = nonzero || (c >= '1' && c <= '9');
-        }
-        return digits && nonzero ? "" : text + " is not a whole number >= 1";
+        const bool nonzero = text.find_first_not_of('0') != std::string::npos;
+        return all_digits(text) && nonzero ? "" : text + " is not a whole number >= 1";
       },
       "INT>=1");
 }
@@ -36,9 +39,7 @@ inline CLI::Validator positive_whole() {
 inline CLI::Validator positive_whole_at_most(uint64_t max) {
   return CLI::Validator(
       [max](std::string& text) -> std::string {
-        bool digits = !text.empty() && text.size() <= 20;
-        for (char c : text)
-          digits = digits && std::isdigit(static_cast<unsigned char>(c)) != 0;
+        const bool digits = all_digits(text) && text.size() <= 20;
         errno = 0;
         const unsigned long long v = digits ? std::strtoull(text.c_str(), nullptr, 10) : 0;
         if (digits && errno == 0 && v >= 1 && v <= max) return "";
@@ -52,10 +53,7 @@ inline CLI::Validator positive_whole_at_most(uint64_t max) {
 inline CLI::Validator whole() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        bool digits = !text.empty();
-        for (char c : text)
-          digits = digits && std::isdigit(static_cast<unsigned char>(c)) != 0;
-        return digits ? "" : text + " is not a whole number >= 0";
+        return all_digits(text) ? "" : text + " is not a whole number >= 0";
       },
       "INT>=0");
 }

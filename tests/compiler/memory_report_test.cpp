@@ -196,9 +196,9 @@ TEST_F(PlotMemory, RejectsAMissingOrBadFile) {
   EXPECT_NE(r.out.find("not a memory report (missing alignment"), std::string::npos) << r.out;
 
   // Binary (an executable given for the report): a message, not a UnicodeDecodeError.
-  r = plot(write("step.bin", std::string("S2TRAIN\0\x02\0\0\0\x10\xe0\x01", 13)));
+  r = plot(write("step.bin", std::string("S2TRAIN\0\x02\0\0\0\x10\xe0\x01", 15)));
   EXPECT_EQ(r.status, 1) << r.out;
-  EXPECT_NE(r.out.find("step.bin: not a memory report (byte 12 is not UTF-8 text"),
+  EXPECT_NE(r.out.find("step.bin: not a memory report (byte 13 is not UTF-8 text"),
             std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("Traceback"), std::string::npos) << r.out;

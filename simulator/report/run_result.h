@@ -103,6 +103,9 @@ struct DatatypeSummary {
 struct RunResult {
   std::string program;  // executable path
   std::string config;   // target name
+  // The target the executable was compiled for (its header), when it is not `config`'s: the
+  // memory plan and the compiler's choices are that target's. Empty otherwise.
+  std::string compiled_for;
   double clock_mhz = 0;
   uint32_t pe_count = 0;
   uint32_t window = 0;

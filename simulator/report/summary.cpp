@@ -36,6 +36,9 @@ std::string summary_text(const RunResult& r) {
   std::ostringstream os;
   os << "Simulated " << r.program << " on " << r.config << " (" << r.clock_mhz
      << " MHz, decode window " << r.window << ")\n";
+  if (!r.compiled_for.empty())
+    os << "  compiled for       " << r.compiled_for
+       << " (its memory plan and the compiler's choices are that target's)\n";
   os << "  total cycles       " << r.total_cycles << "\n";
   os << "  time               " << fixed(r.milliseconds(), 4, " ms") << "\n";
   os << "  instructions       " << r.instructions.size() << "\n";

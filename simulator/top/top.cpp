@@ -70,6 +70,7 @@ void finish_result(const RunContext& ctx, report::RunResult& r) {
     }
   }
   r.config = target.name;
+  if (exe.target != target.name) r.compiled_for = exe.target;
   r.clock_mhz = target.clock_mhz;
   r.pe_count = static_cast<uint32_t>(target.pe_array.macs());
   r.window = ctx.options.window;

@@ -46,7 +46,13 @@ TEST(RunReports, SummaryGivesTheClockAsConfigured) {
     r.clock_mhz = mhz;
     const std::string summary = summary_text(r);
     EXPECT_EQ(summary.rfind("Simulated p.bin on c " + text, 0), 0u) << summary;
+    EXPECT_EQ(summary.find("compiled for"), std::string::npos) << summary;
   }
+  // An executable compiled for another target says so.
+  r.compiled_for = "s2train_base";
+  EXPECT_NE(summary_text(r).find("\n  compiled for       s2train_base (its memory plan"),
+            std::string::npos)
+      << summary_text(r);
 }
 
 TEST(RunReports, PhysicsCheckPassesAtTheBoundAndNamesAViolation) {

@@ -87,6 +87,11 @@ void load_npy_into(ir::Graph& g, ir::TensorRole role, const std::string& path, c
   g.mutable_data(t.data).init = std::make_shared<const ir::HostArray>(std::move(values));
 }
 
+// A zoo language model's batch of token ids: [batch, seq-len].
+ir::Shape lm_batch_shape(const FrontendOptions& o, const zoo::Model& model) {
+  return {o.model_options.batch, zoo::lm_shape(o.model, *model.lm, o.model_options.lm).seq_len};
+}
+
 // The zoo language model's attention_mask from --attention-mask: a .npy [batch, seq-len] of
 // 1 (attend) and 0 (padding), int32, int64 or uint8. Empty when the model is not in the zoo
 // (read_model then names the unknown model).
@@ -102,8 +107,7 @@ std::vector<int32_t> read_attention_mask(const FrontendOptions& o) {
     throw UserError("--attention-mask: model '" + o.model +
                     "' is not a language model; a padding mask applies to gpt, gpt2-small, "
                     "bert and bert-base");
-  const ir::Shape expected{o.model_options.batch,
-                           zoo::lm_shape(o.model, *model->lm, o.model_options.lm).seq_len};
+  const ir::Shape expected = lm_batch_shape(o, *model);
   const io::NpyArray mask = io::read_npy(path);
   if (mask.shape != expected)
     throw UserError(path + ": attention mask of shape " + ir::ints_text(mask.shape) +
@@ -157,9 +161,8 @@ ir::Graph import_model(const FrontendOptions& options) {
   const zoo::Model* zoo_model = zoo::model_registry().find(o.model);
   if (!o.input_npy.empty()) {
     if (zoo_model != nullptr && zoo_model->lm) {
-      const ir::Shape shape{o.model_options.batch,
-                            zoo::lm_shape(o.model, *zoo_model->lm, o.model_options.lm).seq_len};
-      o.model_options.input_ids = io::read_npy_expect(o.input_npy, isa::DType::I32, shape).i32();
+      o.model_options.input_ids =
+          io::read_npy_expect(o.input_npy, isa::DType::I32, lm_batch_shape(o, *zoo_model)).i32();
     } else if (ends_with(o.model, ".onnx")) {
       o.onnx.token_ids_npy = o.input_npy;
     }

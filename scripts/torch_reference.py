@@ -650,6 +650,17 @@ def torchvision_classifiers():
             if torchvision.models.get_model_builder(name).__module__.count(".") == 2}
 
 
+def attention_mask_of(extended):
+    """Hugging Face's attention_mask [N, T] (1 attend, 0 padding) from our additive
+    extended_attention_mask [N, 1, 1, T] (0, or the lowest float at padding)."""
+    lowest = np.finfo(np.float32).min
+    if extended.ndim != 4 or extended.shape[1:3] != (1, 1) or \
+            not np.all((extended == 0) | (extended == lowest)):
+        raise InputError("extended_attention_mask: expected [N, 1, 1, T] of 0 and %g, got "
+                         "shape %s" % (lowest, extended.shape))
+    return torch.from_numpy((extended[:, 0, 0, :] == 0).astype(np.int64))
+
+
 def file_stem(name):
     """The file name `s2c reference` writes a tensor under: '/', '\\' and ':' become '_'."""
     return name.replace("/", "_").replace("\\", "_").replace(":", "_")
@@ -717,7 +728,8 @@ class ReferenceStep:
         return load(self.directory, "init", file_stem(name) + ".npy")
 
     def attention_mask(self):
-        return None  # s2c reference takes no --attention-mask
+        name = self.manifest.get("attention_mask")  # s2c reference --attention-mask
+        return None if name is None else attention_mask_of(self.initial(name))
 
     def batch(self):
         return (self.initial(self.manifest.get("input", "input")),
@@ -990,13 +1002,7 @@ class SimDump:
         --attention-mask: 0, or the lowest float at padding); None without one."""
         if "extended_attention_mask" not in self.tensors:
             return None
-        extended = self.initial("extended_attention_mask")
-        lowest = np.finfo(np.float32).min
-        if extended.ndim != 4 or extended.shape[1:3] != (1, 1) or \
-                not np.all((extended == 0) | (extended == lowest)):
-            raise InputError("extended_attention_mask: expected [N, 1, 1, T] of 0 and %g, got "
-                             "shape %s" % (lowest, extended.shape))
-        return torch.from_numpy((extended[:, 0, 0, :] == 0).astype(np.int64))
+        return attention_mask_of(self.initial("extended_attention_mask"))
 
     def batch(self):
         return self.initial(self.input), self.initial(self.loss["labels"])

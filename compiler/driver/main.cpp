@@ -126,6 +126,25 @@ void add_backend_flags(CLI::App* cmd, s2::compiler::BackendOptions* back) {
       ->check(CLI::IsMember({"swap", "recompute", "both"}));
 }
 
+// --input, --labels and --attention-mask: the step's batch from .npy files (compile and
+// reference take the same files, so a reference step reproduces a compiled one).
+void add_batch_files(CLI::App* cmd, std::string* input, std::string* labels,
+                     std::string* attention_mask) {
+  cmd->add_option("--input", *input,
+                  "the input batch as .npy, of the model's input shape: f32 images, or "
+                  "int32/int64 token ids for a language model; default seeded")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--labels", *labels,
+                  "the labels as .npy (int32 or int64, [batch], or [batch, seq-len] for a "
+                  "language model, where -100 is ignored); default seeded")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--attention-mask", *attention_mask,
+                  "language models (gpt, bert and their presets): the padding mask as .npy, "
+                  "[batch, seq-len] of 1 (attend) and 0 (padding), int32, int64 or uint8, as "
+                  "Hugging Face's attention_mask; synthetic labels leave the padding out")
+      ->check(CLI::ExistingFile);
+}
+
 // The model options shared by `compile` and `reference`.
 struct ModelFlags {
   s2::zoo::ModelOptions model;
@@ -338,24 +357,7 @@ int main(int argc, char** argv) {
   std::string output;
   bool no_fuse = false, force = false;
   compile_cmd->add_option("-o,--output", output, "executable to write (.bin)");
-  compile_cmd
-      ->add_option(
-          "--input", front.input_npy,
-          "the input batch as .npy, of the model's input shape: f32 images, or int32/int64 "
-          "token ids for a language model; default seeded")
-      ->check(CLI::ExistingFile);
-  compile_cmd
-      ->add_option(
-          "--labels", front.labels_npy,
-          "the labels as .npy (int32 or int64, [batch], or [batch, seq-len] for a language "
-          "model, where -100 is ignored); default seeded")
-      ->check(CLI::ExistingFile);
-  compile_cmd
-      ->add_option("--attention-mask", front.attention_mask_npy,
-                   "language models (gpt, bert and their presets): the padding mask as .npy, "
-                   "[batch, seq-len] of 1 (attend) and 0 (padding), int32, int64 or uint8, as "
-                   "Hugging Face's attention_mask; synthetic labels leave the padding out")
-      ->check(CLI::ExistingFile);
+  add_batch_files(compile_cmd, &front.input_npy, &front.labels_npy, &front.attention_mask_npy);
   add_backend_flags(compile_cmd, &back);
   compile_cmd->add_flag("--no-fuse", no_fuse, "do not fuse PPU epilogues into PE instructions");
   compile_cmd->add_flag("--fuse-attention", back.fuse_attention,
@@ -376,6 +378,7 @@ int main(int argc, char** argv) {
   ref_cmd->add_option("model", ref.model, "model-zoo name or ONNX file")->required();
   ref_cmd->add_option("--out-dir", ref.out_dir, "directory to write")->required();
   ref_flags.add_to(ref_cmd);
+  add_batch_files(ref_cmd, &ref.input_npy, &ref.labels_npy, &ref.attention_mask_npy);
   ref_cmd
       ->add_option("--config", ref.config,
                    "accelerator configuration whose PE-array K-tile the sums follow, so the "

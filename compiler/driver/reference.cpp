@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -63,12 +64,29 @@ fs::path make_dir(const fs::path& dir) {
   return dir;
 }
 
-// Writes dir/<npy::file_name(name)>, never over the run's model or config
+// The files the run reads, which no output may replace.
+std::vector<std::string> inputs(const ReferenceOptions& o) {
+  return {o.model, o.config, o.input_npy, o.labels_npy, o.attention_mask_npy};
+}
+
+// The model's options as the front end takes them, with the batch's files.
+FrontendOptions frontend_options(const ReferenceOptions& o) {
+  FrontendOptions f;
+  f.model = o.model;
+  f.model_options = o.model_options;
+  f.onnx = o.onnx;
+  f.input_npy = o.input_npy;
+  f.labels_npy = o.labels_npy;
+  f.attention_mask_npy = o.attention_mask_npy;
+  return f;
+}
+
+// Writes dir/<npy::file_name(name)>, never over one of the run's inputs
 // (isa/container/output_guard.h).
 void write_tensor(const ReferenceOptions& o, const fs::path& dir, const std::string& name,
                   const ir::HostArray& values, const ir::Shape& shape) {
   const std::string path = (dir / npy::file_name(name)).string();
-  isa::guard_output(path, isa::FileKind::Npy, {o.model, o.config}, o.force);
+  isa::guard_output(path, isa::FileKind::Npy, inputs(o), o.force);
   io::write_npy(path, values, shape);
 }
 
@@ -95,6 +113,13 @@ class ReferenceStep {
       if (role == TensorRole::Weight || role == TensorRole::State || role == TensorRole::Input ||
           role == TensorRole::Label)
         params_.push_back(t);
+    }
+    // A language model's padding mask (--attention-mask): a constant of the step, written
+    // beside the batch so that the PyTorch step masks the same positions.
+    if (const TensorId mask = graph_.find_tensor(zoo::kPaddingMaskName); mask.valid()) {
+      const ir::Tensor& t = graph_.tensor(mask);
+      attention_mask_ = *graph_.data(t.data).init;
+      attention_mask_shape_ = t.shape;
     }
     for (size_t i = 0; i < graph_.num_ops(); ++i) {
       const ir::Op& op = graph_.op(ir::OpId(i));
@@ -128,10 +153,7 @@ class ReferenceStep {
     for (TensorId t : state_)
       state.push_back(graph_.tensor(t).name);
     const std::string input = graph_.tensor(input_).name, labels = graph_.tensor(labels_).name;
-    FrontendOptions f;
-    f.model = o_.model;
-    f.model_options = o_.model_options;
-    f.onnx = o_.onnx;
+    FrontendOptions f = frontend_options(o_);
     f.sgd = o_.sgd;
     f.precision = o_.precision;
     f.loss_scaling = o_.loss_scaling;
@@ -165,6 +187,8 @@ class ReferenceStep {
     const fs::path init = make_dir(out / "init");
     for (TensorId t : params_)
       write(it, init, t);
+    if (attention_mask_shape_)
+      write_tensor(o_, init, zoo::kPaddingMaskName, attention_mask_, *attention_mask_shape_);
 
     const auto start = std::chrono::steady_clock::now();
     it.run();
@@ -198,7 +222,8 @@ class ReferenceStep {
   double loss() const { return loss_; }
   double seconds() const { return seconds_; }
   size_t files() const {
-    return params_.size() + 1 + 2 * weights_.size() + state_.size() + decisions_.size() + 1;
+    return params_.size() + (attention_mask_shape_ ? 1 : 0) + 1 + 2 * weights_.size() +
+           state_.size() + decisions_.size() + 1;
   }
 
  private:
@@ -206,13 +231,7 @@ class ReferenceStep {
     write_tensor(o_, dir, graph_.tensor(t).name, it.value(t), graph_.tensor(t).shape);
   }
 
-  static ir::Graph read(const ReferenceOptions& o) {
-    FrontendOptions f;
-    f.model = o.model;
-    f.model_options = o.model_options;
-    f.onnx = o.onnx;
-    return import_model(f);
-  }
+  static ir::Graph read(const ReferenceOptions& o) { return import_model(frontend_options(o)); }
 
   // The decision an op of the forward pass takes, as scripts/torch_reference.py names it, or
   // "" for an op without one.
@@ -263,19 +282,22 @@ class ReferenceStep {
     for (const Decision& d : decisions_)
       decisions.push_back(
           {{"op", d.op}, {"type", d.type}, {"file", "decisions/" + npy::file_name(d.op)}});
-    isa::guard_output(path.string(), isa::FileKind::Json, {o_.model, o_.config}, o_.force);
-    write_json_file(path.string(), {{"format", "s2train-reference-step 1"},
-                                    {"model", o_.model},
-                                    {"options", model_options()},
-                                    {"optimizer", optimizer()},
-                                    {"precision", ir::precision_name(o_.precision)},
-                                    {"loss_scaling", loss_scaling()},
-                                    {"input", graph_.tensor(input_).name},
-                                    {"labels", graph_.tensor(labels_).name},
-                                    {"weights", tensor_names(graph_, weights_)},
-                                    {"state", tensor_names(graph_, state_)},
-                                    {"loss_terms", loss_terms()},
-                                    {"decisions", decisions}});
+    isa::guard_output(path.string(), isa::FileKind::Json, inputs(o_), o_.force);
+    write_json_file(
+        path.string(),
+        {{"format", "s2train-reference-step 1"},
+         {"model", o_.model},
+         {"options", model_options()},
+         {"optimizer", optimizer()},
+         {"precision", ir::precision_name(o_.precision)},
+         {"loss_scaling", loss_scaling()},
+         {"input", graph_.tensor(input_).name},
+         {"labels", graph_.tensor(labels_).name},
+         {"attention_mask", attention_mask_shape_ ? Json(zoo::kPaddingMaskName) : Json(nullptr)},
+         {"weights", tensor_names(graph_, weights_)},
+         {"state", tensor_names(graph_, state_)},
+         {"loss_terms", loss_terms()},
+         {"decisions", decisions}});
   }
 
   // Each softmax_ce's logits and weight (an auxiliary classifier's loss is scaled by the
@@ -357,6 +379,9 @@ class ReferenceStep {
   std::vector<TensorId> params_, weights_, state_;
   std::vector<Decision> decisions_;       // of the forward's relu, max_pool2d, ... ops
   std::map<uint32_t, TensorId> grad_of_;  // weight tensor id -> its summed gradient
+  // The additive padding mask's values and shape, when the model has one.
+  ir::HostArray attention_mask_;
+  std::optional<ir::Shape> attention_mask_shape_;
   float loss_ = 0.0f;
   double seconds_ = 0.0;
 };

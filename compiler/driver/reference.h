@@ -1,11 +1,14 @@
 #pragma once
 // `s2c reference MODEL --out-dir D`: one training step of a zoo or ONNX model on the reference
 // interpreter, written as .npy files for scripts/torch_reference.py (DESIGN.md validation
-// ladder, step 4) and for checking the simulator against.
+// ladder, step 4) and for checking the simulator against. The batch is seeded, or read from
+// --input, --labels and --attention-mask as `s2c compile` reads them.
 //
 // out_dir receives (file names are the PyTorch state_dict keys, dots kept):
 //   init/<name>.npy      every parameter before the step: weights, batch-norm running
-//                        statistics, `input` and `labels` (i32)
+//                        statistics, `input` and `labels` (i32), and a language model's
+//                        padding mask (--attention-mask) as extended_attention_mask
+//                        [N, 1, 1, T] (f32: 0 to attend, the lowest float at padding)
 //   loss.npy             the loss, shape (1,)
 //   grad/<weight>.npy    the summed gradient of every weight (before weight decay; with loss
 //                        scaling, times the loss scale, as PyTorch's .grad before unscale_)
@@ -18,9 +21,9 @@
 //                        for every dropout layer its scaled keep mask (f32); '/', '\' and ':'
 //                        of an op's name (an ONNX node's) become '_' in the file name
 //   manifest.json        the model, its options (an ONNX model: its input's and logits'
-//                        sizes), the SGD options, the input and labels tensors, the weights
-//                        and running statistics in creation (state_dict) order, and the
-//                        decisions (op, type, file)
+//                        sizes), the SGD options, the input and labels tensors, the padding
+//                        mask's tensor (or null), the weights and running statistics in
+//                        creation (state_dict) order, and the decisions (op, type, file)
 //
 // Why the decisions: fp32 sums in another order differ in the last bits, so a pre-activation
 // within ~1e-6 of zero (or two nearly equal values in a pooling window) can fall on the other
@@ -48,12 +51,17 @@ struct ReferenceOptions {
   // compile adds), or F32.
   isa::DType precision = isa::DType::F32;
   std::optional<ir::LossScaling> loss_scaling;
+  // The step's batch from .npy files, as `s2c compile` takes them (FrontendOptions): the
+  // input, the labels and a language model's attention mask; empty: seeded.
+  std::string input_npy;
+  std::string labels_npy;
+  std::string attention_mask_npy;
   std::string out_dir;
   // The accelerator configuration whose PE array's K-tile the interpreter accumulates with
   // (isa/numerics/pe_gemm.h); empty: the base configuration.
   std::string config;
   // Replace files in out_dir that are not .npy arrays or JSON (isa/container/output_guard.h);
-  // the model and the config are never overwritten.
+  // the run's inputs (the model, the config and the .npy files) are never overwritten.
   bool force = false;
 };
 

@@ -256,6 +256,15 @@ TEST_F(TorchSim, LanguageModelsWithPaddingMatchPyTorch) {
       if (summary != std::string::npos)
         std::cout << model << fuse << " padded: " << r.out.substr(summary);
     }
+  // `s2c reference --attention-mask` writes the mask beside the batch and PyTorch applies it
+  // (without it the masked gpt's loss is another number, so a mask left out would fail).
+  const std::string ref = (dir_ / "ref").string();
+  Result r = run(kS2c + " reference gpt --attention-mask " + shell_quoted(npy) + " --out-dir " +
+                 shell_quoted(ref));
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = run(kPython + " " + kScript + " " + shell_quoted(ref) + " --exact-factor 2");
+  EXPECT_EQ(r.status, 0) << r.out;
+  s2::test::expect_as_accurate_as_torch(r.out, 2.0);
 }
 
 // scripts/probe_models.py's softmax_probe: a softmax over channels (ONNX Softmax on axis 1,

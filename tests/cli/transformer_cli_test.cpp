@@ -206,6 +206,61 @@ TEST_F(Cli, LanguageModelLabelsComeFromTheGivenIds) {
       << one.out;
 }
 
+// `s2c reference` takes the batch files `s2c compile` takes (--input, --labels,
+// --attention-mask), so a step compiled from given data has a reference to check it against:
+// the functional run equals it bit for bit, its init/ holds the given ids and labels, and the
+// padding mask is written for scripts/torch_reference.py (named in the manifest).
+TEST_F(Cli, ReferenceTakesTheBatchFilesCompileTakes) {
+  std::vector<int64_t> tokens(16), labels(16), mask(16, 1);
+  for (size_t k = 0; k < tokens.size(); ++k) {
+    tokens[k] = static_cast<int64_t>((k * 53 + 5) % 127);
+    labels[k] = k % 3 == 0 ? -100 : static_cast<int64_t>((k * 29 + 3) % 128);
+  }
+  mask[8] = mask[9] = 0;  // the second sequence's first two tokens are padding
+  write_npy_i64(path("ids.npy"), {2, 8}, tokens);
+  write_npy_i64(path("labels.npy"), {2, 8}, labels);
+  write_npy_i64(path("mask.npy"), {2, 8}, mask);
+  const std::string files = " --batch 2 --seq-len 8 --input " + quoted(path("ids.npy")) +
+                            " --labels " + quoted(path("labels.npy")) + " --attention-mask " +
+                            quoted(path("mask.npy"));
+  const std::string bin = path("gpt.bin"), ref = path("ref"), sim = path("sim");
+  Result r = run(kS2c + " compile gpt" + files + " -o " + quoted(bin));
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = run(kS2c + " reference gpt" + files + " --out-dir " + quoted(ref));
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = run(kS2sim + " run " + quoted(bin) + " --dump loss,transformer.wte.weight --dump-dir " +
+          quoted(sim));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(npy_data(sim + "/loss.npy"), npy_data(ref + "/loss.npy"));
+  EXPECT_EQ(npy_data(sim + "/transformer.wte.weight.npy"),
+            npy_data(ref + "/updated/transformer.wte.weight.npy"));
+  const std::vector<int32_t> ids = dumped_i32(ref + "/init/input_ids.npy");
+  const std::vector<int32_t> written = dumped_i32(ref + "/init/labels.npy");
+  ASSERT_EQ(ids.size(), 16u);
+  ASSERT_EQ(written.size(), 16u);
+  for (size_t k = 0; k < 16; ++k) {
+    EXPECT_EQ(ids[k], tokens[k]) << k;
+    EXPECT_EQ(written[k], labels[k]) << k;
+  }
+  const s2::npy::Array extended = s2::npy::read(ref + "/init/extended_attention_mask.npy");
+  EXPECT_EQ(extended.shape, (std::vector<int64_t>{2, 1, 1, 8}));
+  EXPECT_NE(
+      read_text(ref + "/manifest.json").find("\"attention_mask\": \"extended_attention_mask\""),
+      std::string::npos);
+  // The seeded batch is another step: a reference without the files differs.
+  r = run(kS2c + " reference gpt --batch 2 --seq-len 8 --out-dir " + quoted(path("seeded")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(npy_data(path("seeded") + "/loss.npy"), npy_data(ref + "/loss.npy"));
+  EXPECT_NE(read_text(path("seeded") + "/manifest.json").find("\"attention_mask\": null"),
+            std::string::npos);
+  // A given file is an input of the run, never an output, even with --force: here the ids
+  // the earlier reference wrote, given back into the same directory.
+  r = run(kS2c + " reference gpt --batch 2 --seq-len 8 --input " +
+          quoted(ref + "/init/input_ids.npy") + " --out-dir " + quoted(ref) + " --force");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("input_ids.npy: is an input of this run"), std::string::npos) << r.out;
+}
+
 // --optimizer adamw takes PyTorch's AdamW defaults (lr 1e-3, weight decay 0.01) and its own
 // flags; each optimizer refuses the other's.
 TEST_F(Cli, OptimizerFlags) {

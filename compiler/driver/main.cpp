@@ -126,6 +126,16 @@ void add_backend_flags(CLI::App* cmd, s2::compiler::BackendOptions* back) {
       ->check(CLI::IsMember({"swap", "recompute", "both"}));
 }
 
+// "a,b,c" -> {"a", "b", "c"} (the list has passed s2::cli::name_list(): no empty name).
+std::vector<std::string> split_commas(const std::string& list) {
+  std::vector<std::string> names;
+  size_t start = 0;
+  for (size_t comma; (comma = list.find(',', start)) != std::string::npos; start = comma + 1)
+    names.push_back(list.substr(start, comma - start));
+  names.push_back(list.substr(start));
+  return names;
+}
+
 // --input, --labels and --attention-mask: the step's batch from .npy files (compile and
 // reference take the same files, so a reference step reproduces a compiled one).
 void add_batch_files(CLI::App* cmd, std::string* input, std::string* labels,
@@ -397,15 +407,23 @@ int main(int argc, char** argv) {
   opt_cmd->add_option("input", opt.input, "the program as text (e.g. from --dump-after)")
       ->required()
       ->check(CLI::ExistingFile);
+  // One string, split below: a vector option took FILE as a pass name after an empty
+  // '--passes=' or when another option followed ('--passes=cse prog.s2ir -o out').
+  std::string passes;
   opt_cmd
-      ->add_option("--passes", opt.passes,
-                   "the passes to run, in order, comma-separated (none: print the program "
-                   "as parsed)")
-      ->delimiter(',')
-      // One argument: a vector option otherwise swallows FILE after it when another option
-      // follows ('--passes=cse prog.s2ir -o out' read prog.s2ir as a pass name).
-      ->allow_extra_args(false)
-      ->check(CLI::IsMember(s2::compiler::pass_registry().names()));
+      ->add_option("--passes", passes,
+                   "the passes to run, in order, comma-separated (leave the flag out to print "
+                   "the program as parsed)")
+      ->check(s2::cli::name_list())
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            const auto& registry = s2::compiler::pass_registry();
+            for (const std::string& name : split_commas(text))
+              if (!registry.contains(name))
+                return "'" + name + "' is not a pass; the passes: " + registry.known();
+            return "";
+          },
+          ""));
   opt_cmd->add_option("-o,--output", opt.output, "file to write the result to (default: stdout)");
   std::string pass_list = "Passes, in pipeline order:";
   for (const auto& pass : s2::compiler::pass_registry()) {
@@ -441,6 +459,7 @@ int main(int argc, char** argv) {
                     "replace an existing file that is not an earlier ISA reference");
 
   try {
+    s2::cli::refuse_empty_values(argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? s2::kExitOk : s2::kExitUserError;
@@ -521,6 +540,7 @@ int main(int argc, char** argv) {
     }
     if (*opt_cmd) {
       opt_optimizer.finish();
+      if (!passes.empty()) opt.passes = split_commas(passes);
       s2::compiler::run_opt(opt);
     }
     if (*asm_cmd) s2::compiler::run_asm(asm_options);

@@ -103,4 +103,19 @@ inline CLI::Validator name_list() {
       "NAME[,NAME...]");
 }
 
+// Refuses an option written "--name=" with nothing after the '=' (before app.parse()): CLI11
+// reads it as "--name" and takes the next argument as its value, so `s2c opt --passes= FILE`
+// read FILE as a pass name. Throws CLI11's ValidationError ("--passes: nothing after '=' ..."),
+// which the mains report as any other refused flag. Arguments after "--" are not options.
+inline void refuse_empty_values(int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") return;
+    if (arg.size() > 3 && arg.compare(0, 2, "--") == 0 && arg.find('=') == arg.size() - 1)
+      throw CLI::ValidationError(
+          arg.substr(0, arg.size() - 1),
+          "nothing after '='; write " + arg + "VALUE, or leave the option out");
+  }
+}
+
 }  // namespace s2::cli

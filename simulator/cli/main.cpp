@@ -174,6 +174,7 @@ int sc_main(int argc, char** argv) {
       ->check(CLI::IsMember({"nearest", "toward-zero"}));
 
   try {
+    s2::cli::refuse_empty_values(argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? s2::kExitOk : s2::kExitUserError;

@@ -102,6 +102,37 @@ TEST_F(Cli, CountFlagsSayWhatTheyTake) {
       << count.out;
 }
 
+// '--name=' with nothing after the '=': CLI11 took the next argument as the value, so
+// 's2c opt --passes= FILE' read FILE as a pass name and 's2sim run --dump= X.bin' X.bin as a
+// tensor. Refused by name, in both tools, before the command runs; an empty or unknown name in
+// --passes is named too.
+TEST_F(Cli, AnOptionWithNothingAfterItsEqualsSignIsRefused) {
+  const std::string bin = assembled_example();
+  ASSERT_FALSE(bin.empty());
+  const std::string program = path("p.s2ir");
+  ASSERT_EQ(run(kS2c + " compile mlp --dump-after import --dump-file " + quoted(program)).status,
+            0);
+  using Case = std::pair<std::string, std::string>;  // command, message
+  for (const auto& [cmd, message] :
+       {Case{kS2c + " opt --passes= " + quoted(program) + " -o " + quoted(path("o.s2ir")),
+             "--passes: nothing after '='; write --passes=VALUE, or leave the option out"},
+        Case{kS2c + " opt " + quoted(program) + " --passes=", "--passes: nothing after '='"},
+        Case{kS2c + " opt --passes=cse,,dce " + quoted(program), "has an empty name"},
+        Case{kS2c + " opt --passes=cse,nosuch " + quoted(program),
+             "--passes: 'nosuch' is not a pass; the passes: import, autodiff"},
+        Case{kS2sim + " run --dump= " + quoted(bin), "--dump: nothing after '='"},
+        Case{kS2c + " compile --dump-file= mlp", "--dump-file: nothing after '='"}}) {
+    const Result r = run(cmd);
+    EXPECT_EQ(r.status, 1) << cmd << ": " << r.out;
+    EXPECT_NE(r.out.find(message), std::string::npos) << cmd << ": " << r.out;
+  }
+  EXPECT_FALSE(fs::exists(path("o.s2ir")));
+  const Result ok =
+      run(kS2c + " opt --passes=dce,cse " + quoted(program) + " -o " + quoted(path("o.s2ir")));
+  EXPECT_EQ(ok.status, 0) << ok.out;
+  EXPECT_TRUE(fs::exists(path("o.s2ir")));
+}
+
 TEST_F(Cli, AssembleDisassembleRoundTrip) {
   const std::string bin = path("mlp.bin");
   Result r = run(kS2c + " asm " + quoted(kSource + "/docs/examples/mlp_step.s2asm") + " -o " +

@@ -2,7 +2,7 @@
 # Benchmarks of the simulator's timing mode, each the median of RUNS runs, as `s2sim run`
 # reports its own wall time (the simulation, without loading) and simulated cycles per second:
 #   * resnet18 (batch 4, 3x32x32) on the base configuration     (target: under 1 s)
-#   * resnet50 (batch 32, 3x224x224) on the base configuration  (target: under 30 s)
+#   * resnet50 (batch 32, 3x224x224) on the base configuration  (issue 18's target: 10 s)
 #   * efficientnet_b0 (ONNX export, batch 32, 3x224x224), base   (target: under 30 s)
 #   * gpt2-small (batch 8, 1024 tokens, --fuse-attention), base    (issue 15's target: 60 s);
 #     S2_BENCH_GPT=0 skips it (each run takes about two minutes)

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <sstream>
 #include <unordered_set>
@@ -166,6 +167,39 @@ Axis read_axis(ParamReader& spec_reader, const ParamValue& item) {
   return axis;
 }
 
+// A value an axis lists twice (a grid or random sweep), or a zipped point listed twice: the
+// same configuration simulated again under another point number, which the results and the
+// Pareto front would then list twice. Ranges cannot repeat.
+void check_repeats(const SweepSpec& spec, const std::string& path) {
+  if (spec.axes.empty()) return;
+  const auto point_of = [&](size_t v) {
+    std::vector<std::vector<std::string>> point;
+    for (const Axis& axis : spec.axes)
+      point.push_back(axis.values[v]);
+    return point;
+  };
+  if (spec.combine == Combine::Zip) {
+    std::map<std::vector<std::vector<std::string>>, size_t> first;
+    for (size_t v = 0; v < spec.axes.front().values.size(); ++v)
+      if (const auto [at, fresh] = first.emplace(point_of(v), v); !fresh)
+        target::throw_at(path, spec.axes.front().value_lines[v],
+                         fmt::format("{}.values[{}]", spec.axes.front().path, v),
+                         fmt::format("with the other zipped axes, repeats point {} (values[{}] of "
+                                     "each); it would be simulated twice",
+                                     at->second, at->second));
+    return;
+  }
+  for (const Axis& axis : spec.axes) {
+    std::map<std::vector<std::string>, size_t> first;
+    for (size_t v = 0; v < axis.values.size(); ++v)
+      if (const auto [at, fresh] = first.emplace(axis.values[v], v); !fresh)
+        target::throw_at(path, axis.value_lines[v], fmt::format("{}.values[{}]", axis.path, v),
+                         fmt::format("repeats values[{}]; every point with it would be "
+                                     "simulated twice",
+                                     at->second));
+  }
+}
+
 const std::vector<std::string> kSetBySweep{
     "--config", "-o", "--output", "--force", "--memory-report", "--dump-after", "--dump-file"};
 const std::vector<std::string> kFileFlags{"--input", "--labels", "--attention-mask"};
@@ -308,6 +342,7 @@ SweepSpec load_sweep_spec(const std::string& path, const std::string& default_ba
                                      "long",
                                      axis.values.size(), spec.axes.front().path,
                                      spec.axes.front().values.size()));
+  check_repeats(spec, path);
   combination_count(spec);
 
   // The base configuration, and each axis value on it alone.

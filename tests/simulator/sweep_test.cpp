@@ -227,6 +227,32 @@ TEST_F(SweepSpecTest, MistakesNameTheFileLineAndKey) {
             file +
                 ":6: axes[1]: has 1 values, but axes[0] has 2: zipped axes must be equally "
                 "long");
+  // A repeated value (or zipped point) would simulate the same configuration twice; zipped
+  // axes may repeat a value of one axis.
+  EXPECT_EQ(error(std::string("axes:\n  - key: pe_array.rows\n    values: [16, 32,\n"
+                              "             16]\n") +
+                  kWorkload),
+            file +
+                ":5: axes[0].values[2]: repeats values[0]; every point with it would be "
+                "simulated twice");
+  EXPECT_EQ(error(std::string("axes:\n  - key: [pe_array.rows, pe_array.cols]\n"
+                              "    values: [16, [16, 32], [16, 16]]\n") +
+                  kWorkload),
+            file +
+                ":4: axes[0].values[2]: repeats values[0]; every point with it would be "
+                "simulated twice");
+  EXPECT_EQ(error(std::string("combine: zip\naxes:\n  - key: pe_array.rows\n"
+                              "    values: [16, 16, 16]\n  - key: pe_array.cols\n"
+                              "    values: [16, 32, 16]\n") +
+                  kWorkload),
+            file +
+                ":5: axes[0].values[2]: with the other zipped axes, repeats point 0 "
+                "(values[0] of each); it would be simulated twice");
+  EXPECT_EQ(error(std::string("combine: zip\naxes:\n  - key: pe_array.rows\n"
+                              "    values: [16, 16]\n  - key: pe_array.cols\n"
+                              "    values: [16, 32]\n") +
+                  kWorkload),
+            "no error");
   EXPECT_EQ(error(std::string("samples: 3\n") + kWorkload),
             file + ":2: samples: applies to combine: random");
   EXPECT_EQ(error(std::string("constraints:\n  - sram.inptu.size <= 1MiB\n") + kWorkload),

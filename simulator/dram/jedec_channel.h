@@ -185,6 +185,19 @@ class JedecChannel {
   // No request's column command can issue before this (tCCD_S after the last one, on a free
   // command cycle): a plan that reaches it cannot be beaten on time.
   Cycle column_floor() const { return commands_.free_from(last_column_ + t_.CCD_S); }
+  // Whether outcome(request) is a hit and hit_column(request) <= column_floor(), in one look at
+  // the bank; if so `column` is the floor, the hit's column slot. (The slot is the first free
+  // command cycle from its bound column_slot(), which is at least last_column_ + tCCD_S; the
+  // floor is the first free one from there, so the slot is the floor exactly when the bound is
+  // at most the floor.)
+  bool hit_at_floor(const BurstRequest& request, Cycle& column) const {
+    const Bank& b = bank(request);
+    if (!b.open || b.row != request.row) return false;
+    const Cycle floor = column_floor();
+    if (column_slot(request, std::max(request.ready, b.act + t_.RCD)) > floor) return false;
+    column = floor;
+    return true;
+  }
   // The last column command issued (long ago when none was).
   Cycle last_column() const { return last_column_; }
   // Bit r set for each rank r of the channel (at most 16: the loader's limit).

@@ -162,7 +162,7 @@ JedecModel::BurstQueue::BurstQueue(uint32_t capacity) : capacity_(capacity) {
   free_stream_count_ = kDepth;
 }
 
-[[gnu::always_inline]] inline void JedecModel::BurstQueue::admit(uint64_t key) {
+[[gnu::always_inline]] inline uint8_t JedecModel::BurstQueue::take_slot() {
   const uint8_t slot = free_slots_[free_head_];
   free_head_ = (free_head_ + 1) % kDepth;
   --free_count_;
@@ -173,6 +173,10 @@ JedecModel::BurstQueue::BurstQueue(uint32_t capacity) : capacity_(capacity) {
   last_ready_ = q.request.ready;
   ++queued_;
   ++with_low_bits_[q.burst % kFilter];
+  return slot;
+}
+
+[[gnu::always_inline]] inline void JedecModel::BurstQueue::link(uint8_t slot, uint64_t key) {
   // At most one stream per (bank, row, direction). Searched youngest head first: in a
   // sequential stream the burst entering is a queue's length behind the one that just left,
   // often in the same bank group, and that stream has just moved to the back.
@@ -185,6 +189,7 @@ JedecModel::BurstQueue::BurstQueue(uint32_t capacity) : capacity_(capacity) {
     }
   }
   // The youngest burst: a new stream goes last in age order.
+  const Queued& q = slots_[slot];
   const uint8_t id = free_streams_[--free_stream_count_];
   Stream& s = streams_[id];
   s.key = key;
@@ -196,16 +201,38 @@ JedecModel::BurstQueue::BurstQueue(uint32_t capacity) : capacity_(capacity) {
   order_[stream_count_++] = id;
 }
 
-void JedecModel::BurstQueue::dequeue(std::size_t position, Cycle freed_at) {
+[[gnu::always_inline]] inline void JedecModel::BurstQueue::admit(uint64_t key) {
+  link(take_slot(), key);
+}
+
+[[gnu::always_inline]] inline void JedecModel::BurstQueue::admit_to_run(uint64_t key) {
+  const uint8_t slot = take_slot();
+  const std::size_t at = (run_head_ + run_count_++) % kDepth;
+  run_slots_[at] = slot;
+  run_keys_[at] = key;
+}
+
+void JedecModel::BurstQueue::link_run() {
+  for (; run_count_ != 0; --run_count_) {
+    link(run_slots_[run_head_], run_keys_[run_head_]);
+    run_head_ = (run_head_ + 1) % kDepth;
+  }
+}
+
+[[gnu::always_inline]] inline void JedecModel::BurstQueue::release(uint8_t slot, Cycle freed_at) {
   --queued_;
   ++picks_;
-  const uint8_t id = order_[position];
-  Stream& s = streams_[id];
-  const uint8_t slot = s.head;
   freed_at_[slot] = freed_at;
   --with_low_bits_[slots_[slot].burst % kFilter];
   free_slots_[(free_head_ + free_count_) % kDepth] = slot;
   ++free_count_;
+}
+
+void JedecModel::BurstQueue::dequeue(std::size_t position, Cycle freed_at) {
+  const uint8_t id = order_[position];
+  Stream& s = streams_[id];
+  const uint8_t slot = s.head;
+  release(slot, freed_at);
   const uint8_t next = slots_[slot].next;
   if (next == kNone) {  // the stream is empty: close the gap
     free_streams_[free_stream_count_++] = id;
@@ -477,6 +504,70 @@ void JedecModel::Controller::add(GroupId id, const std::vector<Access>& group, C
   return draining_ ? writes_ : reads_;
 }
 
+// run_hits() makes run()'s decisions while each is its common case, the oldest burst of the
+// queue served a row hit at the column floor, at a fraction of the cost: no stream is joined
+// or reordered and none of run()'s general steps is taken. It starts in that case with the
+// other queue empty, the scheduler FR-FCFS and the row policy open. Why each decision is
+// run()'s:
+//  * run() takes the oldest burst when it is a row hit at the column floor: no column slot is
+//    earlier, and of the bursts at the floor the oldest wins. This loop checks exactly that
+//    (on the channel's current state, as run() does) and stops otherwise.
+//  * Before a decision, run() admits every burst that entered before its column command (those
+//    by the last column at the top of its loop, then those by column - 1, deciding again). An
+//    admitted burst is younger than every queued one, so while it joins the same queue the
+//    decision stays the same, and the other queue stays empty, so serving() keeps this one
+//    (the write queue is empty, so no read is answered from it). This loop admits them all
+//    before issuing and stops, nothing of that decision done, at a burst for the other queue.
+//  * A burst admitted here waits in the queue's run FIFO instead of joining its stream: nothing
+//    here reads the streams but through the oldest burst, and every FIFO burst is younger than
+//    every stream's. link_run() puts them in their streams, oldest first, before run() goes on,
+//    so the streams are then what admit() would have made.
+//  * Slots, ages, ready times, the order of the free slots and every count are kept as admit()
+//    and dequeue() keep them; issue() is run()'s, refreshes included.
+// A closed-page controller reads the streams after every burst (row_wanted()), so it never
+// runs here. Returns whether it decided any burst.
+bool JedecModel::Controller::run_hits(BurstQueue& queue, uint32_t target) {
+  JedecChannel& channel = channel_;
+  const bool write = &queue == &writes_;
+  CommandPlan planned;
+  bool decided = false;
+  while (!queue.empty()) {
+    const Queued& q = queue.slot(queue.oldest_slot());
+    Cycle column = 0;
+    if (!channel.hit_at_floor(q.request, column)) break;
+    bool other = false;  // the next burst to enter is for the other queue
+    while (!arrivals_.empty()) {
+      const uint32_t i = arrivals_.front();
+      Pending& p = pending_[i];
+      if (p.entry >= column) break;
+      if (p.cursor.next_is_write() != write) {
+        other = true;
+        break;
+      }
+      if (queue.full()) break;
+      p.entered = true;
+      const uint8_t free = queue.free_slot();
+      Queued& entering = queue.slot(free);
+      p.cursor.next(std::max({p.entry, queue.freed_at(free), queue.last_ready()}), entering);
+      entering.pending = i;
+      ++p.in_queue;
+      queue.admit_to_run(stream_key(entering.request));
+      if (p.cursor.done()) arrivals_.pop_front();
+    }
+    if (other) break;
+    channel.hit_plan_into(q.request, column, planned);
+    channel.issue(q.request, planned, counts_);
+    Pending& owner = pending_[q.pending];
+    owner.done[q.access] = std::max(owner.done[q.access], planned.data_end);
+    --owner.in_queue;
+    queue.dequeue_oldest(planned.column);  // leaves the slot's contents until reused
+    decided = true;
+    if (pending_[target].decided()) break;
+  }
+  queue.link_run();
+  return decided;
+}
+
 void JedecModel::Controller::run(GroupId id) {
   const auto found = index_of_.find(id);
   if (found == index_of_.end()) return;  // no burst on this channel
@@ -508,7 +599,11 @@ void JedecModel::Controller::run(GroupId id) {
     } else {
       const Cycle column = channel.hit_column(oldest);
       channel.hit_plan_into(oldest, column, planned);
-      if (column > channel.column_floor()) chosen = queue.pick(channel, other, true, planned);
+      if (column > channel.column_floor()) {
+        chosen = queue.pick(channel, other, true, planned);
+      } else if (hit_runs_ && !closed_page_ && other.empty() && run_hits(queue, target_index)) {
+        continue;  // decided the hits at the floor in a row; `planned` is stale
+      }
     }
     // A burst that entered before this column command competes for it: admit and choose again.
     // (Bursts that entered by the last column command were admitted above if there was room,

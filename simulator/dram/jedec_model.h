@@ -88,6 +88,13 @@ class JedecModel final : public DramModel {
   // Channels are independent, so a group's channels are decided in parallel on up to `threads`
   // threads (capped at the channel count); every result is the same for every thread count.
   void set_threads(unsigned threads) override;
+  // Whether runs of row hits at the column floor are decided by the controller's short path
+  // (Controller::run_hits(), the default) or each by the general one: the results are the same
+  // (tests/simulator/dram_queue_test.cpp holds them to it), only the speed differs.
+  void set_hit_runs(bool on) {
+    for (Controller& c : controllers_)
+      c.set_hit_runs(on);
+  }
   const DramStats& stats() const override { return stats_; }
   double peak_bandwidth_bytes_per_s() const override { return peak_; }
   uint32_t burst_bytes() const override { return mapping_.burst_bytes(); }
@@ -157,6 +164,29 @@ class JedecModel final : public DramModel {
     Cycle last_ready() const { return last_ready_; }
     // Queues the burst filled into free_slot() (its request, burst, access, pending).
     void admit(uint64_t stream_key);
+    // The same, but the burst waits in a run's FIFO instead of joining its stream (see
+    // Controller::run_hits()): younger than every queued burst, it is taken in admission order
+    // while the run lasts; link_run() then puts the FIFO's bursts in their streams.
+    void admit_to_run(uint64_t stream_key);
+    bool run_empty() const { return run_count_ == 0; }
+    // The oldest queued burst's slot: the first stream's head, or with every stream empty the
+    // run FIFO's first (the caller knows the queue is not empty).
+    uint8_t oldest_slot() const {
+      return stream_count_ != 0 ? streams_[order_[0]].head : run_slots_[run_head_];
+    }
+    // Takes the oldest queued burst (oldest_slot()) out of the queue; its slot is free from
+    // `freed_at`.
+    void dequeue_oldest(Cycle freed_at) {
+      if (stream_count_ != 0) {
+        dequeue(0, freed_at);
+      } else {
+        release(run_slots_[run_head_], freed_at);
+        run_head_ = (run_head_ + 1) % kDepth;
+        --run_count_;
+      }
+    }
+    // Puts the run FIFO's bursts into their streams, oldest first, as admit() would have.
+    void link_run();
     // The slot of the oldest burst of the stream at order_[position].
     uint8_t head_slot(std::size_t position) const { return streams_[order_[position]].head; }
     const BurstRequest& oldest() const { return slots_[head_slot(0)].request; }
@@ -183,6 +213,13 @@ class JedecModel final : public DramModel {
     static constexpr std::size_t kFilter = 256;  // buckets of with_low_bits_
     static_assert(kDepth < 256, "a bucket of with_low_bits_ counts up to a queue's bursts");
     bool holds_scan(uint64_t burst) const;
+    // admit()'s and admit_to_run()'s part before joining a stream: takes free_slot() and
+    // numbers the burst. Returns the slot.
+    uint8_t take_slot();
+    // Adds the burst in `slot` to the youngest end of its stream (`key`), or starts one.
+    void link(uint8_t slot, uint64_t key);
+    // dequeue()'s part after leaving the streams: the slot is free from `freed_at`.
+    void release(uint8_t slot, Cycle freed_at);
 
     uint32_t capacity_;
     std::size_t queued_ = 0;
@@ -201,6 +238,11 @@ class JedecModel final : public DramModel {
     uint8_t free_streams_[kDepth];
     std::size_t stream_count_ = 0;  // entries of order_ in use
     std::size_t free_stream_count_ = 0;
+    // The run FIFO (admit_to_run()): slots, oldest first, and their stream keys.
+    uint8_t run_slots_[kDepth];
+    uint64_t run_keys_[kDepth];
+    std::size_t run_head_ = 0;
+    std::size_t run_count_ = 0;
   };
 
   // Whether a burst queued in `a` or `b` (a channel's two queues) wants the row of row_key():
@@ -226,6 +268,7 @@ class JedecModel final : public DramModel {
     // Raises done[i] to access i's completion on this channel and forgets the group.
     void take(GroupId id, std::vector<Cycle>& done);
     const DramStats& counts() const { return counts_; }  // over the controller's lifetime
+    void set_hit_runs(bool on) { hit_runs_ = on; }
     // Bursts decided so far: issued, or answered from the write queue.
     uint64_t decided_bursts() const {
       return counts_.read_bursts + counts_.write_bursts + counts_.reads_from_write_queue;
@@ -238,6 +281,14 @@ class JedecModel final : public DramModel {
     bool admit(Cycle limit);
     // Admits the next burst of pending_[index] into `queue` (its direction's, not full).
     void admit_burst(uint32_t index, BurstQueue& queue);
+    // The decisions run() would make while the oldest burst of `queue` (the one served, the
+    // other queue empty) is a row hit at the column floor, each taken without the general
+    // machinery; bursts admitted meanwhile wait in the queue's run FIFO. Stops at the first
+    // decision that is not such a hit (or would admit a burst for the other queue, or finds
+    // the queue empty), with nothing of it done but same-queue admissions, or once group
+    // `target` is decided; the FIFO is then linked into the streams. Returns whether it
+    // decided any burst. Why the results are run()'s: jedec_model.cpp.
+    bool run_hits(BurstQueue& queue, uint32_t target);
     // Write draining: the queue to serve next (at least one is non-empty).
     BurstQueue& serving();
     // Closed page: whether a queued burst wants r's row (in either direction), so the bank
@@ -254,6 +305,7 @@ class JedecModel final : public DramModel {
     uint32_t index_;                 // the channel's number
     bool fcfs_;                      // dram.controller.scheduler: fcfs
     bool closed_page_;               // dram.controller.row_policy: closed
+    bool hit_runs_ = true;           // JedecModel::set_hit_runs()
     uint32_t high_;                  // write_high_watermark
     uint32_t low_;                   // write_low_watermark
     bool draining_ = false;          // serving writes

@@ -22,6 +22,7 @@
 
 #include "dram_test_util.h"
 #include "simulator/dram/dram_model.h"
+#include "simulator/dram/jedec_model.h"
 
 namespace s2::sim::dram {
 namespace {
@@ -260,6 +261,74 @@ TEST_P(DramQueues, GroupsEnterInArrivalOrderWhateverTheCallOrder) {
   EXPECT_EQ(clock.to_cycle(p.model->complete(early).done_ps) - 100, n(t.tRCD) + n(t.tCL) + p.burst);
   EXPECT_EQ(clock.to_cycle(p.model->complete(late).done_ps) - 1000,
             n(t.tRP) + n(t.tRCD) + n(t.tCL) + p.burst);
+}
+
+// Runs of row hits at the column floor are decided by a short path (JedecModel::set_hit_runs);
+// it must decide exactly what the general path decides. Tile-like groups of sequential runs
+// (where the short path takes most decisions), interleaved reads and writes, overlapping
+// arrivals (later groups enter while a run is going on, in either direction) and long idle
+// gaps (refresh), several groups in flight at once: every completion and every count agrees.
+// With the preset's queues and with small ones, where a burst's ready time (the cycle its slot
+// was freed) holds it back.
+void expect_hit_runs_match(const target::DramDesc& desc, const std::string& label) {
+  JedecModel fast(desc, "jedec");
+  JedecModel general(desc, "jedec");
+  general.set_hit_runs(false);
+  std::mt19937_64 rng(7);  // fixed seed: the test is deterministic
+  const uint64_t tensors[] = {0, desc.capacity_bytes / 3 + 4096, desc.capacity_bytes / 2 + 640};
+  Picoseconds now = 0;
+  std::vector<GroupId> in_flight;
+  uint64_t accesses = 0;
+  for (int g = 0; g < 400; ++g) {
+    std::vector<Access> group;
+    const AccessKind kind = rng() % 3 == 0 ? AccessKind::Write : AccessKind::Read;
+    const uint64_t base = tensors[rng() % 3] + (rng() % 4096) * 64;
+    // Rows of a tile: contiguous or a few bursts apart.
+    const uint64_t rows = 1 + rng() % 24, bytes = 64 * (1 + rng() % 64);
+    const uint64_t stride = bytes + 64 * (rng() % 3);
+    for (uint64_t r = 0; r < rows; ++r) {
+      // Mostly one direction per group, sometimes a copy's read and write side by side.
+      const AccessKind other = kind == AccessKind::Read ? AccessKind::Write : AccessKind::Read;
+      group.push_back({base + r * stride, bytes, rng() % 8 == 0 ? other : kind});
+    }
+    accesses += group.size();
+    const GroupId a = fast.submit(group, now);
+    ASSERT_EQ(general.submit(group, now), a);
+    in_flight.push_back(a);
+    // Complete the oldest groups now and then, so several are in flight together.
+    while (in_flight.size() > 1 + rng() % 4) {
+      const GroupResult x = fast.complete(in_flight.front());
+      const GroupResult y = general.complete(in_flight.front());
+      ASSERT_EQ(x.access_done_ps, y.access_done_ps) << label << " group " << in_flight.front();
+      in_flight.erase(in_flight.begin());
+      now = std::max(now, x.done_ps / 2);
+    }
+    now += rng() % 16 == 0 ? 20'000'000 : static_cast<Picoseconds>(rng() % 200'000);
+  }
+  for (const GroupId id : in_flight)
+    ASSERT_EQ(fast.complete(id).access_done_ps, general.complete(id).access_done_ps) << label;
+  const DramStats& a = fast.stats();
+  const DramStats& b = general.stats();
+  EXPECT_EQ(a.read_bursts, b.read_bursts) << label;
+  EXPECT_EQ(a.write_bursts, b.write_bursts) << label;
+  EXPECT_EQ(a.row_hits, b.row_hits) << label;
+  EXPECT_EQ(a.row_misses, b.row_misses) << label;
+  EXPECT_EQ(a.row_conflicts, b.row_conflicts) << label;
+  EXPECT_EQ(a.refreshes, b.refreshes) << label;
+  EXPECT_EQ(a.reads_from_write_queue, b.reads_from_write_queue) << label;
+  EXPECT_EQ(a.data_bus_busy_ps, b.data_bus_busy_ps) << label;
+  EXPECT_GT(a.row_hits, 10 * a.row_conflicts) << label;  // the traffic is mostly runs of hits
+  EXPECT_GT(a.refreshes, 0u) << label;
+  EXPECT_GT(accesses, 2000u) << label;
+}
+
+TEST_P(DramQueues, HitRunsDecideWhatTheGeneralPathDecides) {
+  expect_hit_runs_match(load_preset(GetParam()), GetParam());
+  expect_hit_runs_match(load_preset(GetParam(),
+                                    "controller: {read_queue: 4, write_queue: 6, "
+                                    "write_high_watermark: 4, "
+                                    "write_low_watermark: 1}"),
+                        std::string(GetParam()) + " with small queues");
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, DramQueues, ::testing::Values("DDR4-3200", "LPDDR4-4266", "HBM2"),

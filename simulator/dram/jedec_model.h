@@ -42,7 +42,9 @@
 //    and its data end is its completion. Cost: at most one command plan per distinct bank, row
 //    and direction in the queue (see pick()), typically one or two: the oldest hit at the
 //    column floor ends the search, and a miss or conflict is planned only if a lower bound of
-//    its column slot could beat the best found; no per-cycle work.
+//    its column slot could beat the best found; no per-cycle work. While the oldest burst is a
+//    row hit at the floor and the other queue is empty, decisions take a shorter path
+//    (Controller::run_hits()) with the same results.
 // tests/simulator/dram_scheduler_test.cpp holds the scheduler to a plain restatement of these
 // rules, and tests/simulator/dram_queue_test.cpp the queues, draining and forwarding.
 //

@@ -455,6 +455,7 @@ void JedecModel::Controller::add(GroupId id, const std::vector<Access>& group, C
   arrivals_.insert(at, i);
 }
 
+template <bool kToRun>
 [[gnu::always_inline]] inline void JedecModel::Controller::admit_burst(uint32_t index,
                                                                        BurstQueue& queue) {
   Pending& p = pending_[index];
@@ -473,7 +474,11 @@ void JedecModel::Controller::add(GroupId id, const std::vector<Access>& group, C
   p.cursor.next(std::max({p.entry, queue.freed_at(slot), queue.last_ready()}), q);
   q.pending = index;
   ++p.in_queue;
-  queue.admit(stream_key(q.request));
+  if constexpr (kToRun) {
+    queue.admit_to_run(stream_key(q.request));
+  } else {
+    queue.admit(stream_key(q.request));
+  }
 }
 
 [[gnu::always_inline]] inline bool JedecModel::Controller::admit(Cycle limit) {
@@ -488,7 +493,7 @@ void JedecModel::Controller::add(GroupId id, const std::vector<Access>& group, C
     }
     BurstQueue& queue = p.cursor.next_is_write() ? writes_ : reads_;
     if (queue.full()) break;  // everything behind waits too
-    admit_burst(i, queue);
+    admit_burst<false>(i, queue);
     any = true;
     if (p.cursor.done()) arrivals_.pop_front();
   }
@@ -545,13 +550,8 @@ bool JedecModel::Controller::run_hits(BurstQueue& queue, uint32_t target) {
         break;
       }
       if (queue.full()) break;
-      p.entered = true;
-      const uint8_t free = queue.free_slot();
-      Queued& entering = queue.slot(free);
-      p.cursor.next(std::max({p.entry, queue.freed_at(free), queue.last_ready()}), entering);
-      entering.pending = i;
-      ++p.in_queue;
-      queue.admit_to_run(stream_key(entering.request));
+      admit_burst<true>(i, queue);  // never answered from the write queue: it is empty or
+                                    // the burst is a write
       if (p.cursor.done()) arrivals_.pop_front();
     }
     if (other) break;

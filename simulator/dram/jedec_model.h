@@ -281,7 +281,9 @@ class JedecModel final : public DramModel {
     // Admits bursts from the front end, in arrival order, while the next one entered at or
     // before `limit` and its queue has room. Returns whether it admitted any.
     bool admit(Cycle limit);
-    // Admits the next burst of pending_[index] into `queue` (its direction's, not full).
+    // Admits the next burst of pending_[index] into `queue` (its direction's, not full): into
+    // its stream, or with kToRun into the queue's run FIFO (run_hits()).
+    template <bool kToRun>
     void admit_burst(uint32_t index, BurstQueue& queue);
     // The decisions run() would make while the oldest burst of `queue` (the one served, the
     // other queue empty) is a row hit at the column floor, each taken without the general

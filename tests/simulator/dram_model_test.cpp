@@ -195,16 +195,7 @@ TEST(DramModel, ThreadsChangeNoResult) {
     const DramStats& y = several->stats();
     EXPECT_GT(x.row_conflicts, 0u) << preset;
     EXPECT_GT(x.write_bursts, 0u) << preset;
-    EXPECT_EQ(x.read_bursts, y.read_bursts) << preset;
-    EXPECT_EQ(x.write_bursts, y.write_bursts) << preset;
-    EXPECT_EQ(x.row_hits, y.row_hits) << preset;
-    EXPECT_EQ(x.row_misses, y.row_misses) << preset;
-    EXPECT_EQ(x.row_conflicts, y.row_conflicts) << preset;
-    EXPECT_EQ(x.activates, y.activates) << preset;
-    EXPECT_EQ(x.precharges, y.precharges) << preset;
-    EXPECT_EQ(x.refreshes, y.refreshes) << preset;
-    EXPECT_EQ(x.data_bus_busy_ps, y.data_bus_busy_ps) << preset;
-    EXPECT_EQ(x.last_done_ps, y.last_done_ps) << preset;
+    expect_same_stats(x, y, preset);
   }
 }
 

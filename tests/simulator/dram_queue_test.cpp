@@ -309,14 +309,7 @@ void expect_hit_runs_match(const target::DramDesc& desc, const std::string& labe
     ASSERT_EQ(fast.complete(id).access_done_ps, general.complete(id).access_done_ps) << label;
   const DramStats& a = fast.stats();
   const DramStats& b = general.stats();
-  EXPECT_EQ(a.read_bursts, b.read_bursts) << label;
-  EXPECT_EQ(a.write_bursts, b.write_bursts) << label;
-  EXPECT_EQ(a.row_hits, b.row_hits) << label;
-  EXPECT_EQ(a.row_misses, b.row_misses) << label;
-  EXPECT_EQ(a.row_conflicts, b.row_conflicts) << label;
-  EXPECT_EQ(a.refreshes, b.refreshes) << label;
-  EXPECT_EQ(a.reads_from_write_queue, b.reads_from_write_queue) << label;
-  EXPECT_EQ(a.data_bus_busy_ps, b.data_bus_busy_ps) << label;
+  expect_same_stats(a, b, label);
   EXPECT_GT(a.row_hits, 10 * a.row_conflicts) << label;  // the traffic is mostly runs of hits
   EXPECT_GT(a.refreshes, 0u) << label;
   EXPECT_GT(accesses, 2000u) << label;

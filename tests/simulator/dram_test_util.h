@@ -1,6 +1,8 @@
 #pragma once
 // Shared by the DRAM model tests: a DramDesc built by the target loader from a preset.
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -87,5 +89,23 @@ class DramProbe {
  private:
   DramClock clock_;
 };
+
+// Every figure of two models' statistics: for tests that hold two ways of serving the same
+// requests (threads, the short path for runs of hits) to the same result.
+inline void expect_same_stats(const DramStats& a, const DramStats& b, const std::string& label) {
+  EXPECT_EQ(a.bytes_read, b.bytes_read) << label;
+  EXPECT_EQ(a.bytes_written, b.bytes_written) << label;
+  EXPECT_EQ(a.read_bursts, b.read_bursts) << label;
+  EXPECT_EQ(a.write_bursts, b.write_bursts) << label;
+  EXPECT_EQ(a.row_hits, b.row_hits) << label;
+  EXPECT_EQ(a.row_misses, b.row_misses) << label;
+  EXPECT_EQ(a.row_conflicts, b.row_conflicts) << label;
+  EXPECT_EQ(a.activates, b.activates) << label;
+  EXPECT_EQ(a.precharges, b.precharges) << label;
+  EXPECT_EQ(a.refreshes, b.refreshes) << label;
+  EXPECT_EQ(a.reads_from_write_queue, b.reads_from_write_queue) << label;
+  EXPECT_EQ(a.data_bus_busy_ps, b.data_bus_busy_ps) << label;
+  EXPECT_EQ(a.last_done_ps, b.last_done_ps) << label;
+}
 
 }  // namespace s2::sim::dram

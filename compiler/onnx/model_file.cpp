@@ -19,7 +19,13 @@ namespace {
 
 std::string read_file(const std::string& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) fail(path, "is a directory, not an .onnx file");
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(status)) fail(path, "is a directory, not an .onnx file");
+  // Read whole, by its size: a pipe or a device has none (and /dev/zero no end).
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+    fail(path, std::string("is ") +
+                   (std::filesystem::is_fifo(status) ? "a pipe" : "a device or socket") +
+                   ", not a regular file; write the model to a file and give that");
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, std::string("cannot open the file: ") + std::strerror(errno));
   // Protobuf parses no message over 2 GiB - 1 byte; say so before reading gigabytes (a model

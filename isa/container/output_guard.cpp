@@ -77,7 +77,8 @@ void guard_output(const std::string& output, FileKind kind, const std::vector<st
                   bool force, OutputDir dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (!fs::exists(output, ec)) {
+  const fs::file_status status = fs::status(output, ec);  // of a symbolic link's target
+  if (!fs::exists(status)) {
     // A file in a missing directory would fail only when written, after the work.
     fs::path parent = fs::path(output).parent_path();
     if (dir == OutputDir::Made)
@@ -91,8 +92,19 @@ void guard_output(const std::string& output, FileKind kind, const std::vector<st
     if (!in.empty() && fs::equivalent(output, in, ec))
       throw UserError(output + ": is an input of this run (" + in +
                       "); refusing to overwrite it with the output");
-  if (fs::is_directory(output, ec))
+  if (fs::is_directory(status))
     throw UserError(output + ": is a directory; the output is " + file_kind_name(kind));
+  // A pipe or a character device (/dev/null, /dev/stdout, a shell's <(...) or >(...)) takes the
+  // output as a stream and holds nothing to lose; it is never read here (opening a pipe to read
+  // waits for a writer) and write_file() writes into it in place.
+  if (fs::is_fifo(status) || fs::is_character_file(status)) return;
+  if (!fs::is_regular_file(status))
+    throw UserError(output + ": is " +
+                    (fs::is_block_file(status) ? "a block device"
+                     : fs::is_socket(status)   ? "a socket"
+                                               : "not a regular file") +
+                    "; the output is " + file_kind_name(kind) +
+                    ", written to a file, a pipe or a character device");
   if (force || fs::file_size(output, ec) == 0) return;
   const std::optional<FileKind> have = existing_kind(output);
   if (have == kind) return;

@@ -34,10 +34,12 @@ enum class OutputDir { MustExist, Made };
 // Throws UserError naming `output` when writing a file of `kind` there would destroy something
 // the user did not ask to replace, or would fail only once the work is done:
 //   * it is one of `inputs` (the same file by identity, however spelt), even with `force`;
-//   * it is a directory;
+//   * it is a directory, a block device or a socket;
 //   * it exists, is not empty and is not a file of `kind`, unless `force`;
 //   * its directory does not exist (`dir`: MustExist), or is not a directory.
-// Replacing an earlier output of the same kind is the normal re-run.
+// Replacing an earlier output of the same kind is the normal re-run. A pipe or a character device
+// (/dev/null, /dev/stdout) is allowed as it is: it takes a stream and holds nothing to lose. A
+// symbolic link stands for its target throughout.
 void guard_output(const std::string& output, FileKind kind, const std::vector<std::string>& inputs,
                   bool force, OutputDir dir = OutputDir::MustExist);
 

@@ -292,7 +292,13 @@ Executable read_executable(const std::vector<uint8_t>& bytes, const std::string&
 
 std::vector<uint8_t> read_file_bytes(const std::string& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw UserError(path + ": is a directory");
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(status)) throw UserError(path + ": is a directory");
+  // The file is read whole, by its size: a pipe or a device has none (and /dev/zero no end).
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+    throw UserError(path + ": is " +
+                    (std::filesystem::is_fifo(status) ? "a pipe" : "a device or socket") +
+                    ", not a regular file; write it to a file and give that");
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw UserError(path + ": cannot open: " + std::strerror(errno));
   const std::streamoff size = in.tellg();

@@ -37,6 +37,8 @@ Executable read_executable(const std::vector<uint8_t>& bytes, const std::string&
 // Reads the file at `path`; a missing or unreadable file is a UserError naming it.
 Executable load_executable(const std::string& path, FileLayout* layout = nullptr);
 
+// The bytes of the regular file at `path`; a missing or unreadable file, a directory, a pipe or
+// a device is a UserError naming it.
 std::vector<uint8_t> read_file_bytes(const std::string& path);
 
 }  // namespace s2::isa

@@ -1,12 +1,14 @@
 #include "isa/container/writer.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -215,12 +217,32 @@ void write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
 }
 
 void write_file_parts(const std::string& path, const std::vector<ByteSpan>& parts) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+    // A pipe or a character device (/dev/null, /dev/stdout, a shell's >(...)) takes the bytes in
+    // place and in order: it holds nothing a temporary file could keep, and renaming one onto
+    // it would replace the pipe or device itself.
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    int err = fd < 0 ? errno : 0;
+    for (const ByteSpan& part : parts)
+      if (err == 0 && !write_all(fd, part.data, part.size)) err = errno;
+    if (fd >= 0 && ::close(fd) != 0 && err == 0) err = errno;
+    if (err != 0) throw UserError(path + ": cannot write: " + std::strerror(err));
+    return;
+  }
+  // A symbolic link to a file stays a link: its target is what gets replaced.
+  std::string target = path;
+  std::error_code ec;
+  if (std::filesystem::is_symlink(std::filesystem::symlink_status(path, ec))) {
+    const std::filesystem::path resolved = std::filesystem::canonical(path, ec);
+    if (!ec) target = resolved.string();
+  }
   // A fresh temporary name beside the output (O_EXCL: never an existing file, such as an
   // unrelated out.bin.tmp), created with the usual permissions (0666 less the umask).
   std::string tmp;
   int fd = -1;
   for (unsigned attempt = 0; fd < 0; ++attempt) {
-    tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(attempt);
+    tmp = target + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(attempt);
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && (errno != EEXIST || attempt >= 1000))
       throw UserError(path + ": cannot write: " + std::strerror(errno));
@@ -247,7 +269,7 @@ void write_file_parts(const std::string& path, const std::vector<ByteSpan>& part
   // A file that ends in a hole gets its length here.
   if (err == 0 && ::ftruncate(fd, static_cast<off_t>(offset)) != 0) err = errno;
   if (::close(fd) != 0 && err == 0) err = errno;
-  if (err == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (err == 0 && std::rename(tmp.c_str(), target.c_str()) != 0) err = errno;
   if (err != 0) {
     std::remove(tmp.c_str());
     throw UserError(path + ": cannot write: " + std::strerror(err));

@@ -1,5 +1,6 @@
 // Runs s2c and s2sim as a user would and checks exit codes, output and messages.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -341,6 +342,67 @@ TEST_F(Cli, SideOutputsNeverDestroyAnInputOrAFileOfAnotherKind) {
   EXPECT_EQ(read_text(path("out.bin.tmp")), "unrelated");
   for (const auto& entry : fs::directory_iterator(dir_))
     EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << entry.path();
+}
+
+// A pipe, a character device or a symbolic link given as an output stays what it is: the pipe
+// (a shell's >(...)) and the device (/dev/null) take the output as a stream, with or without
+// --force, and a link's target is replaced while the link stays. The guard used to read the
+// pipe to learn its kind, which waits for a writer (a hang), and --force renamed a regular file
+// onto the pipe or device (as root, onto /dev/null itself). As inputs, pipes and devices are
+// refused by name.
+TEST_F(Cli, PipesDevicesAndLinksAsOutputsAndInputs) {
+  const std::string bin = assembled_example();
+  ASSERT_FALSE(bin.empty());
+  const std::string fifo = path("out.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // Runs `command` writing into the pipe while cat reads it into `got`; both are bounded.
+  const auto through_pipe = [&](const std::string& command, const std::string& got) {
+    return run("timeout 60 cat " + quoted(fifo) + " > " + quoted(got) + " & timeout 60 " + command +
+               "; s=$?; wait; exit $s");
+  };
+  for (const std::string force : {"", " --force"}) {
+    std::remove(path("got.json").c_str());
+    const Result r = through_pipe(
+        kS2sim + " run " + quoted(bin) + " --report " + quoted(fifo) + force, path("got.json"));
+    EXPECT_EQ(r.status, 0) << force << r.out;
+    EXPECT_TRUE(fs::is_fifo(fifo)) << force;
+    EXPECT_EQ(read_text(path("got.json")).substr(0, 1), "{") << force;
+  }
+  // An executable through a pipe is the file's bytes, zeros and all (a file keeps long runs of
+  // zeros as holes; a pipe cannot seek).
+  Result r = run(kS2c + " compile mlp --batch 2 -o " + quoted(path("file.bin")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = through_pipe(kS2c + " compile mlp --batch 2 -o " + quoted(fifo), path("piped.bin"));
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  EXPECT_EQ(read_text(path("piped.bin")), read_text(path("file.bin")));
+  // A character device. (Not with --force here: where the fix were undone, that would replace
+  // /dev/null itself; the pipe above covers --force.)
+  r = run(kS2sim + " run " + quoted(bin) + " --trace /dev/null --memory-trace /dev/null");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  // A link to an earlier report: the report is replaced, the link kept.
+  write_text(path("report.json"), "{}");
+  fs::create_symlink(path("report.json"), path("link.json"));
+  r = run(kS2sim + " run " + quoted(bin) + " --report " + quoted(path("link.json")));
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(fs::is_symlink(path("link.json")));
+  EXPECT_NE(read_text(path("report.json")).find("\"total_cycles\""), std::string::npos);
+  for (const auto& entry : fs::directory_iterator(dir_))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << entry.path();
+  // As inputs, read whole by their size, a pipe and a device are refused by name (an .onnx
+  // linked to /dev/zero was read until memory ran out).
+  r = run("timeout 60 " + kS2sim + " run " + quoted(fifo));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find(fifo + ": is a pipe, not a regular file; write it to a file and give that"),
+            std::string::npos)
+      << r.out;
+  fs::create_symlink("/dev/zero", path("zero.onnx"));
+  r = run("timeout 60 " + kS2c + " compile " + quoted(path("zero.onnx")) + " -o " +
+          quoted(path("z.bin")));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("zero.onnx: is a device or socket, not a regular file"), std::string::npos)
+      << r.out;
 }
 
 // s2c reference writes only .npy arrays and its JSON manifest into --out-dir: anything else

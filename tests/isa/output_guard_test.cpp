@@ -3,7 +3,10 @@
 // the output that never replaces an existing file.
 #include "isa/container/output_guard.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -115,6 +118,57 @@ TEST_F(OutputGuard, WriteGoesThroughAFreshTemporaryFile) {
   } catch (const UserError& e) {
     EXPECT_EQ(std::string(e.what()), missing + ": cannot write: No such file or directory");
   }
+}
+
+// A pipe is accepted as it is and never read (opening a pipe to read waits for a writer); the
+// writer puts the bytes into it in place, and it stays a pipe. The pipe holds bytes a reader
+// has not taken, so a guard that read it would find "not a file this tool writes" rather than
+// wait forever.
+TEST_F(OutputGuard, APipeIsWrittenInPlace) {
+  const std::string fifo = (dir_ / "out.fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int fd = ::open(fifo.c_str(), O_RDWR | O_NONBLOCK);  // a reader and a writer: no wait
+  ASSERT_GE(fd, 0);
+  const std::string unread(4096, 'x');  // all that the guard would read of a file
+  ASSERT_EQ(::write(fd, unread.data(), unread.size()), static_cast<ssize_t>(unread.size()));
+  EXPECT_EQ(refusal(fifo, FileKind::Json, {}, false), "");
+  write_file(fifo, {'{', '}'});
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  char got[8192] = {};
+  EXPECT_EQ(::read(fd, got, sizeof got), static_cast<ssize_t>(unread.size() + 2));
+  EXPECT_EQ(std::string(got + unread.size(), 2), "{}");
+  ::close(fd);
+  EXPECT_EQ(refusal("/dev/null", FileKind::Npy, {}, false), "");
+}
+
+// A block device is refused, even with force.
+TEST_F(OutputGuard, ABlockDeviceIsRefused) {
+  std::error_code ec;
+  std::string device;
+  for (const auto& entry : fs::directory_iterator("/dev", ec))
+    if (entry.is_block_file(ec)) {
+      device = entry.path().string();
+      break;
+    }
+  if (device.empty()) GTEST_SKIP() << "no block device in /dev";
+  EXPECT_EQ(refusal(device, FileKind::Json, {}, true),
+            device +
+                ": is a block device; the output is a JSON file, written to a file, a pipe or a "
+                "character device");
+}
+
+// A symbolic link to an earlier output: the target is replaced through a temporary file beside
+// it, and the link stays.
+TEST_F(OutputGuard, ALinkKeepsPointingAtTheReplacedFile) {
+  fs::create_directories(dir_ / "real");
+  const std::string target = file("real/r.json", "{}");
+  const std::string link = (dir_ / "link.json").string();
+  fs::create_symlink(target, link);
+  EXPECT_EQ(refusal(link, FileKind::Json, {}, false), "");
+  write_file(link, {'[', ']'});
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(read(target), "[]");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "real"), fs::directory_iterator()), 1);
 }
 
 }  // namespace

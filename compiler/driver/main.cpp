@@ -97,8 +97,11 @@ void add_backend_flags(CLI::App* cmd, s2::compiler::BackendOptions* back) {
   cmd->add_option("--planner", back->plan.planner,
                   "memory planner (default " + back->plan.planner + ")")
       ->check(CLI::IsMember(s2::memory::planner_registry().names()));
-  cmd->add_option("--alignment", back->plan.alignment, "tensor alignment in bytes (default 64)");
-  cmd->add_option("--plan-seed", back->plan.seed, "seed of the search planner (default 1)");
+  cmd->add_option("--alignment", back->plan.alignment,
+                  "tensor alignment in bytes, a power of two (default 64)")
+      ->transform(s2::cli::positive_whole());
+  cmd->add_option("--plan-seed", back->plan.seed, "seed of the search planner (default 1)")
+      ->transform(s2::cli::whole());
   cmd->add_option("--plan-budget", back->plan.budget_ms,
                   "effort of the search planner in ms (default 200)")
       ->check(kFiniteNonNegative);
@@ -169,38 +172,38 @@ struct ModelFlags {
   CLI::Option* aux = nullptr;
 
   void add_to(CLI::App* cmd) {
-    batch =
-        cmd->add_option("--batch", model.batch, "batch size (default 4)")->check(kPositiveWhole);
+    batch = cmd->add_option("--batch", model.batch, "batch size (default 4)")
+                ->transform(kPositiveWhole);
     cmd->add_option("--image", image, "input size H or HxW (default 32)");
     channels = cmd->add_option("--channels", model.channels, "input channels (default 3)")
-                   ->check(kPositiveWhole);
+                   ->transform(kPositiveWhole);
     classes = cmd->add_option("--classes", model.classes, "number of classes (default 10)")
-                  ->check(kPositiveWhole);
+                  ->transform(kPositiveWhole);
     cmd->add_option("--seed", model.seed, "seed of the initial weights and the batch (default 1)")
-        ->check(kWhole);
+        ->transform(kWhole);
     auto& lm = model.lm;
     lm_options = {cmd->add_option("--layers", lm.layers,
                                   "language models and vision transformers: transformer blocks")
-                      ->check(kPositiveWhole),
+                      ->transform(kPositiveWhole),
                   cmd->add_option("--heads", lm.heads,
                                   "language models and vision transformers: attention heads")
-                      ->check(kPositiveWhole),
+                      ->transform(kPositiveWhole),
                   cmd->add_option("--width", lm.width,
                                   "language models and vision transformers: embedding width (a "
                                   "multiple of --heads)")
-                      ->check(kPositiveWhole),
+                      ->transform(kPositiveWhole),
                   cmd->add_option("--seq-len", lm.seq_len, "language models: tokens per sequence")
-                      ->check(kPositiveWhole),
+                      ->transform(kPositiveWhole),
                   cmd->add_option("--vocab", lm.vocab, "language models: vocabulary size")
-                      ->check(kPositiveWhole),
+                      ->transform(kPositiveWhole),
                   cmd->add_option("--positions", lm.positions,
                                   "language models: rows of the position embedding (default the "
                                   "preset's, at least --seq-len)")
-                      ->check(kPositiveWhole)};
+                      ->transform(kPositiveWhole)};
     patch = cmd->add_option("--patch", model.vit.patch,
                             "vision transformers: side of the square patches (the image's side "
                             "must be a multiple)")
-                ->check(kPositiveWhole);
+                ->transform(kPositiveWhole);
     dropouts = {cmd->add_option("--dropout", model.dropout,
                                 "transformers (gpt, bert, vit and their presets): dropout "
                                 "probability of the hidden states, after the embeddings and on "
@@ -229,7 +232,7 @@ struct ModelFlags {
     growth_interval =
         cmd->add_option("--loss-scale-growth-interval", scaling.growth_interval,
                         "clean steps after which the loss scale doubles (default 2000)")
-            ->check(s2::cli::positive_whole_at_most(INT32_MAX));
+            ->transform(s2::cli::positive_whole_at_most(INT32_MAX));
   }
 
   // The --precision value as the tensors' 16-bit type, or F32.

@@ -6,6 +6,7 @@
 // Header only: CLI11 is, and only the tools' mains include this.
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -24,13 +25,42 @@ inline bool all_digits(const std::string& text) {
   return digits;
 }
 
+// The whole-number validators below rewrite their text to plain decimal: a leading zero is
+// dropped, since CLI11 reads "010" as octal (--batch 010 compiled batch 8, and 09 did not
+// convert). Add them with ->transform(), which lets a validator rewrite; ->check() hands it a
+// copy.
+inline void drop_leading_zeros(std::string& text) {
+  const std::size_t first = text.find_first_not_of('0');
+  text.erase(0, first == std::string::npos ? text.size() - 1 : first);
+}
+
+// Whether the digits of `text` (all_digits()) are a number of at most 2^64 - 1. CLI11 checks a
+// narrower option type's range ("could not convert"), but reads a larger number into a 64-bit
+// option as 2^64 - 1 without a word: "--seed 99999999999999999999" ran with seed 2^64 - 1.
+inline bool fits_64_bits(const std::string& text) {
+  const std::size_t first = std::min(text.find_first_not_of('0'), text.size());
+  const std::string digits = text.substr(first);
+  static const std::string kMax = std::to_string(std::numeric_limits<uint64_t>::max());
+  return digits.size() < kMax.size() || (digits.size() == kMax.size() && digits <= kMax);
+}
+
+// The complaint about digits too many for a 64-bit option, or "" when they fit.
+inline std::string too_large(const std::string& text) {
+  return fits_64_bits(text)
+             ? ""
+             : text + " is larger than " + std::to_string(std::numeric_limits<uint64_t>::max()) +
+                   ", the largest whole number an option holds";
+}
+
 // A whole number of 1 or more, in decimal digits (the option's type bounds it from above:
-// CLI11 then says it "could not convert" a larger one).
+// CLI11 then says it "could not convert" a larger one; too_large() for a 64-bit type).
 inline CLI::Validator positive_whole() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
         const bool nonzero = text.find_first_not_of('0') != std::string::npos;
-        return all_digits(text) && nonzero ? "" : text + " is not a whole number >= 1";
+        if (!all_digits(text) || !nonzero) return text + " is not a whole number >= 1";
+        drop_leading_zeros(text);
+        return too_large(text);
       },
       "INT>=1");
 }
@@ -39,6 +69,7 @@ inline CLI::Validator positive_whole() {
 inline CLI::Validator positive_whole_at_most(uint64_t max) {
   return CLI::Validator(
       [max](std::string& text) -> std::string {
+        if (all_digits(text)) drop_leading_zeros(text);
         const bool digits = all_digits(text) && text.size() <= 20;
         errno = 0;
         const unsigned long long v = digits ? std::strtoull(text.c_str(), nullptr, 10) : 0;
@@ -53,7 +84,9 @@ inline CLI::Validator positive_whole_at_most(uint64_t max) {
 inline CLI::Validator whole() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        return all_digits(text) ? "" : text + " is not a whole number >= 0";
+        if (!all_digits(text)) return text + " is not a whole number >= 0";
+        drop_leading_zeros(text);
+        return too_large(text);
       },
       "INT>=0");
 }

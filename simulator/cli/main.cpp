@@ -37,7 +37,7 @@ int sc_main(int argc, char** argv) {
       ->add_option("--data-limit", data_limit,
                    "print initial data of tensors up to this many elements; larger ones as a "
                    "size and CRC (default 64)")
-      ->check(s2::cli::whole());
+      ->transform(s2::cli::whole());
 
   std::string info_path;
   CLI::App* info = app.add_subcommand(
@@ -77,7 +77,7 @@ int sc_main(int argc, char** argv) {
   run->add_option("--steps", run_options.steps,
                   "training steps on the same executable, weights carried over (implies "
                   "--functional)")
-      ->check(s2::cli::positive_whole());
+      ->transform(s2::cli::positive_whole());
   run->add_option("--dump", run_options.dump,
                   "tensors to write as NAME.npy, comma-separated (implies --functional)")
       ->check(s2::cli::name_list());
@@ -89,11 +89,11 @@ int sc_main(int argc, char** argv) {
                 "on any finding");
   run->add_option("--window", run_options.window,
                   "controller decode window in instructions; 1 runs sequentially (default 64)")
-      ->check(s2::cli::positive_whole());
+      ->transform(s2::cli::positive_whole());
   run->add_option("--threads", run_options.threads,
                   "threads that serve the DRAM channels of each transfer (default: one per core; "
                   "the results are the same for every count)")
-      ->check(s2::cli::positive_whole());
+      ->transform(s2::cli::positive_whole());
   run->add_option("--rtl", run_options.rtl,
                   "RTL units that replace the models, comma-separated, of: " +
                       s2::sim::top::rtl_unit_registry().known() +
@@ -125,7 +125,7 @@ int sc_main(int argc, char** argv) {
       ->add_option("-j,--jobs", sweep_options.jobs,
                    "simulations (and compiles) at once (default: one per core; with --slurm, "
                    "the CPUs of each task, default 1)")
-      ->check(s2::cli::positive_whole());
+      ->transform(s2::cli::positive_whole());
   sweep
       ->add_option("--s2c", sweep_options.s2c,
                    "the compiler for the spec's models (default: s2c beside s2sim)")
@@ -137,7 +137,7 @@ int sc_main(int argc, char** argv) {
                   "compile every workload here, write DIR/sweep.sbatch (a job array of --tasks "
                   "tasks, task i running --shard i/N) and submit it with sbatch");
   sweep->add_option("--tasks", sweep_options.shards, "with --slurm: array tasks (default 4)")
-      ->check(s2::cli::positive_whole());
+      ->transform(s2::cli::positive_whole());
   sweep->add_option("--partition", sweep_options.partition,
                     "with --slurm: the partition (default: the cluster's)");
   sweep->add_flag("--wait", sweep_options.wait,
@@ -157,16 +157,16 @@ int sc_main(int argc, char** argv) {
       "at 32 and 16 lanes) and the "
       "simulator's models; cycles and bits must agree exactly");
   regress->add_option("--seed", regress_options.seed, "seed of the tiles (default 1)")
-      ->check(s2::cli::whole());
+      ->transform(s2::cli::whole());
   regress->add_option("--count", regress_options.count, "tiles per unit (default 1000)")
-      ->check(s2::cli::positive_whole());
+      ->transform(s2::cli::positive_whole());
   std::vector<std::string> regress_units = s2::sim::top::rtl_unit_registry().names();
   regress_units.push_back("all");
   regress->add_option("--unit", regress_unit, "the RTL unit to regress, or all (default all)")
       ->check(CLI::IsMember(regress_units));
   CLI::Option* tile_option =
       regress->add_option("--tile", regress_tile, "run only this tile (to reproduce a mismatch)")
-          ->check(s2::cli::whole());
+          ->transform(s2::cli::whole());
   regress
       ->add_option("--model-rounding", regress_rounding,
                    "rounding of the model: nearest (correct), or toward-zero to prove the "

@@ -65,9 +65,10 @@ TEST_F(Cli, CountFlagsSayWhatTheyTake) {
   const std::string bin = assembled_example();
   ASSERT_FALSE(bin.empty());
   for (const char* bad : {"0", "-3", "2.5", "1e3", "x"}) {
-    for (const std::string& cmd : {kS2c + " compile mlp --batch ", kS2c + " compile gpt --heads ",
-                                   kS2sim + " run " + quoted(bin) + " --steps ",
-                                   kS2sim + " run " + quoted(bin) + " --threads "}) {
+    for (const std::string& cmd :
+         {kS2c + " compile mlp --batch ", kS2c + " compile gpt --heads ",
+          kS2c + " compile mlp --alignment ", kS2sim + " run " + quoted(bin) + " --steps ",
+          kS2sim + " run " + quoted(bin) + " --threads "}) {
       const Result r = run(cmd + bad);
       EXPECT_EQ(r.status, 1) << cmd << bad << ": " << r.out;
       EXPECT_NE(r.out.find(std::string(": ") + bad + " is not a whole number >= 1"),
@@ -81,7 +82,7 @@ TEST_F(Cli, CountFlagsSayWhatTheyTake) {
   for (const char* bad : {"-1", "2.5", "x"}) {
     for (const std::string& cmd :
          {kS2c + " compile mlp --seed ", kS2sim + " regress --unit ppu --seed ",
-          kS2sim + " regress --unit ppu --tile ",
+          kS2sim + " regress --unit ppu --tile ", kS2c + " compile mlp --plan-seed ",
           kS2sim + " disasm " + quoted(bin) + " --data-limit "}) {
       const Result r = run(cmd + bad);
       EXPECT_EQ(r.status, 1) << cmd << bad << ": " << r.out;
@@ -103,6 +104,29 @@ TEST_F(Cli, CountFlagsSayWhatTheyTake) {
   EXPECT_EQ(count.status, 1) << count.out;
   EXPECT_NE(count.out.find("--count: -1 is not a whole number >= 1"), std::string::npos)
       << count.out;
+  // A 64-bit option past 2^64 - 1: CLI11 read it as 2^64 - 1 without a word.
+  for (const std::string& cmd :
+       {kS2c + " compile mlp --seed ", kS2sim + " regress --unit ppu --count ",
+        kS2sim + " disasm " + quoted(bin) + " --data-limit "}) {
+    const Result r = run(cmd + "18446744073709551616");
+    EXPECT_EQ(r.status, 1) << cmd << r.out;
+    EXPECT_NE(r.out.find(": 18446744073709551616 is larger than 18446744073709551615, the "
+                         "largest whole number an option holds"),
+              std::string::npos)
+        << cmd << r.out;
+  }
+  // Leading zeros: decimal all the same. CLI11 read 010 as octal (--batch 010 compiled batch 8)
+  // and could not convert 09.
+  const auto compiled = [&](const std::string& flags, const std::string& name) {
+    const Result r = run(kS2c + " compile mlp " + flags + " -o " + quoted(path(name)));
+    EXPECT_EQ(r.status, 0) << flags << r.out;
+    return read_text(path(name));
+  };
+  EXPECT_EQ(compiled("--batch 010 --seed 09", "a.bin"), compiled("--batch 10 --seed 9", "b.bin"));
+  EXPECT_EQ(compiled("--batch 2 --seed 0018446744073709551615", "c.bin"),
+            compiled("--batch 2 --seed 18446744073709551615", "d.bin"));
+  EXPECT_NE(compiled("--batch 2 --seed 18446744073709551615", "d.bin"),
+            compiled("--batch 2 --seed 1", "e.bin"));
 }
 
 // '--name=' with nothing after the '=': CLI11 took the next argument as the value, so

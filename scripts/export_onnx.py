@@ -38,7 +38,6 @@ x * dropout(ones([N,1,1,1]), p) (ExportableStochasticDepth), which the importer 
 accelerator like any dropout mask.
 """
 
-import argparse
 import os
 import sys
 import warnings
@@ -49,6 +48,7 @@ import torchvision
 
 import gpt_model
 from probe_models import PROBES
+from script_args import Parser
 
 # The zoo's tiny ViT (compiler/zoo/zoo.cpp): layers, heads, width, patch.
 VIT_TINY = (2, 4, 64, 8)
@@ -130,14 +130,6 @@ def exportable(model, batch):
             setattr(model.get_submodule(parent) if parent else model, leaf,
                     ExportableStochasticDepth(module.p, module.mode, batch))
     return model
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse, but a bad flag exits 1 as s2c and s2sim do (argparse's own code is 2)."""
-
-    def error(self, message):
-        self.print_usage(sys.stderr)
-        sys.exit(f"{self.prog}: error: {message}")
 
 
 def parse_args(argv):

@@ -27,9 +27,10 @@ Needs Debian's python3-matplotlib. Exits 1 with a message naming the file when i
 or not a memory report.
 """
 
-import argparse
 import json
 import sys
+
+from script_args import Parser
 
 MIB = 1024.0 * 1024.0
 
@@ -179,7 +180,7 @@ def plot(report, output, show_persistent, title):
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = Parser(description=__doc__.split("\n\n")[0])
     parser.add_argument("report", help="memory report JSON from s2c --memory-report")
     parser.add_argument("-o", "--output", required=True,
                         help="picture to write (.png, .svg, .pdf)")

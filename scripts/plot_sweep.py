@@ -18,11 +18,12 @@ Needs Debian's python3-matplotlib. Exits 1 with a message naming the file when D
 sweep results.
 """
 
-import argparse
 import csv
 import json
 import os
 import sys
+
+from script_args import Parser
 
 
 def fail(message):
@@ -52,7 +53,7 @@ def safe(name):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = Parser(description=__doc__.split("\n")[0])
     parser.add_argument("dir", help="the sweep's directory (s2sim sweep -o DIR)")
     parser.add_argument("-o", "--out", help="directory for the PNGs (default DIR/plots)")
     args = parser.parse_args()

@@ -67,13 +67,13 @@ max(--tolerance, F x PyTorch's own distance on that tensor) of the float64 step,
 decision a near-tie when its margin is within F x PyTorch's worst distance on any tensor.
 
 It prints a table and the worst tensor, and exits 0 when every error is within what is
-accepted, 1 when one exceeds it, and 2 when the directory is not a usable step.
+accepted, and 1 when one exceeds it or when the directory is not a usable step or a flag is
+wrong (the message says which, naming the file).
 
 Run with Debian's interpreter and packages: /usr/bin/python3 with python3-torch,
 python3-torchvision and python3-numpy.
 """
 
-import argparse
 import contextlib
 import json
 import os
@@ -89,6 +89,7 @@ import torchvision
 import bert_model
 import gpt_model
 from probe_models import PROBES
+from script_args import Parser
 
 REFERENCE_FORMAT = "s2train-reference-step 1"  # compiler/driver/reference.h
 # A tensor PyTorch's float32 step gets further than this (relative) from its float64 step is
@@ -1263,7 +1264,7 @@ def print_table(rows, top):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = Parser(description=__doc__.split("\n\n")[0])
     parser.add_argument("directory", help="the --dump-all directory of `s2sim run` or the "
                                           "--out-dir of `s2c reference`")
     parser.add_argument("--model", help="the model of a simulator dump: a zoo model or any "
@@ -1304,7 +1305,7 @@ def main():
         rows = compare(step, tensors, decisions, exact_tensors)
     except (InputError, KeyError, ValueError, RuntimeError) as e:
         print("torch_reference: %s: %s" % (args.directory, e), file=sys.stderr)
-        return 2
+        return 1
 
     o = step.options
     if "vocab" in o:

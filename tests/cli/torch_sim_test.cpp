@@ -403,8 +403,23 @@ TEST_F(TorchSim, CrossCheckRejectsAMultiStepDump) {
   if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
   ASSERT_NO_FATAL_FAILURE(compile_and_dump("mlp", 2, "--steps 2"));
   const Result r = cross_check();
-  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find("run with --steps 1"), std::string::npos) << r.out;
+}
+
+// Every script of scripts/ exits 1 on a bad flag, as s2c and s2sim do (argparse's own code was
+// 2, the tools' code for an internal error), with argparse's message.
+TEST_F(TorchSim, ScriptsRefuseABadFlagWithExitOne) {
+  if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: skipped";
+  for (const char* script :
+       {"torch_reference.py", "export_onnx.py", "plot_memory.py", "plot_sweep.py"}) {
+    const Result r =
+        run(kPython + " " + shell_quoted(std::string(S2_SOURCE_DIR) + "/scripts/" + script) +
+            " --frobnicate x");
+    EXPECT_EQ(r.status, 1) << script << ": " << r.out;
+    EXPECT_NE(r.out.find(std::string(script) + ": error: "), std::string::npos)
+        << script << ": " << r.out;
+  }
 }
 
 }  // namespace

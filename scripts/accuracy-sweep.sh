@@ -13,6 +13,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 s2c=${S2C:-$root/build/compiler/s2c}
 model=${1:-resnet18} batch=${2:-4} image=${3:-32} seeds=${4:-12}
+. "$root/scripts/counts.sh"
+count accuracy-sweep.sh BATCH "$batch"
+count accuracy-sweep.sh IMAGE "$image"
+count accuracy-sweep.sh SEEDS "$seeds"
 [ -x "$s2c" ] || { echo "accuracy-sweep: $s2c not built (run scripts/build.sh)" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -13,6 +13,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 s2c=${S2C:-$root/build/compiler/s2c}
 runs=${1:-5}
+. "$root/scripts/counts.sh"
+count bench-compile.sh RUNS "$runs"
 [ -x "$s2c" ] || { echo "bench-compile: $s2c not built (run scripts/build.sh)" >&2; exit 1; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

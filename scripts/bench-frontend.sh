@@ -7,6 +7,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 s2c=${S2C:-$root/build/compiler/s2c}
 model=${1:-resnet50} batch=${2:-32} image=${3:-224} runs=${4:-5}
+. "$root/scripts/counts.sh"
+count bench-frontend.sh BATCH "$batch"
+count bench-frontend.sh IMAGE "$image"
+count bench-frontend.sh RUNS "$runs"
 [ -x "$s2c" ] || { echo "bench-frontend: $s2c not built (run scripts/build.sh)" >&2; exit 1; }
 times=()
 for ((i = 1; i <= runs; i++)); do

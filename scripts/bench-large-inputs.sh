@@ -14,6 +14,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 s2c=${S2C:-$root/build/compiler/s2c}
 s2sim=${S2SIM:-$root/build/simulator/s2sim}
 n=${1:-10000}
+. "$root/scripts/counts.sh"
+count bench-large-inputs.sh N "$n"
 [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "bench-large-inputs: N must be a positive integer, got '$n'" >&2; exit 1; }
 for tool in "$s2c" "$s2sim"; do
   [ -x "$tool" ] || { echo "bench-large-inputs: $tool not built (run scripts/build.sh)" >&2; exit 1; }

@@ -18,6 +18,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 s2c=${S2C:-$root/build/compiler/s2c}
 s2sim=${S2SIM:-$root/build/simulator/s2sim}
 runs=${1:-3}
+. "$root/scripts/counts.sh"
+count bench-sim.sh RUNS "$runs"
 for tool in "$s2c" "$s2sim"; do
   [ -x "$tool" ] || { echo "bench-sim: $tool not built (run scripts/build.sh)" >&2; exit 1; }
 done

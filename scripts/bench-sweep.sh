@@ -13,6 +13,9 @@ s2c=${S2C:-$root/build/compiler/s2c}
 s2sim=${S2SIM:-$root/build/simulator/s2sim}
 runs=${1:-3}
 jobs=${2:-2}
+. "$root/scripts/counts.sh"
+count bench-sweep.sh RUNS "$runs"
+count bench-sweep.sh JOBS "$jobs"
 for tool in "$s2c" "$s2sim"; do
   [ -x "$tool" ] || { echo "bench-sweep: $tool not built (run scripts/build.sh)" >&2; exit 1; }
 done

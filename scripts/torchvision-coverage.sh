@@ -18,6 +18,9 @@ s2c=${S2C:-$root/build/compiler/s2c}
 s2sim=${S2SIM:-$root/build/simulator/s2sim}
 batch=${1:-2}
 image=${2:-64}
+. "$root/scripts/counts.sh"
+count torchvision-coverage.sh BATCH "$batch"
+count torchvision-coverage.sh IMAGE "$image"
 for tool in "$s2c" "$s2sim"; do
   [ -x "$tool" ] || { echo "torchvision-coverage: $tool not built (run scripts/build.sh)" >&2; exit 1; }
 done

@@ -663,8 +663,9 @@ def attention_mask_of(extended):
 
 
 def file_stem(name):
-    """The file name `s2c reference` writes a tensor under: '/', '\\' and ':' become '_'."""
-    return name.replace("/", "_").replace("\\", "_").replace(":", "_")
+    """The file name `s2c reference` writes a tensor under (isa/io/npy.h, file_name()): '/',
+    '\\', ':' and '%' as %2F, %5C, %3A and %25, so that no two names share a file."""
+    return "".join("%%%02X" % ord(c) if c in "/\\:%" else c for c in name)
 
 
 def load(directory, *parts):

@@ -18,8 +18,9 @@
 //                        (i32, 1 where the output is positive), for every max_pool2d op its
 //                        argmax indices (i32, h*W+w in the input plane), for every relu6
 //                        activation its output (f32: the gradient passes where 0 < y < 6),
-//                        for every dropout layer its scaled keep mask (f32); '/', '\' and ':'
-//                        of an op's name (an ONNX node's) become '_' in the file name
+//                        for every dropout layer its scaled keep mask (f32); '/', '\', ':'
+//                        and '%' of an op's name (an ONNX node's) are written %2F, %5C, %3A
+//                        and %25 in the file name (isa/io/npy.h, file_name())
 //   manifest.json        the model, its options (an ONNX model: its input's and logits'
 //                        sizes), the SGD options, the input and labels tensors, the padding
 //                        mask's tensor (or null), the weights and running statistics in

@@ -170,9 +170,19 @@ isa::DType stored_dtype(isa::DType dtype) {
 }
 
 std::string file_name(const std::string& tensor) {
-  std::string name = tensor;
-  for (char& c : name)
-    if (c == '/' || c == '\\' || c == ':') c = '_';
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string name;
+  name.reserve(tensor.size() + 4);
+  for (const char c : tensor) {
+    if (c == '/' || c == '\\' || c == ':' || c == '%') {
+      const auto byte = static_cast<unsigned char>(c);
+      name += '%';
+      name += kHex[byte >> 4];
+      name += kHex[byte & 15];
+    } else {
+      name += c;
+    }
+  }
   return name + ".npy";
 }
 

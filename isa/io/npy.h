@@ -44,7 +44,9 @@ Array decode(const std::vector<uint8_t>& bytes, const std::string& source);
 
 // The .npy file a tensor named `tensor` is written to, as every tool names it (the simulator's
 // dumps, `s2c reference`, scripts/torch_reference.py): the name with '/', '\\' and ':' (an
-// ONNX node's scopes, PyTorch's "onnx::" names) replaced by '_', then ".npy".
+// ONNX node's scopes, PyTorch's "onnx::" names) and '%' written as %2F, %5C, %3A and %25, then
+// ".npy". One file per name: with each replaced by '_', tensors 'v/x' and 'v_x' were dumped to
+// the same v_x.npy, the second over the first, and the manifest named it for both.
 std::string file_name(const std::string& tensor);
 
 // Writes through a temporary file renamed into place.

@@ -429,6 +429,28 @@ TEST_F(Cli, PipesDevicesAndLinksAsOutputsAndInputs) {
       << r.out;
 }
 
+// Tensors whose names differ only where a file name cannot hold the character ('v/x' and
+// 'v_x') are dumped to files of their own: both were v_x.npy, the second written over the
+// first, and the manifest named that one file for both.
+TEST_F(Cli, DumpsOfSimilarNamesDoNotShareAFile) {
+  std::string text = read_text(kSource + "/docs/examples/mlp_step.s2asm");
+  for (const auto& [from, to] :
+       {std::pair<std::string, std::string>{"v_w1", "v/x"}, {"v_b1", "v_x"}})
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at))
+      text.replace(at, from.size(), to);
+  write_text(path("similar.s2asm"), text);
+  Result r = run(kS2c + " asm " + quoted(path("similar.s2asm")) + " -o " + quoted(path("s.bin")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = run(kS2sim + " run " + quoted(path("s.bin")) + " --dump-all " + quoted(path("d")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string manifest = read_text(path("d/manifest.json"));
+  EXPECT_NE(manifest.find("\"file\": \"v%2Fx.npy\""), std::string::npos) << manifest;
+  EXPECT_NE(manifest.find("\"file\": \"v_x.npy\""), std::string::npos) << manifest;
+  // Each file holds its own tensor: [16, 8] and [16] of f32 after the header.
+  EXPECT_EQ(npy_data(path("d/v%2Fx.npy")).size(), 16u * 8u * 4u);
+  EXPECT_EQ(npy_data(path("d/v_x.npy")).size(), 16u * 4u);
+}
+
 // s2c reference writes only .npy arrays and its JSON manifest into --out-dir: anything else
 // there needs --force, and the model is never overwritten.
 TEST_F(Cli, ReferenceOutDirKeepsFilesOfAnotherKind) {

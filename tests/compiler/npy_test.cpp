@@ -8,6 +8,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "isa/common/errors.h"
 #include "isa/io/npy.h"
@@ -74,6 +77,23 @@ TEST(Npy, WritesWhatNumpySaveWrites) {
   const Bytes data(bytes.begin() + 128, bytes.end());
   EXPECT_EQ(data, (Bytes{0x00, 0x00, 0x00, 0x3f, 0x00, 0x00, 0x80, 0xbf, 0x00, 0x00, 0x00, 0x40,
                          0x00, 0x00, 0x50, 0x40, 0x00, 0x00, 0x00, 0x00, 0x6f, 0x12, 0x83, 0x3a}));
+}
+
+// Every tool's file for a tensor: one file per name. With '/', '\\' and ':' each made '_',
+// 'v/x' and 'v_x' shared v_x.npy, and a dump wrote the second over the first.
+TEST(Npy, FileNamesAreOnePerTensorName) {
+  EXPECT_EQ(npy::file_name("fc1.weight"), "fc1.weight.npy");
+  EXPECT_EQ(npy::file_name("/layer1/Relu_output_0"), "%2Flayer1%2FRelu_output_0.npy");
+  EXPECT_EQ(npy::file_name("onnx::Conv_12"), "onnx%3A%3AConv_12.npy");
+  EXPECT_EQ(npy::file_name("a\\b%c"), "a%5Cb%25c.npy");
+  const std::vector<std::string> names = {"v/x", "v_x", "v:x", "v\\x", "v%2Fx", "v%x", "v%25x"};
+  std::set<std::string> files;
+  for (const std::string& name : names) {
+    const std::string file = npy::file_name(name);
+    EXPECT_EQ(file.find('/'), std::string::npos) << name;
+    files.insert(file);
+  }
+  EXPECT_EQ(files.size(), names.size());
 }
 
 TEST(Npy, RoundTrips) {

@@ -77,6 +77,13 @@ void guard_output(const std::string& output, FileKind kind, const std::vector<st
                   bool force, OutputDir dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  // A name the file system cannot hold would fail only when written, after the work (a dump of
+  // a tensor with a long ONNX name).
+  const size_t name_bytes = fs::path(output).filename().string().size();
+  if (name_bytes > kMaxFileName)
+    throw UserError(output + ": cannot write: its name is " + std::to_string(name_bytes) +
+                    " bytes, more than the " + std::to_string(kMaxFileName) +
+                    " a file name may have");
   const fs::file_status status = fs::status(output, ec);  // of a symbolic link's target
   if (!fs::exists(status)) {
     // A file in a missing directory would fail only when written, after the work.

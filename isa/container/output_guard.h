@@ -4,6 +4,7 @@
 // reference) is checked here before the run does any work, and written by isa::write_file
 // (writer.h): into a fresh temporary file beside it, renamed into place only when complete.
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,9 @@ const char* file_kind_name(FileKind kind);
 // that cannot be read).
 std::optional<FileKind> existing_kind(const std::string& path);
 
+// The longest file name Linux file systems take (NAME_MAX).
+inline constexpr size_t kMaxFileName = 255;
+
 // Whether the directory an output goes into must exist already, or the tool makes it (a dump
 // directory) and only its nearest existing ancestor must be a directory.
 enum class OutputDir { MustExist, Made };
@@ -36,7 +40,8 @@ enum class OutputDir { MustExist, Made };
 //   * it is one of `inputs` (the same file by identity, however spelt), even with `force`;
 //   * it is a directory, a block device or a socket;
 //   * it exists, is not empty and is not a file of `kind`, unless `force`;
-//   * its directory does not exist (`dir`: MustExist), or is not a directory.
+//   * its directory does not exist (`dir`: MustExist), or is not a directory;
+//   * its file name is longer than kMaxFileName bytes.
 // Replacing an earlier output of the same kind is the normal re-run. A pipe or a character device
 // (/dev/null, /dev/stdout) is allowed as it is: it takes a stream and holds nothing to lose. A
 // symbolic link stands for its target throughout.

@@ -238,11 +238,16 @@ void write_file_parts(const std::string& path, const std::vector<ByteSpan>& part
     if (!ec) target = resolved.string();
   }
   // A fresh temporary name beside the output (O_EXCL: never an existing file, such as an
-  // unrelated out.bin.tmp), created with the usual permissions (0666 less the umask).
+  // unrelated out.bin.tmp), created with the usual permissions (0666 less the umask). Its stem
+  // is the output's name cut to 200 bytes, so that a name up to the longest a file may have
+  // leaves room for the suffix.
+  const std::filesystem::path target_path(target);
+  const std::string stem =
+      (target_path.parent_path() / target_path.filename().string().substr(0, 200)).string();
   std::string tmp;
   int fd = -1;
   for (unsigned attempt = 0; fd < 0; ++attempt) {
-    tmp = target + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(attempt);
+    tmp = stem + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(attempt);
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && (errno != EEXIST || attempt >= 1000))
       throw UserError(path + ": cannot write: " + std::strerror(errno));

@@ -431,7 +431,8 @@ TEST_F(Cli, PipesDevicesAndLinksAsOutputsAndInputs) {
 
 // Tensors whose names differ only where a file name cannot hold the character ('v/x' and
 // 'v_x') are dumped to files of their own: both were v_x.npy, the second written over the
-// first, and the manifest named that one file for both.
+// first, and the manifest named that one file for both. A name too long for a file is refused
+// before the run (the write failed after it).
 TEST_F(Cli, DumpsOfSimilarNamesDoNotShareAFile) {
   std::string text = read_text(kSource + "/docs/examples/mlp_step.s2asm");
   for (const auto& [from, to] :
@@ -449,6 +450,19 @@ TEST_F(Cli, DumpsOfSimilarNamesDoNotShareAFile) {
   // Each file holds its own tensor: [16, 8] and [16] of f32 after the header.
   EXPECT_EQ(npy_data(path("d/v%2Fx.npy")).size(), 16u * 8u * 4u);
   EXPECT_EQ(npy_data(path("d/v_x.npy")).size(), 16u * 4u);
+  // A name too long for a file: refused before the run, not after it.
+  text = read_text(path("similar.s2asm"));
+  const std::string long_name(300, 'v');
+  for (size_t at = text.find("v_x"); at != std::string::npos; at = text.find("v_x", at + 1))
+    text.replace(at, 3, long_name);
+  write_text(path("long.s2asm"), text);
+  r = run(kS2c + " asm " + quoted(path("long.s2asm")) + " -o " + quoted(path("l.bin")));
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = run(kS2sim + " run " + quoted(path("l.bin")) + " --dump-all " + quoted(path("l")));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find(long_name + ".npy: cannot write: its name is 304 bytes"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("loss"), std::string::npos) << r.out;
 }
 
 // s2c reference writes only .npy arrays and its JSON manifest into --out-dir: anything else

@@ -120,6 +120,20 @@ TEST_F(OutputGuard, WriteGoesThroughAFreshTemporaryFile) {
   }
 }
 
+// The longest file name is written (its temporary file's name is cut to leave room for the
+// suffix); a longer one is refused before any work, where the write would have failed after it.
+TEST_F(OutputGuard, AFileNameTooLongIsRefusedUpFront) {
+  const std::string longest = (dir_ / (std::string(kMaxFileName - 5, 'a') + ".json")).string();
+  EXPECT_EQ(refusal(longest, FileKind::Json, {}, false), "");
+  write_file(longest, {'{', '}'});
+  EXPECT_EQ(read(longest), "{}");
+  const std::string longer = (dir_ / (std::string(kMaxFileName - 4, 'a') + ".json")).string();
+  EXPECT_EQ(refusal(longer, FileKind::Json, {}, false),
+            longer +
+                ": cannot write: its name is 256 bytes, more than the 255 a file name may "
+                "have");
+}
+
 // A pipe is accepted as it is and never read (opening a pipe to read waits for a writer); the
 // writer puts the bytes into it in place, and it stays a pipe. The pipe holds bytes a reader
 // has not taken, so a guard that read it would find "not a file this tool writes" rather than

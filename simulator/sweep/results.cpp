@@ -25,6 +25,29 @@ std::vector<std::string> result_columns(const SweepSpec& spec) {
   return columns;
 }
 
+bool is_result_row(const Json& row, const std::vector<std::string>& columns,
+                   const std::vector<std::string>& workloads, uint64_t rows) {
+  if (!row.is_object() || workloads.empty()) return false;
+  const auto number = row.find("row");
+  if (number == row.end() || !number->is_number_unsigned()) return false;
+  const uint64_t r = number->get<uint64_t>();
+  const auto point = row.find("point");
+  if (r >= rows || point == row.end() || !point->is_number_unsigned() ||
+      point->get<uint64_t>() != r / workloads.size() ||
+      row_text(row, "workload") != workloads[r % workloads.size()])
+    return false;
+  for (const std::string& column : columns)
+    if (row.find(column) == row.end()) return false;
+  const std::string status = row_text(row, "status");
+  if (status == "failed") return row.at("error").is_string();
+  if (status != "ok") return false;
+  for (const std::string& metric : metric_names()) {
+    const auto it = row.find(metric);
+    if (it != row.end() && !it->is_number() && !it->is_null()) return false;
+  }
+  return true;
+}
+
 std::string row_text(const Json& row, const std::string& key) {
   const auto it = row.find(key);
   if (it == row.end()) return "";

@@ -3,6 +3,7 @@
 // point and workload, a flat JSON object with the same columns as results.csv, and the Pareto
 // front over the spec's objectives.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,14 @@ namespace s2::sim::sweep {
 // row, point, workload, the axes' keys, the configuration values the objectives name that no
 // axis sets, status ("ok" or "failed"), the metrics (metric_names()), error.
 std::vector<std::string> result_columns(const SweepSpec& spec);
+
+// Whether `row`, a line read back from a results.jsonl, is a result of this sweep: an object
+// whose "row" is below `rows`, whose "point" and "workload" are that row's (row / W and
+// workloads[row % W]), that has every one of `columns`, status "ok" (each metric a number or
+// null) or "failed" (with its error). A line that is not (torn by a kill, or edited) is
+// dropped: its row runs again, and --collect reports it missing.
+bool is_result_row(const Json& row, const std::vector<std::string>& columns,
+                   const std::vector<std::string>& workloads, uint64_t rows);
 
 // A row's string field, "" when absent or not a string.
 std::string row_text(const Json& row, const std::string& key);

@@ -236,18 +236,24 @@ void collect_sweep(const std::string& dir, std::ostream& out) {
     files.push_back(entry.path() / "results.jsonl");
     ++shards;
   }
+  const std::vector<std::string> workloads = strings("workloads");
+  const auto count = state.find("points");
+  if (count == state.end() || !count->is_number_unsigned() || count->get<uint64_t>() > kMaxPoints)
+    throw UserError(l.state.string() + ": points: not a count of at most " +
+                    std::to_string(kMaxPoints) + "; not a sweep state file");
+  const uint64_t points = count->get<uint64_t>();
+  // A torn last line of a killed shard, or a line that is not a result of this sweep
+  // (is_result_row()), is left out: that row is reported missing below and runs again when
+  // its shard reruns.
   std::map<uint64_t, Json> done;
   for (const fs::path& file : files) {
     if (!fs::exists(file, ec)) continue;
     std::istringstream lines(read_all(file));
     for (std::string line; std::getline(lines, line);) {
-      try {
-        Json row = Json::parse(line);
-        const uint64_t r = row.at("row").get<uint64_t>();
-        if (done.count(r) == 0) done.emplace(r, std::move(row));
-      } catch (const Json::exception&) {
-        // a torn last line of a killed shard: that row runs again when the shard reruns
-      }
+      Json row = Json::parse(line, nullptr, false);
+      if (!is_result_row(row, columns, workloads, points * workloads.size())) continue;
+      const uint64_t r = row.at("row").get<uint64_t>();
+      if (done.count(r) == 0) done.emplace(r, std::move(row));
     }
   }
   out << fmt::format("collected {} from {} shard(s)\n", dir, shards);
@@ -263,13 +269,12 @@ void collect_sweep(const std::string& dir, std::ostream& out) {
       if (!line.empty() && std::isdigit(static_cast<unsigned char>(line[0])) != 0)
         excluded.insert(std::stoull(line.substr(0, line.find(','))));
   }
-  const auto points = state.value("points", uint64_t{0});
-  const uint64_t workloads = strings("workloads").size();
+  const uint64_t nw = workloads.size();
   std::vector<uint64_t> missing;
   uint64_t expected = 0;
   for (uint64_t p = 0; p < points; ++p)
-    for (uint64_t w = 0; w < workloads && excluded.count(p) == 0; ++w, ++expected)
-      if (done.count(p * workloads + w) == 0) missing.push_back(p * workloads + w);
+    for (uint64_t w = 0; w < nw && excluded.count(p) == 0; ++w, ++expected)
+      if (done.count(p * nw + w) == 0) missing.push_back(p * nw + w);
   if (missing.empty()) return;
   std::string rows;
   for (size_t k = 0; k < missing.size() && k < 8; ++k)

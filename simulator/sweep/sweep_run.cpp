@@ -409,20 +409,29 @@ void run_sweep(const SweepOptions& options, std::ostream& out) {
   const fs::path csv_path = results_dir / "results.csv";
   fs::create_directories(results_dir, ec);
 
-  // The rows already done; a torn last line (a killed run) is dropped and the CSV rebuilt.
+  // The rows already done; a torn last line (a killed run) or a line that is not a result of
+  // this sweep (is_result_row()) is dropped, its row runs again, and the files are rebuilt.
   std::map<uint64_t, Json> done;
   if (fs::exists(jsonl_path, ec)) {
+    std::vector<std::string> names;
+    for (const Workload& w : spec.workloads)
+      names.push_back(w.name);
     std::istringstream lines(read_all(jsonl_path));
+    size_t dropped = 0;
     for (std::string line; std::getline(lines, line);) {
-      try {
-        Json row = Json::parse(line);
-        const uint64_t r = row.at("row").get<uint64_t>();
-        if (r < points.size() * nw && mine(r) && done.count(r) == 0)
-          done.emplace(r, std::move(row));
-      } catch (const Json::exception&) {
-        // torn: the row runs again
+      Json row = Json::parse(line, nullptr, false);  // a torn line: discarded
+      if (!is_result_row(row, columns, names, points.size() * nw)) {
+        if (!line.empty()) ++dropped;
+        continue;
       }
+      const uint64_t r = row.at("row").get<uint64_t>();
+      if (mine(r) && done.count(r) == 0) done.emplace(r, std::move(row));
     }
+    if (dropped != 0)
+      out << fmt::format(
+          "{}: dropped {} line(s) that are not results of this sweep (torn by a kill, or "
+          "edited); their rows run again\n",
+          jsonl_path.string(), dropped);
   }
   const auto rewrite = [&] { write_rows(jsonl_path, csv_path, columns, done); };
   if (!options.slurm) rewrite();

@@ -225,6 +225,49 @@ TEST_F(Sweep, KilledAndRerunLosesAndDuplicatesNothing) {
   EXPECT_EQ(read_text(fs::path(out) / "pareto.csv"), read_text(fs::path(clean) / "pareto.csv"));
 }
 
+// Lines of results.jsonl that are not results of this sweep (edited, or another sweep's) are
+// dropped and their rows run again: a row with a text where a metric goes was listed as done,
+// its text in results.csv, and --collect listed rows beyond the sweep's (row 99, row -1).
+TEST_F(Sweep, LinesThatAreNotResultsOfTheSweepAreDropped) {
+  const std::string s = spec("spec.yaml");
+  const std::string clean = (dir_ / "clean").string(), out = (dir_ / "edited").string();
+  ASSERT_EQ(run_command(sweep(s, clean)).status, 0);
+  ASSERT_EQ(run_command(sweep(s, out)).status, 0);
+  const fs::path jsonl = fs::path(out) / "results.jsonl";
+  std::vector<std::string> rows = lines(read_text(jsonl));
+  ASSERT_EQ(rows.size(), 10u);
+  ASSERT_EQ(rows[0].rfind("{\"row\":2,", 0), 0u) << rows[0];
+  const size_t cycles = rows[0].find("\"cycles\":");
+  ASSERT_NE(cycles, std::string::npos);
+  rows[0].replace(cycles, 9, "\"cycles\":\"x\",\"was\":");  // a text where a number goes
+  const std::string b8 = "\"workload\":\"mlp_b8\"";
+  const size_t workload = rows[1].find(b8);
+  ASSERT_NE(workload, std::string::npos) << rows[1];
+  rows[1].replace(workload, b8.size(), "\"workload\":\"mlp\"");  // another row's workload
+  std::string foreign = rows[2];
+  foreign.replace(0, foreign.find(','), "{\"row\":99");  // beyond the sweep's rows
+  std::string text;
+  for (const std::string& row : rows)
+    text += row + "\n";
+  std::ofstream(jsonl, std::ios::trunc) << text << foreign << "\n";
+  const auto rerun = run_command(sweep(s, out));
+  ASSERT_EQ(rerun.status, 0) << rerun.out;
+  EXPECT_NE(rerun.out.find("dropped 3 line(s) that are not results of this sweep"),
+            std::string::npos)
+      << rerun.out;
+  for (const char* file : {"results.csv", "results.jsonl", "pareto.csv"})
+    EXPECT_EQ(read_text(fs::path(out) / file), read_text(fs::path(clean) / file)) << file;
+
+  // --collect leaves them out and reports their rows missing.
+  std::ofstream(jsonl, std::ios::trunc) << text << foreign << "\n";
+  const auto collected = run_command(kS2sim + " sweep --collect " + shell_quoted(out));
+  EXPECT_EQ(collected.status, 1) << collected.out;
+  EXPECT_NE(collected.out.find("2 of the sweep's 10 rows have no result (rows 2, 3)"),
+            std::string::npos)
+      << collected.out;
+  EXPECT_EQ(read_text(fs::path(out) / "results.csv").find("\n99,"), std::string::npos);
+}
+
 // Shards (what a Slurm array task runs) merged by --collect give the local run's files.
 TEST_F(Sweep, ShardsCollectedEqualTheLocalRun) {
   const std::string s = spec("spec.yaml");

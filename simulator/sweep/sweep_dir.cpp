@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <set>
 #include <sstream>
@@ -65,6 +66,44 @@ void append_line(const fs::path& path, const std::string& line) {
 }
 
 namespace {
+
+// The points of an excluded.csv ("point,constraint", the constraint a CSV field that may be
+// quoted and span lines): each must be one of the sweep's `points`, else a UserError naming
+// the file and line.
+std::set<uint64_t> excluded_points(const std::string& text, const std::string& file,
+                                   uint64_t points) {
+  std::set<uint64_t> excluded;
+  size_t i = text.find('\n');  // after the header
+  int line = 1;
+  while (i != std::string::npos && ++i < text.size()) {
+    ++line;
+    const size_t start = i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) != 0)
+      ++i;
+    uint64_t point = 0;
+    const auto [end, error] = std::from_chars(text.data() + start, text.data() + i, point);
+    if (i == start || i >= text.size() || text[i] != ',' || error != std::errc() ||
+        end != text.data() + i || point >= points)
+      throw UserError(
+          fmt::format("{}:{}: not \"point,constraint\" with a point of this sweep "
+                      "(0 to {})",
+                      file, line, points == 0 ? 0 : points - 1));
+    excluded.insert(point);
+    const int opened = line;
+    if (++i < text.size() && text[i] == '"') {  // a quoted constraint: to its closing quote
+      for (++i; i < text.size() && (text[i] != '"' || (i + 1 < text.size() && text[i + 1] == '"'));
+           ++i) {
+        if (text[i] == '"') ++i;  // a doubled quote
+        if (text[i] == '\n') ++line;
+      }
+      if (i >= text.size())
+        throw UserError(
+            fmt::format("{}:{}: a quoted constraint without its closing quote", file, opened));
+    }
+    i = text.find('\n', i);
+  }
+  return excluded;
+}
 
 // FNV-1a, 64 bits: the sweep's identity, not a security boundary.
 struct Fingerprint {
@@ -260,15 +299,10 @@ void collect_sweep(const std::string& dir, std::ostream& out) {
   out << write_final(l, columns, strings("objectives"), done);
   // Every row of every point the constraints kept must be there: a shard that has not run or
   // not finished would leave the files, and their Pareto front, quietly short of it.
-  std::set<uint64_t> excluded;
-  {
-    std::istringstream lines(fs::exists(l.excluded, ec) ? read_all(l.excluded) : std::string());
-    std::string line;
-    std::getline(lines, line);  // header
-    while (std::getline(lines, line))
-      if (!line.empty() && std::isdigit(static_cast<unsigned char>(line[0])) != 0)
-        excluded.insert(std::stoull(line.substr(0, line.find(','))));
-  }
+  const std::set<uint64_t> excluded =
+      fs::exists(l.excluded, ec)
+          ? excluded_points(read_all(l.excluded), l.excluded.string(), points)
+          : std::set<uint64_t>();
   const uint64_t nw = workloads.size();
   std::vector<uint64_t> missing;
   uint64_t expected = 0;

@@ -227,7 +227,8 @@ TEST_F(Sweep, KilledAndRerunLosesAndDuplicatesNothing) {
 
 // Lines of results.jsonl that are not results of this sweep (edited, or another sweep's) are
 // dropped and their rows run again: a row with a text where a metric goes was listed as done,
-// its text in results.csv, and --collect listed rows beyond the sweep's (row 99, row -1).
+// its text in results.csv, and --collect listed rows beyond the sweep's (row 99, row -1). An
+// excluded.csv line that names no point is an error at its line.
 TEST_F(Sweep, LinesThatAreNotResultsOfTheSweepAreDropped) {
   const std::string s = spec("spec.yaml");
   const std::string clean = (dir_ / "clean").string(), out = (dir_ / "edited").string();
@@ -266,6 +267,15 @@ TEST_F(Sweep, LinesThatAreNotResultsOfTheSweepAreDropped) {
             std::string::npos)
       << collected.out;
   EXPECT_EQ(read_text(fs::path(out) / "results.csv").find("\n99,"), std::string::npos);
+  // An excluded.csv naming no point of the sweep: its file and line (std::stoull threw out of
+  // range: an internal error).
+  std::ofstream(fs::path(out) / "excluded.csv", std::ios::app) << "99999999999999999999999,x\n";
+  const auto excluded = run_command(kS2sim + " sweep --collect " + shell_quoted(out));
+  EXPECT_EQ(excluded.status, 1) << excluded.out;
+  EXPECT_NE(excluded.out.find("excluded.csv:3: not \"point,constraint\" with a point of this "
+                              "sweep (0 to 5)"),
+            std::string::npos)
+      << excluded.out;
 }
 
 // Shards (what a Slurm array task runs) merged by --collect give the local run's files.

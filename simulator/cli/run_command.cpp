@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -92,7 +93,8 @@ std::vector<std::string> split_names(const std::string& list) {
   return names;
 }
 
-// The tensor-table indices --dump and --dump-all ask for, and where they go.
+// The tensor-table indices --dump and --dump-all ask for, each once (a name given twice, or
+// with --dump-all, was written twice and counted twice).
 std::vector<size_t> dumped_tensors(const isa::Executable& exe, const RunCommandOptions& options) {
   std::vector<size_t> dumped;
   if (!options.dump_all.empty())
@@ -105,7 +107,7 @@ std::vector<size_t> dumped_tensors(const isa::Executable& exe, const RunCommandO
     if (t == exe.tensors.size())
       throw UserError("--dump: no tensor '" + name + "' in " + options.executable +
                       " (s2sim info lists them)");
-    dumped.push_back(t);
+    if (std::find(dumped.begin(), dumped.end(), t) == dumped.end()) dumped.push_back(t);
   }
   return dumped;
 }

@@ -954,6 +954,11 @@ TEST_F(Cli, FunctionalStepsLowerTheLoss) {
     EXPECT_NE(empty.out.find("--dump: '" + list + "' has an empty name"), std::string::npos)
         << empty.out;
   }
+  // A name given twice, or with --dump-all, is dumped once (it was written and counted twice).
+  const Result twice = run(kS2sim + " run " + quoted(bin) + " --dump fc1.weight,fc1.weight " +
+                           "--dump-dir " + quoted(path("twice")));
+  EXPECT_EQ(twice.status, 0) << twice.out;
+  EXPECT_NE(twice.out.find("dumped             1 tensor(s)"), std::string::npos) << twice.out;
 }
 
 TEST_F(Cli, ReferenceWritesTheStep) {

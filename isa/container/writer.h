@@ -23,9 +23,10 @@ struct ByteSpan {
 
 // Writes `bytes` to `path` through a fresh temporary file beside it (a name no file has),
 // renamed into place only when complete: a failed or killed write leaves the previous file
-// intact. A symbolic link stays a link (its target is replaced); a pipe or a character device
-// (/dev/null, /dev/stdout) is written in place. Every output file of the tools is written here;
-// check it with guard_output (output_guard.h) first. Throws UserError naming the path.
+// intact. A symbolic link to a file stays a link (its target is replaced; a dangling link is
+// replaced by the file); a pipe or a character device (/dev/null, /dev/stdout) is written in
+// place. Every output file of the tools is written here; check it with guard_output
+// (output_guard.h) first. Throws UserError naming the path.
 void write_file(const std::string& path, const std::vector<uint8_t>& bytes);
 // The same for a file given in consecutive parts.
 void write_file_parts(const std::string& path, const std::vector<ByteSpan>& parts);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace s2::sim::sweep {
 
@@ -25,26 +26,34 @@ std::vector<std::string> result_columns(const SweepSpec& spec) {
   return columns;
 }
 
+namespace {
+
+// The row's field `key` as an unsigned count, or none when absent or of another type.
+std::optional<uint64_t> row_count(const Json& row, const char* key) {
+  if (!row.contains(key)) return std::nullopt;
+  const Json& value = row.at(key);
+  if (!value.is_number_unsigned()) return std::nullopt;
+  return value.get<uint64_t>();
+}
+
+}  // namespace
+
 bool is_result_row(const Json& row, const std::vector<std::string>& columns,
                    const std::vector<std::string>& workloads, uint64_t rows) {
   if (!row.is_object() || workloads.empty()) return false;
-  const auto number = row.find("row");
-  if (number == row.end() || !number->is_number_unsigned()) return false;
-  const uint64_t r = number->get<uint64_t>();
-  const auto point = row.find("point");
-  if (r >= rows || point == row.end() || !point->is_number_unsigned() ||
-      point->get<uint64_t>() != r / workloads.size() ||
-      row_text(row, "workload") != workloads[r % workloads.size()])
+  const std::optional<uint64_t> r = row_count(row, "row");
+  const std::optional<uint64_t> point = row_count(row, "point");
+  if (!r || *r >= rows || !point || *point != *r / workloads.size() ||
+      row_text(row, "workload") != workloads[*r % workloads.size()])
     return false;
   for (const std::string& column : columns)
-    if (row.find(column) == row.end()) return false;
+    if (!row.contains(column)) return false;
   const std::string status = row_text(row, "status");
   if (status == "failed") return row.at("error").is_string();
   if (status != "ok") return false;
-  for (const std::string& metric : metric_names()) {
-    const auto it = row.find(metric);
-    if (it != row.end() && !it->is_number() && !it->is_null()) return false;
-  }
+  for (const std::string& metric : metric_names())
+    if (row.contains(metric) && !row.at(metric).is_number() && !row.at(metric).is_null())
+      return false;
   return true;
 }
 

@@ -1,5 +1,9 @@
 #include "isa/container/output_guard.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -9,6 +13,17 @@
 
 namespace s2::isa {
 namespace {
+
+// Why no file can be created in `dir` ("" when one can): creates and removes a probe file, since
+// access() answers for permissions only (root passes it on a read-only mount, and in /proc).
+std::string cannot_create_in(const std::filesystem::path& dir) {
+  const std::string probe = (dir / (".s2probe." + std::to_string(::getpid()))).string();
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return errno == EEXIST ? "" : std::strerror(errno);
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return "";
+}
 
 bool starts_with(const std::string& s, const std::string& prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;
@@ -91,9 +106,13 @@ void guard_output(const std::string& output, FileKind kind, const std::vector<st
     if (dir == OutputDir::Made)
       while (!parent.empty() && !fs::exists(parent, ec) && parent != parent.parent_path())
         parent = parent.parent_path();
-    if (parent.empty() || fs::is_directory(parent, ec)) return;
-    throw UserError(output + ": cannot write: '" + parent.string() + "' " +
-                    (fs::exists(parent, ec) ? "is not a directory" : "does not exist"));
+    if (!parent.empty() && !fs::is_directory(parent, ec))
+      throw UserError(output + ": cannot write: '" + parent.string() + "' " +
+                      (fs::exists(parent, ec) ? "is not a directory" : "does not exist"));
+    // Nor would a directory where no file can be created.
+    if (const std::string why = cannot_create_in(parent.empty() ? "." : parent); !why.empty())
+      throw UserError(output + ": cannot write: " + why);
+    return;
   }
   for (const std::string& in : inputs)
     if (!in.empty() && fs::equivalent(output, in, ec))
@@ -112,6 +131,10 @@ void guard_output(const std::string& output, FileKind kind, const std::vector<st
                                                : "not a regular file") +
                     "; the output is " + file_kind_name(kind) +
                     ", written to a file, a pipe or a character device");
+  // The file is replaced by renaming a new one onto it in its directory (a link's target's).
+  if (const fs::path resolved = fs::canonical(output, ec); !ec)
+    if (const std::string why = cannot_create_in(resolved.parent_path()); !why.empty())
+      throw UserError(output + ": cannot write: " + why);
   if (force || fs::file_size(output, ec) == 0) return;
   const std::optional<FileKind> have = existing_kind(output);
   if (have == kind) return;

@@ -40,7 +40,8 @@ enum class OutputDir { MustExist, Made };
 //   * it is one of `inputs` (the same file by identity, however spelt), even with `force`;
 //   * it is a directory, a block device or a socket;
 //   * it exists, is not empty and is not a file of `kind`, unless `force`;
-//   * its directory does not exist (`dir`: MustExist), or is not a directory;
+//   * its directory does not exist (`dir`: MustExist), or is not a directory, or no file can be
+//     created there (a read-only file system; a probe file is created and removed);
 //   * its file name is longer than kMaxFileName bytes.
 // Replacing an earlier output of the same kind is the normal re-run. A pipe or a character device
 // (/dev/null, /dev/stdout) is allowed as it is: it takes a stream and holds nothing to lose. A

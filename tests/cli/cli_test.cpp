@@ -414,6 +414,13 @@ TEST_F(Cli, PipesDevicesAndLinksAsOutputsAndInputs) {
   EXPECT_NE(read_text(path("report.json")).find("\"total_cycles\""), std::string::npos);
   for (const auto& entry : fs::directory_iterator(dir_))
     EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << entry.path();
+  // A place where no file can be created (/proc) is refused before the run, not after it.
+  r = run(kS2sim + " run " + quoted(bin) + " --report /proc/s2cli.json");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("/proc/s2cli.json: cannot write: No such file or directory"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("total cycles"), std::string::npos) << r.out;
   // As inputs, read whole by their size, a pipe and a device are refused by name (an .onnx
   // linked to /dev/zero was read until memory ran out).
   r = run("timeout 60 " + kS2sim + " run " + quoted(fifo));

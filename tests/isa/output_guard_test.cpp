@@ -134,6 +134,18 @@ TEST_F(OutputGuard, AFileNameTooLongIsRefusedUpFront) {
                 "have");
 }
 
+// A place where no file can be created is refused before the work: /proc takes no new file
+// (root passes access() there and on a read-only mount; the write failed after the run).
+TEST_F(OutputGuard, ADirectoryWithoutRoomForAFileIsRefusedUpFront) {
+  EXPECT_EQ(refusal("/proc/s2guard.json", FileKind::Json, {}, false),
+            "/proc/s2guard.json: cannot write: No such file or directory");
+  EXPECT_EQ(refusal("/proc/s2guard/x.npy", FileKind::Npy, {}, false),
+            "/proc/s2guard/x.npy: cannot write: '/proc/s2guard' does not exist");
+  // Where a file can be created, the probe leaves nothing behind.
+  EXPECT_EQ(refusal((dir_ / "new.json").string(), FileKind::Json, {}, false), "");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 0);
+}
+
 // A pipe is accepted as it is and never read (opening a pipe to read waits for a writer); the
 // writer puts the bytes into it in place, and it stays a pipe. The pipe holds bytes a reader
 // has not taken, so a guard that read it would find "not a file this tool writes" rather than

@@ -9,6 +9,7 @@
 
 #include "compiler/onnx/tensor_data.h"
 #include "isa/common/errors.h"
+#include "isa/container/reader.h"
 
 namespace s2::onnx_import {
 namespace {
@@ -19,13 +20,9 @@ namespace {
 
 std::string read_file(const std::string& path) {
   std::error_code ec;
-  const std::filesystem::file_status status = std::filesystem::status(path, ec);
-  if (std::filesystem::is_directory(status)) fail(path, "is a directory, not an .onnx file");
-  // Read whole, by its size: a pipe or a device has none (and /dev/zero no end).
-  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
-    fail(path, std::string("is ") +
-                   (std::filesystem::is_fifo(status) ? "a pipe" : "a device or socket") +
-                   ", not a regular file; write the model to a file and give that");
+  if (const std::string why = isa::not_readable_whole(path); !why.empty())
+    fail(path, why + (why == "is a directory" ? ", not an .onnx file"
+                                              : "; write the model to a file and give that"));
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, std::string("cannot open the file: ") + std::strerror(errno));
   // Protobuf parses no message over 2 GiB - 1 byte; say so before reading gigabytes (a model

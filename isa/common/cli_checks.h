@@ -6,7 +6,6 @@
 // Header only: CLI11 is, and only the tools' mains include this.
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -34,17 +33,15 @@ inline void drop_leading_zeros(std::string& text) {
   text.erase(0, first == std::string::npos ? text.size() - 1 : first);
 }
 
-// Whether the digits of `text` (all_digits()) are a number of at most 2^64 - 1. CLI11 checks a
-// narrower option type's range ("could not convert"), but reads a larger number into a 64-bit
-// option as 2^64 - 1 without a word: "--seed 99999999999999999999" ran with seed 2^64 - 1.
-inline bool fits_64_bits(const std::string& text) {
-  const std::size_t first = std::min(text.find_first_not_of('0'), text.size());
-  const std::string digits = text.substr(first);
+// Whether `digits` (all_digits(), no leading zero) are a number of at most 2^64 - 1. CLI11
+// checks a narrower option type's range ("could not convert"), but reads a larger number into a
+// 64-bit option as 2^64 - 1 without a word: "--seed 99999999999999999999" ran with 2^64 - 1.
+inline bool fits_64_bits(const std::string& digits) {
   static const std::string kMax = std::to_string(std::numeric_limits<uint64_t>::max());
   return digits.size() < kMax.size() || (digits.size() == kMax.size() && digits <= kMax);
 }
 
-// The complaint about digits too many for a 64-bit option, or "" when they fit.
+// The complaint about digits (without a leading zero) too many for a 64-bit option, or "".
 inline std::string too_large(const std::string& text) {
   return fits_64_bits(text)
              ? ""

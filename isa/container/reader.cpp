@@ -290,15 +290,19 @@ Executable read_executable(const std::vector<uint8_t>& bytes, const std::string&
   return exe;
 }
 
-std::vector<uint8_t> read_file_bytes(const std::string& path) {
+std::string not_readable_whole(const std::string& path) {
   std::error_code ec;
   const std::filesystem::file_status status = std::filesystem::status(path, ec);
-  if (std::filesystem::is_directory(status)) throw UserError(path + ": is a directory");
-  // The file is read whole, by its size: a pipe or a device has none (and /dev/zero no end).
-  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
-    throw UserError(path + ": is " +
-                    (std::filesystem::is_fifo(status) ? "a pipe" : "a device or socket") +
-                    ", not a regular file; write it to a file and give that");
+  if (std::filesystem::is_directory(status)) return "is a directory";
+  if (!std::filesystem::exists(status) || std::filesystem::is_regular_file(status)) return "";
+  return std::string("is ") + (std::filesystem::is_fifo(status) ? "a pipe" : "a device or socket") +
+         ", not a regular file";
+}
+
+std::vector<uint8_t> read_file_bytes(const std::string& path) {
+  if (const std::string why = not_readable_whole(path); !why.empty())
+    throw UserError(path + ": " + why +
+                    (why == "is a directory" ? "" : "; write it to a file and give that"));
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw UserError(path + ": cannot open: " + std::strerror(errno));
   const std::streamoff size = in.tellg();

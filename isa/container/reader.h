@@ -37,6 +37,11 @@ Executable read_executable(const std::vector<uint8_t>& bytes, const std::string&
 // Reads the file at `path`; a missing or unreadable file is a UserError naming it.
 Executable load_executable(const std::string& path, FileLayout* layout = nullptr);
 
+// Why the file at `path` cannot be read whole by its size ("" when it can, or does not exist):
+// "is a directory", "is a pipe, not a regular file", "is a device or socket, not a regular
+// file" (a pipe or a device has no size, and /dev/zero no end).
+std::string not_readable_whole(const std::string& path);
+
 // The bytes of the regular file at `path`; a missing or unreadable file, a directory, a pipe or
 // a device is a UserError naming it.
 std::vector<uint8_t> read_file_bytes(const std::string& path);
